@@ -1,0 +1,250 @@
+"""Divergence Δ between a reference and a generated flow, with its full report (scoring-spec §3).
+
+``score(reference, generated, options)`` returns a ``ScoreResult``: Δ = 1 − S² / (|V'|·|V''|),
+θ = 1 − Δ, the mapping with per-pair differing keys, matched / missing / extra nodes and edges, the
+edge divergence and the paper's three error kinds. Flows are reduced once by ``prepare`` (cache the
+``Prepared`` value when scoring one flow against many).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, asdict
+from fractions import Fraction
+from typing import Any, Iterable
+
+from .flow import Flow
+from .lenient import SyntaxIssue
+from .matching import Graph, Match, build_graph, max_common_subgraph
+from .similarity import PROFILES, differing_keys, signature
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How Δ is computed. ``deadline``: seconds for the search (None: exact, however long)."""
+
+    profile: str = "paper"
+    ignore_types: frozenset = frozenset()
+    port_aware: bool = False
+    fill_defaults: bool = False
+    deadline: float | None = None
+
+    def __post_init__(self):
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown profile {self.profile!r} (use one of: {', '.join(PROFILES)})")
+        object.__setattr__(self, "ignore_types", frozenset(self.ignore_types))
+
+    def to_dict(self) -> dict:
+        return {
+            "profile": self.profile,
+            "ignore_types": sorted(self.ignore_types),
+            "port_aware": self.port_aware,
+            "fill_defaults": self.fill_defaults,
+            "deadline": self.deadline,
+        }
+
+
+@dataclass
+class Prepared:
+    """A flow reduced for scoring under given options: its graph and the warnings of reduction."""
+
+    graph: Graph
+    edges: set  # (src id, port, dst id) when port-aware, else (src id, dst id)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.graph.n
+
+
+def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
+    """Reduce ``flow`` to vertices (minus ignored types), signatures and edges."""
+    nodes = [n for n in flow.vertex_nodes() if n.type not in options.ignore_types]
+    if options.fill_defaults:
+        if library is None:
+            from .library import NodeLibrary
+
+            library = NodeLibrary.bundled()
+        datas = [library.fill_defaults(n.data) for n in nodes]
+    else:
+        datas = [n.data for n in nodes]
+    ids = [n.id for n in nodes]
+    index = {i: k for k, i in enumerate(ids)}
+    sigs = [signature(d, options.profile) for d in datas]
+    warnings = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node")]
+    edge_idx = []
+    edges = set()
+    for n in nodes:
+        for port, targets in enumerate(n.ports):
+            for t in targets:
+                if t in index:
+                    p = port if options.port_aware else 0
+                    edge_idx.append((index[n.id], p, index[t]))
+                    edges.add((n.id, port, t) if options.port_aware else (n.id, t))
+    return Prepared(build_graph(ids, sigs, edge_idx), edges, warnings)
+
+
+@dataclass
+class MappedPair:
+    reference: str
+    generated: str
+    w: float
+    w_exact: str  # "m/k"
+    differing_keys: list[str]
+
+
+@dataclass
+class ScoreResult:
+    """Everything scoring-spec §3 lists. Ids are node ids; edges are lists [src, dst] (or
+    [src, port, dst] when port-aware)."""
+
+    delta: float
+    theta: float
+    profile: str
+    options: dict
+    exact: bool
+    delta_lower: float  # the true Δ lies in [delta_lower, delta]; equal to delta when exact
+    s: float
+    s_exact: str
+    n_reference: int
+    n_generated: int
+    mapping: list[MappedPair]
+    missing_nodes: list[str]
+    extra_nodes: list[str]
+    matched_edges: list[list]
+    missing_edges: list[list]
+    extra_edges: list[list]
+    edge_delta: float
+    errors: dict
+    warnings: list[str]
+    search_nodes: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def pair_of(self, node_id: str, side: str = "reference") -> MappedPair | None:
+        for p in self.mapping:
+            if (p.reference if side == "reference" else p.generated) == node_id:
+                return p
+        return None
+
+
+def delta_from_s(s: Fraction, n1: int, n2: int) -> Fraction:
+    """Δ = 1 − S²/(|V'|·|V''|), exactly; 1 when either flow is empty."""
+    if n1 == 0 or n2 == 0:
+        return Fraction(1)
+    return 1 - s * s / (n1 * n2)
+
+
+def score(
+    reference: Flow,
+    generated: Flow,
+    options: ScoreOptions = ScoreOptions(),
+    *,
+    syntax: SyntaxIssue | None = None,
+    warm: Iterable[tuple[str, str]] = (),
+    library=None,
+) -> ScoreResult:
+    """Score ``generated`` against ``reference``. ``syntax``: the lenient reader's issue for the
+    generated text, reported as the syntax error. ``warm``: (ref id, gen id) pairs of a previous
+    mapping to start the search from."""
+    p1 = prepare(reference, options, library)
+    p2 = prepare(generated, options, library)
+    return score_prepared(p1, p2, options, syntax=syntax, warm=warm)
+
+
+def score_prepared(
+    p1: Prepared,
+    p2: Prepared,
+    options: ScoreOptions = ScoreOptions(),
+    *,
+    syntax: SyntaxIssue | None = None,
+    warm: Iterable[tuple[str, str]] = (),
+) -> ScoreResult:
+    """``score`` on flows already reduced by ``prepare`` with the same options."""
+    t0 = time.perf_counter()
+    g1, g2 = p1.graph, p2.graph
+    i1 = {k: i for i, k in enumerate(g1.ids)}
+    i2 = {k: i for i, k in enumerate(g2.ids)}
+    warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
+    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx)
+    s = Fraction(*m.weight)
+    delta = delta_from_s(s, g1.n, g2.n)
+    delta_lower = delta_from_s(Fraction(*m.upper), g1.n, g2.n) if not m.exact else delta
+    mapping = []
+    phi = {}
+    for u, v, (num, den) in m.pairs:
+        a, b = g1.ids[u], g2.ids[v]
+        phi[a] = b
+        mapping.append(
+            MappedPair(a, b, num / den, f"{num}/{den}", differing_keys(g1.sigs[u], g2.sigs[v], options.profile))
+        )
+    mapped_gen = set(phi.values())
+    missing_nodes = [k for k in g1.ids if k not in phi]
+    extra_nodes = [k for k in g2.ids if k not in mapped_gen]
+    matched, missing_edges = [], []
+    for e in sorted(p1.edges, key=str):
+        image = _image(e, phi)
+        if image is not None and image in p2.edges:
+            matched.append([list(e), list(image)])
+        else:
+            missing_edges.append(list(e))
+    hit = {tuple(pair[1]) for pair in matched}
+    extra_edges = [list(e) for e in sorted(p2.edges, key=str) if e not in hit]
+    ne1, ne2 = len(p1.edges), len(p2.edges)
+    edge_delta = 1.0 if ne1 == 0 or ne2 == 0 else float(1 - Fraction(len(matched) ** 2, ne1 * ne2))
+    function_errors = [
+        {"kind": "attributes", "reference": p.reference, "generated": p.generated, "w": p.w, "keys": p.differing_keys}
+        for p in mapping
+        if p.w < 1
+    ]
+    function_errors += [{"kind": "missing-node", "reference": k} for k in missing_nodes]
+    function_errors += [{"kind": "extra-node", "generated": k} for k in extra_nodes]
+    dataflow_errors = [{"kind": "missing-edge", "edge": e} for e in missing_edges]
+    dataflow_errors += [{"kind": "extra-edge", "edge": e} for e in extra_edges]
+    warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
+    if not m.exact:
+        warnings.append(
+            f"search stopped at the {options.deadline:g} s deadline: Δ is an upper bound, the exact value lies in "
+            f"[{float(delta_lower):.6f}, {float(delta):.6f}]"
+        )
+    return ScoreResult(
+        delta=float(delta),
+        theta=float(1 - delta),
+        profile=options.profile,
+        options=options.to_dict(),
+        exact=m.exact,
+        delta_lower=float(delta_lower),
+        s=float(s),
+        s_exact=f"{s.numerator}/{s.denominator}",
+        n_reference=g1.n,
+        n_generated=g2.n,
+        mapping=mapping,
+        missing_nodes=missing_nodes,
+        extra_nodes=extra_nodes,
+        matched_edges=matched,
+        missing_edges=missing_edges,
+        extra_edges=extra_edges,
+        edge_delta=edge_delta,
+        errors={
+            "syntax": syntax.to_dict() if syntax is not None else None,
+            "function": function_errors,
+            "dataflow": dataflow_errors,
+        },
+        warnings=warnings,
+        search_nodes=m.nodes,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _image(edge: tuple, phi: dict[str, str]) -> tuple | None:
+    if edge[0] not in phi or edge[-1] not in phi:
+        return None
+    if len(edge) == 3:
+        return (phi[edge[0]], edge[1], phi[edge[2]])
+    return (phi[edge[0]], phi[edge[1]])
+
+
+def delta(reference: Flow, generated: Flow, options: ScoreOptions = ScoreOptions()) -> float:
+    """Just Δ (see ``score``)."""
+    return score(reference, generated, options).delta

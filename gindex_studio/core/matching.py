@@ -1,0 +1,424 @@
+"""Exact maximum-weight common subgraph search (the clique C* of scoring-spec §3, step 3).
+
+Two searches, both exact, both anytime (a deadline returns the best mapping found and a proven
+upper bound):
+
+- ``paper`` profile: the association graph of Eq. 11/12 is never built. The search works on the two
+  graphs directly, McSplit-style (McCreesh, Prosser & Trimble, IJCAI 2017), extended to weights:
+  unmatched vertices are partitioned into label classes (L, R) — same node type, same self-loop
+  flag, same relation (none / out / in / both, per output port when port-aware) to every pair
+  matched so far, which is exactly Eq. 12. The bound of a class is the smaller of the sums of the
+  k = min(|L|, |R|) best weights available to each side. Branch on the class with the smallest
+  max(|L|, |R|), on its highest-degree vertex, trying partners by descending w and "leave
+  unmatched" last. Vertex sets are Python ints used as bitsets.
+- ``companion`` profile: its adjacency (the two brackets of Eq. 12 joined by *or*) is not an
+  equivalence, so classes do not exist; a branch-and-bound clique search over the association
+  vertices is used, bounded by the best weight each reference and each generated node can still
+  contribute.
+
+Weights are exact: every w = m/k is scaled by the least common multiple D of the denominators, so
+the search adds and compares integers and S = best / D is exact.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .similarity import Signature, similarity
+
+
+@dataclass
+class Graph:
+    """A flow reduced for matching. Vertices are 0..n-1 in the order of ``ids``.
+
+    ``adj_out[u]`` / ``adj_in[u]``: for each relation key (output port, or 0 when ports are
+    ignored) the bitset of targets of u / sources into u. ``selfloop[u]``: the set of ports of
+    u's self-loops (empty when none).
+    """
+
+    ids: list[str]
+    sigs: list[Signature]
+    adj_out: list[dict[int, int]]
+    adj_in: list[dict[int, int]]
+    selfloop: list[frozenset]
+    n_edges: int
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    def has_edge(self, u: int, v: int) -> frozenset:
+        """Ports of the edges u→v (empty frozenset when there is none)."""
+        return frozenset(p for p, m in self.adj_out[u].items() if (m >> v) & 1)
+
+
+def build_graph(ids: Sequence[str], sigs: Sequence[Signature], edges: Iterable[tuple[int, int, int]]) -> Graph:
+    """Graph from vertex ids, signatures and edges ``(src, port, dst)`` as vertex indices."""
+    n = len(ids)
+    out: list[dict[int, int]] = [dict() for _ in range(n)]
+    inn: list[dict[int, int]] = [dict() for _ in range(n)]
+    loops: list[set] = [set() for _ in range(n)]
+    seen = set()
+    for s, p, d in edges:
+        if (s, p, d) in seen:
+            continue
+        seen.add((s, p, d))
+        if s == d:
+            loops[s].add(p)
+        out[s][p] = out[s].get(p, 0) | (1 << d)
+        inn[d][p] = inn[d].get(p, 0) | (1 << s)
+    return Graph(list(ids), list(sigs), out, inn, [frozenset(x) for x in loops], len(seen))
+
+
+@dataclass
+class Match:
+    """The search result. ``pairs``: (ref index, gen index, exact w as (num, den)).
+
+    ``weight`` = S as a fraction (num, den); ``upper`` = proven upper bound on S (equal to weight
+    when ``exact``). ``nodes`` counts search nodes expanded.
+    """
+
+    pairs: list[tuple[int, int, tuple[int, int]]]
+    weight: tuple[int, int]
+    upper: tuple[int, int]
+    exact: bool
+    nodes: int = 0
+    improved: bool = True  # False when a threshold was given and nothing beat it
+
+
+class _Deadline(Exception):
+    pass
+
+
+def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
+    """Association vertices with w > 0: per ref vertex a list of (w_int, gen vertex) by w desc."""
+    raw: dict[tuple[int, int], tuple[int, int]] = {}
+    by_type: dict[str, list[int]] = {}
+    for v, s in enumerate(g2.sigs):
+        by_type.setdefault(s.type, []).append(v)
+    for u, su in enumerate(g1.sigs):
+        for v in by_type.get(su.type, ()):
+            if loops_must_agree and g1.selfloop[u] != g2.selfloop[v]:
+                continue
+            num, den = similarity(su, g2.sigs[v], profile)
+            if num > 0:
+                raw[(u, v)] = (num, den)
+    scale = 1
+    for _num, den in raw.values():
+        scale = scale * den // math.gcd(scale, den)
+    w = {k: num * (scale // den) for k, (num, den) in raw.items()}
+    return raw, w, scale
+
+
+def _pair_ok(g1: Graph, g2: Graph, u1: int, v1: int, u2: int, v2: int, mode: str) -> bool:
+    fwd = g1.has_edge(u1, u2) == g2.has_edge(v1, v2)
+    bwd = g1.has_edge(u2, u1) == g2.has_edge(v2, v1)
+    return (fwd and bwd) if mode == "and" else (fwd or bwd)
+
+
+def consistent_subset(g1: Graph, g2: Graph, pairs: Iterable[tuple[int, int]], allowed, mode: str = "and"):
+    """Keep pairs in order while they form a valid clique (used to warm-start from an old mapping)."""
+    kept: list[tuple[int, int]] = []
+    used1, used2 = set(), set()
+    for u, v in pairs:
+        if (u, v) not in allowed or u in used1 or v in used2:
+            continue
+        if all(_pair_ok(g1, g2, u, v, a, b, mode) for a, b in kept):
+            kept.append((u, v))
+            used1.add(u)
+            used2.add(v)
+    return kept
+
+
+def max_common_subgraph(
+    g1: Graph,
+    g2: Graph,
+    profile: str = "paper",
+    *,
+    deadline: float | None = None,
+    warm: Iterable[tuple[int, int]] = (),
+    threshold: tuple[int, int] | None = None,
+) -> Match:
+    """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out).
+
+    ``warm``: pairs of a previous mapping, used as the first incumbent where still valid.
+    ``threshold``: only a mapping with S strictly greater than this fraction is of interest; when
+    none exists the result has ``improved=False`` and an empty mapping (used by Ω pruning).
+    """
+    raw, w, scale = _weights(g1, g2, profile, loops_must_agree=(profile == "paper"))
+    search = _McSplit(g1, g2, w, scale) if profile == "paper" else _CliqueSearch(g1, g2, w, scale)
+    mode = "and" if profile == "paper" else "or"
+    warm_pairs = consistent_subset(g1, g2, warm, w, mode)
+    warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
+    # the search looks for S*D strictly above ``floor`` (an integer)
+    t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
+    floor = max(warm_best, t_floor)
+    stop_at = None if deadline is None else time.perf_counter() + deadline
+    found, found_pairs, upper, exact, nodes = search.run(floor, stop_at)
+    if found_pairs is not None:
+        best, best_pairs = found, found_pairs
+    else:
+        best, best_pairs = max(warm_best, 0), warm_pairs
+    improved = best > t_floor
+    upper = max(upper, best)
+    pairs = [(u, v, raw[(u, v)]) for u, v in sorted(best_pairs)]
+    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes, improved=improved)
+
+
+def _frac(num: int, den: int) -> tuple[int, int]:
+    g = math.gcd(num, den) or 1
+    return num // g, den // g
+
+
+class _McSplit:
+    """Weighted McSplit on the two graphs (paper profile)."""
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
+        n1, n2 = g1.n, g2.n
+        # relabel ref vertices by descending degree so that the lowest set bit is the branch vertex
+        deg = [sum(m.bit_count() for m in g1.adj_out[u].values()) + sum(m.bit_count() for m in g1.adj_in[u].values()) for u in range(n1)]
+        order = sorted(range(n1), key=lambda u: (-deg[u], u))
+        self.pos = pos = {u: i for i, u in enumerate(order)}
+        self.order = order
+        remap = lambda m: _remap_bits(m, pos)
+        self.out1 = [{p: remap(m) for p, m in g1.adj_out[u].items()} for u in order]
+        self.in1 = [{p: remap(m) for p, m in g1.adj_in[u].items()} for u in order]
+        self.out2 = g2.adj_out
+        self.in2 = g2.adj_in
+        self.nb1 = [_or(self.out1[i].values()) | _or(self.in1[i].values()) for i in range(n1)]
+        self.nb2 = [_or(g2.adj_out[v].values()) | _or(g2.adj_in[v].values()) for v in range(n2)]
+        p1: list[list[tuple[int, int]]] = [[] for _ in range(n1)]
+        p2: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
+        for (u, v), wt in w.items():
+            p1[pos[u]].append((wt, v))
+            p2[v].append((wt, pos[u]))
+        for lst in p1:
+            lst.sort(key=lambda t: (-t[0], t[1]))
+        for lst in p2:
+            lst.sort(key=lambda t: (-t[0], t[1]))
+        self.p1, self.p2 = p1, p2
+        # initial classes: vertices grouped by (type, self-loop ports); only those with a partner
+        groups: dict[tuple, list[int]] = {}
+        for i, u in enumerate(order):
+            if p1[i]:
+                key = (g1.sigs[u].type, g1.selfloop[u])
+                groups.setdefault(key, [0, 0])[0] |= 1 << i
+        for v in range(n2):
+            if p2[v]:
+                key = (g2.sigs[v].type, g2.selfloop[v])
+                if key in groups:
+                    groups[key][1] |= 1 << v
+        self.root = [c for c in (self._cls(L, R) for L, R in groups.values() if L and R) if c]
+
+    def _cls(self, L: int, R: int):
+        """A class tuple (L, R, bound, size) after dropping vertices without a partner inside."""
+        p1, p2 = self.p1, self.p2
+        bl = []
+        x = L
+        while x:
+            low = x & -x
+            u = low.bit_length() - 1
+            x ^= low
+            for wt, v in p1[u]:
+                if (R >> v) & 1:
+                    bl.append(wt)
+                    break
+            else:
+                L ^= low
+        if not bl:
+            return None
+        br = []
+        x = R
+        while x:
+            low = x & -x
+            v = low.bit_length() - 1
+            x ^= low
+            for wt, u in p2[v]:
+                if (L >> u) & 1:
+                    br.append(wt)
+                    break
+            else:
+                R ^= low
+        nl, nr = len(bl), len(br)
+        if nl <= nr:
+            a = sum(bl)
+            b = sum(sorted(br, reverse=True)[:nl]) if nr > nl else sum(br)
+        else:
+            a = sum(sorted(bl, reverse=True)[:nr])
+            b = sum(br)
+        return (L, R, min(a, b), max(nl, nr))
+
+    def run(self, floor: int, stop_at: float | None):
+        self.best = floor
+        self.best_pairs = None
+        self.nodes = 0
+        self.stop_at = stop_at
+        self.frame_bounds: list[int] = []
+        root_bound = sum(c[2] for c in self.root)
+        exact = True
+        try:
+            self._search(self.root, 0, [])
+        except _Deadline:
+            exact = False
+        upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
+        pairs = None
+        if self.best_pairs is not None:
+            pairs = [(self.order[u], v) for u, v in self.best_pairs]
+        return self.best, pairs, min(upper, max(root_bound, self.best)), exact, self.nodes
+
+    def _search(self, classes, cur: int, mapping: list):
+        self.nodes += 1
+        if self.stop_at is not None and (self.nodes & 127) == 0 and time.perf_counter() > self.stop_at:
+            raise _Deadline
+        if cur > self.best:
+            self.best = cur
+            self.best_pairs = list(mapping)
+        bound = cur + sum(c[2] for c in classes)
+        if bound <= self.best or not classes:
+            return
+        self.frame_bounds.append(bound)
+        ci = min(range(len(classes)), key=lambda i: classes[i][3])
+        L, R, _b, _s = classes[ci]
+        low = L & -L
+        u = low.bit_length() - 1
+        others = classes[:ci] + classes[ci + 1 :]
+        out1, in1, nb1 = self.out1[u], self.in1[u], self.nb1[u]
+        rest = sum(c[2] for c in classes)  # optimistic: the branch class keeps its whole bound
+        for wt, v in self.p1[u]:
+            if not (R >> v) & 1:
+                continue
+            if cur + wt + rest <= self.best:
+                continue
+            out2, in2, nb2 = self.out2[v], self.in2[v], self.nb2[v]
+            new = []
+            for c in others:
+                self._split_into(new, c[0], c[1], c, out1, in1, nb1, out2, in2, nb2)
+            self._split_into(new, L ^ low, R & ~(1 << v), None, out1, in1, nb1, out2, in2, nb2)
+            mapping.append((u, v))
+            self._search(new, cur + wt, mapping)
+            mapping.pop()
+        # leave u unmatched
+        rest = self._cls(L ^ low, R) if L ^ low else None
+        self._search(others + [rest] if rest else others, cur, mapping)
+        self.frame_bounds.pop()
+
+    def _split_into(self, out, L, R, unchanged, out1, in1, nb1, out2, in2, nb2):
+        if not (L & nb1) and not (R & nb2):
+            if unchanged is not None:
+                out.append(unchanged)
+            elif L and R:
+                c = self._cls(L, R)
+                if c:
+                    out.append(c)
+            return
+        pieces = [(L, R)]
+        for keys1, keys2 in ((out1, out2), (in1, in2)):
+            for p in keys1.keys() | keys2.keys():
+                a, b = keys1.get(p, 0), keys2.get(p, 0)
+                nxt = []
+                for l, r in pieces:
+                    l1, r1 = l & a, r & b
+                    if l1 and r1:
+                        nxt.append((l1, r1))
+                    l0, r0 = l & ~a, r & ~b
+                    if l0 and r0:
+                        nxt.append((l0, r0))
+                pieces = nxt
+        for l, r in pieces:
+            c = self._cls(l, r)
+            if c:
+                out.append(c)
+
+
+class _CliqueSearch:
+    """Branch and bound maximum-weight clique on the companion profile's association graph."""
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
+        verts = sorted(w, key=lambda k: (-w[k], k))
+        self.verts = verts
+        self.wt = [w[k] for k in verts]
+        n = len(verts)
+        adj = [0] * n
+        for i in range(n):
+            u1, v1 = verts[i]
+            for j in range(i + 1, n):
+                u2, v2 = verts[j]
+                if u1 != u2 and v1 != v2 and _pair_ok(g1, g2, u1, v1, u2, v2, "or"):
+                    adj[i] |= 1 << j
+                    adj[j] |= 1 << i
+        self.adj = adj
+
+    def _bound(self, P: int) -> int:
+        best1: dict[int, int] = {}
+        best2: dict[int, int] = {}
+        x = P
+        while x:
+            low = x & -x
+            i = low.bit_length() - 1
+            x ^= low
+            u, v = self.verts[i]
+            wt = self.wt[i]
+            if wt > best1.get(u, 0):
+                best1[u] = wt
+            if wt > best2.get(v, 0):
+                best2[v] = wt
+        return min(sum(best1.values()), sum(best2.values()))
+
+    def run(self, floor: int, stop_at: float | None):
+        self.best = floor
+        self.best_set = None
+        self.nodes = 0
+        self.stop_at = stop_at
+        self.frame_bounds: list[int] = []
+        P = (1 << len(self.verts)) - 1
+        root_bound = self._bound(P)
+        exact = True
+        try:
+            self._expand(P, 0, [])
+        except _Deadline:
+            exact = False
+        upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
+        pairs = None if self.best_set is None else [self.verts[i] for i in self.best_set]
+        return self.best, pairs, min(upper, max(root_bound, self.best)), exact, self.nodes
+
+    def _expand(self, P: int, cur: int, chosen: list):
+        self.nodes += 1
+        if self.stop_at is not None and (self.nodes & 127) == 0 and time.perf_counter() > self.stop_at:
+            raise _Deadline
+        if cur > self.best:
+            self.best = cur
+            self.best_set = list(chosen)
+        if not P:
+            return
+        bound = cur + self._bound(P)
+        if bound <= self.best:
+            return
+        self.frame_bounds.append(bound)
+        while P:
+            if cur + self._bound(P) <= self.best:
+                break
+            low = P & -P
+            i = low.bit_length() - 1
+            chosen.append(i)
+            self._expand(P & self.adj[i], cur + self.wt[i], chosen)
+            chosen.pop()
+            P ^= low
+        self.frame_bounds.pop()
+
+
+def _remap_bits(mask: int, pos: dict[int, int]) -> int:
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= 1 << pos[low.bit_length() - 1]
+        mask ^= low
+    return out
+
+
+def _or(values: Iterable[int]) -> int:
+    out = 0
+    for m in values:
+        out |= m
+    return out

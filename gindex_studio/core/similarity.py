@@ -1,0 +1,114 @@
+"""Node similarity w (paper Sec. 2.4.2, Eq. 2) and the scoring profiles (scoring-spec §2).
+
+Each node is reduced once to a ``Signature``; ``similarity(a, b)`` then costs two set operations.
+Weights are exact rationals ``(matches, keys)``; ``w = matches / keys`` and ``w = 1`` when there is
+no key to compare.
+
+- ``paper``: K = (keys(u) ∪ keys(v)) − PAPER_IGNORED; JSON equality (objects ignore key order,
+  numbers by value, a boolean never equals a number). Symmetric.
+- ``companion``: K = keys(u) − IGNORED; a key missing or null on both sides is equal, on one side a
+  mismatch; Python ``==`` (``True == 1``). Not symmetric: u is the reference node.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+IGNORED = frozenset({"id", "type", "x", "y", "z", "wires", "name", "label", "group", "tab", "endpointUrl"})
+PAPER_IGNORED = IGNORED | {"w", "h", "g", "l", "info"}
+PROFILES = ("paper", "companion")
+
+
+class _JsonBool:
+    """A boolean in canonical JSON values: hashable, equal only to itself (never to 0 or 1)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "true" if self.value else "false"
+
+
+_TRUE, _FALSE = _JsonBool(True), _JsonBool(False)
+
+
+def canonical_json(value: Any) -> Any:
+    """A hashable value equal to another's exactly when the two are equal as JSON.
+
+    >>> canonical_json({"a": 1, "b": [1.0]}) == canonical_json({"b": [1], "a": 1.0})
+    True
+    >>> canonical_json(True) == canonical_json(1)
+    False
+    """
+    if value is True:
+        return _TRUE
+    if value is False:
+        return _FALSE
+    if isinstance(value, dict):
+        return frozenset((k, canonical_json(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(canonical_json(v) for v in value)
+    return value
+
+
+def canonical_python(value: Any) -> Any:
+    """A hashable value equal to another's exactly when Python ``==`` holds (companion profile)."""
+    if isinstance(value, dict):
+        return frozenset((k, canonical_python(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(canonical_python(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What similarity needs of one node: its type, compared keys and (key, value) items."""
+
+    type: str
+    keys: frozenset
+    items: frozenset
+    values: dict  # key -> canonical value (companion lookups and differing-key reports)
+
+
+def signature(data: dict, profile: str = "paper") -> Signature:
+    """Reduce a node dict to the Signature used by ``similarity`` under ``profile``."""
+    if profile == "paper":
+        values = {k: canonical_json(v) for k, v in data.items() if k not in PAPER_IGNORED}
+    elif profile == "companion":
+        values = {k: canonical_python(v) for k, v in data.items() if k not in IGNORED}
+    else:
+        raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
+    return Signature(str(data.get("type")), frozenset(values), frozenset(values.items()), values)
+
+
+def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int, int]:
+    """w(a, b) as an exact fraction ``(matches, keys)``; ``(0, 1)`` for different types.
+
+    >>> a = signature({"type": "inject", "topic": "t"})
+    >>> similarity(a, signature({"type": "inject", "topic": "t", "payload": "1"}))
+    (1, 2)
+    """
+    if a.type != b.type:
+        return 0, 1
+    if profile == "paper":
+        den = len(a.keys | b.keys)
+        if den == 0:
+            return 1, 1
+        return len(a.items & b.items), den
+    # companion: iterate the first node's keys; missing == null
+    den = len(a.keys)
+    if den == 0:
+        return 1, 1
+    bv = b.values
+    num = sum(1 for k, v in a.values.items() if bv.get(k) == v)
+    return num, den
+
+
+def differing_keys(a: Signature, b: Signature, profile: str = "paper") -> list[str]:
+    """The compared keys whose values differ (present on one side only counts), sorted."""
+    if profile == "paper":
+        keys = a.keys | b.keys
+        return sorted(k for k in keys if k not in a.values or k not in b.values or a.values[k] != b.values[k])
+    return sorted(k for k, v in a.values.items() if b.values.get(k) != v)
