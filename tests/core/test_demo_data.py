@@ -227,3 +227,50 @@ def test_generated_outputs_cover_every_kind(experiment):
     readme = (DEMO / "README.md").read_text(encoding="utf-8")
     for tid in texts:
         assert f"`{tid}`" in readme, f"{tid} missing from README table"
+
+
+def _readme_kinds() -> dict[str, set[str]]:
+    kinds = {}
+    for line in (DEMO / "README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[0].endswith("`"):
+            kinds[cells[0].strip("`")] = {k.strip() for k in cells[2].split(",")}
+    return kinds
+
+
+def test_readme_kinds_cover_every_result(experiment):
+    kinds = _readme_kinds()
+    assert set(kinds) == {t["id"] for t in experiment["tasks"]}
+    counts = {k: sum(k in v for v in kinds.values()) for k in
+              ("perfect", "function", "dataflow", "missing nodes", "extra nodes", "truncated", "not JSON")}
+    assert counts.pop("not JSON") >= 1
+    assert all(c >= 2 for c in counts.values()), counts
+
+
+def test_generated_outputs_score_as_documented(experiment):
+    """Where the scorer exists, the README's claims hold: perfect → Δ = 0, anything else → Δ > 0,
+    truncated → syntax issue with some nodes recovered, not JSON → nothing recovered."""
+    lenient = pytest.importorskip("gindex_studio.core.lenient")
+    divergence = pytest.importorskip("gindex_studio.core.divergence")
+    flow_mod = pytest.importorskip("gindex_studio.core.flow")
+    kinds = _readme_kinds()
+    for task in experiment["tasks"]:
+        want = kinds[task["id"]]
+        ref = flow_mod.read_flow_file(DEMO / task["reference"])
+        read = lenient.read_model_output((DEMO / task["generated"]["file"]).read_text(encoding="utf-8"))
+        result = divergence.score(ref, read.flow, syntax=read.syntax)
+        if "perfect" in want:
+            assert result.delta == 0, task["id"]
+        else:
+            assert result.delta > 0, task["id"]
+        if "truncated" in want:
+            assert read.syntax is not None and read.syntax.recovered_nodes > 0, task["id"]
+        if "not JSON" in want:
+            assert read.syntax is not None and read.syntax.recovered_nodes == 0, task["id"]
+            assert result.delta == 1, task["id"]
+        if "missing nodes" in want:
+            assert result.missing_nodes, task["id"]
+        if "extra nodes" in want:
+            assert result.extra_nodes, task["id"]
+        if "dataflow" in want:
+            assert result.missing_edges or result.extra_edges, task["id"]
