@@ -20,6 +20,7 @@ DOMAINS = [
     "url-skill", "youtube-pause", "youtube-play", "youtube-resume",
 ]
 NODE_W, NODE_H, MIN_DY = 160, 30, 60
+WORKSPACE_TYPES = {"tab", "subflow", "group", "comment"}
 
 PROGRAM_FILES = sorted(PROGRAMS.glob("*/*.json"))
 
@@ -126,7 +127,9 @@ def test_prompts_distinct():
 def test_types_known_to_node_library():
     try:
         library_mod = importlib.import_module("gindex_studio.core.library")
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as e:
+        if e.name not in ("gindex_studio.core.library", "gindex_studio.core"):
+            raise
         pytest.skip("gindex_studio.core.library does not exist yet: node types not checked against the library")
     if not (ROOT / "resources" / "library").exists():
         pytest.skip("resources/library does not exist yet: node types not checked against the library")
@@ -137,25 +140,11 @@ def test_types_known_to_node_library():
 
 
 def _library_knows(library, type_name: str) -> bool:
-    for attr in ("knows", "has", "__contains__"):
-        fn = getattr(library, attr, None)
-        if callable(fn):
-            try:
-                return bool(fn(type_name))
-            except (KeyError, TypeError):
-                return False
-    for attr in ("get", "spec", "lookup"):
-        fn = getattr(library, attr, None)
-        if callable(fn):
-            try:
-                return fn(type_name) is not None
-            except KeyError:
-                return False
-    types = getattr(library, "types", None)
-    types = types() if callable(types) else types
-    if types is not None:
-        return type_name in set(types)
-    pytest.fail("NodeLibrary offers no way to look up a type (knows/has/in/get/types)")
+    # Workspace types (tab, subflow, group, comment) are Node-RED's own and need no library entry,
+    # as in gindex_studio.core.checks.type_problems; everything else is looked up with .get().
+    if type_name in WORKSPACE_TYPES:
+        return True
+    return library.get(type_name) is not None
 
 
 # ------------------------------------------------------------------ experiment
