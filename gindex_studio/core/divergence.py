@@ -216,7 +216,7 @@ def score_prepared(
         exact=m.exact,
         delta_lower=float(delta_lower),
         s=float(s),
-        s_exact=f"{s.numerator}/{s.denominator}",
+        s_exact=str(s),
         n_reference=g1.n,
         n_generated=g2.n,
         mapping=mapping,
