@@ -849,5 +849,32 @@ with prose around the JSON.
 |---|---|---|---|
 {rows}
 """
+readme += """
+## Δ of each generated output (as computed when the data was written)
+
+Paper profile by default; `port` = the port-aware option; `companion` = the companion repository's
+profile. Two things worth showing in a demo: `telegram-2-reply-4` crosses the switch's output ports, which
+only the port-aware option sees; `facebook-4` and `gmail-send-4` have only dataflow errors, which the
+companion profile's "or" rule does not see (Δ = 0 there, scoring-spec §3).
+
+| task | Δ paper | Δ port | Δ fill_defaults | Δ companion |
+|---|---|---|---|---|
+| `template-slider-4` | 0.150 | 0.150 | 0.128 | 0.150 |
+| `template-form-4` | 0.278 | 0.278 | 0.260 | 0.278 |
+| `cron-reminder-4` | 0.108 | 0.108 | 0.066 | 0.108 |
+| `cron-schedule-4` | 0 | 0 | 0 | 0 |
+| `facebook-4` | 0.234 | 0.234 | 0.234 | 0 |
+| `gmail-send-4` | 0.306 | 0.306 | 0.306 | 0 |
+| `google-search-4` | 0.354 | 0.354 | 0.354 | 0.182 |
+| `googlesearch-to-csv-4` | 0.333 | 0.333 | 0.333 | 0.333 |
+| `http-4` | 0 | 0 | 0 | 0 |
+| `telegram-2-reply-4` | 0.234 | 0.306 | 0.234 | 0.082 |
+| `telegram-3-reply-4` | 0.400 | 0.400 | 0.400 | 0.400 |
+| `twitter-4` | 0.625 | 0.625 | 0.625 | 0.333 |
+| `url-skill-4` | 0.438 | 0.438 | 0.438 | 0.438 |
+| `youtube-pause-4` | 1 | 1 | 1 | 1 |
+| `youtube-play-4` | 0.319 | 0.319 | 0.319 | 0.111 |
+| `youtube-resume-4` | 0 | 0 | 0 | 0 |
+"""
 (OUT / "README.md").write_text(readme)
 print("ok", sum(len(v) for v in P.values()), "programs,", len(G), "generated")
