@@ -27,8 +27,21 @@ class _JsonBool:
     def __init__(self, value: bool):
         self.value = value
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _JsonBool) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return hash(("json-bool", self.value))
+
+    def __reduce__(self):  # unpickles to the shared instances
+        return (_json_bool, (self.value,))
+
     def __repr__(self) -> str:
         return "true" if self.value else "false"
+
+
+def _json_bool(value: bool) -> "_JsonBool":
+    return _TRUE if value else _FALSE
 
 
 _TRUE, _FALSE = _JsonBool(True), _JsonBool(False)

@@ -1,0 +1,258 @@
+"""Curricula, domain distance Ω, all-pairs Δ matrices (scoring-spec §5).
+
+Ω(T', C) = min over curriculum programs P of Δ(P'ref, P), exact. Most pairs are never searched:
+- a type-count bound (S ≤ Σ_type min(count', count'')) gives a lower bound on Δ for every program
+  at once (numpy); programs are visited in increasing bound order and a program whose bound cannot
+  beat the best so far is skipped;
+- a searched pair only has to beat the best so far: the search gets that as its threshold and
+  gives up as soon as its own (tighter) bound proves it cannot;
+- a canonical hash (Weisfeiler-Lehman style, over node signatures and wires) puts programs that are
+  probably identical to the task first, so Ω = 0 is confirmed by one trivial search.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .divergence import Prepared, ScoreOptions, delta_from_s, prepare
+from .flow import Flow
+from .matching import Graph, max_common_subgraph
+
+Progress = Callable[[int, int], None]
+
+
+def canonical_hash(graph: Graph, rounds: int = 3) -> int:
+    """A hash equal for flows identical up to ids and ignored keys (and, rarely, for others)."""
+    labels = [hash((s.type, s.items)) for s in graph.sigs]
+    n = graph.n
+    for _ in range(rounds):
+        new = []
+        for u in range(n):
+            outs = sorted(labels[v] for v in _bits(_union(graph.adj_out[u])))
+            ins = sorted(labels[v] for v in _bits(_union(graph.adj_in[u])))
+            new.append(hash((labels[u], tuple(outs), tuple(ins))))
+        labels = new
+    return hash((n, graph.n_edges, tuple(sorted(labels))))
+
+
+def _union(d: dict[int, int]) -> int:
+    out = 0
+    for m in d.values():
+        out |= m
+    return out
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+@dataclass
+class Nearest:
+    """The nearest curriculum program: Ω, its index in the curriculum (None when empty), whether
+    the minimum is proven (false only when a deadline cut a search), and how much work it took."""
+
+    omega: float
+    index: int | None
+    exact: bool = True
+    searched: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class Curriculum:
+    """Programs (prepared once), each with a domain name and a label (usually its file name)."""
+
+    programs: list[Prepared]
+    domains: list[str]
+    labels: list[str]
+    options: ScoreOptions = field(default_factory=ScoreOptions)
+
+    def __post_init__(self):
+        vocab: dict[str, int] = {}
+        rows = []
+        for p in self.programs:
+            counts: dict[int, int] = {}
+            for s in p.graph.sigs:
+                k = vocab.setdefault(s.type, len(vocab))
+                counts[k] = counts.get(k, 0) + 1
+            rows.append(counts)
+        self.vocab = vocab
+        self.counts = np.zeros((len(rows), max(1, len(vocab))), dtype=np.int64)
+        for i, counts in enumerate(rows):
+            for k, c in counts.items():
+                self.counts[i, k] = c
+        self.sizes = np.array([p.n for p in self.programs], dtype=np.int64)
+        self.hashes = [canonical_hash(p.graph) for p in self.programs]
+        self.domain_names = sorted(set(self.domains))
+        self.domain_index = np.array([self.domain_names.index(d) for d in self.domains], dtype=np.int64)
+
+    @classmethod
+    def from_flows(cls, flows: Sequence[Flow], domains: Sequence[str], labels: Sequence[str] | None = None,
+                   options: ScoreOptions = ScoreOptions(), library=None) -> "Curriculum":
+        labels = list(labels) if labels is not None else [str(i) for i in range(len(flows))]
+        return cls([prepare(f, options, library) for f in flows], list(domains), labels, options)
+
+    def __len__(self) -> int:
+        return len(self.programs)
+
+    def lower_bounds(self, task: Prepared) -> np.ndarray:
+        """A lower bound on Δ(task, P) for every program P (type counts, w ≤ 1)."""
+        vec = np.zeros(self.counts.shape[1], dtype=np.int64)
+        for s in task.graph.sigs:
+            k = self.vocab.get(s.type)
+            if k is not None:
+                vec[k] += 1
+        s_ub = np.minimum(self.counts, vec).sum(axis=1).astype(float)
+        denom = (task.n * self.sizes).astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lb = np.where(denom > 0, 1.0 - (s_ub * s_ub) / np.where(denom > 0, denom, 1.0), 1.0)
+        return np.clip(lb, 0.0, 1.0) - 1e-12  # safety margin for float rounding
+
+    def nearest_by_domain(self, task: Prepared, deadline: float | None = None) -> dict[str, Nearest]:
+        """Ω(T', C_i) for every domain i, exact, with pruning. Keys: domain names."""
+        return self._nearest(task, self.domains, self.domain_names, deadline)
+
+    def nearest(self, task: Prepared, deadline: float | None = None) -> Nearest:
+        """Ω(T', C) over the whole curriculum (one minimum: prunes more than per domain)."""
+        return self._nearest(task, [""] * len(self.programs), [""], deadline)[""]
+
+    def _nearest(self, task: Prepared, group_of: Sequence[str], groups: Sequence[str],
+                 deadline: float | None) -> dict[str, Nearest]:
+        lb = self.lower_bounds(task)
+        th = canonical_hash(task.graph)
+        first = np.array([h == th for h in self.hashes], dtype=bool)
+        order = np.lexsort((np.arange(len(lb)), lb, ~first))  # hash matches first, then by bound
+        best: dict[str, Fraction] = {d: Fraction(2) for d in groups}
+        best_idx: dict[str, int | None] = {d: None for d in groups}
+        exact = {d: True for d in groups}
+        searched = {d: 0 for d in groups}
+        skipped = {d: 0 for d in groups}
+        n1 = task.n
+        for i in order:
+            d = group_of[i]
+            if lb[i] >= best[d] and best_idx[d] is not None:
+                skipped[d] += 1
+                continue
+            prog = self.programs[i]
+            n2 = prog.n
+            if n1 == 0 or n2 == 0:
+                value = Fraction(1)
+                if value < best[d]:
+                    best[d], best_idx[d] = value, int(i)
+                continue
+            threshold = None
+            if best_idx[d] is not None:
+                # only S with 1 - S²/(n1 n2) < best matters: S > sqrt((1 - best) n1 n2)
+                q = (1 - best[d]) * n1 * n2
+                threshold = _sqrt_floor(q) if q > 0 else None
+            m = max_common_subgraph(task.graph, prog.graph, self.options.profile, deadline=deadline, threshold=threshold)
+            searched[d] += 1
+            if not m.exact:
+                exact[d] = False
+            if m.improved or threshold is None:
+                value = delta_from_s(Fraction(*m.weight), n1, n2)
+                if value < best[d]:
+                    best[d], best_idx[d] = value, int(i)
+        return {
+            d: Nearest(float(best[d]) if best_idx[d] is not None else 1.0, best_idx[d], exact[d], searched[d], skipped[d])
+            for d in groups
+        }
+
+
+def overall(per_domain: dict[str, Nearest]) -> Nearest:
+    """The curriculum-wide nearest program from per-domain results."""
+    if not per_domain:
+        return Nearest(1.0, None)
+    best = min(per_domain.values(), key=lambda n: (n.omega, n.index if n.index is not None else 1 << 60))
+    return Nearest(
+        best.omega,
+        best.index,
+        all(n.exact for n in per_domain.values()),
+        sum(n.searched for n in per_domain.values()),
+        sum(n.skipped for n in per_domain.values()),
+    )
+
+
+def _sqrt_floor(q: Fraction, digits: int = 10**9) -> tuple[int, int]:
+    """A fraction t ≤ sqrt(q), within 1e-9 (the search then looks for S > t)."""
+    scaled = q * digits * digits
+    return math.isqrt(scaled.numerator // scaled.denominator), digits
+
+
+# ----- many tasks on all cores ---------------------------------------------------------------
+
+_WORKER_CURRICULUM: Curriculum | None = None
+
+
+def _worker_nearest(args):
+    task, deadline = args
+    return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
+
+
+def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
+               deadline: float | None = None, progress: Progress | None = None) -> list[dict[str, Nearest]]:
+    """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores).
+
+    ``progress(done, total)`` is called after each task. Results are in task order.
+    """
+    global _WORKER_CURRICULUM
+    total = len(tasks)
+    workers = workers or os.cpu_count() or 1
+    results: list = [None] * total
+    if workers <= 1 or total <= 1:
+        for i, t in enumerate(tasks):
+            results[i] = curriculum.nearest_by_domain(t, deadline)
+            if progress:
+                progress(i + 1, total)
+        return results
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    _WORKER_CURRICULUM = curriculum
+    try:
+        ctx = mp.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(workers, total), mp_context=ctx) as pool:
+            futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
+            for done, fut in enumerate(as_completed(futures), 1):
+                results[futures[fut]] = fut.result()
+                if progress:
+                    progress(done, total)
+    finally:
+        _WORKER_CURRICULUM = None
+    return results
+
+
+def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), library=None,
+                 deadline: float | None = None) -> list[list[float]]:
+    """All-pairs Δ (row = reference, column = generated), in the order given."""
+    prepared = [prepare(f, options, library) for f in flows]
+    n = len(prepared)
+    out = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            if options.profile == "paper" and j < i:
+                out[i][j] = out[j][i]  # symmetric
+                continue
+            a, b = prepared[i], prepared[j]
+            m = max_common_subgraph(a.graph, b.graph, options.profile, deadline=deadline)
+            out[i][j] = float(delta_from_s(Fraction(*m.weight), a.n, b.n))
+    return out
+
+
+def domain_distance(task_programs: Sequence[Flow], curriculum_programs: Sequence[Flow],
+                    options: ScoreOptions = ScoreOptions(profile="companion"), library=None) -> float:
+    """The companion's dd(D_task, D_cur): mean over P in D_task of min over Q in D_cur of Δ(P, Q),
+    rounded to 3 decimals (spec §5). Not symmetric. 1.0 when either side is empty."""
+    if not task_programs or not curriculum_programs:
+        return 1.0
+    cur = Curriculum.from_flows(curriculum_programs, ["d"] * len(curriculum_programs), options=options, library=library)
+    mins = [cur.nearest(prepare(p, options, library)).omega for p in task_programs]
+    return round(sum(mins) / len(mins), 3)

@@ -1,0 +1,79 @@
+"""Ω with pruning equals the brute-force minimum; dd and Δ matrices follow the spec."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gindex_studio.core.curriculum import Curriculum, delta_matrix, domain_distance, omega_many
+from gindex_studio.core.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.generate import perturb, random_flow
+
+
+def _curriculum(seed=0, n=40):
+    rng = random.Random(seed)
+    bases = [random_flow(rng.randint(5, 14), rng, f"b{k}") for k in range(5)]
+    flows, domains = [], []
+    for i in range(n):
+        k = i % len(bases)
+        flows.append(perturb(bases[k], rng, 0.3, prefix=f"c{i}"))
+        domains.append(f"dom{k}")
+    return bases, flows, domains
+
+
+@pytest.mark.parametrize("profile", ["paper", "companion"])
+def test_nearest_equals_brute_force_minimum(profile):
+    opts = ScoreOptions(profile=profile)
+    bases, flows, domains = _curriculum(1)
+    cur = Curriculum.from_flows(flows, domains, options=opts)
+    rng = random.Random(7)
+    tasks = [perturb(bases[0], rng, 0.2, prefix="t0"), random_flow(9, rng, "t1"), bases[2]]
+    for task in tasks:
+        per = cur.nearest_by_domain(prepare(task, opts))
+        for d in sorted(set(domains)):
+            brute = min(score(task, f, opts).delta for f, dd in zip(flows, domains) if dd == d)
+            assert per[d].omega == brute
+            assert domains[per[d].index] == d
+            assert score(task, flows[per[d].index], opts).delta == brute
+        total = cur.nearest(prepare(task, opts))
+        assert total.omega == min(score(task, f, opts).delta for f in flows)
+        assert total.searched + total.skipped == len(flows)
+
+
+def test_identical_program_gives_zero_and_most_pairs_are_skipped():
+    bases, flows, domains = _curriculum(2, n=60)
+    cur = Curriculum.from_flows(flows, domains)
+    task = flows[17].copy()
+    near = cur.nearest(prepare(task))
+    assert near.omega == 0.0 and domains[near.index] == domains[17]
+    assert near.skipped > near.searched
+
+
+def test_omega_many_in_processes_matches_in_process():
+    bases, flows, domains = _curriculum(3, n=30)
+    cur = Curriculum.from_flows(flows, domains)
+    tasks = [prepare(perturb(b, random.Random(i), 0.2, prefix="t")) for i, b in enumerate(bases)]
+    seen = []
+    a = omega_many(tasks, cur, workers=2, progress=lambda d, t: seen.append((d, t)))
+    b = omega_many(tasks, cur, workers=1)
+    assert [{k: v.omega for k, v in r.items()} for r in a] == [{k: v.omega for k, v in r.items()} for r in b]
+    assert seen[-1] == (len(tasks), len(tasks))
+
+
+def test_delta_matrix_is_in_file_order_and_symmetric_for_paper():
+    bases, flows, _ = _curriculum(4, n=6)
+    m = delta_matrix(flows)
+    for i, a in enumerate(flows):
+        assert m[i][i] == 0.0
+        for j, b in enumerate(flows):
+            assert m[i][j] == score(a, b).delta
+
+
+def test_domain_distance_is_a_rounded_mean_of_minima():
+    bases, flows, domains = _curriculum(5, n=10)
+    task_dom = flows[:3]
+    cur_dom = flows[5:]
+    opts = ScoreOptions(profile="companion")
+    expected = round(sum(min(score(p, q, opts).delta for q in cur_dom) for p in task_dom) / 3, 3)
+    assert domain_distance(task_dom, cur_dom) == expected
+    assert domain_distance(task_dom, []) == 1.0
