@@ -54,6 +54,40 @@ def _bits(mask: int):
         mask ^= low
 
 
+def signature_stats(graph: Graph) -> dict[str, tuple[dict, int]]:
+    """Per node type: how many nodes carry each exact signature, and the most keys of one node."""
+    out: dict[str, tuple[dict, int]] = {}
+    for s in graph.sigs:
+        counts, kmax = out.get(s.type, ({}, 0))
+        counts[s.items] = counts.get(s.items, 0) + 1
+        out[s.type] = (counts, max(kmax, len(s.keys)))
+    return out
+
+
+def signature_bound(a: dict, b: dict) -> Fraction:
+    """An upper bound on S (paper profile) from signature multisets, ignoring wires.
+
+    Per type, at most P pairs can have w = 1 (identical signatures), and any other pair has
+    w ≤ 1 − 1/|K| with |K| ≤ kmax' + kmax''; so S_t ≤ P + (min(c', c'') − P)(1 − 1/(kmax' + kmax'')).
+    """
+    total = Fraction(0)
+    for t, (ca, ka) in a.items():
+        other = b.get(t)
+        if other is None:
+            continue
+        cb, kb = other
+        m = min(sum(ca.values()), sum(cb.values()))
+        if len(ca) <= len(cb):
+            perfect = sum(min(c, cb.get(sig, 0)) for sig, c in ca.items())
+        else:
+            perfect = sum(min(c, ca.get(sig, 0)) for sig, c in cb.items())
+        rest = m - perfect
+        total += perfect
+        if rest and ka + kb > 0:
+            total += rest * Fraction(ka + kb - 1, ka + kb)
+    return total
+
+
 @dataclass
 class Nearest:
     """The nearest curriculum program: Ω, its index in the curriculum (None when empty), whether
@@ -91,6 +125,7 @@ class Curriculum:
                 self.counts[i, k] = c
         self.sizes = np.array([p.n for p in self.programs], dtype=np.int64)
         self.hashes = [canonical_hash(p.graph) for p in self.programs]
+        self.stats = [signature_stats(p.graph) for p in self.programs]
         self.domain_names = sorted(set(self.domains))
         self.domain_index = np.array([self.domain_names.index(d) for d in self.domains], dtype=np.int64)
 
@@ -136,6 +171,7 @@ class Curriculum:
         searched = {d: 0 for d in groups}
         skipped = {d: 0 for d in groups}
         n1 = task.n
+        tstats = signature_stats(task.graph)
         for i in order:
             d = group_of[i]
             if lb[i] >= best[d] and best_idx[d] is not None:
@@ -148,6 +184,10 @@ class Curriculum:
                 if value < best[d]:
                     best[d], best_idx[d] = value, int(i)
                 continue
+            if best_idx[d] is not None and self.options.profile == "paper":
+                if 1 - Fraction(signature_bound(tstats, self.stats[i])) ** 2 / (n1 * n2) >= best[d]:
+                    skipped[d] += 1
+                    continue
             threshold = None
             if best_idx[d] is not None:
                 # only S with 1 - S²/(n1 n2) < best matters: S > sqrt((1 - best) n1 n2)

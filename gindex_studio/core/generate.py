@@ -72,12 +72,16 @@ def _attrs(t: str, rng: random.Random) -> dict[str, Any]:
     return {"property": rng.choice(["payload", w()])} if rng.random() < 0.5 else {}
 
 
-def random_flow(n: int, rng: random.Random, prefix: str = "n") -> Flow:
-    """A DAG of ``n`` nodes: a few sources, a middle of skewed types, a few sinks."""
+def random_flow(n: int, rng: random.Random, prefix: str = "n", palette: list[str] | None = None) -> Flow:
+    """A DAG of ``n`` nodes: a few sources, a middle of skewed types, a few sinks.
+
+    ``palette``: the middle node types to draw from (a task domain's own types); default: all.
+    """
     n_src = max(1, n // 10)
     n_sink = max(1, n // 8)
     types = [rng.choice(_SOURCES) for _ in range(n_src)]
-    mids, weights = zip(*_MIDDLE)
+    middle = [m for m in _MIDDLE if palette is None or m[0] in palette] or _MIDDLE
+    mids, weights = zip(*middle)
     types += rng.choices(mids, weights=weights, k=max(0, n - n_src - n_sink))
     types += [rng.choice(_SINKS) for _ in range(n_sink)]
     types = types[:n]
@@ -140,3 +144,6 @@ def perturb(flow: Flow, rng: random.Random, rate: float = 0.1, prefix: str = "g"
                      "finalize": "", "libs": [], "wires": [[]]}
             nodes.append(extra)
     return flow_from_nodes(nodes)
+
+
+MIDDLE_TYPES = [t for t, _w in _MIDDLE]

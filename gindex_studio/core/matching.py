@@ -148,13 +148,17 @@ def max_common_subgraph(
     none exists the result has ``improved=False`` and an empty mapping (used by Ω pruning).
     """
     raw, w, scale = _weights(g1, g2, profile, loops_must_agree=(profile == "paper"))
-    search = _McSplit(g1, g2, w, scale) if profile == "paper" else _CliqueSearch(g1, g2, w, scale)
     mode = "and" if profile == "paper" else "or"
     warm_pairs = consistent_subset(g1, g2, warm, w, mode)
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
     # the search looks for S*D strictly above ``floor`` (an integer)
     t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
     floor = max(warm_best, t_floor)
+    if threshold is not None and not warm_pairs:
+        quick = _quick_bound(g1, g2, w)
+        if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
+            return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    search = _McSplit(g1, g2, w, scale) if profile == "paper" else _CliqueSearch(g1, g2, w, scale)
     stop_at = None if deadline is None else time.perf_counter() + deadline
     found, found_pairs, upper, exact, nodes = search.run(floor, stop_at)
     if found_pairs is not None:
@@ -165,6 +169,26 @@ def max_common_subgraph(
     upper = max(upper, best)
     pairs = [(u, v, raw[(u, v)]) for u, v in sorted(best_pairs)]
     return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes, improved=improved)
+
+
+def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
+    """Σ over node types of min(Σ best w of each ref node, Σ best w of each generated node)."""
+    best1: dict[int, int] = {}
+    best2: dict[int, int] = {}
+    for (u, v), wt in w.items():
+        if wt > best1.get(u, 0):
+            best1[u] = wt
+        if wt > best2.get(v, 0):
+            best2[v] = wt
+    by_type1: dict[str, int] = {}
+    by_type2: dict[str, int] = {}
+    for u, wt in best1.items():
+        t = g1.sigs[u].type
+        by_type1[t] = by_type1.get(t, 0) + wt
+    for v, wt in best2.items():
+        t = g2.sigs[v].type
+        by_type2[t] = by_type2.get(t, 0) + wt
+    return sum(min(x, by_type2.get(t, 0)) for t, x in by_type1.items())
 
 
 def _frac(num: int, den: int) -> tuple[int, int]:

@@ -1,0 +1,348 @@
+"""``gindex-studio``: the command line. Thin: parse arguments, call the core, print.
+
+Exit status: 0 on success, 1 with one line on stderr for bad input, 2 for usage errors. With no
+subcommand (or only file arguments) the studio window opens.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import orjson
+
+SUBCOMMANDS = ("score", "matrix", "omega", "gindex", "library", "compare", "gui")
+
+
+class InputError(Exception):
+    """Bad input from the user: reported as one line, exit status 1."""
+
+
+def _options(args):
+    from .core.divergence import ScoreOptions
+
+    return ScoreOptions(
+        profile=args.profile,
+        ignore_types=frozenset(args.ignore_type or ()),
+        port_aware=args.port_aware,
+        fill_defaults=args.fill_defaults,
+        deadline=args.deadline,
+    )
+
+
+def _add_scoring(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", choices=("paper", "companion"), default="paper",
+                   help="scoring profile (default: paper; companion reproduces the public companion code)")
+    p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out (repeatable)")
+    p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
+    p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
+    p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                   help="stop each search after this long and report the proven bound")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gindex-studio",
+        description="Score flow programs with the divergence Δ, measure Ω and the g-index, or open the studio.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("score", help="Δ of a generated program against its reference")
+    p.add_argument("reference", help="reference flow file")
+    p.add_argument("generated", help="generated flow file (read leniently: raw model output is fine)")
+    _add_scoring(p)
+
+    p = sub.add_parser("matrix", help="all-pairs Δ of flow files")
+    p.add_argument("files", nargs="+", help="flow files (rows = reference, columns = generated)")
+    _add_scoring(p)
+
+    p = sub.add_parser("omega", help="distance Ω of tasks from a curriculum")
+    p.add_argument("--curriculum", required=True, help="folder of curriculum programs (one subfolder per domain, "
+                                                      "or files directly: domain from each file's \"name\")")
+    p.add_argument("--tasks", required=True, nargs="+", help="task reference files or folders")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    _add_scoring(p)
+
+    p = sub.add_parser("gindex", help="the g-index of an experiment")
+    p.add_argument("experiment", help="experiment file (gindex-studio format, or the companion's with --domains)")
+    p.add_argument("--domains", help="the companion's domain folder (for its experiment files)")
+    p.add_argument("--workers", type=int, default=None, help="processes for Ω (default: all cores)")
+    _add_scoring(p)
+
+    p = sub.add_parser("library", help="list the node types of the library")
+    p.add_argument("--library", action="append", metavar="DIR", help="extra library folder (repeatable)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("compare", help="open the compare view on a reference and a generated program")
+    p.add_argument("reference")
+    p.add_argument("generated")
+
+    p = sub.add_parser("gui", help="open the studio window")
+    p.add_argument("files", nargs="*")
+    return parser
+
+
+# ----- helpers ----------------------------------------------------------------------------------
+
+
+def _read_strict(path: str):
+    from .core.flow import FlowError, read_flow_file
+
+    try:
+        return read_flow_file(path)
+    except FlowError as e:
+        raise InputError(str(e)) from None
+
+
+def _read_generated(path: str):
+    from .core.lenient import read_model_output
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a folder, not a flow file") from None
+    except OSError as e:
+        raise InputError(f"{p}: cannot read ({e.strerror})") from None
+    return read_model_output(data)
+
+
+def _json_out(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_DATACLASS).decode() + "\n")
+
+
+def _table(rows: Sequence[Sequence[Any]], header: Sequence[str], right: Sequence[bool] | None = None) -> str:
+    """Plain aligned text table."""
+    cells = [list(map(str, header))] + [[_fmt(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    right = right or [False] * len(header)
+    lines = []
+    for k, r in enumerate(cells):
+        lines.append("  ".join(c.rjust(w) if right[i] else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6f}"
+    return "" if v is None else str(v)
+
+
+# ----- commands ---------------------------------------------------------------------------------
+
+
+def cmd_score(args) -> int:
+    from .core.divergence import score
+
+    ref = _read_strict(args.reference)
+    read = _read_generated(args.generated)
+    result = score(ref, read.flow, _options(args), syntax=read.syntax)
+    if args.json:
+        _json_out(result.to_dict())
+        return 0
+    exact = "exact" if result.exact else f"not exact: true Δ in [{result.delta_lower:.6f}, {result.delta:.6f}]"
+    print(f"Δ = {result.delta:.6f}   θ = {result.theta:.6f}   ({result.profile} profile, {exact})")
+    print(f"S = {result.s_exact} over |V'| = {result.n_reference}, |V''| = {result.n_generated}:  "
+          f"Δ = 1 − {result.s:.6g}² / ({result.n_reference}·{result.n_generated})")
+    print(f"edge divergence Δ_E = {result.edge_delta:.6f}   "
+          f"matched edges {len(result.matched_edges)}, missing {len(result.missing_edges)}, extra {len(result.extra_edges)}")
+    if result.mapping:
+        print()
+        rows = [(p.reference, p.generated, p.w_exact, ", ".join(p.differing_keys)) for p in result.mapping]
+        print(_table(rows, ("reference", "generated", "w", "differing keys")))
+    if result.missing_nodes:
+        print(f"\nmissing nodes (reference only): {', '.join(result.missing_nodes)}")
+    if result.extra_nodes:
+        print(f"extra nodes (generated only): {', '.join(result.extra_nodes)}")
+    e = result.errors
+    print(f"\nerrors: syntax {'yes' if e['syntax'] else 'no'}, function {len(e['function'])}, dataflow {len(e['dataflow'])}")
+    if e["syntax"]:
+        s = e["syntax"]
+        print(f"syntax: line {s['line']}, column {s['column']}: {s['message']}")
+    for w in result.warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def cmd_matrix(args) -> int:
+    from .core.curriculum import delta_matrix
+
+    flows = [_read_generated(f).flow for f in args.files]
+    m = delta_matrix(flows, _options(args), deadline=args.deadline)
+    if args.json:
+        _json_out({"files": list(args.files), "delta": m, "profile": args.profile})
+        return 0
+    names = [Path(f).name for f in args.files]
+    rows = [[names[i]] + m[i] for i in range(len(m))]
+    print(_table(rows, ["reference \\ generated"] + names, [False] + [True] * len(names)))
+    return 0
+
+
+def _flow_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.json") if p.is_file())
+    raise InputError(f"{path}: no such file or folder")
+
+
+def cmd_omega(args) -> int:
+    from .core.curriculum import Curriculum, omega_many, overall
+    from .core.divergence import prepare
+
+    opts = _options(args)
+    root = Path(args.curriculum)
+    if not root.is_dir():
+        raise InputError(f"{root}: the curriculum must be a folder")
+    files = _flow_files(root)
+    if not files:
+        raise InputError(f"{root}: no .json program in the curriculum folder")
+    flows, domains, labels = [], [], []
+    for f in files:
+        flow = _read_strict(str(f))
+        rel = f.relative_to(root)
+        domain = rel.parts[0] if len(rel.parts) > 1 else (flow.domain or "(none)")
+        flows.append(flow)
+        domains.append(domain)
+        labels.append(str(rel))
+    cur = Curriculum.from_flows(flows, domains, labels, opts)
+    task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
+    if not task_files:
+        raise InputError("no task program given")
+    tasks = [prepare(_read_strict(str(f)), opts) for f in task_files]
+    progress = None
+    if sys.stderr.isatty() and not args.json:
+        progress = lambda d, t: print(f"\rΩ: {d}/{t} tasks", end="" if d < t else "\n", file=sys.stderr)
+    results = omega_many(tasks, cur, workers=args.workers, deadline=args.deadline, progress=progress)
+    out = []
+    for f, per in zip(task_files, results):
+        best = overall(per)
+        out.append({
+            "task": str(f),
+            "omega": best.omega,
+            "nearest": labels[best.index] if best.index is not None else None,
+            "exact": best.exact,
+            "domains": {d: {"omega": n.omega, "nearest": labels[n.index] if n.index is not None else None}
+                        for d, n in per.items()},
+            "searched": best.searched,
+            "skipped": best.skipped,
+        })
+    if args.json:
+        _json_out({"curriculum": str(root), "programs": len(flows), "tasks": out, "profile": opts.profile})
+        return 0
+    rows = [(Path(o["task"]).name, o["omega"], o["nearest"], "yes" if o["exact"] else "no", o["searched"], o["skipped"])
+            for o in out]
+    print(_table(rows, ("task", "Ω", "nearest program", "exact", "searched", "skipped"),
+                 [False, True, False, False, True, True]))
+    return 0
+
+
+def cmd_gindex(args) -> int:
+    from .core import experiment as ex
+    from .core import gindex as gi
+
+    try:
+        if args.domains:
+            exp = ex.load_companion_experiment(args.experiment, args.domains)
+            result = gi.compute_companion_gindex(exp, args.domains)
+        else:
+            exp = ex.load_experiment(args.experiment)
+            result = gi.compute_gindex(exp, options=_options(args) if _scoring_given(args) else None,
+                                       workers=args.workers)
+    except ex.ExperimentError as e:
+        raise InputError(str(e)) from None
+    data = result.to_dict() if hasattr(result, "to_dict") else result
+    if args.json:
+        _json_out(data)
+        return 0
+    print(gi.format_result(result) if hasattr(gi, "format_result") else orjson.dumps(data).decode())
+    return 0
+
+
+def _scoring_given(args) -> bool:
+    return (args.profile != "paper" or bool(args.ignore_type) or args.port_aware or args.fill_defaults
+            or args.deadline is not None)
+
+
+def cmd_library(args) -> int:
+    from .core.library import LibraryError, NodeLibrary
+
+    try:
+        lib = NodeLibrary.load(args.library or ()) if args.library else NodeLibrary.bundled()
+    except LibraryError as e:
+        raise InputError(str(e)) from None
+    if args.json:
+        _json_out({
+            "categories": [c.__dict__ for c in lib.categories],
+            "types": [{"type": t.type, "label": t.label, "category": t.category, "color": t.color,
+                       "inputs": t.inputs, "outputs": t.outputs, "config": t.config, "description": t.description,
+                       "attributes": [{"key": a.key, "kind": a.kind, "default": a.default,
+                                       "choices": list(a.choices)} for a in t.attributes]}
+                      for t in lib.types],
+        })
+        return 0
+    rows = [(t.type, t.category, f"{t.inputs}/{t.outputs}", len(t.attributes), t.description) for t in lib.types]
+    print(_table(rows, ("type", "category", "in/out", "attrs", "description")))
+    print(f"\n{len(lib.types)} node types in {len(lib.categories)} categories")
+    return 0
+
+
+def cmd_gui(files: list[str], compare: tuple[str, str] | None = None) -> int:
+    try:
+        from .ui import app
+    except ImportError as e:  # Qt missing or broken on this machine
+        raise InputError(f"the studio window cannot start: {e}") from None
+    if compare is not None and hasattr(app, "main_compare"):
+        return app.main_compare(*compare)
+    return app.main(files)
+
+
+COMMANDS: dict[str, Callable[[Any], int]] = {
+    "score": cmd_score,
+    "matrix": cmd_matrix,
+    "omega": cmd_omega,
+    "gindex": cmd_gindex,
+    "library": cmd_library,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+        try:
+            return cmd_gui(argv)
+        except InputError as e:
+            print(f"gindex-studio: {e}", file=sys.stderr)
+            return 1
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 on usage errors
+    try:
+        if args.command == "gui":
+            return cmd_gui(args.files)
+        if args.command == "compare":
+            return cmd_gui([args.reference, args.generated], compare=(args.reference, args.generated))
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return COMMANDS[args.command](args)
+    except InputError as e:
+        print(f"gindex-studio: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:  # e.g. impossible option values
+        print(f"gindex-studio: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("gindex-studio: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
