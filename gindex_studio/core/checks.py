@@ -21,7 +21,7 @@ from .flow import Flow, Problem
 STRUCTURAL = frozenset({"duplicate-id", "invalid-node", "dangling-wire"})
 
 #: node types that are not program nodes (never "unknown", never drawn as nodes)
-WORKSPACE_TYPES = frozenset({"tab", "subflow", "group", "comment"})
+WORKSPACE_TYPES = frozenset({"tab", "subflow", "group"})
 
 
 def flow_problems(flow: Flow, library: Any = None) -> list[Problem]:

@@ -1,0 +1,399 @@
+"""The studio's main window and ``main(files)``, the entry of ``gindex-studio``.
+
+One FlowEditor per open file in tabs; palette, inspector, problems and history are docks that
+follow the current editor; all commands are named actions of one registry.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, QSettings, Qt, QThreadPool, QTimer
+from PySide6.QtGui import QUndoGroup
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QTabWidget,
+    QToolBar,
+    QUndoView,
+)
+
+from gindex_studio.core.flow import Flow, write_flow_file
+
+from .actions import ActionRegistry
+from .autosave import AutosaveStore
+from .dialogs import Dialogs
+from .editor import FlowEditor
+from .library_access import bundled_library
+from .loader import LoadJob, load_flow
+from .panels.inspector import Inspector
+from .panels.palette import Palette
+from .panels.problems import ProblemsPanel
+
+MAX_RECENT = 10
+
+
+def demo_program() -> str | None:
+    """A program from the bundled demo data (the first domain's first program), if installed."""
+    try:
+        from gindex_studio.paths import DEMO_DIR
+    except ImportError:
+        return None
+    progs = sorted(Path(DEMO_DIR, "programs").glob("*/*.json"))
+    preferred = [p for p in progs if p.parent.name == "googlesearch-to-csv"]
+    pick = (preferred or progs or [None])[0]
+    return str(pick) if pick else None
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: QSettings | None = None, autosave_dir: str | None = None,
+                 autosave_interval_ms: int = 30_000, library=None):
+        super().__init__()
+        self.setWindowTitle("gindex-studio")
+        self.resize(1400, 860)
+        self.library = library if library is not None else bundled_library()
+        self.settings = settings if settings is not None else QSettings("gindex-studio", "studio")
+        self.dialogs = Dialogs(self)
+        self.autosave = AutosaveStore(autosave_dir)
+        self.pool = QThreadPool.globalInstance()
+        self._loads: dict[int, LoadJob] = {}
+        self._load_counter = 0
+        self._doc_counter = 0
+
+        self.undo_group = QUndoGroup(self)
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.setMovable(True)
+        self.tabs.currentChanged.connect(self._on_current)
+        self.tabs.tabCloseRequested.connect(lambda k: self.close_editor(self.tabs.widget(k)))
+        self.setCentralWidget(self.tabs)
+
+        self.palette = Palette(self.library)
+        self.palette.activated.connect(self._palette_activated)
+        self.inspector = Inspector()
+        self.problems = ProblemsPanel()
+        self.problems.jump.connect(lambda i: self.editor and self.editor.focus_node(i))
+        self.undo_view = QUndoView(self.undo_group)
+        self.undo_view.setEmptyLabel("<opened>")
+        self.docks = {}
+        for key, title, widget, area in (
+            ("palette", "Palette", self.palette, Qt.LeftDockWidgetArea),
+            ("inspector", "Inspector", self.inspector, Qt.RightDockWidgetArea),
+            ("history", "History", self.undo_view, Qt.RightDockWidgetArea),
+            ("problems", "Problems", self.problems, Qt.BottomDockWidgetArea),
+        ):
+            d = QDockWidget(title, self)
+            d.setObjectName(f"dock-{key}")
+            d.setWidget(widget)
+            self.addDockWidget(area, d)
+            self.docks[key] = d
+        self.splitDockWidget(self.docks["inspector"], self.docks["history"], Qt.Vertical)
+        self.resizeDocks([self.docks["palette"]], [210], Qt.Horizontal)
+        self.resizeDocks([self.docks["inspector"]], [330], Qt.Horizontal)
+        self.resizeDocks([self.docks["inspector"], self.docks["history"]], [560, 200], Qt.Vertical)
+        self.resizeDocks([self.docks["problems"]], [130], Qt.Vertical)
+
+        self.actions = ActionRegistry(self)
+        self._wire_actions()
+        self._build_menus()
+        self.status_label = QLabel()
+        self.statusBar().addPermanentWidget(self.status_label)
+
+        self.autosave_timer = QTimer(self, interval=autosave_interval_ms)
+        self.autosave_timer.timeout.connect(self.autosave_now)
+        self.autosave_timer.start()
+        self._update_actions()
+
+    # ----- current editor ---------------------------------------------------------------------
+    @property
+    def editor(self) -> FlowEditor | None:
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, FlowEditor) else None
+
+    def editors(self) -> list[FlowEditor]:
+        return [self.tabs.widget(k) for k in range(self.tabs.count())]
+
+    def _on_current(self, _k: int) -> None:
+        ed = self.editor
+        self.undo_group.setActiveStack(ed.undo_stack if ed else None)
+        self.inspector.set_target(ed, ed.scene.selected_node_ids()[0] if ed and len(ed.scene.selected_node_ids()) == 1 else None)
+        self.problems.set_editor(ed)
+        if ed is not None:
+            self.actions["view.snap"].setChecked(ed.scene.snap_to_grid)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        has = self.editor is not None
+        for a in ("file.save", "file.save_as", "file.close"):
+            self.actions[a].setEnabled(has)
+        ed = self.editor
+        self.setWindowTitle(f"{ed.title()} — gindex-studio" if ed else "gindex-studio")
+
+    # ----- actions ----------------------------------------------------------------------------
+    def _on_editor(self, fn):
+        def run():
+            if self.editor is not None:
+                fn(self.editor)
+        return run
+
+    def _wire_actions(self) -> None:
+        A = self.actions
+        A.connect("file.new", self.new_file)
+        A.connect("file.open", self.open_dialog)
+        A.connect("file.demo", self.open_demo)
+        A.connect("file.save", self.save)
+        A.connect("file.save_as", self.save_as)
+        A.connect("file.close", lambda: self.editor and self.close_editor(self.editor))
+        A.connect("file.quit", self.close)
+        A.connect("edit.undo", self.undo_group.undo)
+        A.connect("edit.redo", self.undo_group.redo)
+        self.undo_group.canUndoChanged.connect(A["edit.undo"].setEnabled)
+        self.undo_group.canRedoChanged.connect(A["edit.redo"].setEnabled)
+        self.undo_group.undoTextChanged.connect(lambda t: A["edit.undo"].setText(f"&Undo {t}".strip()))
+        self.undo_group.redoTextChanged.connect(lambda t: A["edit.redo"].setText(f"&Redo {t}".strip()))
+        A["edit.undo"].setEnabled(False)
+        A["edit.redo"].setEnabled(False)
+        A.connect("edit.cut", self._on_editor(lambda e: e.cut()))
+        A.connect("edit.copy", self._on_editor(lambda e: e.copy()))
+        A.connect("edit.paste", self._on_editor(lambda e: e.paste()))
+        A.connect("edit.delete", self._on_editor(lambda e: e.delete_selection()))
+        A.connect("edit.select_all", self._on_editor(lambda e: e.select_all()))
+        A.connect("edit.quick_add", self._on_editor(lambda e: e.open_quick_add(e.view.cursor_scene_pos())))
+        A.connect("view.zoom_in", self._on_editor(lambda e: e.view.zoom_in()))
+        A.connect("view.zoom_out", self._on_editor(lambda e: e.view.zoom_out()))
+        A.connect("view.fit", self._on_editor(lambda e: e.view.fit()))
+        A.connect("view.zoom_reset", self._on_editor(lambda e: e.view.zoom_reset()))
+        A["view.snap"].setChecked(True)
+        A.connect("view.snap", lambda on: [e.scene.set_snap(on) for e in self.editors()])
+        A["view.minimap"].setChecked(True)
+        A.connect("view.minimap", lambda on: [e.minimap.setVisible(on) for e in self.editors()])
+        A.connect("arrange.layout", self._on_editor(lambda e: e.auto_layout()))
+        for mode in ("left", "center", "right", "top", "middle", "bottom"):
+            A.connect(f"arrange.{mode}", self._on_editor(lambda e, m=mode: e.align_selection(m)))
+        A.connect("arrange.dist_h", self._on_editor(lambda e: e.distribute_selection("h")))
+        A.connect("arrange.dist_v", self._on_editor(lambda e: e.distribute_selection("v")))
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        for menu_name in ("File", "Edit", "View", "Arrange"):
+            m = bar.addMenu("&" + menu_name)
+            m.setToolTipsVisible(True)
+            for aid in self.actions.menu_ids(menu_name):
+                if aid in ("file.save", "edit.cut", "view.snap", "arrange.left", "arrange.dist_h", "file.quit", "edit.select_all"):
+                    m.addSeparator()
+                m.addAction(self.actions[aid])
+                if aid == "file.demo":
+                    m.addMenu(self.recent_menu)
+        panels = bar.addMenu("&Panels")
+        for d in self.docks.values():
+            panels.addAction(d.toggleViewAction())
+        tb = QToolBar("Main")
+        tb.setObjectName("toolbar-main")
+        self.addToolBar(tb)
+        for aid in ("file.new", "file.open", "file.save", None, "edit.undo", "edit.redo", None,
+                    "view.zoom_out", "view.zoom_in", "view.fit", None, "arrange.layout"):
+            if aid is None:
+                tb.addSeparator()
+            else:
+                tb.addAction(self.actions[aid])
+
+    # ----- recent files -----------------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        v = self.settings.value("recent", [])
+        if isinstance(v, str):
+            v = [v]
+        return [p for p in (v or []) if isinstance(p, str)]
+
+    def _add_recent(self, path: str) -> None:
+        path = os.path.abspath(path)
+        items = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", [path] + items[: MAX_RECENT - 1])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        for p in files:
+            self.recent_menu.addAction(p, lambda p=p: self.open_files([p]))
+
+    # ----- documents --------------------------------------------------------------------------
+    def add_editor(self, flow: Flow | None, path: str | None) -> FlowEditor:
+        ed = FlowEditor(flow, path, self.library)
+        self._doc_counter += 1
+        ed.autosave_id = f"doc{self._doc_counter}"
+        ed.minimap.setVisible(self.actions["view.minimap"].isChecked())
+        ed.scene.set_snap(self.actions["view.snap"].isChecked())
+        self.undo_group.addStack(ed.undo_stack)
+        ed.node_selected.connect(lambda i, e=ed: e is self.editor and self.inspector.set_target(e, i))
+        ed.title_changed.connect(lambda e=ed: self._retitle(e))
+        ed.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        ed.view.zoom_changed.connect(lambda z: self.status_label.setText(f"{z * 100:.0f} %"))
+        k = self.tabs.addTab(ed, ed.title())
+        self.tabs.setTabToolTip(k, path or "not saved yet")
+        self.tabs.setCurrentIndex(k)
+        QTimer.singleShot(0, ed.view.fit)
+        return ed
+
+    def _retitle(self, ed: FlowEditor) -> None:
+        k = self.tabs.indexOf(ed)
+        if k >= 0:
+            self.tabs.setTabText(k, ed.title())
+            self.tabs.setTabToolTip(k, ed.path or "not saved yet")
+        self._update_actions()
+
+    def new_file(self) -> FlowEditor:
+        return self.add_editor(Flow(), None)
+
+    def open_dialog(self) -> None:
+        folder = os.path.dirname(self.editor.path) if self.editor and self.editor.path else ""
+        self.open_files(self.dialogs.open_files(folder))
+
+    def open_demo(self) -> None:
+        p = demo_program()
+        if p:
+            self.open_files([p])
+        else:
+            self.new_file()
+            self.statusBar().showMessage("No demo data installed; started an empty flow", 8000)
+
+    def open_files(self, paths: list[str], wait: bool = False) -> None:
+        """Open files; each is parsed on a worker thread (``wait`` parses here, for scripts)."""
+        for path in paths:
+            for ed in self.editors():
+                if ed.path and os.path.abspath(ed.path) == os.path.abspath(path):
+                    self.tabs.setCurrentWidget(ed)
+                    break
+            else:
+                if wait:
+                    flow, err = load_flow(path)
+                    self._loaded(None, flow, err, path)
+                    continue
+                self._load_counter += 1
+                job = LoadJob(path, self._load_counter)
+                job.setAutoDelete(False)
+                job.signals.done.connect(lambda token, flow, err, p=path: self._loaded(token, flow, err, p))
+                self._loads[self._load_counter] = job
+                self.statusBar().showMessage(f"Opening {path}…")
+                self.pool.start(job)
+
+    def pending_loads(self) -> int:
+        return len(self._loads)
+
+    def _loaded(self, token, flow, err: str, path: str) -> None:
+        self._loads.pop(token, None)
+        if flow is None:
+            self.statusBar().showMessage("Could not open the file", 8000)
+            self.dialogs.error("Cannot open file", err)
+            return
+        ed = self.add_editor(flow, path)
+        self._add_recent(path)
+        n = len(flow.nodes)
+        probs = len(ed.doc.problems())
+        self.statusBar().showMessage(f"Opened {path}: {n} nodes" + (f", {probs} problems" if probs else ""), 8000)
+
+    def save(self, ed: FlowEditor | None = None) -> bool:
+        ed = ed or self.editor
+        if ed is None:
+            return False
+        if not ed.path:
+            return self.save_as(ed)
+        return self._write(ed, ed.path)
+
+    def save_as(self, ed: FlowEditor | None = None) -> bool:
+        ed = ed or self.editor
+        if ed is None:
+            return False
+        path = self.dialogs.save_file(ed.path or "untitled.json")
+        return self._write(ed, path) if path else False
+
+    def _write(self, ed: FlowEditor, path: str) -> bool:
+        try:
+            write_flow_file(ed.doc.flow, path)
+        except OSError as e:
+            self.dialogs.error("Cannot save", f"{path}\n\ncould not be written: {e.strerror or e}")
+            return False
+        ed.mark_saved(path)
+        self.autosave.discard(ed.autosave_id)
+        self._add_recent(path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def close_editor(self, ed: FlowEditor, ask: bool = True) -> bool:
+        if ask and ed.is_dirty():
+            answer = self.dialogs.ask_save(ed.title().rstrip(" •"))
+            if answer == "cancel" or (answer == "save" and not self.save(ed)):
+                return False
+        self.autosave.discard(ed.autosave_id)
+        self.undo_group.removeStack(ed.undo_stack)
+        self.tabs.removeTab(self.tabs.indexOf(ed))
+        ed.deleteLater()
+        return True
+
+    def closeEvent(self, e):
+        for ed in list(self.editors()):
+            if not self.close_editor(ed):
+                e.ignore()
+                return
+        self.autosave_timer.stop()
+        self.autosave.close()
+        e.accept()
+
+    # ----- autosave ---------------------------------------------------------------------------
+    def autosave_now(self) -> None:
+        for ed in self.editors():
+            if ed.is_dirty():
+                try:
+                    self.autosave.save(ed.autosave_id, ed.path, ed.doc.flow)
+                except OSError as err:
+                    self.statusBar().showMessage(f"Autosave failed: {err}", 8000)
+            else:
+                self.autosave.discard(ed.autosave_id)
+
+    def offer_restore(self) -> int:
+        """Offer the autosaves of crashed sessions; returns how many were restored."""
+        found = self.autosave.orphans()
+        if not found:
+            return 0
+        names = [r.path or "untitled" for r in found]
+        if not self.dialogs.ask_restore(names):
+            for r in found:
+                r.file.unlink(missing_ok=True)
+            return 0
+        for r in found:
+            ed = self.add_editor(r.flow, r.path)
+            ed.forced_dirty = True
+            ed.title_changed.emit()
+            r.file.unlink(missing_ok=True)
+            self.autosave.save(ed.autosave_id, ed.path, ed.doc.flow)
+        return len(found)
+
+    # ----- palette ----------------------------------------------------------------------------
+    def _palette_activated(self, type_id: str) -> None:
+        ed = self.editor or self.new_file()
+        c = ed.view.visible_scene_rect().center()
+        ed.add_node(type_id, QPointF(c.x(), c.y()))
+
+
+def main(files: list[str] | None = None) -> int:
+    """Open the studio window on ``files`` (or a demo program) and run until it is closed."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("gindex-studio")
+    app.setOrganizationName("gindex-studio")
+    win = MainWindow()
+    win.show()
+    if files:
+        win.open_files(list(files))
+    QTimer.singleShot(0, lambda: win.offer_restore() or (not files and not win.editors() and win.open_demo()))
+    return app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,294 @@
+"""FlowScene: graphics items that follow a FlowDocument's signals, plus an overlay API.
+
+The scene never edits the document. Overlays for the compare view::
+
+    scene.set_node_decoration(node_id, Decoration(color="#2ca02c", mark="matched", label="w=0.83"))
+    scene.set_edge_style(src, port, dst, "matched" | "missing" | "extra" | None)
+    scene.clear_decorations()
+
+``node_selected(str)`` is emitted with the id when exactly one node is selected, "" otherwise.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsScene
+
+from gindex_studio.core.flow import normalise_wires
+
+from ..library_access import node_type_color, port_counts
+from ..model.document import FlowDocument
+from . import geometry as g
+from .items import Decoration, NodeItem, NodeLook, WireItem
+
+BACKGROUND = QColor("#ffffff")
+GRID_COLOR = QColor("#eeeeee")
+
+
+class FlowScene(QGraphicsScene):
+    node_selected = Signal(str)
+    selection_ids_changed = Signal(list)
+
+    def __init__(self, doc: FlowDocument, parent=None):
+        super().__init__(parent)
+        self.doc = doc
+        self.nodes: dict[str, NodeItem] = {}
+        self.wires: dict[tuple[str, int, str], WireItem] = {}
+        self.workspace: str | None = None  # None: show every workspace
+        self.snap_to_grid = True
+        self.show_grid = True
+        self._decorations: dict[str, Decoration] = {}
+        self._edge_styles: dict[tuple, str] = {}
+        self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
+        doc.node_added.connect(self._on_node_added)
+        doc.node_removed.connect(self._on_node_removed)
+        doc.node_changed.connect(self._on_node_changed)
+        doc.node_moved.connect(self._on_node_moved)
+        doc.wires_changed.connect(self._on_wires_changed)
+        doc.flow_reset.connect(self.rebuild)
+        doc.problems_changed.connect(self._on_problems)
+        self.selectionChanged.connect(self._on_selection)
+        self._problems_pending = False
+        self.rebuild()
+
+    # ----- building ---------------------------------------------------------------------------
+    def look(self, node_id: str, problems=None) -> NodeLook:
+        doc = self.doc
+        n = doc.node(node_id)
+        lib = doc.library
+        nt = lib.get(n.type)
+        ins, outs = port_counts(lib, n)
+        if problems is None:
+            problems = doc.problems_by_node().get(node_id, [])
+        label = doc.label(node_id)
+        glyph = (getattr(nt, "label", "") or n.type)[:2] if nt is not None else "?"
+        return NodeLook(
+            label=label,
+            type=n.type,
+            color=node_type_color(lib, n.type),
+            inputs=ins,
+            outputs=outs,
+            glyph=glyph,
+            problems=tuple((p.kind, p.message) for p in problems),
+            unknown=nt is None,
+        )
+
+    def rebuild(self) -> None:
+        for item in list(self.wires.values()):
+            self.removeItem(item)
+        for item in list(self.nodes.values()):
+            self.removeItem(item)
+        self.nodes.clear()
+        self.wires.clear()
+        by_node = self.doc.problems_by_node()
+        for i in self.doc.drawn_ids():
+            self._make_node(i, by_node.get(i, []))
+        for i in self.nodes:
+            self._make_wires(i)
+        self._apply_workspace()
+
+    def _make_node(self, node_id: str, problems=None) -> NodeItem:
+        item = NodeItem(node_id, self.look(node_id, problems))
+        item.snap_to_grid = self.snap_to_grid
+        item.setPos(*self.doc.position(node_id))
+        if node_id in self._decorations:
+            item.set_decoration(self._decorations[node_id])
+        self.addItem(item)
+        self.nodes[node_id] = item
+        return item
+
+    def _make_wires(self, src: str) -> None:
+        for key in [k for k in self.wires if k[0] == src]:
+            self._drop_wire(key)
+        node = self.doc.node(src)
+        if node is None or src not in self.nodes:
+            return
+        for port, targets in enumerate(normalise_wires(node.data.get("wires"))):
+            for dst in targets:
+                if dst in self.nodes and (src, port, dst) not in self.wires:
+                    item = WireItem(self.nodes[src], port, self.nodes[dst])
+                    self.nodes[src].wires.add(item)
+                    self.nodes[dst].wires.add(item)
+                    self.addItem(item)
+                    self.wires[(src, port, dst)] = item
+                    style = self._edge_styles.get((src, port, dst), self._edge_styles.get((src, None, dst)))
+                    if style:
+                        item.set_style(style)
+                    self._wire_visibility(item)
+
+    def _drop_wire(self, key) -> None:
+        item = self.wires.pop(key)
+        item.src.wires.discard(item)
+        item.dst.wires.discard(item)
+        self.removeItem(item)
+
+    # ----- following the document -------------------------------------------------------------
+    def _on_node_added(self, node_id: str) -> None:
+        if not self.doc.is_drawn(node_id):
+            return
+        if node_id in self.nodes:
+            self._on_node_removed(node_id)
+        item = self._make_node(node_id)
+        item.setVisible(self._in_workspace(node_id))
+        self._make_wires(node_id)
+        for other in self.doc.node_ids():  # wires that pointed at it can now be drawn
+            n = self.doc.node(other)
+            if other != node_id and any(node_id in p for p in n.ports):
+                self._make_wires(other)
+
+    def _on_node_removed(self, node_id: str) -> None:
+        item = self.nodes.pop(node_id, None)
+        if item is None:
+            return
+        for w in list(item.wires):
+            self._drop_wire(w.key)
+        self.removeItem(item)
+
+    def _on_node_changed(self, node_id: str) -> None:
+        item = self.nodes.get(node_id)
+        if item is None:
+            if self.doc.is_drawn(node_id):
+                self._on_node_added(node_id)
+            return
+        if not self.doc.is_drawn(node_id):
+            self._on_node_removed(node_id)
+            return
+        item.set_look(self.look(node_id))
+        item.setVisible(self._in_workspace(node_id))
+        for w in item.wires:
+            w.update_path()
+            self._wire_visibility(w)
+
+    def _on_node_moved(self, node_id: str) -> None:
+        item = self.nodes.get(node_id)
+        if item is not None:
+            item.setPos(*self.doc.position(node_id))
+
+    def _on_wires_changed(self, node_id: str) -> None:
+        item = self.nodes.get(node_id)
+        if item is None:
+            return
+        look = self.look(node_id)
+        if look != item.look:
+            item.set_look(look)
+        self._make_wires(node_id)
+
+    def _on_problems(self) -> None:
+        by_node = self.doc.problems_by_node()
+        for i, item in self.nodes.items():
+            probs = tuple((p.kind, p.message) for p in by_node.get(i, ()))
+            if probs != item.look.problems:
+                item.set_look(self.look(i, by_node.get(i, [])))
+
+    # ----- workspaces -------------------------------------------------------------------------
+    def set_workspace(self, z: str | None) -> None:
+        self.workspace = z
+        self._apply_workspace()
+
+    def _in_workspace(self, node_id: str) -> bool:
+        return self.workspace is None or self.doc.workspace_of(node_id) == self.workspace
+
+    def _apply_workspace(self) -> None:
+        for i, item in self.nodes.items():
+            vis = self._in_workspace(i)
+            item.setVisible(vis)
+            if not vis:
+                item.setSelected(False)
+        for w in self.wires.values():
+            self._wire_visibility(w)
+
+    def _wire_visibility(self, w: WireItem) -> None:
+        w.setVisible(w.src.isVisible() and w.dst.isVisible())
+
+    def visible_ids(self) -> list[str]:
+        return [i for i, item in self.nodes.items() if item.isVisible()]
+
+    def items_rect(self) -> QRectF:
+        r = QRectF()
+        for item in self.nodes.values():
+            if item.isVisible():
+                r = r.united(item.sceneBoundingRect())
+        return r
+
+    # ----- selection --------------------------------------------------------------------------
+    def selected_node_ids(self) -> list[str]:
+        return [i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)]
+
+    def selected_wires(self) -> list[tuple[str, int, str]]:
+        return [i.key for i in self.selectedItems() if isinstance(i, WireItem)]
+
+    def select_nodes(self, ids) -> None:
+        ids = set(ids)
+        self.blockSignals(True)
+        self.clearSelection()
+        for i in ids:
+            if i in self.nodes:
+                self.nodes[i].setSelected(True)
+        self.blockSignals(False)
+        self._on_selection()
+
+    def _on_selection(self) -> None:
+        ids = self.selected_node_ids()
+        self.selection_ids_changed.emit(ids)
+        self.node_selected.emit(ids[0] if len(ids) == 1 else "")
+
+    def set_snap(self, on: bool) -> None:
+        self.snap_to_grid = on
+        for item in self.nodes.values():
+            item.snap_to_grid = on
+
+    # ----- overlay API (compare view) ---------------------------------------------------------
+    def set_node_decoration(self, node_id: str, deco: Decoration | None) -> None:
+        if deco is None:
+            self._decorations.pop(node_id, None)
+        else:
+            self._decorations[node_id] = deco
+        if node_id in self.nodes:
+            self.nodes[node_id].set_decoration(deco)
+
+    def set_edge_style(self, src: str, port: int | None, dst: str, style: str | None) -> None:
+        """Style one wire (``port`` None: every wire from src to dst)."""
+        key = (src, port, dst)
+        if style is None:
+            self._edge_styles.pop(key, None)
+        else:
+            self._edge_styles[key] = style
+        for k, item in self.wires.items():
+            if k[0] == src and k[2] == dst and (port is None or k[1] == port):
+                item.set_style(style)
+
+    def clear_decorations(self) -> None:
+        self._decorations.clear()
+        self._edge_styles.clear()
+        for item in self.nodes.values():
+            if item.decoration is not None:
+                item.set_decoration(None)
+        for item in self.wires.values():
+            if item.style is not None:
+                item.set_style(None)
+
+    # ----- background -------------------------------------------------------------------------
+    def drawBackground(self, p: QPainter, rect: QRectF) -> None:
+        p.fillRect(rect, BACKGROUND)
+        if not self.show_grid:
+            return
+        scale = p.worldTransform().m11()
+        step = g.GRID
+        while step * scale < 8:
+            step *= 5
+        left = int(rect.left() // step) * step
+        top = int(rect.top() // step) * step
+        pen = QPen(GRID_COLOR, 0)
+        p.setPen(pen)
+        lines = []
+        from PySide6.QtCore import QLineF
+
+        x = left
+        while x < rect.right():
+            lines.append(QLineF(x, rect.top(), x, rect.bottom()))
+            x += step
+        y = top
+        while y < rect.bottom():
+            lines.append(QLineF(rect.left(), y, rect.right(), y))
+            y += step
+        p.drawLines(lines)

@@ -1,0 +1,193 @@
+"""FlowView: zoom, pan, fit, and dispatch of mouse gestures; typing opens quick-add."""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsView
+
+from .interactions import MoveGesture, PanGesture, WireGesture
+from .items import NodeItem, PortItem
+
+MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
+
+
+class FlowView(QGraphicsView):
+    quick_add_requested = Signal(QPointF, str)  # scene position, text typed so far
+    wire_dropped = Signal(str, int, QPointF)  # src id, port, scene position
+    zoom_changed = Signal(float)
+    viewport_moved = Signal()
+
+    def __init__(self, scene, push, parent=None):
+        super().__init__(scene, parent)
+        self.doc = scene.doc
+        self.push = push  # callable(QUndoCommand)
+        self.gesture = None
+        self.space_down = False
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self.setDragMode(QGraphicsView.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.IntersectsItemShape)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        self.setOptimizationFlags(QGraphicsView.DontSavePainterState)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.setSceneRect(QRectF(-5000, -5000, 20000, 20000))
+        self.horizontalScrollBar().valueChanged.connect(self.viewport_moved)
+        self.verticalScrollBar().valueChanged.connect(self.viewport_moved)
+
+    # ----- zoom -------------------------------------------------------------------------------
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def set_zoom(self, z: float, anchor: QPointF | None = None) -> None:
+        z = max(MIN_ZOOM, min(MAX_ZOOM, z))
+        f = z / self.zoom()
+        if anchor is not None:
+            old = self.transformationAnchor()
+            self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.scale(f, f)
+        if anchor is not None:
+            self.setTransformationAnchor(old)
+        self.zoom_changed.emit(self.zoom())
+        self.viewport_moved.emit()
+
+    def zoom_in(self) -> None:
+        self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        self.set_zoom(self.zoom() * 1.25)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+
+    def zoom_out(self) -> None:
+        self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        self.set_zoom(self.zoom() / 1.25)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+
+    def zoom_reset(self) -> None:
+        self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        self.set_zoom(1.0)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+
+    def fit(self) -> None:
+        r = self.scene().items_rect()
+        if r.isNull():
+            self.zoom_reset()
+            return
+        r = r.adjusted(-40, -40, 40, 40)
+        vw, vh = max(self.viewport().width(), 50), max(self.viewport().height(), 50)
+        z = min(vw / r.width(), vh / r.height(), 1.5)
+        self.set_zoom(z)
+        self.centerOn(r.center())
+        self.viewport_moved.emit()
+
+    def wheelEvent(self, e):
+        dy = e.angleDelta().y()
+        if dy == 0:
+            return super().wheelEvent(e)
+        self.set_zoom(self.zoom() * (1.0015 ** dy))
+
+    def center_on_node(self, node_id: str) -> None:
+        item = self.scene().nodes.get(node_id)
+        if item is not None:
+            self.centerOn(item)
+            self.viewport_moved.emit()
+
+    # ----- gestures ---------------------------------------------------------------------------
+    def mousePressEvent(self, e):
+        if e.button() == Qt.MiddleButton or (e.button() == Qt.LeftButton and self.space_down):
+            self.gesture = PanGesture(self, e)
+            e.accept()
+            return
+        if e.button() == Qt.LeftButton:
+            item = self.itemAt(e.position().toPoint())
+            if isinstance(item, PortItem):
+                self.gesture = WireGesture(self, item)
+                e.accept()
+                return
+            node = item if isinstance(item, NodeItem) else None
+            super().mousePressEvent(e)
+            if node is not None and node.isSelected():
+                self.gesture = MoveGesture(self, node)
+                self.gesture.begin()
+            return
+        super().mousePressEvent(e)
+
+    def mouseMoveEvent(self, e):
+        if isinstance(self.gesture, (PanGesture, WireGesture)):
+            self.gesture.move(e)
+            return
+        super().mouseMoveEvent(e)
+        if self.gesture is not None:
+            self.gesture.move(e)
+
+    def mouseReleaseEvent(self, e):
+        g, self.gesture = self.gesture, None
+        if isinstance(g, (PanGesture, WireGesture)):
+            g.release(e)
+            return
+        super().mouseReleaseEvent(e)
+        if g is not None:
+            g.release(e)
+
+    def mouseDoubleClickEvent(self, e):
+        item = self.itemAt(e.position().toPoint())
+        if item is None:
+            self.quick_add_requested.emit(self.mapToScene(e.position().toPoint()), "")
+            return
+        super().mouseDoubleClickEvent(e)
+
+    # ----- keys -------------------------------------------------------------------------------
+    def keyPressEvent(self, e):
+        if e.key() == Qt.Key_Space and not e.isAutoRepeat():
+            self.space_down = True
+            self.viewport().setCursor(Qt.OpenHandCursor)
+            return
+        if e.key() == Qt.Key_Escape and self.gesture is not None:
+            self.gesture.cancel()
+            self.gesture = None
+            return
+        text = e.text()
+        if text and text.isprintable() and not text.isspace() and not (e.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)):
+            self.quick_add_requested.emit(self.cursor_scene_pos(), text)
+            return
+        super().keyPressEvent(e)
+
+    def keyReleaseEvent(self, e):
+        if e.key() == Qt.Key_Space and not e.isAutoRepeat():
+            self.space_down = False
+            self.viewport().unsetCursor()
+            return
+        super().keyReleaseEvent(e)
+
+    def cursor_scene_pos(self) -> QPointF:
+        p = self.viewport().mapFromGlobal(self.cursor().pos())
+        if not self.viewport().rect().contains(p):
+            p = self.viewport().rect().center()
+        return self.mapToScene(p)
+
+    def visible_scene_rect(self) -> QRectF:
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    # ----- drops from the palette -------------------------------------------------------------
+    def dragEnterEvent(self, e):
+        if e.mimeData().hasFormat(PALETTE_MIME):
+            e.acceptProposedAction()
+        else:
+            super().dragEnterEvent(e)
+
+    def dragMoveEvent(self, e):
+        if e.mimeData().hasFormat(PALETTE_MIME):
+            e.acceptProposedAction()
+        else:
+            super().dragMoveEvent(e)
+
+    def dropEvent(self, e):
+        if e.mimeData().hasFormat(PALETTE_MIME):
+            type_id = bytes(e.mimeData().data(PALETTE_MIME)).decode()
+            self.type_dropped.emit(type_id, self.mapToScene(e.position().toPoint()))
+            e.acceptProposedAction()
+        else:
+            super().dropEvent(e)
+
+    type_dropped = Signal(str, QPointF)
+
+
+PALETTE_MIME = "application/x-gindex-node-type"

@@ -1,0 +1,36 @@
+"""The questions the studio asks, in one place (tests replace this object with a scripted one)."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+FILTER = "Flow files (*.json *.txt);;All files (*)"
+
+
+class Dialogs:
+    def __init__(self, parent):
+        self.parent = parent
+
+    def error(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self.parent)
+        box.setTextInteractionFlags(box.textInteractionFlags())
+        box.open()  # never blocks the event loop
+
+    def ask_save(self, name: str) -> str:
+        """'save', 'discard' or 'cancel'."""
+        r = QMessageBox.question(
+            self.parent, "Unsaved changes", f"Save the changes to {name}?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save,
+        )
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
+
+    def ask_restore(self, names: list[str]) -> bool:
+        text = "The studio did not close normally. Restore the unsaved work?\n\n" + "\n".join(names)
+        return QMessageBox.question(self.parent, "Restore unsaved work", text) == QMessageBox.Yes
+
+    def open_files(self, folder: str = "") -> list[str]:
+        files, _ = QFileDialog.getOpenFileNames(self.parent, "Open flows", folder, FILTER)
+        return files
+
+    def save_file(self, suggestion: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Save flow", suggestion, FILTER)
+        return path or None

@@ -1,0 +1,358 @@
+"""FlowEditor: one reusable editing widget (document + undo stack + scene + view).
+
+The main window holds one per open file; the compare view can put two side by side. Everything
+a menu action does to a flow is a method here, and every change is an undo command.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTabBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+    QHBoxLayout,
+)
+
+from gindex_studio.core.flow import Flow
+
+from .canvas.minimap import Minimap
+from .canvas.scene import FlowScene
+from .canvas.view import FlowView
+from .library_access import port_counts
+from .model import commands as cmd
+from .model.clipboard import export_nodes, parse_paste, remap_nodes
+from .model.document import FlowDocument
+from .model.layout import align, distribute, layered_layout
+
+
+class FlowEditor(QWidget):
+    """Canvas editor for one flow. ``node_selected(str)`` mirrors the scene's signal."""
+
+    node_selected = Signal(str)
+    quick_add_requested = Signal(QPointF, str, object)  # pos, text, wire_from (src, port) or None
+    message = Signal(str)  # status-bar text (e.g. what a paste recovered)
+    title_changed = Signal()
+
+    def __init__(self, flow: Flow | None = None, path: str | None = None, library: Any = None, parent=None):
+        super().__init__(parent)
+        self.doc = FlowDocument(flow, path, library, self)
+        self.undo_stack = QUndoStack(self)
+        self.scene = FlowScene(self.doc, self)
+        self.view = FlowView(self.scene, self.push)
+        self.forced_dirty = False  # restored from autosave: dirty until saved
+        self.autosave_id: str | None = None
+
+        self.tabs = QTabBar()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setExpanding(False)
+        self.tabs.currentChanged.connect(self._on_tab)
+
+        self.prompt = QPlainTextEdit()
+        self.prompt.setPlaceholderText("Task prompt (the dataset file's \"text\")")
+        self.prompt.setMaximumHeight(64)
+        self.prompt.setObjectName("prompt")
+        self.prompt_box = QWidget()
+        pl = QVBoxLayout(self.prompt_box)
+        pl.setContentsMargins(6, 4, 6, 2)
+        head = QHBoxLayout()
+        head.addWidget(QLabel("<b>Prompt</b>"))
+        self.domain_label = QLabel()
+        self.domain_label.setStyleSheet("color: #666")
+        head.addWidget(self.domain_label)
+        head.addStretch(1)
+        pl.addLayout(head)
+        pl.addWidget(self.prompt)
+        self.prompt.textChanged.connect(self._on_prompt_edited)
+        self.doc.prompt_changed.connect(self._sync_prompt)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.prompt_box)
+        lay.addWidget(self.tabs)
+        lay.addWidget(self.view, 1)
+        self.minimap = Minimap(self.view, self.view)
+
+        self.scene.node_selected.connect(self.node_selected)
+        self.view.quick_add_requested.connect(lambda p, t: self.open_quick_add(p, t, None))
+        self.view.wire_dropped.connect(lambda s, port, p: self.open_quick_add(p, "", (s, port)))
+        self.quick_add_popup = None
+        self.view.type_dropped.connect(lambda t, p: self.add_node(t, p))
+        self.doc.workspaces_changed.connect(self._sync_tabs)
+        self.undo_stack.cleanChanged.connect(lambda _c: self.title_changed.emit())
+        self._sync_tabs()
+        self._sync_prompt()
+
+    # ----- state ------------------------------------------------------------------------------
+    @property
+    def path(self) -> str | None:
+        return self.doc.path
+
+    def is_dirty(self) -> bool:
+        return self.forced_dirty or not self.undo_stack.isClean()
+
+    def title(self) -> str:
+        import os
+
+        name = os.path.basename(self.path) if self.path else "untitled"
+        return name + (" •" if self.is_dirty() else "")
+
+    def mark_saved(self, path: str) -> None:
+        self.doc.path = path
+        self.forced_dirty = False
+        self.undo_stack.setClean()
+        self.title_changed.emit()
+
+    def push(self, command: QUndoCommand) -> None:
+        self.undo_stack.push(command)
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        self._place_minimap()
+
+    def _place_minimap(self) -> None:
+        vp = self.view.viewport()
+        self.minimap.move(vp.width() - self.minimap.width() - 8, vp.height() - self.minimap.height() - 8)
+
+    def showEvent(self, e):
+        super().showEvent(e)
+        self._place_minimap()
+        self.minimap.refresh()
+
+    # ----- prompt -----------------------------------------------------------------------------
+    def _sync_prompt(self) -> None:
+        self.prompt_box.setVisible(self.doc.has_prompt)
+        dom = self.doc.flow.domain
+        self.domain_label.setText(f"domain: {dom}" if dom else "")
+        if self.prompt.toPlainText() != self.doc.prompt:
+            self.prompt.blockSignals(True)
+            self.prompt.setPlainText(self.doc.prompt)
+            self.prompt.blockSignals(False)
+
+    def _on_prompt_edited(self) -> None:
+        text = self.prompt.toPlainText()
+        if text != self.doc.prompt:
+            self.push(cmd.SetPrompt(self.doc, text))
+
+    # ----- workspaces -------------------------------------------------------------------------
+    def _sync_tabs(self) -> None:
+        spaces = self.doc.workspaces()
+        current = self.scene.workspace
+        self.tabs.blockSignals(True)
+        while self.tabs.count():
+            self.tabs.removeTab(0)
+        for z, label in spaces:
+            k = self.tabs.addTab(label)
+            self.tabs.setTabData(k, z)
+        ids = [z for z, _ in spaces]
+        idx = ids.index(current) if current in ids else 0
+        self.tabs.setCurrentIndex(idx)
+        self.tabs.blockSignals(False)
+        self.tabs.setVisible(len(spaces) > 1)
+        self.scene.set_workspace(ids[idx] if len(spaces) > 1 else None)
+
+    def _on_tab(self, k: int) -> None:
+        if k >= 0:
+            self.scene.set_workspace(self.tabs.tabData(k))
+            self.minimap.refresh()
+            QTimer.singleShot(0, self.view.fit)
+
+    def current_workspace(self) -> str:
+        ws = self.scene.workspace
+        if ws is None:
+            spaces = self.doc.workspaces()
+            return spaces[0][0] if spaces else ""
+        return ws
+
+    def show_workspace(self, z: str) -> None:
+        for k in range(self.tabs.count()):
+            if self.tabs.tabData(k) == z:
+                self.tabs.setCurrentIndex(k)
+
+    # ----- adding -----------------------------------------------------------------------------
+    def new_node_data(self, type_id: str, pos: QPointF) -> dict:
+        lib = self.doc.library
+        nt = lib.get(type_id)
+        data: dict[str, Any] = {"id": self.doc.fresh_id(), "type": type_id}
+        z = self.current_workspace()
+        if z:
+            data["z"] = z
+        defaults = nt.defaults() if nt is not None else {}
+        if "name" not in defaults:
+            data["name"] = ""
+        data.update(defaults)
+        x, y = pos.x(), pos.y()
+        if self.scene.snap_to_grid:
+            from .canvas.geometry import snap
+
+            x, y = snap(x), snap(y)
+        data["x"], data["y"] = round(x), round(y)
+        from gindex_studio.core.flow import Node
+
+        outs = port_counts(lib, Node(data))[1] if nt is not None else 1
+        data["wires"] = [[] for _ in range(outs)]
+        return data
+
+    def add_node(self, type_id: str, pos: QPointF, wire_from: tuple[str, int] | None = None) -> str:
+        data = self.new_node_data(type_id, pos)
+        self.push(cmd.add_node_wired(self.doc, data, wire_from))
+        self.scene.select_nodes([data["id"]])
+        remember_recent(type_id)
+        return data["id"]
+
+    def open_quick_add(self, pos: QPointF, text: str = "", wire_from: tuple[str, int] | None = None):
+        """The quick-add popup at ``pos`` (scene); choosing a type adds it there (wired)."""
+        from .panels.quick_add import QuickAdd
+
+        if self.quick_add_popup is not None:
+            self.quick_add_popup.close()
+        popup = QuickAdd(self.doc.library, recent_types(), need_input=wire_from is not None, parent=self)
+        if wire_from is not None:
+            pos = QPointF(pos.x() + 70, pos.y())
+
+        def chosen(type_id: str) -> None:
+            self.add_node(type_id, pos, wire_from)
+            self.view.setFocus()
+
+        popup.chosen.connect(chosen)
+        self.quick_add_popup = popup
+        self.quick_add_requested.emit(pos, text, wire_from)
+        vp = self.view.mapFromScene(pos)
+        popup.popup(self.view.viewport().mapToGlobal(vp), text)
+        return popup
+
+    # ----- selection and deletion -------------------------------------------------------------
+    def select_all(self) -> None:
+        self.scene.select_nodes(self.scene.visible_ids())
+
+    def delete_selection(self) -> None:
+        ids, wires = self.scene.selected_node_ids(), self.scene.selected_wires()
+        if ids or wires:
+            self.push(cmd.remove_nodes(self.doc, ids, wires))
+
+    def focus_node(self, node_id: str) -> None:
+        if not self.doc.has(node_id):
+            return
+        if self.doc.is_drawn(node_id):
+            self.show_workspace(self.doc.workspace_of(node_id))
+            self.scene.select_nodes([node_id])
+            self.view.center_on_node(node_id)
+        else:
+            self.node_selected.emit(node_id)
+
+    # ----- clipboard --------------------------------------------------------------------------
+    def copy_text(self) -> str:
+        ids = self.scene.selected_node_ids()
+        return export_nodes([self.doc.node(i).data for i in ids], self.doc.position) if ids else ""
+
+    def copy(self) -> bool:
+        text = self.copy_text()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.message.emit(f"Copied {len(self.scene.selected_node_ids())} nodes")
+        return bool(text)
+
+    def cut(self) -> None:
+        if self.copy():
+            self.delete_selection()
+
+    def paste(self, text: str | None = None) -> list[str]:
+        if text is None:
+            text = QGuiApplication.clipboard().text()
+        if not text.strip():
+            self.message.emit("The clipboard holds no text")
+            return []
+        pasted = parse_paste(text)
+        if not pasted.nodes:
+            self.message.emit(f"Nothing to paste: {pasted.error}")
+            return []
+        nodes = remap_nodes(
+            pasted.nodes, set(self.doc.node_ids()), self.current_workspace(),
+            {z for z, _ in self.doc.workspaces()}, at=self._paste_point(),
+        )
+        self.push(cmd.add_nodes(self.doc, nodes, f"Paste {len(nodes)} node{'s' if len(nodes) != 1 else ''}"))
+        ids = [n["id"] for n in nodes]
+        self.scene.select_nodes(ids)
+        if pasted.syntax is not None:
+            s = pasted.syntax
+            self.message.emit(f"Pasted what could be read: {s.message} (line {s.line}, column {s.column})")
+        else:
+            self.message.emit(f"Pasted {len(nodes)} nodes")
+        self.last_paste_syntax = pasted.syntax
+        return ids
+
+    last_paste_syntax = None
+
+    def _paste_point(self) -> tuple[float, float]:
+        c = self.view.visible_scene_rect().center()
+        return c.x() + 40, c.y() + 40
+
+    # ----- arranging --------------------------------------------------------------------------
+    def _boxes(self, ids) -> dict:
+        out = {}
+        for i in ids:
+            item = self.scene.nodes[i]
+            out[i] = (item.pos().x(), item.pos().y(), item.w, item.h)
+        return out
+
+    def _move_to(self, targets: dict, text: str) -> None:
+        moves = {}
+        for i, (x, y) in targets.items():
+            cur = self.doc.position(i)
+            if abs(cur[0] - x) > 0.5 or abs(cur[1] - y) > 0.5 or not self.doc.has_position(i):
+                moves[i] = (self.doc.stored_position(i), (x, y))
+        if moves:
+            self.push(cmd.MoveNodes(self.doc, moves, text))
+
+    def align_selection(self, mode: str) -> None:
+        ids = self.scene.selected_node_ids()
+        if len(ids) >= 2:
+            self._move_to(align(self._boxes(ids), mode), f"Align {mode}")
+
+    def distribute_selection(self, axis: str) -> None:
+        ids = self.scene.selected_node_ids()
+        if len(ids) >= 3:
+            self._move_to(distribute(self._boxes(ids), axis), "Distribute " + ("horizontally" if axis == "h" else "vertically"))
+
+    def auto_layout(self) -> None:
+        """Layered layout of the selection (or the whole workspace), as one undo entry."""
+        ids = self.scene.selected_node_ids()
+        if len(ids) < 2:
+            ids = self.scene.visible_ids()
+        if not ids:
+            return
+        idset = set(ids)
+        edges = [(s, d) for (s, _p, d) in self.scene.wires if s in idset and d in idset]
+        boxes = self._boxes(ids)
+        sizes = {i: (b[2], b[3] + 18) for i, b in boxes.items()}  # room for status lines
+        left = min(b[0] - b[2] / 2 for b in boxes.values())
+        top = min(b[1] - b[3] / 2 for b in boxes.values())
+        pos = layered_layout(ids, edges, sizes, origin=(0.0, 0.0))
+        # keep the layout where the nodes were; node centres from the layout's left/top corner
+        min_left = min(pos[i][0] - sizes[i][0] / 2 for i in ids)
+        min_top = min(pos[i][1] - sizes[i][1] / 2 for i in ids)
+        targets = {i: (round(x - min_left + left), round(y - min_top + top)) for i, (x, y) in pos.items()}
+        self._move_to(targets, "Auto-layout")
+        self.view.fit()
+
+
+# ----- recent node types (shared by every editor) -------------------------------------------------
+_RECENT: list[str] = []
+
+
+def remember_recent(type_id: str) -> None:
+    if type_id in _RECENT:
+        _RECENT.remove(type_id)
+    _RECENT.insert(0, type_id)
+    del _RECENT[12:]
+
+
+def recent_types() -> list[str]:
+    return list(_RECENT)

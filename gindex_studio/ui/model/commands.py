@@ -1,0 +1,212 @@
+"""Undo commands. Each is small and calls only FlowDocument methods; the scene follows signals.
+
+Composite edits (delete a selection, splice, add-and-wire, paste) are parent commands whose
+children are these.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from PySide6.QtGui import QUndoCommand
+
+from .document import MISSING, FlowDocument
+
+
+class AddNode(QUndoCommand):
+    def __init__(self, doc: FlowDocument, data: dict, index: int | None = None, text: str = "", parent=None):
+        super().__init__(text or f"Add {data.get('type', 'node')}", parent)
+        self.doc, self.data, self.index = doc, data, index
+
+    def redo(self):
+        self.doc.add_node(copy.deepcopy(self.data), self.index)
+
+    def undo(self):
+        self.doc.remove_node(self.data["id"])
+
+
+class RemoveNode(QUndoCommand):
+    def __init__(self, doc: FlowDocument, node_id: str, parent=None):
+        super().__init__(f"Delete {node_id}", parent)
+        self.doc, self.node_id = doc, node_id
+        self.index: int | None = None
+        self.data: dict | None = None
+
+    def redo(self):
+        self.index, self.data = self.doc.remove_node(self.node_id)
+
+    def undo(self):
+        self.doc.add_node(self.data, self.index)
+
+
+class SetWires(QUndoCommand):
+    """Replace the ``wires`` of one node (wiring, unwiring, splicing are all this)."""
+
+    def __init__(self, doc: FlowDocument, node_id: str, wires: Any, text: str = "Wire", parent=None):
+        super().__init__(text, parent)
+        self.doc, self.node_id, self.new = doc, node_id, wires
+        self.old = doc.wires_value(node_id)
+        self.key_index = doc.key_index(node_id, "wires")
+
+    def redo(self):
+        self.doc.set_attribute(self.node_id, "wires", copy.deepcopy(self.new))
+
+    def undo(self):
+        self.doc.set_attribute(self.node_id, "wires", copy.deepcopy(self.old), self.key_index)
+
+
+class SetAttribute(QUndoCommand):
+    """Set, add or (with MISSING) remove one attribute; undo puts the old value back in place."""
+
+    MERGE_ID = 1001
+
+    def __init__(self, doc: FlowDocument, node_id: str, key: str, value: Any, text: str = "", parent=None):
+        label = "Remove" if value is MISSING else "Edit"
+        super().__init__(text or f"{label} {key}", parent)
+        self.doc, self.node_id, self.key, self.new = doc, node_id, key, value
+        self.old = copy.deepcopy(doc.get_attribute(node_id, key))
+        self.key_index = doc.key_index(node_id, key)
+
+    def redo(self):
+        self.doc.set_attribute(self.node_id, self.key, copy.deepcopy(self.new))
+
+    def undo(self):
+        self.doc.set_attribute(self.node_id, self.key, copy.deepcopy(self.old), self.key_index)
+
+    def id(self):
+        return self.MERGE_ID
+
+    def mergeWith(self, other):  # typing in one field becomes one entry
+        if not isinstance(other, SetAttribute) or (other.node_id, other.key) != (self.node_id, self.key):
+            return False
+        if self.new is MISSING or other.new is MISSING or self.old is MISSING:
+            return False
+        self.new = other.new
+        return True
+
+
+class MoveNodes(QUndoCommand):
+    """Move nodes: ``moves`` is {id: (old, new)}, a position None meaning "no x/y in the file"."""
+
+    def __init__(self, doc: FlowDocument, moves: dict, text: str = "Move", parent=None):
+        super().__init__(text if len(moves) != 1 or text != "Move" else "Move node", parent)
+        self.doc, self.moves = doc, moves
+
+    def redo(self):
+        for i, (_old, new) in self.moves.items():
+            self.doc.set_position(i, new)
+
+    def undo(self):
+        for i, (old, _new) in self.moves.items():
+            self.doc.set_position(i, old)
+
+
+class SetPrompt(QUndoCommand):
+    MERGE_ID = 1002
+
+    def __init__(self, doc: FlowDocument, text: str, parent=None):
+        super().__init__("Edit prompt", parent)
+        self.doc, self.old, self.new = doc, doc.prompt, text
+
+    def redo(self):
+        self.doc.set_prompt(self.new)
+
+    def undo(self):
+        self.doc.set_prompt(self.old)
+
+    def id(self):
+        return self.MERGE_ID
+
+    def mergeWith(self, other):
+        if not isinstance(other, SetPrompt):
+            return False
+        self.new = other.new
+        return True
+
+
+# ----- composite edits --------------------------------------------------------------------------
+
+
+class Macro(QUndoCommand):
+    """Several commands as one undo entry (children kept in Python, run in order, undone in reverse)."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.parts: list[QUndoCommand] = []
+
+    def add(self, command: QUndoCommand) -> Macro:
+        self.parts.append(command)
+        return command
+
+    def redo(self):
+        for c in self.parts:
+            c.redo()
+
+    def undo(self):
+        for c in reversed(self.parts):
+            c.undo()
+
+
+def remove_nodes(doc: FlowDocument, ids: list[str], wires: list[tuple[str, int, str]] = ()) -> Macro:
+    """Delete nodes (and every wire into them) and single wires, as one undo entry."""
+    ids = [i for i in dict.fromkeys(ids) if doc.has(i)]
+    parts = []
+    if ids:
+        parts.append(f"{len(ids)} node{'s' if len(ids) != 1 else ''}")
+    if wires:
+        parts.append(f"{len(wires)} wire{'s' if len(wires) != 1 else ''}")
+    cmd = Macro("Delete " + " and ".join(parts))
+    gone = set(ids)
+    cut: dict[str, list] = {}
+    for src, port, dst in wires:
+        if src in gone or not doc.has(src):
+            continue
+        cut.setdefault(src, []).append((port, dst))
+    for n_id in doc.node_ids():
+        if n_id in gone:
+            continue
+        ports = doc.node(n_id).ports
+        drop = cut.get(n_id, [])
+        new = [[t for t in p if t not in gone and (k, t) not in drop] for k, p in enumerate(ports)]
+        if new != ports:
+            cmd.add(SetWires(doc, n_id, new, "Unwire"))
+    for i in ids:
+        cmd.add(RemoveNode(doc, i))
+    return cmd
+
+
+def add_node_wired(doc: FlowDocument, data: dict, wire_from: tuple[str, int] | None = None,
+                   wire_to: str | None = None, text: str = "") -> Macro:
+    """Add a node, optionally wired from (src, port) and/or to a target, as one entry."""
+    cmd = Macro(text or f"Add {data.get('type', 'node')}")
+    cmd.add(AddNode(doc, data))
+    if wire_from is not None:
+        src, port = wire_from
+        cmd.add(SetWires(doc, src, doc.wires_with(src, port, data["id"]), "Wire"))
+    if wire_to is not None:
+        data.setdefault("wires", [[]])
+        data["wires"] = [[wire_to]] + [list(p) for p in data["wires"][1:]]
+    return cmd
+
+
+def splice(doc: FlowDocument, node_id: str, wire: tuple[str, int, str], move: dict | None) -> Macro:
+    """Put ``node_id`` into ``wire``: src→node on the wire's port, node→dst on output 0."""
+    src, port, dst = wire
+    cmd = Macro(f"Splice {doc.label(node_id)}")
+    if move:
+        cmd.add(MoveNodes(doc, move, "Move"))
+    ports = doc.wires_without(src, port, dst)
+    while len(ports) <= port:
+        ports.append([])
+    ports[port].append(node_id)
+    cmd.add(SetWires(doc, src, ports, "Wire"))
+    cmd.add(SetWires(doc, node_id, doc.wires_with(node_id, 0, dst), "Wire"))
+    return cmd
+
+
+def add_nodes(doc: FlowDocument, nodes: list[dict], text: str) -> Macro:
+    """Paste or drop several nodes as one entry."""
+    cmd = Macro(text)
+    for data in nodes:
+        cmd.add(AddNode(doc, data))
+    return cmd

@@ -1,0 +1,1 @@
+"""Docked panels: palette, inspector, problems; and the quick-add popup."""

@@ -1,0 +1,385 @@
+"""Inspector: edit the selected node's name and attributes, each with an editor fitting its kind.
+
+Every change becomes one ``SetAttribute`` undo command. Attributes the library does not know are
+edited as JSON; attributes can be added and removed. The JSON editor refuses invalid JSON and
+says why.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gindex_studio.core.flow import LAYOUT_KEYS, STRUCTURE_KEYS
+
+from ..library_access import node_type_color
+from ..model.commands import SetAttribute
+from ..model.document import MISSING
+
+HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
+
+
+class _TextEdit(QPlainTextEdit):
+    """A plain text editor that reports when editing is finished (focus out or Ctrl+Enter)."""
+
+    editing_finished = Signal()
+
+    def focusOutEvent(self, e):
+        super().focusOutEvent(e)
+        self.editing_finished.emit()
+
+    def keyPressEvent(self, e):
+        if e.key() in (Qt.Key_Return, Qt.Key_Enter) and e.modifiers() & Qt.ControlModifier:
+            self.editing_finished.emit()
+            return
+        super().keyPressEvent(e)
+
+
+def mono_font() -> QFont:
+    f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+    f.setPointSize(10)
+    return f
+
+
+class JsonEditor(QWidget):
+    """JSON text with a live verdict; ``value()`` raises ValueError with the reason when invalid."""
+
+    committed = Signal()
+
+    def __init__(self, value: Any, as_string: bool):
+        super().__init__()
+        self.as_string = as_string  # the attribute stores JSON text, not a structured value
+        self.text = _TextEdit()
+        self.text.setFont(mono_font())
+        self.text.setTabChangesFocus(True)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c62828")
+        self.error.hide()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.text)
+        lay.addWidget(self.error)
+        self.set_value(value)
+        self.text.textChanged.connect(self._check)
+        self.text.editing_finished.connect(self.committed)
+
+    def set_value(self, value: Any) -> None:
+        if self.as_string and isinstance(value, str):
+            t = value
+        else:
+            t = json.dumps(value, indent=2, ensure_ascii=False)
+        self.text.blockSignals(True)
+        self.text.setPlainText(t)
+        self.text.blockSignals(False)
+        lines = t.count("\n") + 1
+        self.text.setFixedHeight(min(220, 22 + 16 * lines))
+        self._check()
+
+    def reason(self) -> str | None:
+        t = self.text.toPlainText()
+        if self.as_string and not t.strip():
+            return None
+        try:
+            json.loads(t)
+        except json.JSONDecodeError as e:
+            return f"Not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        return None
+
+    def _check(self) -> None:
+        r = self.reason()
+        self.error.setText(r or "")
+        self.error.setVisible(bool(r))
+
+    def value(self) -> Any:
+        r = self.reason()
+        if r:
+            raise ValueError(r)
+        t = self.text.toPlainText()
+        return t if self.as_string else json.loads(t)
+
+
+class Inspector(QWidget):
+    """Shows one node of one editor. ``set_target(editor, node_id)``."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.editor = None
+        self.node_id: str | None = None
+        self.editors: dict[str, QWidget] = {}
+        self._committers: dict[str, Callable[[], None]] = {}
+        self._keys: tuple = ()
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.scroll)
+        self._empty("Select a node to edit it.")
+
+    # ----- target -----------------------------------------------------------------------------
+    def set_target(self, editor, node_id: str | None) -> None:
+        if self.editor is not editor:
+            if self.editor is not None:
+                try:
+                    self.editor.doc.node_changed.disconnect(self._on_changed)
+                    self.editor.doc.node_removed.disconnect(self._on_removed)
+                except (RuntimeError, TypeError):
+                    pass
+            self.editor = editor
+            if editor is not None:
+                editor.doc.node_changed.connect(self._on_changed)
+                editor.doc.node_removed.connect(self._on_removed)
+        self.node_id = node_id or None
+        self.rebuild()
+
+    def _on_changed(self, node_id: str) -> None:
+        if node_id != self.node_id:
+            return
+        node = self.editor.doc.node(node_id)
+        if node is None or self._key_set(node.data) != self._keys:
+            self.rebuild()
+        else:
+            self.refresh_values()
+
+    def _on_removed(self, node_id: str) -> None:
+        if node_id == self.node_id:
+            self.node_id = None
+            self.rebuild()
+
+    def _key_set(self, data: dict) -> tuple:
+        return tuple(k for k in data if k not in HIDDEN_KEYS)
+
+    def _empty(self, text: str) -> None:
+        self.editors, self._committers, self._keys = {}, {}, ()
+        lab = QLabel(text)
+        lab.setAlignment(Qt.AlignCenter)
+        lab.setStyleSheet("color: #777")
+        self.scroll.setWidget(lab)
+
+    # ----- building ---------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        doc = self.editor.doc if self.editor is not None else None
+        node = doc.node(self.node_id) if doc is not None and self.node_id else None
+        if node is None:
+            self._empty("Select a node to edit it.")
+            return
+        self.editors, self._committers = {}, {}
+        data = node.data
+        self._keys = self._key_set(data)
+        lib = doc.library
+        nt = lib.get(node.type)
+        page = QWidget()
+        v = QVBoxLayout(page)
+        head = QLabel(f"<b>{(getattr(nt, 'label', '') or node.type) if nt else node.type}</b>"
+                      f" &nbsp;<span style='color:#666'>{node.type}</span>")
+        head.setStyleSheet(f"background: {node_type_color(lib, node.type)}; padding: 6px; border-radius: 4px")
+        v.addWidget(head)
+        ident = QLabel(f"id <code>{node.id}</code>")
+        ident.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        v.addWidget(ident)
+        desc = QLabel(nt.description if nt is not None and nt.description else
+                      ("This node type is not in the node library: its attributes are edited as JSON." if nt is None else ""))
+        desc.setWordWrap(True)
+        desc.setObjectName("description")
+        desc.setStyleSheet("color: #444")
+        v.addWidget(desc)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        v.addLayout(form)
+        # name first
+        self._add_row(form, "name", "string", data.get("name", MISSING), (), "", removable=False, label="Name")
+        known = {}
+        if nt is not None:
+            for a in nt.attributes:
+                known[a.key] = a
+        for key, a in known.items():
+            if key in HIDDEN_KEYS:
+                continue
+            self._add_row(form, key, a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
+                          removable=key in data, label=a.label or key)
+        for key in data:
+            if key in HIDDEN_KEYS or key in known:
+                continue
+            self._add_row(form, key, "json", data[key], (), None, removable=True, label=key)
+        v.addWidget(self._add_attribute_row())
+        v.addStretch(1)
+        self.scroll.setWidget(page)
+
+    def _add_row(self, form, key, kind, value, choices, default, removable, label) -> None:
+        present = value is not MISSING
+        shown = value if present else default
+        w, get_value = self._make_editor(key, kind, shown, choices)
+        self.editors[key] = w
+
+        def commit():
+            try:
+                new = get_value()
+            except ValueError:
+                return  # the editor shows why
+            doc = self.editor.doc
+            current = doc.get_attribute(self.node_id, key)
+            if current is MISSING and new == shown and type(new) is type(shown):
+                return  # a default that was only looked at is not written
+            if current is not MISSING and current == new and type(current) is type(new):
+                return
+            self.editor.push(SetAttribute(doc, self.node_id, key, new, f"Edit {key}"))
+
+        self._committers[key] = commit
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(w, 1)
+        if removable:
+            rm = QToolButton()
+            rm.setText("✕")
+            rm.setToolTip(f"Remove the attribute {key!r}")
+            rm.setObjectName(f"remove:{key}")
+            rm.clicked.connect(lambda _=False, k=key: self.remove_attribute(k))
+            h.addWidget(rm, 0, Qt.AlignTop)
+        lab = QLabel(label if present else f"<i>{label}</i>")
+        lab.setToolTip(key if present else f"{key} (not set: showing the default)")
+        form.addRow(lab, row)
+
+    def _make_editor(self, key, kind, value, choices):
+        if kind == "boolean":
+            w = QCheckBox()
+            truthy = value in (True, "true")
+            w.setChecked(truthy)
+            as_str = isinstance(value, str)
+            w.toggled.connect(lambda _c, k=key: self.commit(k))
+            return w, lambda: (("true" if w.isChecked() else "false") if as_str else w.isChecked())
+        if kind == "enum":
+            w = QComboBox()
+            opts = list(choices)
+            if value not in opts and value is not None and value is not MISSING:
+                opts.insert(0, value)
+            for c in opts:
+                w.addItem(str(c), c)
+            if value in opts:
+                w.setCurrentIndex(opts.index(value))
+            w.currentIndexChanged.connect(lambda _i, k=key: self.commit(k))
+            return w, lambda: w.currentData()
+        if kind == "number" and (isinstance(value, (int, float)) and not isinstance(value, bool) or value in (None, "")):
+            w = QDoubleSpinBox()
+            w.setRange(-1e12, 1e12)
+            is_int = not isinstance(value, float)
+            w.setDecimals(0 if is_int else 4)
+            w.setValue(float(value or 0))
+            w.setKeyboardTracking(False)
+            w.editingFinished.connect(lambda k=key: self.commit(k))
+            return w, lambda: int(w.value()) if is_int else w.value()
+        if kind == "code":
+            w = _TextEdit()
+            w.setFont(mono_font())
+            w.setLineWrapMode(QPlainTextEdit.NoWrap)
+            w.setPlainText(value if isinstance(value, str) else json.dumps(value))
+            w.setMinimumHeight(160)
+            w.editing_finished.connect(lambda k=key: self.commit(k))
+            return w, lambda: w.toPlainText()
+        if kind == "json":
+            w = JsonEditor(value, as_string=isinstance(value, str))
+            w.committed.connect(lambda k=key: self.commit(k))
+            return w, w.value
+        # string (and anything unexpected) as a line edit; non-strings fall back to JSON
+        if not isinstance(value, str) and value is not None and value is not MISSING:
+            w = JsonEditor(value, as_string=False)
+            w.committed.connect(lambda k=key: self.commit(k))
+            return w, w.value
+        w = QLineEdit("" if value in (None, MISSING) else value)
+        w.editingFinished.connect(lambda k=key: self.commit(k))
+        return w, lambda: w.text()
+
+    def _add_attribute_row(self) -> QWidget:
+        box = QWidget()
+        h = QHBoxLayout(box)
+        h.setContentsMargins(0, 8, 0, 0)
+        self.new_key = QLineEdit()
+        self.new_key.setPlaceholderText("new attribute")
+        self.new_value = QLineEdit()
+        self.new_value.setPlaceholderText('JSON value, e.g. "text" or 3')
+        add = QPushButton("Add")
+        add.setObjectName("add-attribute")
+        add.clicked.connect(self.add_attribute)
+        self.new_value.returnPressed.connect(self.add_attribute)
+        h.addWidget(self.new_key)
+        h.addWidget(self.new_value)
+        h.addWidget(add)
+        self.add_error = QLabel()
+        self.add_error.setStyleSheet("color: #c62828")
+        wrap = QWidget()
+        vv = QVBoxLayout(wrap)
+        vv.setContentsMargins(0, 0, 0, 0)
+        vv.addWidget(box)
+        vv.addWidget(self.add_error)
+        return wrap
+
+    # ----- actions ----------------------------------------------------------------------------
+    def commit(self, key: str) -> None:
+        if self.node_id and key in self._committers:
+            self._committers[key]()
+
+    def remove_attribute(self, key: str) -> None:
+        self.editor.push(SetAttribute(self.editor.doc, self.node_id, key, MISSING, f"Remove {key}"))
+
+    def add_attribute(self) -> None:
+        key = self.new_key.text().strip()
+        raw = self.new_value.text().strip() or '""'
+        if not key or key in STRUCTURE_KEYS:
+            self.add_error.setText("Give the attribute a name (not id, type or wires).")
+            return
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw  # plain text is taken as a string
+        self.add_error.setText("")
+        self.editor.push(SetAttribute(self.editor.doc, self.node_id, key, value, f"Add {key}"))
+
+    def refresh_values(self) -> None:
+        """The node changed (undo, another panel): show its values without losing focus."""
+        if self.focusWidget() is not None and self.isAncestorOf(self.focusWidget()):
+            fw = self.focusWidget()
+        else:
+            fw = None
+        data = self.editor.doc.node(self.node_id).data
+        for key, w in self.editors.items():
+            if fw is not None and (w is fw or w.isAncestorOf(fw)):
+                continue
+            value = data.get(key, MISSING)
+            if value is MISSING:
+                continue
+            w.blockSignals(True)
+            if isinstance(w, QLineEdit):
+                w.setText(value if isinstance(value, str) else json.dumps(value))
+            elif isinstance(w, QCheckBox):
+                w.setChecked(value in (True, "true"))
+            elif isinstance(w, QComboBox):
+                k = w.findData(value)
+                if k < 0:
+                    w.insertItem(0, str(value), value)
+                    k = 0
+                w.setCurrentIndex(k)
+            elif isinstance(w, QDoubleSpinBox):
+                if isinstance(value, (int, float)):
+                    w.setValue(float(value))
+            elif isinstance(w, JsonEditor):
+                w.set_value(value)
+            elif isinstance(w, QPlainTextEdit):
+                w.setPlainText(value if isinstance(value, str) else json.dumps(value))
+            w.blockSignals(False)

@@ -1,0 +1,56 @@
+"""Problems panel: every problem of the current flow; click a row to jump to its node."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+from ..canvas.items import ERROR_KINDS
+
+ID_ROLE = Qt.UserRole + 1
+
+
+class ProblemsPanel(QTreeWidget):
+    jump = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setHeaderLabels(["Problem", "Node", "Details"])
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setColumnWidth(0, 150)
+        self.setColumnWidth(1, 160)
+        self.editor = None
+        self._timer = QTimer(self, singleShot=True, interval=150)
+        self._timer.timeout.connect(self.refresh)
+        self.itemClicked.connect(self._clicked)
+        self.itemActivated.connect(self._clicked)
+
+    def set_editor(self, editor) -> None:
+        if self.editor is not None:
+            try:
+                self.editor.doc.problems_changed.disconnect(self._timer.start)
+            except (RuntimeError, TypeError):
+                pass
+        self.editor = editor
+        if editor is not None:
+            editor.doc.problems_changed.connect(self._timer.start)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.clear()
+        if self.editor is None:
+            return
+        doc = self.editor.doc
+        for p in doc.problems():
+            label = doc.label(p.node_id) if p.node_id and doc.has(p.node_id) else (p.node_id or "")
+            it = QTreeWidgetItem([p.kind, label, p.message])
+            it.setData(0, ID_ROLE, p.node_id or "")
+            it.setForeground(0, QBrush(QColor("#c62828" if p.kind in ERROR_KINDS else "#b26a00")))
+            it.setToolTip(2, p.message)
+            self.addTopLevelItem(it)
+
+    def _clicked(self, item, _col=0) -> None:
+        node_id = item.data(0, ID_ROLE)
+        if node_id:
+            self.jump.emit(node_id)
