@@ -332,6 +332,13 @@ class MainWindow(QMainWindow):
             if answer == "cancel" or (answer == "save" and not self.save(ed)):
                 return False
         self.autosave.discard(ed.autosave_id)
+        ed.undo_stack.cleanChanged.disconnect()
+        ed.title_changed.disconnect()
+        ed.node_selected.disconnect()
+        if self.inspector.editor is ed:
+            self.inspector.set_target(None, None)
+        if self.problems.editor is ed:
+            self.problems.set_editor(None)
         self.undo_group.removeStack(ed.undo_stack)
         self.tabs.removeTab(self.tabs.indexOf(ed))
         ed.deleteLater()

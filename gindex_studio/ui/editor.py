@@ -86,7 +86,7 @@ class FlowEditor(QWidget):
         self.quick_add_popup = None
         self.view.type_dropped.connect(lambda t, p: self.add_node(t, p))
         self.doc.workspaces_changed.connect(self._sync_tabs)
-        self.undo_stack.cleanChanged.connect(lambda _c: self.title_changed.emit())
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._sync_tabs()
         self._sync_prompt()
 
@@ -108,6 +108,9 @@ class FlowEditor(QWidget):
         self.doc.path = path
         self.forced_dirty = False
         self.undo_stack.setClean()
+        self.title_changed.emit()
+
+    def _on_clean_changed(self, _clean: bool) -> None:
         self.title_changed.emit()
 
     def push(self, command: QUndoCommand) -> None:

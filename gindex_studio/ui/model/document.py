@@ -23,6 +23,12 @@ class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 #: marks a key that was absent (so undo deletes it rather than writing a value)
 MISSING: Any = _Missing()

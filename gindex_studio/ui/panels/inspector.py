@@ -54,6 +54,8 @@ class _TextEdit(QPlainTextEdit):
 
 def mono_font() -> QFont:
     f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+    f.setStyleHint(QFont.Monospace)
+    f.setFixedPitch(True)
     f.setPointSize(10)
     return f
 
