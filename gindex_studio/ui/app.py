@@ -389,12 +389,16 @@ class MainWindow(QMainWindow):
         ed.add_node(type_id, QPointF(c.x(), c.y()))
 
 
+LAST_WINDOW: MainWindow | None = None
+
+
 def main(files: list[str] | None = None) -> int:
     """Open the studio window on ``files`` (or a demo program) and run until it is closed."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("gindex-studio")
     app.setOrganizationName("gindex-studio")
-    win = MainWindow()
+    global LAST_WINDOW
+    win = LAST_WINDOW = MainWindow()
     win.show()
     if files:
         win.open_files(list(files))

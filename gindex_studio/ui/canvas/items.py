@@ -282,6 +282,12 @@ class NodeItem(QGraphicsItem):
             p.drawText(QRectF(x, body.top() - 20, 200, 15), Qt.AlignVCenter | Qt.AlignLeft, deco.label)
 
     # ----- moves ---------------------------------------------------------------------------
+    def set_model_pos(self, x: float, y: float) -> None:
+        """Place the item where the model says (no snapping: the model is the truth)."""
+        snap, self.snap_to_grid = self.snap_to_grid, False
+        self.setPos(x, y)
+        self.snap_to_grid = snap
+
     def itemChange(self, change, value):
         if change == QGraphicsItem.ItemPositionChange and self.snap_to_grid:
             return QPointF(g.snap(value.x()), g.snap(value.y()))

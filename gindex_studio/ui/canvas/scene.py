@@ -89,8 +89,8 @@ class FlowScene(QGraphicsScene):
 
     def _make_node(self, node_id: str, problems=None) -> NodeItem:
         item = NodeItem(node_id, self.look(node_id, problems))
+        item.set_model_pos(*self.doc.position(node_id))
         item.snap_to_grid = self.snap_to_grid
-        item.setPos(*self.doc.position(node_id))
         if node_id in self._decorations:
             item.set_decoration(self._decorations[node_id])
         self.addItem(item)
@@ -162,7 +162,7 @@ class FlowScene(QGraphicsScene):
     def _on_node_moved(self, node_id: str) -> None:
         item = self.nodes.get(node_id)
         if item is not None:
-            item.setPos(*self.doc.position(node_id))
+            item.set_model_pos(*self.doc.position(node_id))
 
     def _on_wires_changed(self, node_id: str) -> None:
         item = self.nodes.get(node_id)
