@@ -1,8 +1,9 @@
 """Curricula, domain distance Ω, all-pairs Δ matrices (scoring-spec §5).
 
 Ω(T', C) = min over curriculum programs P of Δ(P'ref, P), exact. Most pairs are never searched:
-- a type-count bound (S ≤ Σ_type min(count', count'')) gives a lower bound on Δ for every program
-  at once (numpy); programs are visited in increasing bound order and a program whose bound cannot
+- a weight bound (each node adds at most its best w to any node of the other flow, per type) gives
+  a lower bound on Δ for every program at once (numpy, weights computed once per distinct node
+  signature); programs are visited in increasing bound order and a program whose bound cannot
   beat the best so far is skipped;
 - a searched pair only has to beat the best so far: the search gets that as its threshold and
   gives up as soon as its own (tighter) bound proves it cannot;
@@ -22,6 +23,7 @@ import numpy as np
 from .divergence import Prepared, ScoreOptions, delta_from_s, prepare
 from .flow import Flow
 from .matching import Graph, max_common_subgraph
+from .similarity import similarity
 
 Progress = Callable[[int, int], None]
 
@@ -54,40 +56,6 @@ def _bits(mask: int):
         mask ^= low
 
 
-def signature_stats(graph: Graph) -> dict[str, tuple[dict, int]]:
-    """Per node type: how many nodes carry each exact signature, and the most keys of one node."""
-    out: dict[str, tuple[dict, int]] = {}
-    for s in graph.sigs:
-        counts, kmax = out.get(s.type, ({}, 0))
-        counts[s.items] = counts.get(s.items, 0) + 1
-        out[s.type] = (counts, max(kmax, len(s.keys)))
-    return out
-
-
-def signature_bound(a: dict, b: dict) -> Fraction:
-    """An upper bound on S (paper profile) from signature multisets, ignoring wires.
-
-    Per type, at most P pairs can have w = 1 (identical signatures), and any other pair has
-    w ≤ 1 − 1/|K| with |K| ≤ kmax' + kmax''; so S_t ≤ P + (min(c', c'') − P)(1 − 1/(kmax' + kmax'')).
-    """
-    total = Fraction(0)
-    for t, (ca, ka) in a.items():
-        other = b.get(t)
-        if other is None:
-            continue
-        cb, kb = other
-        m = min(sum(ca.values()), sum(cb.values()))
-        if len(ca) <= len(cb):
-            perfect = sum(min(c, cb.get(sig, 0)) for sig, c in ca.items())
-        else:
-            perfect = sum(min(c, ca.get(sig, 0)) for sig, c in cb.items())
-        rest = m - perfect
-        total += perfect
-        if rest and ka + kb > 0:
-            total += rest * Fraction(ka + kb - 1, ka + kb)
-    return total
-
-
 @dataclass
 class Nearest:
     """The nearest curriculum program: Ω, its index in the curriculum (None when empty), whether
@@ -110,24 +78,31 @@ class Curriculum:
     options: ScoreOptions = field(default_factory=ScoreOptions)
 
     def __post_init__(self):
-        vocab: dict[str, int] = {}
-        rows = []
-        for p in self.programs:
-            counts: dict[int, int] = {}
-            for s in p.graph.sigs:
-                k = vocab.setdefault(s.type, len(vocab))
-                counts[k] = counts.get(k, 0) + 1
-            rows.append(counts)
-        self.vocab = vocab
-        self.counts = np.zeros((len(rows), max(1, len(vocab))), dtype=np.int64)
-        for i, counts in enumerate(rows):
-            for k, c in counts.items():
-                self.counts[i, k] = c
+        # every distinct node signature of the curriculum once; every node as (program, type, signature)
+        self.vocab: dict[str, int] = {}
+        self._sig_index: dict[tuple, int] = {}
+        self._sigs: list = []
+        self._sigs_by_type: dict[str, list[int]] = {}
+        gids, types, owner, starts = [], [], [], []
+        for i, p in enumerate(self.programs):
+            starts.append(len(gids))
+            for sig in p.graph.sigs:
+                key = (sig.type, sig.items)
+                g = self._sig_index.get(key)
+                if g is None:
+                    g = self._sig_index[key] = len(self._sigs)
+                    self._sigs.append(sig)
+                    self._sigs_by_type.setdefault(sig.type, []).append(g)
+                gids.append(g)
+                types.append(self.vocab.setdefault(sig.type, len(self.vocab)))
+                owner.append(i)
+        self.node_sig = np.array(gids, dtype=np.int64)
+        self.node_type = np.array(types, dtype=np.int64)
+        self.node_program = np.array(owner, dtype=np.int64)
+        self.starts = np.array(starts, dtype=np.int64)
         self.sizes = np.array([p.n for p in self.programs], dtype=np.int64)
         self.hashes = [canonical_hash(p.graph) for p in self.programs]
-        self.stats = [signature_stats(p.graph) for p in self.programs]
         self.domain_names = sorted(set(self.domains))
-        self.domain_index = np.array([self.domain_names.index(d) for d in self.domains], dtype=np.int64)
 
     @classmethod
     def from_flows(cls, flows: Sequence[Flow], domains: Sequence[str], labels: Sequence[str] | None = None,
@@ -139,17 +114,38 @@ class Curriculum:
         return len(self.programs)
 
     def lower_bounds(self, task: Prepared) -> np.ndarray:
-        """A lower bound on Δ(task, P) for every program P (type counts, w ≤ 1)."""
-        vec = np.zeros(self.counts.shape[1], dtype=np.int64)
-        for s in task.graph.sigs:
-            k = self.vocab.get(s.type)
-            if k is not None:
-                vec[k] += 1
-        s_ub = np.minimum(self.counts, vec).sum(axis=1).astype(float)
-        denom = (task.n * self.sizes).astype(float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lb = np.where(denom > 0, 1.0 - (s_ub * s_ub) / np.where(denom > 0, denom, 1.0), 1.0)
-        return np.clip(lb, 0.0, 1.0) - 1e-12  # safety margin for float rounding
+        """A lower bound on Δ(task, P) for every program P at once.
+
+        For each node, its best weight w to any node of the other flow bounds what it can add to
+        S; so S ≤ Σ_type min(Σ best of the task's nodes, Σ best of the program's nodes). Weights
+        are computed once per distinct curriculum signature, the rest is numpy.
+        """
+        n1, n_prog, n_types = task.n, len(self.programs), max(1, len(self.vocab))
+        if n1 == 0 or n_prog == 0 or len(self.node_sig) == 0:
+            return np.ones(n_prog)
+        profile = self.options.profile
+        weights = np.zeros((n1, len(self._sigs)))
+        onehot = np.zeros((n1, n_types))
+        for u, su in enumerate(task.graph.sigs):
+            t = self.vocab.get(su.type)
+            if t is None:
+                continue
+            onehot[u, t] = 1.0
+            for g in self._sigs_by_type[su.type]:
+                num, den = similarity(su, self._sigs[g], profile)
+                weights[u, g] = num / den
+        per_node = weights[:, self.node_sig]  # task nodes × curriculum nodes
+        best_prog_node = per_node.max(axis=0)
+        side_prog = np.bincount(self.node_program * n_types + self.node_type, weights=best_prog_node,
+                                minlength=n_prog * n_types).reshape(n_prog, n_types)
+        best_task_node = np.zeros((n1, n_prog))
+        nonempty = self.sizes > 0
+        best_task_node[:, nonempty] = np.maximum.reduceat(per_node, self.starts[nonempty], axis=1)
+        side_task = best_task_node.T @ onehot
+        s_ub = np.minimum(side_task, side_prog).sum(axis=1)
+        denom = (n1 * self.sizes).astype(float)
+        lb = np.where(denom > 0, 1.0 - s_ub * s_ub / np.where(denom > 0, denom, 1.0), 1.0)
+        return np.clip(lb, 0.0, 1.0) - 1e-9  # margin for float rounding: never above the true bound
 
     def nearest_by_domain(self, task: Prepared, deadline: float | None = None) -> dict[str, Nearest]:
         """Ω(T', C_i) for every domain i, exact, with pruning. Keys: domain names."""
@@ -171,7 +167,6 @@ class Curriculum:
         searched = {d: 0 for d in groups}
         skipped = {d: 0 for d in groups}
         n1 = task.n
-        tstats = signature_stats(task.graph)
         for i in order:
             d = group_of[i]
             if lb[i] >= best[d] and best_idx[d] is not None:
@@ -184,16 +179,10 @@ class Curriculum:
                 if value < best[d]:
                     best[d], best_idx[d] = value, int(i)
                 continue
-            if best_idx[d] is not None and self.options.profile == "paper":
-                if 1 - Fraction(signature_bound(tstats, self.stats[i])) ** 2 / (n1 * n2) >= best[d]:
-                    skipped[d] += 1
-                    continue
-            threshold = None
-            if best_idx[d] is not None:
-                # only S with 1 - S²/(n1 n2) < best matters: S > sqrt((1 - best) n1 n2)
-                q = (1 - best[d]) * n1 * n2
-                threshold = _sqrt_floor(q) if q > 0 else None
-            m = max_common_subgraph(task.graph, prog.graph, self.options.profile, deadline=deadline, threshold=threshold)
+            # only S with 1 - S²/(n1 n2) < best matters: S² > (1 - best)·n1·n2
+            threshold = (1 - best[d]) * n1 * n2 if best_idx[d] is not None else None
+            m = max_common_subgraph(task.graph, prog.graph, self.options.profile, deadline=deadline,
+                                    threshold_sq=threshold)
             searched[d] += 1
             if not m.exact:
                 exact[d] = False
@@ -219,12 +208,6 @@ def overall(per_domain: dict[str, Nearest]) -> Nearest:
         sum(n.searched for n in per_domain.values()),
         sum(n.skipped for n in per_domain.values()),
     )
-
-
-def _sqrt_floor(q: Fraction, digits: int = 10**9) -> tuple[int, int]:
-    """A fraction t ≤ sqrt(q), within 1e-9 (the search then looks for S > t)."""
-    scaled = q * digits * digits
-    return math.isqrt(scaled.numerator // scaled.denominator), digits
 
 
 # ----- many tasks on all cores ---------------------------------------------------------------

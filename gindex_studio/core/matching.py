@@ -140,12 +140,14 @@ def max_common_subgraph(
     deadline: float | None = None,
     warm: Iterable[tuple[int, int]] = (),
     threshold: tuple[int, int] | None = None,
+    threshold_sq=None,
 ) -> Match:
     """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out).
 
     ``warm``: pairs of a previous mapping, used as the first incumbent where still valid.
-    ``threshold``: only a mapping with S strictly greater than this fraction is of interest; when
-    none exists the result has ``improved=False`` and an empty mapping (used by Ω pruning).
+    ``threshold``: only a mapping with S strictly greater than this fraction (num, den) is of
+    interest; ``threshold_sq``: likewise for S² > this Fraction (exact, used by Ω: Δ < best ⇔
+    S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
     """
     raw, w, scale = _weights(g1, g2, profile, loops_must_agree=(profile == "paper"))
     mode = "and" if profile == "paper" else "or"
@@ -153,8 +155,12 @@ def max_common_subgraph(
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
     # the search looks for S*D strictly above ``floor`` (an integer)
     t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
+    if threshold_sq is not None and threshold_sq >= 0:
+        # integer X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
+        q = threshold_sq * scale * scale
+        t_floor = max(t_floor, math.isqrt(q.numerator // q.denominator))
     floor = max(warm_best, t_floor)
-    if threshold is not None and not warm_pairs:
+    if t_floor >= 0 and not warm_pairs:
         quick = _quick_bound(g1, g2, w)
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
             return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
