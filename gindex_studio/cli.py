@@ -257,12 +257,33 @@ def cmd_gindex(args) -> int:
                                        workers=args.workers)
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
-    data = result.to_dict() if hasattr(result, "to_dict") else result
     if args.json:
-        _json_out(data)
+        _json_out(result.to_dict())
         return 0
-    print(gi.format_result(result) if hasattr(gi, "format_result") else orjson.dumps(data).decode())
+    print(_format_gindex(result))
     return 0
+
+
+def _format_gindex(result) -> str:
+    """People's view of a GIndexResult: the index, the curriculum terms and a task table."""
+    exact = "exact" if result.exact else "NOT exact (a deadline cut a search)"
+    lines = [
+        f"g-index = {result.g_index:.6f}   ({result.g_index_rounded:.3f} rounded)   "
+        f"{result.system or result.name}, {result.profile} profile, {exact}",
+        f"mean θ = {result.theta_mean:.6f}   ρ = {result.rho:g}   tasks {len(result.tasks)}",
+        "",
+        _table([(d.domain, d.samples, d.w, d.compute, d.e, "" if d.included else "left out")
+                for d in result.domains], ("curriculum domain", "samples", "W", "compute", "E", ""),
+               [False, True, True, True, True, False]),
+        "",
+        _table([(t.id, t.domain, t.delta, t.theta, t.omega, t.nearest or "", t.tc,
+                 ("yes" if t.exact and t.omega_exact else "no") + (" (syntax)" if t.syntax else ""))
+                for t in result.tasks],
+               ("task", "domain", "Δ", "θ", "Ω", "nearest program", "TC", "exact"),
+               [False, False, True, True, True, False, True, False]),
+    ]
+    lines += [f"warning: {w}" for w in result.warnings]
+    return "\n".join(lines)
 
 
 def _scoring_given(args) -> bool:
