@@ -28,7 +28,7 @@ import orjson
 
 from .curriculum import Curriculum, Nearest, domain_distance, omega_many, overall
 from .divergence import ScoreOptions, ScoreResult, prepare, score
-from .experiment import CompanionExperiment, Experiment, ExperimentError, Program, _companion_programs
+from .experiment import CompanionExperiment, Experiment, ExperimentError, _companion_programs
 from .flow import Flow
 
 Progress = Callable[[int, int], None]
@@ -297,11 +297,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     inner = (lambda done, total: progress(n + done, 2 * n)) if progress else None
     nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner)
     tasks = [_task_result(j, t, reports[j], nearest[j], cur, included) for j, t in enumerate(experiment.tasks)]
-    for t in tasks:
-        if not t.exact:
-            warnings.append(f"task {t.id}: the Δ search hit the deadline; θ uses the proven bound")
-        if not t.omega_exact:
-            warnings.append(f"task {t.id}: an Ω search hit the deadline; Ω is an upper bound")
+    warnings += _search_warnings(tasks)
     result = GIndexResult(
         mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
         options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
@@ -316,6 +312,16 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
         "ids": [t.id for t in experiment.tasks],
     }
     return _finish(result)
+
+
+def _search_warnings(tasks: Sequence[TaskResult]) -> list[str]:
+    out = []
+    for t in tasks:
+        if not t.exact:
+            out.append(f"task {t.id}: the Δ search hit the deadline; θ uses the proven bound")
+        if not t.omega_exact:
+            out.append(f"task {t.id}: an Ω search hit the deadline; Ω is an upper bound")
+    return out
 
 
 def _build_curriculum(experiment: Experiment, opts: ScoreOptions) -> Curriculum:
@@ -368,9 +374,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
             tasks.append(_task_result(j, experiment.tasks[j], t.score, nearest[j], cur, included))
         else:
             tasks.append(replace(t, prompt=experiment.tasks[j].prompt, domain=experiment.tasks[j].domain))
-    for t in tasks:
-        if not t.exact:
-            warnings.append(f"task {t.id}: the Δ search hit the deadline; θ uses the proven bound")
+    warnings += _search_warnings(tasks)
     new = GIndexResult(
         mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
         options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
