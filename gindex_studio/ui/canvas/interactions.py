@@ -70,10 +70,10 @@ class WireGesture(Gesture):
 
     def _target(self, scene_pos: QPointF):
         for item in self.scene.items(scene_pos):
-            if isinstance(item, PortItem) and item.node is not self.port.node:
-                if item.is_input != self.port.is_input:
-                    return item
             if isinstance(item, NodeItem) and item is not self.port.node:
+                port = item.port_at(scene_pos)
+                if port is not None and port.is_input != self.port.is_input:
+                    return port
                 if not self.port.is_input and item.input_port is not None:
                     return item.input_port
                 if self.port.is_input and item.output_ports:
@@ -130,10 +130,10 @@ class MoveGesture(Gesture):
         w = self._splice_candidate()
         if w is not self.hot_wire:
             if self.hot_wire is not None and self.hot_wire.scene() is not None:
-                self.hot_wire.setSelected(False)
+                self.hot_wire.set_selected(False)
             self.hot_wire = w
             if w is not None:
-                w.setSelected(True)
+                w.set_selected(True)
 
     def release(self, event):
         doc = self.view.doc
@@ -147,7 +147,7 @@ class MoveGesture(Gesture):
                 moves[i] = (doc.stored_position(i), (new.x(), new.y()))
         wire = self._splice_candidate()
         if self.hot_wire is not None and self.hot_wire.scene() is not None:
-            self.hot_wire.setSelected(False)
+            self.hot_wire.set_selected(False)
         if wire is not None and moves:
             self.view.push(cmd.splice(doc, self.item.node_id, wire.key, moves))
         elif moves:

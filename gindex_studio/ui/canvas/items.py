@@ -25,6 +25,8 @@ BORDER = QColor("#888888")
 ERROR_COLOR = QColor("#d62728")
 WARN_COLOR = QColor("#e69500")
 WIRE_COLOR = QColor("#8c8c8c")
+PORT_FILL = QColor("#eeeeee")
+PORT_HOVER = QColor("#ffd966")
 
 #: problem kinds drawn as errors (red); other kinds are warnings (amber)
 ERROR_KINDS = frozenset({"cycle", "self-loop", "dangling-wire", "duplicate-id", "invalid-json-attribute"})
@@ -64,44 +66,34 @@ class NodeLook:
     unknown: bool = False
 
 
-class PortItem(QGraphicsItem):
-    """An input (``port == -1``) or output port of a node; wires start and end here."""
+class PortItem:
+    """An input (``port == -1``) or output port of a node. Not a graphics item: the node draws
+    and hit-tests its ports (thousands of child items would cost more than the nodes)."""
+
+    __slots__ = ("node", "port")
 
     def __init__(self, node: "NodeItem", port: int):
-        super().__init__(node)
         self.node = node
         self.port = port
-        self.hover = False
-        self.setAcceptHoverEvents(True)
-        self.setZValue(2)
 
     @property
     def is_input(self) -> bool:
         return self.port < 0
 
-    def boundingRect(self) -> QRectF:
-        s = g.PORT + 6
-        return QRectF(-s / 2, -s / 2, s, s)
+    def pos(self) -> QPointF:
+        n = self.node
+        if self.port < 0:
+            return g.input_port_pos(n.w, n.h)
+        return g.output_port_pos(n.w, n.h, self.port, n.look.outputs)
 
-    def paint(self, p: QPainter, option, widget=None):
-        lod = option.levelOfDetailFromTransform(p.worldTransform())
-        if lod < 0.4:
-            return
-        s = g.PORT
-        p.setPen(QPen(BORDER, 1))
-        p.setBrush(QColor("#ffd966") if self.hover else QColor("#eeeeee"))
-        p.drawRoundedRect(QRectF(-s / 2, -s / 2, s, s), 2, 2)
+    def scenePos(self) -> QPointF:
+        return self.node.mapToScene(self.pos())
 
-    def hoverEnterEvent(self, e):
-        self.hover = True
-        self.update()
+    def __eq__(self, other):
+        return isinstance(other, PortItem) and other.node is self.node and other.port == self.port
 
-    def hoverLeaveEvent(self, e):
-        self.hover = False
-        self.update()
-
-    def scene_center(self) -> QPointF:
-        return self.scenePos()
+    def __hash__(self):
+        return hash((id(self.node), self.port))
 
 
 class NodeItem(QGraphicsItem):
@@ -117,12 +109,15 @@ class NodeItem(QGraphicsItem):
         self.output_ports: list[PortItem] = []
         self.w = self.h = 0.0
         self.snap_to_grid = False
+        self.hover_port: int | None = None
+        self.lod_source = None  # the FlowScene: its ``lod`` is the current zoom (cheaper than asking the painter)
         self.setFlags(
             QGraphicsItem.ItemIsSelectable
             | QGraphicsItem.ItemIsMovable
             | QGraphicsItem.ItemSendsGeometryChanges
         )
         self.setZValue(1)
+        self.setAcceptHoverEvents(True)
         self.set_look(look)
 
     # ----- state from the scene ----------------------------------------------------------------
@@ -130,6 +125,7 @@ class NodeItem(QGraphicsItem):
         self.prepareGeometryChange()
         self.look = look
         self.w, self.h = g.node_size(look.label, look.outputs)
+        self._body = g.body_rect(self.w, self.h)
         self._elided = QFontMetricsF(g.label_font()).elidedText(
             look.label, Qt.ElideRight, self.w - g.ICON_W - 2 * g.PAD + 4
         )
@@ -152,27 +148,35 @@ class NodeItem(QGraphicsItem):
         return "\n".join(lines)
 
     def _sync_ports(self) -> None:
-        if self.look.inputs and self.input_port is None:
-            self.input_port = PortItem(self, -1)
-        elif not self.look.inputs and self.input_port is not None:
-            self.scene() and self.scene().removeItem(self.input_port)
-            self.input_port.setParentItem(None)
-            self.input_port = None
-        while len(self.output_ports) < self.look.outputs:
-            self.output_ports.append(PortItem(self, len(self.output_ports)))
-        while len(self.output_ports) > self.look.outputs:
-            item = self.output_ports.pop()
-            if item.scene():
-                item.scene().removeItem(item)
-            item.setParentItem(None)
-        if self.input_port is not None:
-            self.input_port.setPos(g.input_port_pos(self.w, self.h))
-        for k, item in enumerate(self.output_ports):
-            item.setPos(g.output_port_pos(self.w, self.h, k, self.look.outputs))
+        self.input_port = PortItem(self, -1) if self.look.inputs else None
+        self.output_ports = [PortItem(self, k) for k in range(self.look.outputs)]
+        self._bounds = self._compute_bounds()
+
+    def port_at(self, scene_pos: QPointF, radius: float = 9.0) -> PortItem | None:
+        """The port whose centre is within ``radius`` of ``scene_pos``."""
+        p = self.mapFromScene(scene_pos)
+        for port in ([self.input_port] if self.input_port is not None else []) + self.output_ports:
+            c = port.pos()
+            if abs(c.x() - p.x()) <= radius and abs(c.y() - p.y()) <= radius:
+                return port
+        return None
+
+    def hoverMoveEvent(self, e):
+        port = self.port_at(e.scenePos())
+        k = None if port is None else port.port
+        if k != self.hover_port:
+            self.hover_port = k
+            self.update()
+
+    def hoverLeaveEvent(self, e):
+        if self.hover_port is not None:
+            self.hover_port = None
+            self.update()
 
     def set_decoration(self, deco: Decoration | None) -> None:
         self.prepareGeometryChange()
         self.decoration = deco
+        self._bounds = self._compute_bounds()
         self.update()
 
     # ----- geometry ------------------------------------------------------------------------
@@ -180,7 +184,10 @@ class NodeItem(QGraphicsItem):
         return g.body_rect(self.w, self.h)
 
     def boundingRect(self) -> QRectF:
-        r = self.body().adjusted(-6, -10, 6, 6)
+        return self._bounds
+
+    def _compute_bounds(self) -> QRectF:
+        r = self.body().adjusted(-8, -10, 8, 6)
         if self._status:
             r.setBottom(r.bottom() + g.STATUS_H)
             r.setRight(max(r.right(), -self.w / 2 + 280))
@@ -204,11 +211,17 @@ class NodeItem(QGraphicsItem):
 
     # ----- painting ------------------------------------------------------------------------
     def paint(self, p: QPainter, option, widget=None):
-        lod = option.levelOfDetailFromTransform(p.worldTransform())
-        selected = bool(option.state & QStyle.State_Selected)
-        body = self.body()
+        src = self.lod_source
+        lod = src.lod if src is not None else option.levelOfDetailFromTransform(p.worldTransform())
         deco = self.decoration
-        if lod < 0.3:  # far away: a plain block is enough
+        if lod < 0.3 and deco is None and not self._status:  # far away: a plain block is enough
+            if option.state & QStyle.State_Selected:
+                p.fillRect(self._body.adjusted(-6, -6, 6, 6), SELECT_COLOR)
+            p.fillRect(self._body, self._fill)
+            return
+        selected = bool(option.state & QStyle.State_Selected)
+        body = self._body
+        if lod < 0.3:
             p.setPen(Qt.NoPen if not selected else QPen(SELECT_COLOR, 4))
             p.setBrush(self._fill)
             p.drawRect(body)
@@ -246,6 +259,13 @@ class NodeItem(QGraphicsItem):
             p.setFont(g.label_font())
             text_rect = QRectF(body.left() + g.ICON_W + g.PAD - 2, body.top(), body.width() - g.ICON_W - 2 * g.PAD + 4, body.height())
             p.drawText(text_rect, Qt.AlignVCenter | Qt.AlignLeft, self._elided)
+        if lod >= 0.4:
+            p.setPen(QPen(BORDER, 1))
+            s = g.PORT
+            for port in ([self.input_port] if self.input_port is not None else []) + self.output_ports:
+                p.setBrush(PORT_HOVER if port.port == self.hover_port else PORT_FILL)
+                c = port.pos()
+                p.drawRoundedRect(QRectF(c.x() - s / 2, c.y() - s / 2, s, s), 2, 2)
         if self._status:
             p.setPen(Qt.NoPen)
             p.setBrush(self._status_color)
@@ -294,21 +314,26 @@ class NodeItem(QGraphicsItem):
         if change == QGraphicsItem.ItemPositionHasChanged:
             for w in self.wires:
                 w.update_path()
+            if self.lod_source is not None:
+                self.lod_source.batch_dirty = True
         return super().itemChange(change, value)
 
 
 class WireItem(QGraphicsPathItem):
-    """A wire from an output port to an input port, drawn as a horizontal S-curve."""
+    """A wire from an output port to an input port, drawn as a horizontal S-curve.
+
+    Painted by Qt (no Python paint call per frame); selection is the scene's (``selected``), shown
+    by the pen, so rubber bands select nodes only, as in Node-RED.
+    """
 
     def __init__(self, src: NodeItem, port: int, dst: NodeItem):
         super().__init__()
         self.src, self.port, self.dst = src, port, dst
         self.style: str | None = None
-        self.setFlags(QGraphicsItem.ItemIsSelectable)
+        self.selected = False
         self.setZValue(0)
-        self.setAcceptHoverEvents(True)
-        self.setPen(QPen(WIRE_COLOR, 2.5))
         self._shape: QPainterPath | None = None
+        self._apply_pen()
         self.update_path()
 
     @property
@@ -323,7 +348,17 @@ class WireItem(QGraphicsPathItem):
 
     def set_style(self, style: str | None) -> None:
         self.style = style
-        color, dash, width = EDGE_STYLES.get(style or "", (WIRE_COLOR, Qt.SolidLine, 2.5))
+        self._apply_pen()
+
+    def set_selected(self, on: bool) -> None:
+        if on != self.selected:
+            self.selected = on
+            self._apply_pen()
+
+    def _apply_pen(self) -> None:
+        color, dash, width = EDGE_STYLES.get(self.style or "", (WIRE_COLOR, Qt.SolidLine, 2.5))
+        if self.selected:
+            color, width = SELECT_COLOR, width + 1.5
         pen = QPen(color, width)
         pen.setStyle(dash)
         self.setPen(pen)
@@ -334,19 +369,6 @@ class WireItem(QGraphicsPathItem):
             stroker.setWidth(10)
             self._shape = stroker.createStroke(self.path())
         return self._shape
-
-    def paint(self, p: QPainter, option, widget=None):
-        pen = QPen(self.pen())
-        if option.state & QStyle.State_Selected:
-            pen.setColor(SELECT_COLOR)
-            pen.setWidthF(pen.widthF() + 1)
-        lod = option.levelOfDetailFromTransform(p.worldTransform())
-        if lod < 0.3:
-            pen.setCosmetic(True)
-            pen.setWidthF(1.0)
-        p.setPen(pen)
-        p.setBrush(Qt.NoBrush)
-        p.drawPath(self.path())
 
 
 def wire_path(a: QPointF, b: QPointF) -> QPainterPath:

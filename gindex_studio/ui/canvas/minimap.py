@@ -35,9 +35,10 @@ class Minimap(QWidget):
         img = QImage(self.width(), self.height(), QImage.Format_ARGB32_Premultiplied)
         img.fill(QColor(250, 250, 250, 235))
         p = QPainter(img)
-        scene.show_grid = False
+        scene.show_grid, lod = False, scene.lod
+        scene.lod = 0.1
         scene.render(p, QRectF(img.rect()), r, Qt.KeepAspectRatio)
-        scene.show_grid = True
+        scene.show_grid, scene.lod = True, lod
         p.end()
         self._image = img
         self.update()

@@ -21,6 +21,8 @@ from ..model.document import FlowDocument
 from . import geometry as g
 from .items import Decoration, NodeItem, NodeLook, WireItem
 
+LOW_LOD = 0.3
+SELECT = QColor("#ff7f0e")
 BACKGROUND = QColor("#ffffff")
 GRID_COLOR = QColor("#eeeeee")
 
@@ -48,7 +50,13 @@ class FlowScene(QGraphicsScene):
         doc.flow_reset.connect(self.rebuild)
         doc.problems_changed.connect(self._on_problems)
         self.selectionChanged.connect(self._on_selection)
-        self._problems_pending = False
+        self.lod = 1.0  # the view's zoom, read by node items when painting
+        self.low_detail = False  # far zoom: nodes are drawn in one batch (drawForeground)
+        self.batch_dirty = True
+        self._batch = None
+        doc.changed.connect(self._mark_batch)
+        self.selectionChanged.connect(self._mark_batch)
+        self._wire_selection: set[tuple[str, int, str]] = set()
         self.rebuild()
 
     # ----- building ---------------------------------------------------------------------------
@@ -74,6 +82,7 @@ class FlowScene(QGraphicsScene):
         )
 
     def rebuild(self) -> None:
+        self.batch_dirty = True
         for item in list(self.wires.values()):
             self.removeItem(item)
         for item in list(self.nodes.values()):
@@ -89,6 +98,9 @@ class FlowScene(QGraphicsScene):
 
     def _make_node(self, node_id: str, problems=None) -> NodeItem:
         item = NodeItem(node_id, self.look(node_id, problems))
+        item.lod_source = self
+        if self.low_detail:
+            item.setFlag(NodeItem.ItemHasNoContents, True)
         item.set_model_pos(*self.doc.position(node_id))
         item.snap_to_grid = self.snap_to_grid
         if node_id in self._decorations:
@@ -117,6 +129,7 @@ class FlowScene(QGraphicsScene):
                     self._wire_visibility(item)
 
     def _drop_wire(self, key) -> None:
+        self._wire_selection.discard(key)
         item = self.wires.pop(key)
         item.src.wires.discard(item)
         item.dst.wires.discard(item)
@@ -182,6 +195,7 @@ class FlowScene(QGraphicsScene):
 
     # ----- workspaces -------------------------------------------------------------------------
     def set_workspace(self, z: str | None) -> None:
+        self.batch_dirty = True
         self.workspace = z
         self._apply_workspace()
 
@@ -215,7 +229,22 @@ class FlowScene(QGraphicsScene):
         return [i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)]
 
     def selected_wires(self) -> list[tuple[str, int, str]]:
-        return [i.key for i in self.selectedItems() if isinstance(i, WireItem)]
+        return [k for k in self.wires if k in self._wire_selection]
+
+    def select_wire(self, key, add: bool = False) -> None:
+        """Select a wire (clicking it); without ``add`` everything else is deselected."""
+        if not add:
+            self.clear_wire_selection()
+            self.clearSelection()
+        if key in self.wires:
+            self._wire_selection.add(key)
+            self.wires[key].set_selected(True)
+
+    def clear_wire_selection(self) -> None:
+        for k in self._wire_selection:
+            if k in self.wires:
+                self.wires[k].set_selected(False)
+        self._wire_selection.clear()
 
     def select_nodes(self, ids) -> None:
         ids = set(ids)
@@ -239,6 +268,7 @@ class FlowScene(QGraphicsScene):
 
     # ----- overlay API (compare view) ---------------------------------------------------------
     def set_node_decoration(self, node_id: str, deco: Decoration | None) -> None:
+        self.batch_dirty = True
         if deco is None:
             self._decorations.pop(node_id, None)
         else:
@@ -258,6 +288,7 @@ class FlowScene(QGraphicsScene):
                 item.set_style(style)
 
     def clear_decorations(self) -> None:
+        self.batch_dirty = True
         self._decorations.clear()
         self._edge_styles.clear()
         for item in self.nodes.values():
@@ -266,6 +297,56 @@ class FlowScene(QGraphicsScene):
         for item in self.wires.values():
             if item.style is not None:
                 item.set_style(None)
+
+    # ----- level of detail --------------------------------------------------------------------
+    def set_lod(self, zoom: float) -> None:
+        """Called by the view on zoom: below LOW_LOD nodes are painted as one batch of blocks."""
+        self.lod = zoom
+        low = zoom < LOW_LOD
+        if low != self.low_detail:
+            self.low_detail = low
+            for item in self.nodes.values():
+                item.setFlag(NodeItem.ItemHasNoContents, low)
+            self.batch_dirty = True
+            self.update()
+
+    def _mark_batch(self, *_):
+        self.batch_dirty = True
+
+    def _build_batch(self):
+        fills: dict[str, list] = {}
+        selected, status, deco = [], [], []
+        for item in self.nodes.values():
+            if not item.isVisible():
+                continue
+            r = item.scene_body()
+            fills.setdefault(item.look.color, []).append(r)
+            if item.isSelected():
+                selected.append(r.adjusted(-8, -8, 8, 8))
+            if item._status:
+                status.append((QRectF(r.right() - 14, r.top() - 8, 20, 20), item._status_color))
+            if item.decoration is not None and item.decoration.color:
+                deco.append((r.adjusted(-10, -10, 10, 10), item.decoration.color))
+        return [(QColor(c), rs) for c, rs in fills.items()], selected, status, deco
+
+    def drawForeground(self, p: QPainter, rect: QRectF) -> None:
+        if not self.low_detail or not self.nodes:
+            return
+        if self.batch_dirty or self._batch is None:
+            self._batch = self._build_batch()
+            self.batch_dirty = False
+        fills, selected, status, deco = self._batch
+        p.setPen(Qt.NoPen)
+        for r, color in deco:
+            p.fillRect(r, QColor(color))
+        if selected:
+            p.setBrush(SELECT)
+            p.drawRects(selected)
+        for color, rs in fills:
+            p.setBrush(color)
+            p.drawRects(rs)
+        for r, color in status:
+            p.fillRect(r, color)
 
     # ----- background -------------------------------------------------------------------------
     def drawBackground(self, p: QPainter, rect: QRectF) -> None:

@@ -6,7 +6,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView
 
 from .interactions import MoveGesture, PanGesture, WireGesture
-from .items import NodeItem, PortItem
+from .items import NodeItem, PortItem, WireItem
 
 MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
 
@@ -46,6 +46,7 @@ class FlowView(QGraphicsView):
             old = self.transformationAnchor()
             self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.scale(f, f)
+        self.scene().set_lod(self.zoom())
         if anchor is not None:
             self.setTransformationAnchor(old)
         self.zoom_changed.emit(self.zoom())
@@ -98,10 +99,17 @@ class FlowView(QGraphicsView):
             return
         if e.button() == Qt.LeftButton:
             item = self.itemAt(e.position().toPoint())
-            if isinstance(item, PortItem):
-                self.gesture = WireGesture(self, item)
+            port = item.port_at(self.mapToScene(e.position().toPoint())) if isinstance(item, NodeItem) else None
+            if port is not None:
+                self.gesture = WireGesture(self, port)
                 e.accept()
                 return
+            if isinstance(item, WireItem):
+                self.scene().select_wire(item.key, add=bool(e.modifiers() & Qt.ControlModifier))
+                e.accept()
+                return
+            if not e.modifiers() & Qt.ControlModifier:
+                self.scene().clear_wire_selection()
             node = item if isinstance(item, NodeItem) else None
             super().mousePressEvent(e)
             if node is not None and node.isSelected():

@@ -1,0 +1,151 @@
+"""Editor benchmark: a generated 1,000-node flow, offscreen.
+
+Measures
+- load: parse the file + build document, scene and view (what opening a file costs);
+- frame: rendering the view into a QImage while panning and zooming around fit-to-window zoom,
+  and at 100 % zoom.
+Each figure is printed with its ratio to a baseline measured in the same process (rendering the
+same view over an empty scene of the same size; parsing the same bytes with orjson alone).
+Targets (issue 3): load under 2 s, a frame under 16 ms at fit-to-window zoom.
+
+Run: ``python3 bench/bench_editor.py [--nodes 1000]``
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import orjson  # noqa: E402
+from PySide6.QtCore import QPointF, QRectF  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
+from PySide6.QtWidgets import QApplication, QGraphicsScene  # noqa: E402
+
+TYPES = ["inject", "function", "change", "switch", "debug", "http request", "template", "delay", "split", "join"]
+
+
+def generate(n: int, seed: int = 7) -> list[dict]:
+    """A layered flow: 1,000 nodes in chains of ~20 with cross links, positioned on a grid."""
+    rnd = random.Random(seed)
+    nodes = []
+    cols = 25
+    for i in range(n):
+        t = "inject" if i % cols == 0 else rnd.choice(TYPES[1:])
+        nodes.append({"id": f"{i:08x}.{rnd.randrange(16**6):06x}", "type": t, "z": "tab1",
+                      "name": f"{t} step {i}" if rnd.random() < 0.6 else "",
+                      "x": 120 + (i % cols) * 220, "y": 80 + (i // cols) * 70, "wires": [[]]})
+    for i, node in enumerate(nodes):
+        if node["type"] == "debug" or i % cols == cols - 1:
+            node["wires"] = []
+            continue
+        targets = [nodes[i + 1]["id"]]
+        if rnd.random() < 0.3 and i + cols + 1 < n:
+            targets.append(nodes[i + cols + 1]["id"])
+        node["wires"] = [targets]
+    return [{"id": "tab1", "type": "tab", "label": "Bench"}] + nodes
+
+
+def render_ms(view, frames: int, moves) -> list[float]:
+    img = QImage(view.viewport().size(), QImage.Format_ARGB32_Premultiplied)
+    out = []
+    for k in range(frames):
+        moves(k)
+        t = time.perf_counter()
+        p = QPainter(img)
+        view.render(p)
+        p.end()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=1000)
+    ap.add_argument("--frames", type=int, default=40)
+    args = ap.parse_args()
+    app = QApplication.instance() or QApplication([])
+    from gindex_studio.core.flow import read_flow_file
+    from gindex_studio.ui.editor import FlowEditor
+    from gindex_studio.ui.library_access import bundled_library
+
+    lib = bundled_library()
+    data = orjson.dumps(generate(args.nodes))
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "big.json"
+        path.write_bytes(data)
+        t = time.perf_counter()
+        orjson.loads(path.read_bytes())
+        parse_base = time.perf_counter() - t
+        # warm-up (fonts, library) outside the timing
+        FlowEditor(read_flow_file(path), str(path), lib).deleteLater()
+        app.processEvents()
+        t = time.perf_counter()
+        flow = read_flow_file(path)
+        ed = FlowEditor(flow, str(path), lib)
+        ed.resize(1280, 800)
+        ed.show()
+        app.processEvents()
+        load = time.perf_counter() - t
+    ed.minimap.hide()  # the navigator renders on its own timer, not per frame
+    ed.view.fit()
+    app.processEvents()
+    fit_zoom = ed.view.zoom()
+    view = ed.view
+    center = view.visible_scene_rect().center()
+
+    def pan_zoom(k):
+        z = fit_zoom * (1.0 + 0.4 * ((k % 8) / 8))
+        view.set_zoom(z)
+        view.centerOn(QPointF(center.x() + 40 * (k % 5 - 2) / z, center.y() + 30 * (k % 3 - 1) / z))
+
+    def pan_at_fit(k):
+        view.set_zoom(fit_zoom)
+        view.centerOn(QPointF(center.x() + 30 * (k % 5 - 2) / fit_zoom, center.y()))
+
+    def pan_100(k):
+        view.set_zoom(1.0)
+        view.centerOn(QPointF(center.x() + 100 * (k % 7 - 3), center.y() + 60 * (k % 3 - 1)))
+
+    fit_frames = render_ms(view, args.frames, pan_at_fit)
+    fitzoom_frames = render_ms(view, args.frames, pan_zoom)
+    full_frames = render_ms(view, args.frames, pan_100)
+
+    # baseline: an editor over an empty flow (same widget size, grid background, same transform)
+    from gindex_studio.core.flow import Flow
+
+    empty = FlowEditor(Flow(), None, lib)
+    empty.resize(1280, 800)
+    empty.show()
+    empty.minimap.hide()
+    app.processEvents()
+    bv = empty.view
+    bv.setTransform(view.transform())
+    bv.scene().lod = view.zoom()
+    base = statistics.median(render_ms(bv, args.frames, lambda k: bv.centerOn(center)))
+
+    def med(xs):
+        return statistics.median(xs)
+
+    print(f"flow: {args.nodes} nodes, {len(ed.scene.wires)} wires, view 1280x800, fit zoom {fit_zoom:.2f}")
+    print(f"load (parse + document + scene + view): {load * 1000:8.1f} ms   "
+          f"(x{load / parse_base:.0f} of orjson parse alone, {parse_base * 1000:.1f} ms)   target < 2000 ms")
+    for label, xs in (("frame, panning at fit zoom", fit_frames),
+                      ("frame, zooming fit..1.4x fit", fitzoom_frames),
+                      ("frame, panning at 100 %", full_frames)):
+        print(f"{label:32s}: median {med(xs):6.2f} ms, p90 {sorted(xs)[int(len(xs) * 0.9)]:6.2f} ms   "
+              f"(x{med(xs) / base:.1f} of an empty flow, {base:.2f} ms)" + ("   target < 16 ms" if "fit" in label else ""))
+    ok = load < 2 and med(fit_frames) < 16
+    print("targets met" if ok else "targets NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
