@@ -8,7 +8,8 @@ Each figure is printed with its ratio to a baseline measured in the same process
 same view over an empty scene of the same size; parsing the same bytes with orjson alone).
 Targets (issue 3): load under 2 s, a frame under 16 ms at fit-to-window zoom.
 
-Run: ``python3 bench/bench_editor.py [--nodes 1000]``
+Run: ``python3 bench/bench_editor.py [--nodes 1000]``; ``--screenshots DIR`` also saves the README
+screenshots of the main window (demo programs, a flow with problems, the 1,000-node flow at fit).
 """
 from __future__ import annotations
 
@@ -66,12 +67,71 @@ def render_ms(view, frames: int, moves) -> list[float]:
     return out
 
 
+def screenshots(app, out: Path, big: list[dict]) -> None:
+    """Main-window screenshots: a demo program, the same with problems, a 1,000-node flow."""
+    from PySide6.QtCore import QSettings
+
+    from gindex_studio.core.flow import flow_from_value, read_flow_file
+    from gindex_studio.paths import DEMO_DIR
+    from gindex_studio.ui.app import MainWindow
+
+    def pump():
+        for _ in range(20):
+            app.processEvents()
+            time.sleep(0.01)
+
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as d:
+        win = MainWindow(QSettings(str(Path(d) / "s.ini"), QSettings.IniFormat), str(Path(d) / "auto"))
+        win.resize(1600, 960)
+        win.show()
+        demo = Path(DEMO_DIR, "programs", "telegram-3-reply", "telegram-3-reply-1.json")
+        win.open_files([str(demo)], wait=True)
+        pump()
+        ed = win.editor
+        ed.view.fit()
+        ed.scene.select_nodes([ed.doc.drawn_ids()[2]])
+        pump()
+        win.grab().save(str(out / "editor.png"))
+        # problems: an unknown type, a dangling wire, broken JSON, a cycle
+        flow = read_flow_file(Path(DEMO_DIR, "programs", "googlesearch-to-csv", "googlesearch-to-csv-1.json"))
+        nodes = flow.nodes
+        nodes[1].data["type"] = "maya-browser-magic"
+        nodes[3].data["wires"] = [nodes[3].ports[0] + ["deleted.node"]] if nodes[3].ports else [["deleted.node"]]
+        last = [n for n in nodes if n.type not in ("tab",)][-2]
+        last.data["wires"] = [[nodes[2].id]]
+        ed2 = win.add_editor(flow, str(Path(d) / "with-problems.json"))
+        pump()
+        ed2.auto_layout()
+        ed2.view.fit()
+        ed2.scene.select_nodes([nodes[1].id])
+        pump()
+        win.grab().save(str(out / "editor-problems.png"))
+        ed3 = win.add_editor(flow_from_value(big), str(Path(d) / "big.json"))
+        pump()
+        ed3.view.fit()
+        pump()
+        ed3.minimap.refresh()
+        ed3.view.set_zoom(0.6)
+        ed3.view.centerOn(QPointF(1400, 600))
+        ed3.view.viewport_moved.emit()
+        pump()
+        win.grab().save(str(out / "editor-large.png"))
+        for e in list(win.editors()):
+            win.close_editor(e, ask=False)
+        win.close()
+    print(f"screenshots saved in {out}/editor*.png")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=1000)
     ap.add_argument("--frames", type=int, default=40)
+    ap.add_argument("--screenshots", metavar="DIR")
     args = ap.parse_args()
     app = QApplication.instance() or QApplication([])
+    if args.screenshots:
+        screenshots(app, Path(args.screenshots), generate(args.nodes))
     from gindex_studio.core.flow import read_flow_file
     from gindex_studio.ui.editor import FlowEditor
     from gindex_studio.ui.library_access import bundled_library
@@ -94,7 +154,7 @@ def main() -> int:
         ed.show()
         app.processEvents()
         load = time.perf_counter() - t
-    ed.minimap.hide()  # the navigator renders on its own timer, not per frame
+    ed.minimap.set_enabled(False)  # the navigator renders on its own timer, not per frame
     ed.view.fit()
     app.processEvents()
     fit_zoom = ed.view.zoom()
@@ -124,7 +184,7 @@ def main() -> int:
     empty = FlowEditor(Flow(), None, lib)
     empty.resize(1280, 800)
     empty.show()
-    empty.minimap.hide()
+    empty.minimap.set_enabled(False)
     app.processEvents()
     bv = empty.view
     bv.setTransform(view.transform())

@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
             self.docks[key] = d
         self.splitDockWidget(self.docks["inspector"], self.docks["history"], Qt.Vertical)
         self.resizeDocks([self.docks["palette"]], [210], Qt.Horizontal)
-        self.resizeDocks([self.docks["inspector"]], [330], Qt.Horizontal)
+        self.resizeDocks([self.docks["inspector"]], [360], Qt.Horizontal)
         self.resizeDocks([self.docks["inspector"], self.docks["history"]], [560, 200], Qt.Vertical)
         self.resizeDocks([self.docks["problems"]], [130], Qt.Vertical)
 
@@ -171,7 +171,7 @@ class MainWindow(QMainWindow):
         A["view.snap"].setChecked(True)
         A.connect("view.snap", lambda on: [e.scene.set_snap(on) for e in self.editors()])
         A["view.minimap"].setChecked(True)
-        A.connect("view.minimap", lambda on: [e.minimap.setVisible(on) for e in self.editors()])
+        A.connect("view.minimap", lambda on: [e.minimap.set_enabled(on) for e in self.editors()])
         A.connect("arrange.layout", self._on_editor(lambda e: e.auto_layout()))
         for mode in ("left", "center", "right", "top", "middle", "bottom"):
             A.connect(f"arrange.{mode}", self._on_editor(lambda e, m=mode: e.align_selection(m)))
@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
         ed = FlowEditor(flow, path, self.library)
         self._doc_counter += 1
         ed.autosave_id = f"doc{self._doc_counter}"
-        ed.minimap.setVisible(self.actions["view.minimap"].isChecked())
+        ed.minimap.set_enabled(self.actions["view.minimap"].isChecked())
         ed.scene.set_snap(self.actions["view.snap"].isChecked())
         self.undo_group.addStack(ed.undo_stack)
         ed.node_selected.connect(lambda i, e=ed: e is self.editor and self.inspector.set_target(e, i))

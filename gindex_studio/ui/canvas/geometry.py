@@ -36,6 +36,14 @@ def small_font() -> QFont:
 
 
 @lru_cache(maxsize=1)
+def glyph_font() -> QFont:
+    f = QFont(label_font())
+    f.setPixelSize(14)
+    f.setBold(True)
+    return f
+
+
+@lru_cache(maxsize=1)
 def _metrics() -> QFontMetricsF:
     return QFontMetricsF(label_font())
 

@@ -32,6 +32,17 @@ PORT_HOVER = QColor("#ffd966")
 ERROR_KINDS = frozenset({"cycle", "self-loop", "dangling-wire", "duplicate-id", "invalid-json-attribute"})
 
 
+#: the status line under a node names its problems briefly (details: tooltip, Problems panel)
+SHORT = {
+    "unknown-type": "unknown type",
+    "dangling-wire": "wire to missing node",
+    "cycle": "in a cycle",
+    "self-loop": "wired to itself",
+    "duplicate-id": "duplicate id",
+    "invalid-json-attribute": "invalid JSON",
+}
+
+
 @dataclass(frozen=True)
 class Decoration:
     """An overlay on a node (used by the compare view).
@@ -134,9 +145,9 @@ class NodeItem(QGraphicsItem):
             self._fill = QColor("#d9d9d9")
         self._status = ""
         if look.problems:
-            kind, msg = look.problems[0]
-            more = f" (+{len(look.problems) - 1})" if len(look.problems) > 1 else ""
-            self._status = QFontMetricsF(g.small_font()).elidedText(msg + more, Qt.ElideRight, 260)
+            kinds = list(dict.fromkeys(k for k, _ in look.problems))
+            text = ", ".join(SHORT.get(k, k) for k in kinds)
+            self._status = QFontMetricsF(g.small_font()).elidedText(text, Qt.ElideRight, self.w - 14)
             self._status_color = ERROR_COLOR if any(k in ERROR_KINDS for k, _ in look.problems) else WARN_COLOR
         self._sync_ports()
         self.setToolTip(self._tooltip())
@@ -190,7 +201,6 @@ class NodeItem(QGraphicsItem):
         r = self.body().adjusted(-8, -10, 8, 6)
         if self._status:
             r.setBottom(r.bottom() + g.STATUS_H)
-            r.setRight(max(r.right(), -self.w / 2 + 280))
         if self.decoration is not None and self.decoration.label:
             r.setTop(r.top() - 18)
         return r
@@ -251,9 +261,9 @@ class NodeItem(QGraphicsItem):
         p.setClipPath(clip)
         p.drawRect(band)
         p.restore()
-        if lod >= 0.5:
-            p.setPen(QColor(0, 0, 0, 150))
-            p.setFont(g.small_font())
+        if lod >= 0.34:
+            p.setPen(QColor(0, 0, 0, 140))
+            p.setFont(g.glyph_font())
             p.drawText(band, Qt.AlignCenter, self.look.glyph)
             p.setPen(QColor("#222222"))
             p.setFont(g.label_font())
@@ -271,7 +281,7 @@ class NodeItem(QGraphicsItem):
             p.setBrush(self._status_color)
             badge = QRectF(body.right() - 10, body.top() - 8, 16, 16)
             p.drawEllipse(badge)
-            if lod >= 0.5:
+            if lod >= 0.34:
                 p.setPen(QColor("white"))
                 p.setFont(g.small_font())
                 p.drawText(badge, Qt.AlignCenter, "!")
@@ -279,9 +289,9 @@ class NodeItem(QGraphicsItem):
                 dot = QRectF(body.left() + 2, body.bottom() + 5, 8, 8)
                 p.setBrush(self._status_color)
                 p.drawRect(dot)
-                p.drawText(QRectF(body.left() + 14, body.bottom() + 2, 266, g.STATUS_H - 2),
+                p.drawText(QRectF(body.left() + 14, body.bottom() + 2, self.w - 14, g.STATUS_H - 2),
                            Qt.AlignVCenter | Qt.AlignLeft, self._status)
-        if deco is not None and lod >= 0.5:
+        if deco is not None and lod >= 0.34:
             self._paint_decoration(p, body, deco)
 
     def _paint_decoration(self, p: QPainter, body: QRectF, deco: Decoration) -> None:

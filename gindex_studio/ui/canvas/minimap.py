@@ -20,8 +20,19 @@ class Minimap(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=250)
         self._timer.timeout.connect(self.refresh)
         view.scene().changed.connect(lambda *_: self._timer.start())
-        view.viewport_moved.connect(self.update)
+        view.viewport_moved.connect(self._on_view_moved)
+        self.enabled = True  # the user's choice; shown only while part of the flow is out of view
         self.setToolTip("Navigator: click or drag to move the view")
+
+    def set_enabled(self, on: bool) -> None:
+        self.enabled = on
+        self._on_view_moved()
+
+    def _on_view_moved(self) -> None:
+        r = self.view.scene().items_rect()
+        needed = not r.isNull() and not self.view.visible_scene_rect().contains(r)
+        self.setVisible(self.enabled and needed)
+        self.update()
 
     def refresh(self) -> None:
         scene = self.view.scene()
@@ -59,7 +70,7 @@ class Minimap(QWidget):
             rr = QRectF(off.x() + (v.left() - self._source.left()) * s, off.y() + (v.top() - self._source.top()) * s,
                         v.width() * s, v.height() * s)
             p.setPen(QPen(QColor("#ff7f0e"), 1.5))
-            p.setBrush(QColor(255, 127, 14, 30))
+            p.setBrush(Qt.NoBrush)
             p.drawRect(rr.intersected(QRectF(self.rect()).adjusted(0, 0, -1, -1)))
         p.setPen(QPen(QColor("#aaaaaa"), 1))
         p.setBrush(Qt.NoBrush)

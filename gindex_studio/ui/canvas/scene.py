@@ -69,7 +69,7 @@ class FlowScene(QGraphicsScene):
         if problems is None:
             problems = doc.problems_by_node().get(node_id, [])
         label = doc.label(node_id)
-        glyph = (getattr(nt, "label", "") or n.type)[:2] if nt is not None else "?"
+        glyph = (getattr(nt, "label", "") or n.type)[:1].upper() if nt is not None else "?"
         return NodeLook(
             label=label,
             type=n.type,
@@ -226,7 +226,9 @@ class FlowScene(QGraphicsScene):
 
     # ----- selection --------------------------------------------------------------------------
     def selected_node_ids(self) -> list[str]:
-        return [i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)]
+        """Selected nodes in file order."""
+        chosen = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
+        return [i for i in self.doc.node_ids() if i in chosen]
 
     def selected_wires(self) -> list[tuple[str, int, str]]:
         return [k for k in self.wires if k in self._wire_selection]

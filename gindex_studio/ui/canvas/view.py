@@ -74,7 +74,7 @@ class FlowView(QGraphicsView):
             return
         r = r.adjusted(-40, -40, 40, 40)
         vw, vh = max(self.viewport().width(), 50), max(self.viewport().height(), 50)
-        z = min(vw / r.width(), vh / r.height(), 1.5)
+        z = min(vw / r.width(), vh / r.height(), 1.0)
         self.set_zoom(z)
         self.centerOn(r.center())
         self.viewport_moved.emit()

@@ -204,6 +204,7 @@ class Inspector(QWidget):
         v.addWidget(desc)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.WrapAllRows)
         v.addLayout(form)
         # name first
         self._add_row(form, "name", "string", data.get("name", MISSING), (), "", removable=False, label="Name")
