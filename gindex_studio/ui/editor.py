@@ -76,7 +76,20 @@ class FlowEditor(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self.prompt_box)
-        lay.addWidget(self.tabs)
+        self.config_button = QToolButton()
+        self.config_button.setPopupMode(QToolButton.InstantPopup)
+        self.config_button.setToolTip("Configuration nodes (not drawn on the canvas): choose one to edit it")
+        from PySide6.QtWidgets import QMenu
+
+        self.config_menu = QMenu(self.config_button)
+        self.config_button.setMenu(self.config_menu)
+        self.config_menu.aboutToShow.connect(self._fill_config_menu)
+        self.tab_row = QWidget()
+        tr = QHBoxLayout(self.tab_row)
+        tr.setContentsMargins(0, 0, 4, 0)
+        tr.addWidget(self.tabs, 1)
+        tr.addWidget(self.config_button)
+        lay.addWidget(self.tab_row)
         lay.addWidget(self.view, 1)
         self.minimap = Minimap(self.view, self.view)
 
@@ -159,6 +172,10 @@ class FlowEditor(QWidget):
         self.tabs.setCurrentIndex(idx)
         self.tabs.blockSignals(False)
         self.tabs.setVisible(len(spaces) > 1)
+        configs = self.doc.config_ids()
+        self.config_button.setText(f"Config nodes ({len(configs)})")
+        self.config_button.setVisible(bool(configs))
+        self.tab_row.setVisible(len(spaces) > 1 or bool(configs))
         self.scene.set_workspace(ids[idx] if len(spaces) > 1 else None)
 
     def _on_tab(self, k: int) -> None:
@@ -166,6 +183,12 @@ class FlowEditor(QWidget):
             self.scene.set_workspace(self.tabs.tabData(k))
             self.minimap.refresh()
             QTimer.singleShot(0, self.view.fit)
+
+    def _fill_config_menu(self) -> None:
+        self.config_menu.clear()
+        for i in self.doc.config_ids():
+            n = self.doc.node(i)
+            self.config_menu.addAction(f"{self.doc.label(i)}  ({n.type})", lambda i=i: self.node_selected.emit(i))
 
     def current_workspace(self) -> str:
         ws = self.scene.workspace

@@ -198,3 +198,41 @@ def test_main_opens_the_demo_when_given_no_files(monkeypatch, qtbot, tmp_path):
     monkeypatch.setattr(app.MainWindow, "offer_restore", lambda self: 0)
     assert app.main([]) == 0
     assert seen["path"] == app.demo_program() and seen["nodes"] > 3
+
+
+def test_config_nodes_are_listed_and_open_in_the_inspector(window, qtbot):
+    path = next(p for p in DEMO_PROGRAMS if p.parent.name == "template-form")
+    window.open_files([str(path)], wait=True)
+    ed = window.editor
+    configs = ed.doc.config_ids()
+    assert configs and not set(configs) & set(ed.scene.nodes)  # not drawn
+    assert ed.config_button.isVisible() and str(len(configs)) in ed.config_button.text()
+    ed._fill_config_menu()
+    ed.config_menu.actions()[0].trigger()
+    assert window.inspector.node_id == configs[0]
+
+
+def test_far_zoom_draws_nodes_in_one_batch_and_they_stay_clickable(make_editor):
+    nodes = [{"id": f"n{i}", "type": "function", "x": 100 + 200 * (i % 10), "y": 100 + 80 * (i // 10),
+              "wires": [[f"n{i + 1}"]] if i < 99 else []} for i in range(100)]
+    ed = make_editor(flow_from_nodes(nodes))
+    ed.view.set_zoom(0.2)
+    assert ed.scene.low_detail
+    assert ed.scene.nodes["n5"].flags() & ed.scene.nodes["n5"].GraphicsItemFlag.ItemHasNoContents
+    ed.view.centerOn(ed.scene.nodes["n5"])
+    from .conftest import click
+
+    click(ed.view, ed.scene.nodes["n5"].scenePos())
+    assert ed.scene.selected_node_ids() == ["n5"]
+    from PySide6.QtGui import QImage, QPainter
+
+    img = QImage(ed.view.viewport().size(), QImage.Format_ARGB32)
+    p = QPainter(img)
+    ed.view.render(p)
+    p.end()
+    at = ed.view.mapFromScene(ed.scene.nodes["n6"].scenePos())
+    from gindex_studio.ui.library_access import node_type_color
+
+    assert img.pixelColor(at).name() == node_type_color(ed.doc.library, "function")  # drawn in its colour
+    ed.view.set_zoom(1.0)
+    assert not ed.scene.low_detail and not (ed.scene.nodes["n5"].flags() & ed.scene.nodes["n5"].GraphicsItemFlag.ItemHasNoContents)
