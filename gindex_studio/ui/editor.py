@@ -168,7 +168,11 @@ class FlowEditor(QWidget):
             k = self.tabs.addTab(label)
             self.tabs.setTabData(k, z)
         ids = [z for z, _ in spaces]
-        idx = ids.index(current) if current in ids else 0
+        if current in ids:
+            idx = ids.index(current)
+        else:  # start on the first workspace that has nodes
+            used = {self.doc.workspace_of(i) for i in self.doc.drawn_ids()}
+            idx = next((k for k, z in enumerate(ids) if z in used), 0)
         self.tabs.setCurrentIndex(idx)
         self.tabs.blockSignals(False)
         self.tabs.setVisible(len(spaces) > 1)

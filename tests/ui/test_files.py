@@ -94,24 +94,34 @@ def test_missing_file_and_folder_are_explained(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: len(window.dialogs.errors) == 2, timeout=5000)
 
 
-def test_huge_file_is_parsed_off_the_gui_thread_and_refused(window, qtbot, tmp_path, monkeypatch):
+def test_huge_file_is_sized_up_off_the_gui_thread_and_refused(window, qtbot, tmp_path, monkeypatch):
+    import time
+
     import gindex_studio.ui.loader as loader
 
     monkeypatch.setattr(loader, "MAX_NODES", 1000)
-    nodes = [{"id": f"n{i}", "type": "debug", "name": "x" * 200, "wires": []} for i in range(5000)]
+    monkeypatch.setattr(loader, "PRESCAN_BYTES", 100_000)
+    nodes = [{"id": f"n{i}", "type": "debug", "name": "x" * 200, "wires": []} for i in range(20000)]
     path = tmp_path / "big.json"
-    path.write_text(json.dumps(nodes))
-    ticks = []
+    path.write_text(json.dumps({"flows": nodes}))
+    assert loader.count_entries_elsewhere(str(path)) == 20000
+    gaps, last = [], [time.perf_counter()]
     from PySide6.QtCore import QTimer
 
+    def tick():
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
     t = QTimer(interval=5)
-    t.timeout.connect(lambda: ticks.append(1))
+    t.timeout.connect(tick)
     t.start()
     window.open_files([str(path)])
     qtbot.waitUntil(lambda: bool(window.dialogs.errors), timeout=10000)
     t.stop()
-    assert "5,000 nodes" in window.dialogs.errors[0][1]
-    assert window.pending_loads() == 0
+    assert "20,000 nodes" in window.dialogs.errors[0][1]
+    assert window.pending_loads() == 0 and window.editors() == []
+    assert max(gaps) < 0.5  # the window kept running while the file was read
 
 
 def test_copy_paste_round_trip_through_the_clipboard(make_editor):
@@ -236,3 +246,33 @@ def test_window_close_asks_and_can_be_cancelled(window):
     assert not window.close()
     assert window.isVisible()
     window.dialogs.save_answer = "discard"
+
+
+def test_hostile_node_shapes_open_and_draw(window, qtbot, tmp_path):
+    nodes = [
+        {"id": "a", "type": "inject", "x": "12", "y": None, "name": {"evil": True}, "wires": "b"},
+        {"id": "b", "type": "no-such", "x": 1e308, "y": -1e308, "wires": [[1, None, "a"], "zz", ["c"]]},
+        {"id": "c", "type": "debug", "name": "n" * 5000, "x": 100, "y": 100, "wires": {"x": 1}},
+        {"id": "d", "type": "function", "outputs": "many", "x": float("nan"), "y": 0, "wires": [[]]},
+        {"id": "t", "type": "tab"},
+        {"id": "e", "type": "change", "z": ["not", "a", "string"], "x": 5, "y": 5, "rules": "{bad", "wires": []},
+        "junk", 17, None,
+    ]
+    import json as _json
+
+    path = tmp_path / "hostile.json"
+    path.write_text(_json.dumps(nodes, allow_nan=True).replace("NaN", "1"))
+    window.open_files([str(path)])
+    qtbot.waitUntil(lambda: bool(window.editors()) or bool(window.dialogs.errors), timeout=5000)
+    ed = window.editor
+    assert ed is not None and set(ed.scene.nodes) == {"a", "b", "c", "d", "e"}
+    long = ed.scene.nodes["c"]
+    assert long.w <= 320  # a 5,000-character name is elided, not drawn across the canvas
+    ed.auto_layout()
+    ed.focus_node("a")
+    assert window.inspector.node_id == "a"
+    ed.focus_node("e")
+    kinds = {p.kind for p in ed.doc.problems()}
+    assert {"invalid-node", "unknown-type", "invalid-json-attribute"} <= kinds
+    window.save()
+    assert _json.loads(path.read_text())[6:] == ["junk", 17, None]  # invalid entries are kept
