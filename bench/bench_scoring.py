@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gindex_studio.core.curriculum import Curriculum, omega_many  # noqa: E402
+from gindex_studio.core.curriculum import Curriculum, omega_many, overall  # noqa: E402
 from gindex_studio.core.divergence import ScoreOptions, prepare, score_prepared  # noqa: E402
 from gindex_studio.core.generate import MIDDLE_TYPES, perturb, random_flow  # noqa: E402
 from gindex_studio.core.matching import _pair_ok, _weights  # noqa: E402
@@ -174,7 +174,7 @@ def curriculum_programs(total: int, seed: int = 11):
     return domains, flows, names
 
 
-def bench_omega(quick: bool):
+def bench_omega(quick: bool, pair_deadline: float | None):
     n_cur = 1000 if quick else 5000
     n_tasks = 10 if quick else 50
     print(f"\nΩ: {n_tasks} tasks against a {n_cur}-program curriculum (16 domains), {os.cpu_count()} cores")
@@ -193,9 +193,11 @@ def bench_omega(quick: bool):
             tasks.append(perturb(template, rng, 0.2, prefix=f"t{k}x"))
     prepared = [prepare(t) for t in tasks]
     t3 = time.perf_counter()
-    results = omega_many(prepared, cur)
+    results = omega_many(prepared, cur, deadline=pair_deadline)
     t4 = time.perf_counter()
     searched = sum(sum(n.searched for n in r.values()) for r in results)
+    cells = [n for r in results for n in r.values()]
+    exact_overall = sum(overall(r).exact for r in results)
     pairs = n_tasks * n_cur
     # baseline in the same process: unpruned pair-by-pair scoring, timed on a sample of pairs
     sample = random.Random(5).sample(range(n_cur), 200)
@@ -206,6 +208,9 @@ def bench_omega(quick: bool):
     est = per_pair * pairs
     print(f"generate {t1 - t0:.1f} s, prepare curriculum {t2 - t1:.1f} s, Ω (per domain, exact) {t4 - t3:.1f} s")
     print(f"pairs {pairs}, searched {searched} ({searched / pairs:.1%}), the rest skipped by bounds")
+    if pair_deadline is not None:
+        print(f"per-pair deadline {pair_deadline:g} s: Ω(T', C) proven exact for {exact_overall}/{n_tasks} tasks, "
+              f"Ω(T', C_i) for {sum(n.exact for n in cells)}/{len(cells)} (task, domain) cells")
     print(f"total Ω run (prepare + search) {t4 - t1:.1f} s; unpruned single-process estimate {est:.0f} s "
           f"→ ratio {est / (t4 - t3):.0f}x")
 
@@ -215,11 +220,13 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--baseline-limit", type=float, default=20.0)
     ap.add_argument("--only", choices=("delta", "omega"))
+    ap.add_argument("--pair-deadline", type=float, default=None,
+                    help="Ω: seconds per searched pair (default: none, fully exact)")
     args = ap.parse_args()
     if args.only != "omega":
         bench_delta(args.quick, args.baseline_limit)
     if args.only != "delta":
-        bench_omega(args.quick)
+        bench_omega(args.quick, args.pair_deadline)
 
 
 if __name__ == "__main__":

@@ -59,13 +59,15 @@ def _bits(mask: int):
 @dataclass
 class Nearest:
     """The nearest curriculum program: Ω, its index in the curriculum (None when empty), whether
-    the minimum is proven (false only when a deadline cut a search), and how much work it took."""
+    the minimum is proven (false only when a deadline cut a search that might have gone lower),
+    and how much work it took."""
 
     omega: float
     index: int | None
     exact: bool = True
     searched: int = 0
     skipped: int = 0
+    omega_lower: float | None = None  # when not exact: the true Ω lies in [omega_lower, omega]
 
 
 @dataclass
@@ -163,7 +165,7 @@ class Curriculum:
         order = np.lexsort((np.arange(len(lb)), lb, ~first))  # hash matches first, then by bound
         best: dict[str, Fraction] = {d: Fraction(2) for d in groups}
         best_idx: dict[str, int | None] = {d: None for d in groups}
-        exact = {d: True for d in groups}
+        cut: dict[str, list[Fraction]] = {d: [] for d in groups}  # Δ lower bounds of deadline-cut searches
         searched = {d: 0 for d in groups}
         skipped = {d: 0 for d in groups}
         n1 = task.n
@@ -185,15 +187,21 @@ class Curriculum:
                                     threshold_sq=threshold)
             searched[d] += 1
             if not m.exact:
-                exact[d] = False
+                cut[d].append(delta_from_s(Fraction(*m.upper), n1, n2))
             if m.improved or threshold is None:
                 value = delta_from_s(Fraction(*m.weight), n1, n2)
                 if value < best[d]:
                     best[d], best_idx[d] = value, int(i)
         return {
-            d: Nearest(float(best[d]) if best_idx[d] is not None else 1.0, best_idx[d], exact[d], searched[d], skipped[d])
-            for d in groups
+            d: _finish_nearest(best[d], best_idx[d], cut[d], searched[d], skipped[d]) for d in groups
         }
+
+
+def _finish_nearest(best: Fraction, index: int | None, cut: list[Fraction], searched: int, skipped: int) -> Nearest:
+    """A cut search matters only if its proven bound leaves room below the minimum found."""
+    omega = float(best) if index is not None else 1.0
+    lower = min([best] + cut) if index is not None else Fraction(1)
+    return Nearest(omega, index, lower >= best, searched, skipped, float(min(lower, best)))
 
 
 def overall(per_domain: dict[str, Nearest]) -> Nearest:
@@ -201,12 +209,14 @@ def overall(per_domain: dict[str, Nearest]) -> Nearest:
     if not per_domain:
         return Nearest(1.0, None)
     best = min(per_domain.values(), key=lambda n: (n.omega, n.index if n.index is not None else 1 << 60))
+    lower = min(n.omega_lower if n.omega_lower is not None else n.omega for n in per_domain.values())
     return Nearest(
         best.omega,
         best.index,
-        all(n.exact for n in per_domain.values()),
+        lower >= best.omega,
         sum(n.searched for n in per_domain.values()),
         sum(n.skipped for n in per_domain.values()),
+        lower,
     )
 
 
