@@ -97,18 +97,13 @@ def _read_strict(path: str):
 
 
 def _read_generated(path: str):
+    from .core.flow import FlowError, read_user_file
     from .core.lenient import read_model_output
 
-    p = Path(path)
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a folder, not a flow file") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read ({e.strerror})") from None
-    return read_model_output(data)
+        return read_model_output(read_user_file(path))
+    except FlowError as e:
+        raise InputError(str(e)) from None
 
 
 def _json_out(value: Any) -> None:

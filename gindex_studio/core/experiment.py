@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from .divergence import ScoreOptions
-from .flow import Flow, FlowError, atomic_write_bytes, flow_from_value, loads_json, read_flow_file
+from .flow import Flow, FlowError, atomic_write_bytes, flow_from_value, loads_json, read_flow_file, read_user_file
 from .lenient import SyntaxIssue, read_model_output
 from .similarity import PROFILES
 
@@ -269,13 +269,9 @@ def load_experiment(path: str | Path) -> Experiment:
     path = Path(path)
     ctx = _Ctx(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ExperimentError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ExperimentError(f"{path}: is a folder, not an experiment file") from None
-    except OSError as e:
-        raise ExperimentError(f"{path}: cannot read ({e.strerror})") from None
+        data = read_user_file(path, "an experiment file")
+    except FlowError as e:
+        raise ExperimentError(str(e)) from None
     try:
         value = loads_json(data)
     except ValueError as e:

@@ -284,17 +284,24 @@ def read_flow_bytes(data: bytes | str) -> Flow:
     return flow_from_value(value)
 
 
-def read_flow_file(path: str | Path) -> Flow:
-    """Read a flow file strictly. Raises FlowError (missing, unreadable, not JSON, wrong shape)."""
+def read_user_file(path: str | Path, what: str = "a flow file") -> bytes:
+    """The bytes of a file the user named. Raises FlowError with one line (missing, a folder,
+    unreadable)."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        return p.read_bytes()
     except FileNotFoundError:
         raise FlowError(f"{p}: no such file") from None
     except IsADirectoryError:
-        raise FlowError(f"{p}: is a folder, not a flow file") from None
+        raise FlowError(f"{p}: is a folder, not {what}") from None
     except OSError as e:
         raise FlowError(f"{p}: cannot read ({e.strerror})") from None
+
+
+def read_flow_file(path: str | Path) -> Flow:
+    """Read a flow file strictly. Raises FlowError (missing, unreadable, not JSON, wrong shape)."""
+    p = Path(path)
+    data = read_user_file(p)
     try:
         return read_flow_bytes(data)
     except FlowError as e:
