@@ -1,0 +1,466 @@
+"""Experiments in the compare window: the task table with the g-index on top, and the controller
+that keeps the g-index live while a task's programs are edited.
+
+``ExperimentController`` owns the loaded experiment and its latest ``GIndexResult``. Edits arrive
+as edited flows for one task; the controller writes them into the experiment (the core's
+``Task.set_*_flow``), and recomputes that task and the g-index with ``recompute_task`` on a worker
+(``compute_gindex`` when the scoring options changed). The companion's files (a results file with a
+domain folder) load read-only: their tasks are domains, without generated programs to compare.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QObject, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gindex_studio.core.divergence import ScoreOptions
+from gindex_studio.core.experiment import (
+    Experiment,
+    ExperimentError,
+    load_companion_experiment,
+    load_experiment,
+    save_experiment,
+)
+from gindex_studio.core.gindex import GIndexResult, compute_companion_gindex, compute_gindex, recompute_task
+
+from .panel import fmt
+from .scoring import LatestRunner
+
+COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"]
+SORT_ROLE = Qt.UserRole + 1
+
+
+def is_companion_file(path: str | Path) -> bool:
+    """True for the companion's results files (``train_set``/``performance`` keys)."""
+    import orjson
+
+    try:
+        value = orjson.loads(Path(path).read_bytes())
+    except Exception:
+        return False
+    return isinstance(value, dict) and "train_set" in value and "format" not in value
+
+
+class ExperimentController(QObject):
+    """The loaded experiment, its g-index and the live recomputation of edited tasks."""
+
+    result_changed = Signal(object)  # GIndexResult (final)
+    busy_changed = Signal(bool)
+    failed = Signal(str)
+    dirty_changed = Signal(bool)
+
+    DEBOUNCE_MS = 15
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.experiment: Experiment | None = None
+        self.companion = None
+        self.result: GIndexResult | None = None
+        self.previous_g: float | None = None
+        self.options: ScoreOptions | None = None
+        self.edited: set[int] = set()  # tasks edited since the file was read or saved
+        self._unscored: set[int] = set()
+        self._pending: dict[int, dict[str, object]] = {}
+        self.dirty = False
+        self.runner = LatestRunner(self)
+        self.runner.done.connect(self._on_done)
+        self.runner.failed.connect(self._on_failed)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(self.DEBOUNCE_MS)
+        self.timer.timeout.connect(self.recompute_now)
+
+    @property
+    def mode(self) -> str:
+        return "companion" if self.companion is not None else "tasks"
+
+    # ----- loading ----------------------------------------------------------------------------
+    def load(self, path: str, domains_dir: str | None = None) -> None:
+        """Read an experiment (ours, or the companion's with ``domains_dir``) and compute its
+        g-index on the worker. Raises ExperimentError."""
+        self.edited.clear()
+        self._unscored.clear()
+        self._pending.clear()
+        self.result = None
+        self.previous_g = None
+        self._set_dirty(False)
+        if domains_dir is not None:
+            self.companion = load_companion_experiment(path, domains_dir)
+            self.experiment = None
+            self.options = ScoreOptions(profile="companion")
+            cexp = self.companion
+            self.busy_changed.emit(True)
+            self.runner.submit(lambda _p, _s: compute_companion_gindex(cexp))
+            return
+        self.companion = None
+        self.experiment = load_experiment(path)
+        self.options = self.experiment.options
+        snap = self._snapshot()
+        opts = self.options
+        self.busy_changed.emit(True)
+        self.runner.submit(lambda _p, _s: compute_gindex(snap, opts, workers=1))
+
+    def _snapshot(self) -> Experiment:
+        """A shallow copy the worker may read while the GUI thread replaces task flows."""
+        exp = self.experiment
+        return replace(exp, tasks=[replace(t) for t in exp.tasks])
+
+    def wait_idle(self, ms: int = 30_000) -> None:
+        if self.timer.isActive():
+            self.recompute_now()
+        self.runner.wait(ms)
+
+    # ----- edits ------------------------------------------------------------------------------
+    def task_edited(self, index: int, reference=None, generated=None) -> None:
+        """Task ``index`` now has these programs (copies; None: that side unchanged)."""
+        if self.experiment is None:
+            return
+        p = self._pending.setdefault(index, {})
+        if reference is not None:
+            p["reference"] = reference
+        if generated is not None:
+            p["generated"] = generated
+        self.timer.start()
+
+    def set_options(self, options: ScoreOptions) -> None:
+        if self.experiment is None or options == self.options:
+            return
+        self.options = options
+        self.timer.start()
+
+    def recompute_now(self) -> None:
+        self.timer.stop()
+        exp = self.experiment
+        if exp is None:
+            return
+        for k, sides in self._pending.items():
+            task = exp.tasks[k]
+            if "reference" in sides:
+                task.set_reference_flow(sides["reference"])
+            if "generated" in sides:
+                task.set_generated_flow(sides["generated"])
+            self.edited.add(k)
+            self._unscored.add(k)
+        if self._pending:
+            self._set_dirty(True)
+        self._pending.clear()
+        base, opts, snap = self.result, self.options, self._snapshot()
+        todo = sorted(self._unscored)
+        same = base is not None and base._state.get("options") == opts
+
+        def job(_partial, _stale):
+            if not same:
+                return compute_gindex(snap, opts, workers=1), todo
+            res = base
+            for k in todo:
+                res = recompute_task(res, snap, k, opts)
+            return res, todo
+
+        self.busy_changed.emit(True)
+        self.runner.submit(job)
+
+    def _on_done(self, value) -> None:
+        res, done = value if isinstance(value, tuple) else (value, [])
+        self._unscored.difference_update(done)
+        if self.result is not None:
+            self.previous_g = self.result.g_index
+        self.result = res
+        self.busy_changed.emit(False)
+        self.result_changed.emit(res)
+
+    def _on_failed(self, message: str) -> None:
+        self.busy_changed.emit(False)
+        self.failed.emit(message)
+
+    def _set_dirty(self, on: bool) -> None:
+        if on != self.dirty:
+            self.dirty = on
+            self.dirty_changed.emit(on)
+
+    # ----- saving -----------------------------------------------------------------------------
+    def save(self, path: str | None = None) -> Path:
+        """Write the experiment (edited tasks inline). Raises ExperimentError / OSError."""
+        if self.experiment is None:
+            raise ExperimentError("companion experiments are read-only here: nothing to save")
+        if self._pending:
+            self.recompute_now()
+        out = save_experiment(self.experiment, path)
+        self.edited.clear()
+        self._set_dirty(False)
+        return out
+
+
+# ----- the task table --------------------------------------------------------------------------
+
+
+class TaskTableModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.result: GIndexResult | None = None
+        self.edited: set[int] = set()
+        self.failed_bg = QColor("#fff1e0")
+
+    def set_result(self, result: GIndexResult | None, edited: set[int]) -> None:
+        if self.result is not None and result is not None and len(result.tasks) == len(self.result.tasks):
+            self.result, self.edited = result, set(edited)
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self.result, self.edited = result, set(edited)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() or self.result is None else len(self.result.tasks)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return COLUMNS[section]
+        if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
+            return {
+                "Δ": "divergence of the generated program from the reference (0 = perfect)",
+                "θ": "1 − Δ",
+                "Ω": "distance of the task from the curriculum (nearest curriculum program)",
+                "TC": "the task's contribution to the g-index",
+                "Exact": "every search finished (no deadline cut it)",
+            }.get(COLUMNS[section])
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or self.result is None:
+            return None
+        t = self.result.tasks[index.row()]
+        col = COLUMNS[index.column()]
+        if role == Qt.DisplayRole:
+            return {
+                "Task": t.id + (" •" if t.index in self.edited else ""),
+                "Domain": t.domain,
+                "Prompt": " ".join(t.prompt.split())[:160],
+                "Δ": fmt(t.delta),
+                "θ": fmt(t.theta),
+                "Ω": fmt(t.omega),
+                "TC": f"{t.tc:,.1f}",
+                "Exact": "yes" if t.exact and t.omega_exact else "bound",
+            }[col]
+        if role == SORT_ROLE:
+            return {
+                "Task": t.id, "Domain": t.domain, "Prompt": t.prompt, "Δ": t.delta, "θ": t.theta,
+                "Ω": t.omega, "TC": t.tc, "Exact": int(t.exact and t.omega_exact),
+            }[col]
+        if role == Qt.ToolTipRole:
+            if col == "Prompt":
+                return t.prompt
+            if col == "Task":
+                tip = f"{t.id} (edited, not saved)" if t.index in self.edited else t.id
+                if t.syntax:
+                    tip += f"\nsyntax error: {t.syntax.get('message')}"
+                return tip
+            if col == "Ω" and t.nearest:
+                return f"nearest curriculum program: {t.nearest}"
+        if role == Qt.TextAlignmentRole and col in ("Δ", "θ", "Ω", "TC"):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.FontRole and t.index in self.edited:
+            f = QFont()
+            f.setItalic(True)
+            return f
+        return None
+
+
+class TaskFilter(QSortFilterProxyModel):
+    """Failures only (Δ > 0), one domain, and free text over id, domain and prompt."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.failures_only = False
+        self.domain = ""
+        self.text = ""
+        self.setSortRole(SORT_ROLE)
+
+    def set_filter(self, failures_only: bool | None = None, domain: str | None = None, text: str | None = None):
+        if failures_only is not None:
+            self.failures_only = failures_only
+        if domain is not None:
+            self.domain = domain
+        if text is not None:
+            self.text = text.casefold().strip()
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, row, parent):
+        res = self.sourceModel().result
+        if res is None:
+            return False
+        t = res.tasks[row]
+        if self.failures_only and t.delta <= 0 and not t.syntax:
+            return False
+        if self.domain and t.domain != self.domain:
+            return False
+        if self.text and self.text not in f"{t.id} {t.domain} {t.prompt}".casefold():
+            return False
+        return True
+
+
+class ExperimentPanel(QWidget):
+    """The g-index with its components on top, filters, and the sortable task table."""
+
+    task_selected = Signal(int)  # experiment task index
+    save_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 4, 6, 4)
+        head = QHBoxLayout()
+        self.g_label = QLabel("g-index —")
+        self.g_label.setObjectName("g-index")
+        f = QFont(self.font())
+        f.setPixelSize(18)
+        f.setBold(True)
+        self.g_label.setFont(f)
+        head.addWidget(self.g_label)
+        self.components = QLabel("")
+        self.components.setWordWrap(True)
+        self.components.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        head.addWidget(self.components, 1)
+        self.save_button = QPushButton("Save experiment")
+        self.save_button.setEnabled(False)
+        self.save_button.clicked.connect(self.save_requested)
+        head.addWidget(self.save_button)
+        lay.addLayout(head)
+        filters = QHBoxLayout()
+        self.failures = QCheckBox("failures only")
+        self.domain = QComboBox()
+        self.domain.addItem("all domains", "")
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("filter by task, domain or prompt text")
+        self.search.setClearButtonEnabled(True)
+        self.count_label = QLabel("")
+        filters.addWidget(self.failures)
+        filters.addWidget(self.domain)
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.count_label)
+        lay.addLayout(filters)
+        self.model = TaskTableModel(self)
+        self.proxy = TaskFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setObjectName("tasks")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setAlternatingRowColors(True)
+        h = self.table.horizontalHeader()
+        for c, name in enumerate(COLUMNS):
+            h.setSectionResizeMode(c, QHeaderView.Stretch if name == "Prompt" else QHeaderView.ResizeToContents)
+        lay.addWidget(self.table, 1)
+        self.failures.toggled.connect(lambda on: self._filter(failures_only=on))
+        self.domain.currentIndexChanged.connect(lambda _i: self._filter(domain=self.domain.currentData() or ""))
+        self.search.textChanged.connect(lambda t: self._filter(text=t))
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self._current_task: int | None = None
+        self._quiet = False
+
+    def _filter(self, **kw) -> None:
+        self.proxy.set_filter(**kw)
+        self._count()
+
+    def _count(self) -> None:
+        n = self.model.rowCount()
+        self.count_label.setText(f"{self.proxy.rowCount()} of {n} tasks")
+
+    def set_result(self, result: GIndexResult, edited: set[int], previous: float | None = None,
+                   companion: bool = False) -> None:
+        self._quiet = True
+        try:
+            self.model.set_result(result, edited)
+            domains = sorted({t.domain for t in result.tasks})
+            if [self.domain.itemData(i) for i in range(1, self.domain.count())] != domains:
+                cur = self.domain.currentData()
+                self.domain.blockSignals(True)
+                self.domain.clear()
+                self.domain.addItem("all domains", "")
+                for d in domains:
+                    self.domain.addItem(d, d)
+                k = self.domain.findData(cur)
+                self.domain.setCurrentIndex(max(0, k))
+                self.domain.blockSignals(False)
+            if self._current_task is not None:
+                self.select_task(self._current_task, emit=False)
+        finally:
+            self._quiet = False
+        change = ""
+        if previous is not None and abs(previous - result.g_index) > 1e-9:
+            change = f"   <span style='font-size:12px; font-weight:normal; color:#444'>{previous:,.3f} → {result.g_index:,.3f}</span>"
+        self.g_label.setText(f"g-index {result.g_index:,.3f}{change}")
+        self.components.setText(components_text(result, companion))
+        self.components.setToolTip(domains_tooltip(result))
+        self._count()
+
+    def select_task(self, index: int, emit: bool = True) -> None:
+        src = self.model.index(index, 0)
+        row = self.proxy.mapFromSource(src)
+        self._current_task = index
+        if row.isValid():
+            quiet, self._quiet = self._quiet, not emit or self._quiet
+            try:
+                self.table.selectionModel().setCurrentIndex(
+                    row, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                self.table.scrollTo(row)
+            finally:
+                self._quiet = quiet
+
+    def visible_tasks(self) -> list[str]:
+        res = self.model.result
+        return [res.tasks[self.proxy.mapToSource(self.proxy.index(r, 0)).row()].id for r in range(self.proxy.rowCount())]
+
+    def _on_current(self, current, _previous) -> None:
+        if not current.isValid():
+            return
+        index = self.proxy.mapToSource(current).row()
+        if self._quiet:
+            return
+        self._current_task = index
+        self.task_selected.emit(index)
+
+
+def components_text(r: GIndexResult, companion: bool = False) -> str:
+    """The g-index's components in one short paragraph."""
+    inc = [d for d in r.domains if d.included]
+    es = sorted({round(d.e, 4) for d in inc})
+    e_txt = (f"E = log2({inc[0].compute:g}) = {inc[0].e:.3f}" if len(es) == 1 and inc else
+             f"E from {min(es):.3f} to {max(es):.3f}" if inc else "E —")
+    ws = [d.w for d in inc]
+    w_txt = f"W from {min(ws):.3f} to {max(ws):.3f}" if ws else "W —"
+    exact = "exact" if r.exact else "bounds (a deadline cut a search)"
+    mode = "companion aggregate mode (tasks are test domains)" if companion else f"{len(r.tasks)} tasks"
+    return (f"= mean TC over {mode} · mean θ = {fmt(r.theta_mean)} · ρ = {r.rho:g} · {e_txt} · "
+            f"{len(inc)} curriculum domains, {w_txt} · {r.profile} profile · {exact}")
+
+
+def domains_tooltip(r: GIndexResult) -> str:
+    lines = ["domain: samples, W, compute, E"]
+    for d in r.domains:
+        w = f"{d.w:.4f}" if d.w is not None else "left out"
+        lines.append(f"{d.domain}: {d.samples}, {w}, {d.compute:g}, {d.e:.4f}")
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""Core work off the GUI thread, latest request wins.
+
+``LatestRunner.submit(fn)`` runs ``fn(partial, stale)`` on a one-thread pool; a newer ``submit``
+drops the queued one, and results of any request but the newest are discarded on arrival, so the
+panel never shows a stale value. ``fn`` may call ``partial(value)`` to show an anytime result first
+and ``stale()`` to give up early between phases.
+
+``score_anytime`` is the compare view's job: a short deadline-bounded search first (exact for
+everything small), then, if that was cut, the full search warm-started from it.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from gindex_studio.core.divergence import ScoreOptions, ScoreResult, score
+
+#: seconds for the first, anytime pass (most programs of up to ~60 nodes finish exactly in it)
+QUICK_DEADLINE = 0.04
+
+
+class _Signals(QObject):
+    partial = Signal(int, object)
+    done = Signal(int, object)
+    failed = Signal(int, str)
+
+
+class _Job(QRunnable):
+    def __init__(self, runner: "LatestRunner", token: int, fn: Callable):
+        super().__init__()
+        self.runner, self.token, self.fn = runner, token, fn
+        self.signals = runner._signals  # keep a reference: emitted from the worker thread
+
+    def run(self):
+        r, token = self.runner, self.token
+        stale = lambda: token != r._latest  # noqa: E731 - read of an int, safe under the GIL
+        if stale():
+            return
+        try:
+            value = self.fn(lambda v: self.signals.partial.emit(token, v), stale)
+        except Exception as e:  # never let a worker exception vanish: show it
+            self.signals.failed.emit(token, f"{type(e).__name__}: {e}")
+            return
+        self.signals.done.emit(token, value)
+
+
+class LatestRunner(QObject):
+    """Runs one job at a time off the GUI thread; only the newest request's results arrive."""
+
+    partial = Signal(object)
+    done = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._latest = 0
+        self._finished = 0
+        self._signals = _Signals()
+        self._signals.partial.connect(self._on_partial)
+        self._signals.done.connect(self._on_done)
+        self._signals.failed.connect(self._on_failed)
+
+    def submit(self, fn: Callable[[Callable[[Any], None], Callable[[], bool]], Any]) -> int:
+        self._latest += 1
+        self.pool.clear()  # a queued, not yet started request is stale now
+        self.pool.start(_Job(self, self._latest, fn))
+        return self._latest
+
+    @property
+    def busy(self) -> bool:
+        return self._finished != self._latest
+
+    def wait(self, ms: int = 30_000) -> bool:
+        return self.pool.waitForDone(ms)
+
+    def _on_partial(self, token: int, value) -> None:
+        if token == self._latest:
+            self.partial.emit(value)
+
+    def _on_done(self, token: int, value) -> None:
+        if token == self._latest:
+            self._finished = token
+            self.done.emit(value)
+
+    def _on_failed(self, token: int, message: str) -> None:
+        if token == self._latest:
+            self._finished = token
+            self.failed.emit(message)
+
+
+def score_anytime(reference, generated, options: ScoreOptions, syntax=None, warm=(),
+                  quick: float = QUICK_DEADLINE):
+    """The job for a ``LatestRunner``: returns ``fn(partial, stale) -> ScoreResult``."""
+
+    def fn(partial, stale) -> ScoreResult:
+        if options.deadline is not None and options.deadline <= quick:
+            return score(reference, generated, options, syntax=syntax, warm=warm)
+        first = score(reference, generated, replace(options, deadline=quick), syntax=syntax, warm=warm)
+        if first.exact:
+            first.options = options.to_dict()
+            return first
+        partial(first)
+        if stale():
+            return first
+        return score(reference, generated, options, syntax=syntax,
+                     warm=[(p.reference, p.generated) for p in first.mapping])
+
+    return fn

@@ -1,0 +1,486 @@
+"""CompareWindow: the compare view in a window of its own, with menus, the experiment task table,
+and the entry points ``main_compare`` (``gindex-studio compare REF GEN``) and ``install_actions``
+(File → Compare… and File → Open Experiment… in the studio's main window)."""
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gindex_studio.core.experiment import ExperimentError
+from gindex_studio.core.flow import FlowError, read_flow_file, write_flow_file
+
+from .experiment import ExperimentController, ExperimentPanel, is_companion_file
+from .view import CompareView
+
+FLOW_FILTER = "Flow files (*.json);;All files (*)"
+GEN_FILTER = "Model output (*.json *.txt *.md);;All files (*)"
+EXP_FILTER = "Experiments (*.json);;All files (*)"
+
+
+# ----- questions --------------------------------------------------------------------------------
+
+
+class PairDialog(QDialog):
+    """Choose a reference file and either a generated file or pasted model text."""
+
+    def __init__(self, parent=None, reference: str = ""):
+        super().__init__(parent)
+        self.setWindowTitle("Compare")
+        self.resize(640, 420)
+        form = QFormLayout(self)
+        self.ref = QLineEdit(reference)
+        form.addRow("Reference program", self._with_browse(self.ref, FLOW_FILTER))
+        self.use_file = QRadioButton("a file")
+        self.use_text = QRadioButton("pasted model output")
+        self.use_file.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.use_file)
+        group.addButton(self.use_text)
+        row = QHBoxLayout()
+        row.addWidget(self.use_file)
+        row.addWidget(self.use_text)
+        row.addStretch(1)
+        form.addRow("Generated program from", row)
+        self.gen = QLineEdit()
+        form.addRow("Generated file", self._with_browse(self.gen, GEN_FILTER))
+        self.text = QPlainTextEdit()
+        self.text.setPlaceholderText("Paste what the model wrote: JSON, a Markdown fence, even cut-off output")
+        form.addRow("Model output", self.text)
+        self.use_text.toggled.connect(self._sync)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self._sync()
+
+    def _with_browse(self, edit: QLineEdit, filt: str) -> QWidget:
+        w = QWidget()
+        lay = QHBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(edit, 1)
+        b = QPushButton("Browse…")
+        b.clicked.connect(lambda: edit.setText(QFileDialog.getOpenFileName(self, "Choose a file", edit.text(), filt)[0] or edit.text()))
+        lay.addWidget(b)
+        return w
+
+    def _sync(self) -> None:
+        self.gen.setEnabled(self.use_file.isChecked())
+        self.text.setEnabled(self.use_text.isChecked())
+
+    def answer(self) -> tuple[str, str | None, str | None]:
+        if self.use_text.isChecked():
+            return self.ref.text().strip(), None, self.text.toPlainText()
+        return self.ref.text().strip(), self.gen.text().strip(), None
+
+
+class CompareDialogs:
+    """The questions the compare window asks (tests replace this with a scripted object)."""
+
+    def __init__(self, parent):
+        self.parent = parent
+
+    def error(self, title: str, text: str) -> None:
+        QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self.parent).open()
+
+    def ask_pair(self, reference: str = "") -> tuple[str, str | None, str | None] | None:
+        d = PairDialog(self.parent, reference)
+        return d.answer() if d.exec() == QDialog.Accepted else None
+
+    def open_file(self, title: str, filt: str) -> str | None:
+        return QFileDialog.getOpenFileName(self.parent, title, "", filt)[0] or None
+
+    def open_directory(self, title: str) -> str | None:
+        return QFileDialog.getExistingDirectory(self.parent, title) or None
+
+    def save_file(self, title: str, suggestion: str, filt: str = FLOW_FILTER) -> str | None:
+        return QFileDialog.getSaveFileName(self.parent, title, suggestion, filt)[0] or None
+
+    def ask_save(self, name: str) -> str:
+        r = QMessageBox.question(self.parent, "Unsaved changes", f"Save the changes to {name}?",
+                                 QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
+
+
+# ----- the window -------------------------------------------------------------------------------
+
+
+class CompareWindow(QMainWindow):
+    def __init__(self, library=None, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Compare — gindex-studio")
+        self.resize(1600, 1000)
+        self.dialogs = CompareDialogs(self)
+        self.view = CompareView(library)
+        self.setCentralWidget(self.view)
+        self.controller = ExperimentController(self)
+        self.tasks = ExperimentPanel()
+        self.tasks_dock = QDockWidget("Experiment", self)
+        self.tasks_dock.setObjectName("dock-experiment")
+        self.tasks_dock.setWidget(self.tasks)
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.tasks_dock)
+        self.tasks_dock.hide()
+        self.current_task: int | None = None
+        self.undo_group = QUndoGroup(self)
+        for ed in self.view.editors.values():
+            self.undo_group.addStack(ed.undo_stack)
+        self.active_role = "reference"
+        self.undo_group.setActiveStack(self.view.ref.undo_stack)
+        self.actions: dict[str, QAction] = {}
+        self._build_actions()
+        self.status = QLabel("")
+        self.statusBar().addPermanentWidget(self.status)
+        self.view.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
+        self.view.edited.connect(self._on_view_edited)
+        self.view.panel.options_changed.connect(self.controller.set_options)
+        self.controller.result_changed.connect(self._on_gindex)
+        self.controller.failed.connect(lambda m: self.dialogs.error("g-index", m))
+        self.controller.busy_changed.connect(lambda b: self.status.setText("computing the g-index…" if b else ""))
+        self.controller.dirty_changed.connect(self._on_dirty)
+        self.tasks.task_selected.connect(self.show_task)
+        self.tasks.save_requested.connect(self.save_experiment)
+        QApplication.instance().focusChanged.connect(self._on_focus)
+
+    # ----- actions ----------------------------------------------------------------------------
+    def _action(self, aid: str, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False) -> QAction:
+        a = QAction(text, self)
+        a.setObjectName(aid)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        a.setCheckable(checkable)
+        keys = a.shortcut().toString(QKeySequence.NativeText)
+        tip = tip or text.replace("&", "").rstrip("…")
+        a.setToolTip(f"{tip} ({keys})" if keys else tip)
+        a.setStatusTip(tip)
+        if checkable:
+            a.toggled.connect(slot)
+        else:
+            a.triggered.connect(lambda _c=False: slot())
+        self.addAction(a)
+        self.actions[aid] = a
+        return a
+
+    def _on_active(self, fn):
+        return lambda: fn(self.view.editors[self.active_role])
+
+    def _build_actions(self) -> None:
+        A = self._action
+        v = self.view
+        menus = {
+            "&File": [
+                A("compare.open_pair", "Open &Pair…", self.open_pair_dialog, "Ctrl+O", "Choose a reference and a generated program"),
+                A("compare.paste", "Compare with Pasted &Model Output…", self.paste_dialog, None,
+                  "Keep the reference, read the generated program from pasted text"),
+                A("compare.open_experiment", "Open &Experiment…", self.open_experiment_dialog, "Ctrl+Shift+O",
+                  "Open an experiment (ours, or the companion's files with their domain folder)"),
+                None,
+                A("compare.save_experiment", "&Save Experiment", self.save_experiment, "Ctrl+S",
+                  "Save the edited tasks back into the experiment file"),
+                A("compare.save_reference", "Save &Reference As…", lambda: self.save_side("reference")),
+                A("compare.save_generated", "Save &Generated As…", lambda: self.save_side("generated")),
+                None,
+                A("compare.close", "&Close", self.close, "Ctrl+W"),
+            ],
+            "&Edit": [
+                A("edit.undo", "&Undo", self.undo_group.undo, "Ctrl+Z", "Undo on the active side"),
+                A("edit.redo", "&Redo", self.undo_group.redo, "Ctrl+Y", "Redo on the active side"),
+                None,
+                A("edit.cut", "Cu&t", self._on_active(lambda e: e.cut()), "Ctrl+X"),
+                A("edit.copy", "&Copy", self._on_active(lambda e: e.copy()), "Ctrl+C"),
+                A("edit.paste", "&Paste", self._on_active(lambda e: e.paste()), "Ctrl+V"),
+                A("edit.delete", "&Delete", self._on_active(lambda e: e.delete_selection()), "Delete"),
+                A("edit.select_all", "Select &All", self._on_active(lambda e: e.select_all()), "Ctrl+A"),
+                A("edit.layout", "Auto-&layout", self._on_active(lambda e: e.auto_layout()), "Ctrl+Shift+L"),
+            ],
+            "&View": [
+                A("view.link", "&Link Zoom and Scroll", v.set_linked, "Ctrl+L", "Zoom and scroll both sides together", True),
+                A("view.fit", "&Fit Both", v.fit, "Ctrl+0"),
+                A("view.zoom_in", "Zoom &In", self._on_active(lambda e: e.view.zoom_in()), "Ctrl+="),
+                A("view.zoom_out", "Zoom &Out", self._on_active(lambda e: e.view.zoom_out()), "Ctrl+-"),
+                A("view.text", "Model &Text", self._toggle_text, None, "Show the generated program's text", True),
+            ],
+            "&Navigate": [
+                A("compare.next", "&Next Difference", v.next_difference, "F8"),
+                A("compare.previous", "&Previous Difference", v.previous_difference, "Shift+F8"),
+            ],
+            "&Author": [
+                A("compare.copy_node", "Copy &Node Across", v.copy_selected_node, "Ctrl+Shift+N",
+                  "Add the selected missing (or extra) node to the other program, with its wires to mapped nodes"),
+                A("compare.attr_to_gen", "Copy Attribute to &Generated", lambda: self._copy_attr("to-generated"), "Ctrl+Shift+Right"),
+                A("compare.attr_to_ref", "Copy Attribute to &Reference", lambda: self._copy_attr("to-reference"), "Ctrl+Shift+Left"),
+            ],
+        }
+        for title, items in menus.items():
+            m = self.menuBar().addMenu(title)
+            m.setToolTipsVisible(True)
+            for a in items:
+                if a is None:
+                    m.addSeparator()
+                else:
+                    m.addAction(a)
+        self.actions["compare.save_experiment"].setEnabled(False)
+        self.undo_group.canUndoChanged.connect(self.actions["edit.undo"].setEnabled)
+        self.undo_group.canRedoChanged.connect(self.actions["edit.redo"].setEnabled)
+
+    def _toggle_text(self, on: bool) -> None:
+        self.view.sides["generated"].source_box.setVisible(on and self.view.model_text is not None)
+
+    def _copy_attr(self, direction: str) -> None:
+        key = self.view.attr.selected_key()
+        if key is not None:
+            self.view.copy_attribute(key, direction)
+
+    def _on_focus(self, _old, new) -> None:
+        w = new
+        while w is not None:
+            for role, side in self.view.sides.items():
+                if w is side:
+                    self.active_role = role
+                    self.undo_group.setActiveStack(self.view.editors[role].undo_stack)
+                    return
+            w = w.parentWidget()
+
+    # ----- opening pairs ----------------------------------------------------------------------
+    def open_pair(self, reference: str, generated: str | None = None, text: str | None = None) -> bool:
+        """Open a pair: a reference file and a generated file (read leniently) or model text."""
+        try:
+            if generated is not None:
+                self.view.load_files(reference, generated)
+                gen_name = os.path.basename(generated)
+            else:
+                ref = read_flow_file(reference)
+                self.view.set_generated_text_pair(ref, text or "", os.path.basename(reference), ref_path=reference)
+                gen_name = "pasted model output"
+        except FlowError as e:
+            self.dialogs.error("Cannot open the reference", str(e))
+            return False
+        except OSError as e:
+            self.dialogs.error("Cannot open the generated program", f"{generated}: {e.strerror or e}")
+            return False
+        self._leave_experiment()
+        self.setWindowTitle(f"{os.path.basename(reference)} ↔ {gen_name} — Compare — gindex-studio")
+        self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
+        return True
+
+    def open_pair_dialog(self) -> None:
+        ans = self.dialogs.ask_pair(self.view.ref.doc.path or "")
+        if ans:
+            self.open_pair(*ans)
+
+    def paste_dialog(self) -> None:
+        ans = self.dialogs.ask_pair(self.view.ref.doc.path or "")
+        if ans:
+            ref, _gen, text = ans
+            self.open_pair(ref, None, text if text is not None else "")
+
+    def save_side(self, role: str) -> bool:
+        ed = self.view.editors[role]
+        path = self.dialogs.save_file(f"Save the {role} program", ed.doc.path or f"{role}.json")
+        if not path:
+            return False
+        try:
+            write_flow_file(ed.doc.flow, path)
+        except OSError as e:
+            self.dialogs.error("Cannot save", f"{path}: {e.strerror or e}")
+            return False
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    # ----- experiments ------------------------------------------------------------------------
+    def open_experiment(self, path: str, domains_dir: str | None = None) -> bool:
+        if domains_dir is None and is_companion_file(path):
+            domains_dir = self.dialogs.open_directory("The companion's domain folder (one folder of programs per domain)")
+            if not domains_dir:
+                return False
+        try:
+            self.controller.load(path, domains_dir)
+        except ExperimentError as e:
+            self.dialogs.error("Cannot open the experiment", str(e))
+            return False
+        self.current_task = None
+        self.tasks._current_task = None
+        self.tasks_dock.show()
+        self.resizeDocks([self.tasks_dock], [260], Qt.Vertical)
+        if self.controller.options is not None:
+            self.view.options = self.controller.options
+            self.view.panel.set_options(self.controller.options)
+        name = self.controller.experiment.name if self.controller.experiment else os.path.basename(path)
+        self.setWindowTitle(f"{name} — Compare — gindex-studio")
+        self.tasks.save_button.setEnabled(False)
+        return True
+
+    def open_experiment_dialog(self) -> None:
+        path = self.dialogs.open_file("Open an experiment", EXP_FILTER)
+        if path:
+            self.open_experiment(path)
+
+    def _leave_experiment(self) -> None:
+        self.current_task = None
+        self.tasks_dock.hide()
+
+    def _on_gindex(self, res) -> None:
+        c = self.controller
+        self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == "companion")
+        if self.current_task is None and res.tasks:
+            worst = max(res.tasks, key=lambda t: (t.delta, -t.index))
+            self.tasks.select_task(worst.index)
+
+    def show_task(self, index: int) -> None:
+        c = self.controller
+        if c.experiment is None:
+            t = c.result.tasks[index] if c.result else None
+            if t is not None:
+                self.statusBar().showMessage(
+                    f"{t.id}: companion results hold per-domain divergences, not programs to compare "
+                    f"(Δ = {t.delta:g} from the file)", 8000)
+            return
+        if c.timer.isActive():
+            c.recompute_now()  # the edits of the task we leave go in first
+        self.current_task = index
+        task = c.experiment.tasks[index]
+        opts = c.options or task and c.experiment.options
+        self.view.options = opts
+        self.view.panel.set_options(opts)
+        self.view.set_pair(task.reference.copy(), task.generated.copy(), task.syntax, task.generated_text,
+                           ref_name=f"{task.id}", gen_name=f"{task.id} (model output)")
+        self.tasks.select_task(index, emit=False)
+        self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
+
+    def _on_view_edited(self, role: str) -> None:
+        if self.current_task is None or self.controller.experiment is None:
+            return
+        ed = self.view.editors[role]
+        provide = lambda ed=ed: ed.doc.flow.copy()  # noqa: E731 - read when the debounce fires
+        if role == "reference":
+            self.controller.task_edited(self.current_task, reference=provide)
+        else:
+            self.controller.task_edited(self.current_task, generated=provide)
+
+    def _on_dirty(self, dirty: bool) -> None:
+        self.actions["compare.save_experiment"].setEnabled(dirty)
+        self.tasks.save_button.setEnabled(dirty)
+
+    def save_experiment(self) -> bool:
+        try:
+            path = self.controller.save()
+        except (ExperimentError, OSError) as e:
+            self.dialogs.error("Cannot save the experiment", str(e))
+            return False
+        if self.controller.result is not None:
+            self.tasks.set_result(self.controller.result, self.controller.edited)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def closeEvent(self, e):
+        c = self.controller
+        if c.dirty and c.experiment is not None:
+            answer = self.dialogs.ask_save(c.experiment.name)
+            if answer == "cancel" or (answer == "save" and not self.save_experiment()):
+                e.ignore()
+                return
+        try:
+            QApplication.instance().focusChanged.disconnect(self._on_focus)
+        except (RuntimeError, TypeError):
+            pass
+        self.view.runner.wait(5000)
+        c.runner.wait(5000)
+        e.accept()
+
+
+# ----- entry points -----------------------------------------------------------------------------
+
+WINDOWS: list[CompareWindow] = []
+
+
+def open_compare(parent=None, reference: str | None = None, generated: str | None = None,
+                 text: str | None = None, library=None) -> CompareWindow:
+    """A new compare window (kept alive in ``WINDOWS``), showing the pair if one is given."""
+    win = CompareWindow(library)
+    WINDOWS.append(win)
+    win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
+    win.setAttribute(Qt.WA_DeleteOnClose, True)
+    if reference:
+        win.open_pair(reference, generated, text)
+    win.show()
+    return win
+
+
+def install_actions(main_window) -> None:
+    """Add File → Compare… and File → Open Experiment… to the studio's main window."""
+    file_menu = next((a.menu() for a in main_window.menuBar().actions()
+                      if a.menu() is not None and a.text().replace("&", "") == "File"), None)
+    compare = QAction("Co&mpare…", main_window)
+    compare.setObjectName("file.compare")
+    compare.setShortcut(QKeySequence("Ctrl+Shift+D"))
+    compare.setToolTip("Compare a reference with a generated program (Ctrl+Shift+D)")
+
+    def ask_and_open():
+        ed = getattr(main_window, "editor", None)
+        ref = ed.path if ed is not None and ed.path else ""
+        ans = CompareDialogs(main_window).ask_pair(ref)
+        if ans:
+            open_compare(None, *ans, library=getattr(main_window, "library", None))
+
+    compare.triggered.connect(lambda _c=False: ask_and_open())
+    experiment = QAction("Open E&xperiment…", main_window)
+    experiment.setObjectName("file.open_experiment")
+    experiment.setToolTip("Open an experiment: task table, g-index and the compare view")
+
+    def open_exp():
+        win = open_compare(None, library=getattr(main_window, "library", None))
+        path = win.dialogs.open_file("Open an experiment", EXP_FILTER)
+        if path:
+            win.open_experiment(path)
+
+    experiment.triggered.connect(lambda _c=False: open_exp())
+    main_window.addAction(compare)
+    main_window.addAction(experiment)
+    if file_menu is not None:
+        before = next((a for a in file_menu.actions() if a.objectName() == "file.save"), None)
+        if before is not None:
+            file_menu.insertAction(before, compare)
+            file_menu.insertAction(before, experiment)
+            file_menu.insertSeparator(before)
+        else:
+            file_menu.addAction(compare)
+            file_menu.addAction(experiment)
+    main_window.compare_actions = {"file.compare": compare, "file.open_experiment": experiment}
+
+
+def main_compare(reference: str, generated: str) -> int:
+    """``gindex-studio compare REF GEN``: the compare window on one pair until it is closed."""
+    for path in (reference, generated):
+        if not os.path.exists(path):
+            print(f"gindex-studio compare: {path}: no such file", file=sys.stderr)
+            return 1
+    try:
+        read_flow_file(reference)
+    except FlowError as e:
+        print(f"gindex-studio compare: {e}", file=sys.stderr)
+        return 1
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("gindex-studio")
+    win = open_compare(None, reference, generated)
+    win.setAttribute(Qt.WA_DeleteOnClose, False)
+    return app.exec()
