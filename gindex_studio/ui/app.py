@@ -101,6 +101,9 @@ class MainWindow(QMainWindow):
         self.actions = ActionRegistry(self)
         self._wire_actions()
         self._build_menus()
+        from .compare.window import install_actions  # File → Compare…, File → Open Experiment…
+
+        install_actions(self)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
 
@@ -404,6 +407,13 @@ def main(files: list[str] | None = None) -> int:
         win.open_files(list(files))
     QTimer.singleShot(0, lambda: win.offer_restore() or (not files and not win.editors() and win.open_demo()))
     return app.exec()
+
+
+def main_compare(reference: str, generated: str) -> int:
+    """``gindex-studio compare REF GEN``: the compare window on one pair (see ui/compare)."""
+    from .compare.window import main_compare as run
+
+    return run(reference, generated)
 
 
 if __name__ == "__main__":  # pragma: no cover

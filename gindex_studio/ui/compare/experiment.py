@@ -127,7 +127,8 @@ class ExperimentController(QObject):
 
     # ----- edits ------------------------------------------------------------------------------
     def task_edited(self, index: int, reference=None, generated=None) -> None:
-        """Task ``index`` now has these programs (copies; None: that side unchanged)."""
+        """Task ``index`` now has these programs (flows, or callables returning a copy when the
+        debounce fires; None: that side unchanged)."""
         if self.experiment is None:
             return
         p = self._pending.setdefault(index, {})
@@ -150,10 +151,11 @@ class ExperimentController(QObject):
             return
         for k, sides in self._pending.items():
             task = exp.tasks[k]
+            get = lambda v: v() if callable(v) else v  # noqa: E731 - providers read the editor now
             if "reference" in sides:
-                task.set_reference_flow(sides["reference"])
+                task.set_reference_flow(get(sides["reference"]))
             if "generated" in sides:
-                task.set_generated_flow(sides["generated"])
+                task.set_generated_flow(get(sides["generated"]))
             self.edited.add(k)
             self._unscored.add(k)
         if self._pending:
@@ -294,13 +296,19 @@ class TaskFilter(QSortFilterProxyModel):
         self.setSortRole(SORT_ROLE)
 
     def set_filter(self, failures_only: bool | None = None, domain: str | None = None, text: str | None = None):
+        begin = getattr(self, "beginFilterChange", None)  # Qt ≥ 6.9; invalidateFilter before
+        if begin is not None:
+            begin()
         if failures_only is not None:
             self.failures_only = failures_only
         if domain is not None:
             self.domain = domain
         if text is not None:
             self.text = text.casefold().strip()
-        self.invalidateFilter()
+        if begin is not None:
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.invalidateFilter()
 
     def filterAcceptsRow(self, row, parent):
         res = self.sourceModel().result

@@ -1,0 +1,259 @@
+"""The compare window with an experiment (task table, live g-index, saving back), the authoring
+helpers, and the entry points (File menu, ``gindex-studio compare``)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gindex_studio.core.divergence import ScoreOptions, score
+from gindex_studio.core.experiment import load_experiment
+from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.paths import DEMO_DIR
+
+from .test_compare import demo_pair, settle
+
+
+class Scripted:
+    def __init__(self):
+        self.errors = []
+        self.next_file = None
+        self.next_dir = None
+        self.save_answer = "discard"
+
+    def error(self, title, text):
+        self.errors.append((title, text))
+
+    def open_file(self, title, filt):
+        return self.next_file
+
+    def open_directory(self, title):
+        return self.next_dir
+
+    def save_file(self, title, suggestion, filt=""):
+        return self.next_file
+
+    def ask_save(self, name):
+        return self.save_answer
+
+    def ask_pair(self, reference=""):
+        return None
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    """The demo experiment in a folder of its own (saving must not touch the installed data)."""
+    dst = tmp_path / "demo"
+    for sub in ("programs", "generated"):
+        shutil.copytree(Path(DEMO_DIR, sub), dst / sub)
+    shutil.copy(Path(DEMO_DIR, "experiment.json"), dst / "experiment.json")
+    return dst / "experiment.json"
+
+
+@pytest.fixture
+def cwin(qtbot, library):
+    from gindex_studio.ui.compare.window import CompareWindow
+
+    win = CompareWindow(library)
+    win.dialogs = Scripted()
+    win.resize(1500, 950)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.view.runner.wait(5000)
+    win.controller.runner.wait(5000)
+
+
+def settle_g(qtbot, win, timeout=10_000):
+    c = win.controller
+    qtbot.waitUntil(lambda: c.result is not None and not c.timer.isActive() and not c.runner.busy, timeout=timeout)
+
+
+def test_experiment_table_sorts_filters_and_opens_tasks(cwin, qtbot, demo_copy):
+    assert cwin.open_experiment(str(demo_copy))
+    settle_g(qtbot, cwin)
+    exp = load_experiment(demo_copy)
+    expected = compute_gindex(exp, workers=1)
+    res = cwin.controller.result
+    assert res.g_index == pytest.approx(expected.g_index)
+    assert f"{expected.g_index:,.3f}" in cwin.tasks.g_label.text()
+    assert "mean θ" in cwin.tasks.components.text() and "ρ = 0.0001" in cwin.tasks.components.text()
+    panel = cwin.tasks
+    assert panel.proxy.rowCount() == len(exp.tasks)
+    # the worst task opens first
+    settle(qtbot, cwin.view)
+    worst = max(expected.tasks, key=lambda t: t.delta)
+    assert cwin.current_task == worst.index
+    # failures only, a domain, text
+    panel.failures.setChecked(True)
+    assert set(panel.visible_tasks()) == {t.id for t in expected.tasks if t.delta > 0 or t.syntax}
+    panel.failures.setChecked(False)
+    panel.domain.setCurrentIndex(panel.domain.findData("twitter"))
+    assert panel.visible_tasks() == ["twitter-4"]
+    panel.domain.setCurrentIndex(0)
+    panel.search.setText("telegram")
+    assert set(panel.visible_tasks()) == {"telegram-2-reply-4", "telegram-3-reply-4"}
+    panel.search.clear()
+    # sorting by Δ, descending
+    col = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"].index("Δ")
+    panel.table.sortByColumn(col, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.DescendingOrder)
+    deltas = [float(panel.proxy.index(r, col).data()) for r in range(panel.proxy.rowCount())]
+    assert deltas == sorted(deltas, reverse=True)
+    # clicking a task opens it in the compare view
+    k = exp.task_index("telegram-2-reply-4")
+    row = panel.proxy.mapFromSource(panel.model.index(k, 0))
+    panel.table.selectionModel().setCurrentIndex(row, panel.table.selectionModel().SelectionFlag.ClearAndSelect)
+    settle(qtbot, cwin.view)
+    assert cwin.current_task == k
+    assert cwin.view.result.delta == expected.tasks[k].delta
+
+
+def test_editing_a_task_updates_the_gindex_as_the_core_computes_and_saves_back(cwin, qtbot, demo_copy):
+    cwin.open_experiment(str(demo_copy))
+    settle_g(qtbot, cwin)
+    before = cwin.controller.result.g_index
+    exp0 = load_experiment(demo_copy)
+    k = exp0.task_index("telegram-2-reply-4")
+    cwin.tasks.select_task(k)
+    settle(qtbot, cwin.view)
+    gen = cwin.view.gen
+    key = next(w for w in gen.scene.wires)  # delete the receiver's wire: a dataflow error
+    gen.scene.select_wire(key)
+    gen.delete_selection()
+    settle(qtbot, cwin.view)
+    settle_g(qtbot, cwin)
+    # the same edit on a fresh copy of the experiment, computed by the core
+    exp = load_experiment(demo_copy)
+    exp.tasks[k].set_generated_flow(gen.doc.flow.copy())
+    expected = compute_gindex(exp, workers=1)
+    res = cwin.controller.result
+    assert res.g_index == pytest.approx(expected.g_index, rel=1e-12)
+    assert res.g_index != pytest.approx(before)
+    assert res.tasks[k].delta == expected.tasks[k].delta == cwin.view.result.delta
+    assert res.tasks[k].tc == pytest.approx(expected.tasks[k].tc)
+    assert "→" in cwin.tasks.g_label.text()
+    assert k in cwin.controller.edited and cwin.tasks.save_button.isEnabled()
+    # save back, read again: the same g-index
+    assert cwin.save_experiment()
+    again = compute_gindex(load_experiment(demo_copy), workers=1)
+    assert again.g_index == pytest.approx(expected.g_index, rel=1e-12)
+    assert not cwin.tasks.save_button.isEnabled()
+
+
+def test_editing_the_reference_recomputes_omega_too(cwin, qtbot, demo_copy):
+    cwin.open_experiment(str(demo_copy))
+    settle_g(qtbot, cwin)
+    exp = load_experiment(demo_copy)
+    k = exp.task_index("twitter-4")
+    cwin.tasks.select_task(k)
+    settle(qtbot, cwin.view)
+    ref = cwin.view.ref
+    victim = next(i for i in ref.doc.drawn_ids())
+    ref.scene.select_nodes([victim])
+    ref.delete_selection()
+    settle(qtbot, cwin.view)
+    settle_g(qtbot, cwin)
+    exp.tasks[k].set_reference_flow(ref.doc.flow.copy())
+    expected = compute_gindex(exp, workers=1)
+    assert cwin.controller.result.tasks[k].omega == pytest.approx(expected.tasks[k].omega)
+    assert cwin.controller.result.g_index == pytest.approx(expected.g_index, rel=1e-12)
+
+
+def test_switching_profile_in_an_experiment_recomputes_everything(cwin, qtbot, demo_copy):
+    cwin.open_experiment(str(demo_copy))
+    settle_g(qtbot, cwin)
+    settle(qtbot, cwin.view)
+    cwin.view.panel.profile.setCurrentText("companion")
+    settle(qtbot, cwin.view)
+    settle_g(qtbot, cwin)
+    expected = compute_gindex(load_experiment(demo_copy), ScoreOptions(profile="companion"), workers=1)
+    assert cwin.controller.result.g_index == pytest.approx(expected.g_index, rel=1e-12)
+    assert cwin.controller.result.profile == "companion"
+
+
+def test_copy_a_missing_node_across_with_its_wires(cwin, qtbot):
+    cwin.open_pair(*demo_pair("telegram-2-reply"))
+    v = cwin.view
+    settle(qtbot, v)
+    missing = next(i for i in v.result.missing_nodes if v.ref.doc.is_drawn(i))
+    v.select_node("reference", missing)
+    assert v.copy_node_button.isEnabled() and "generated" in v.copy_node_button.text()
+    depth = v.gen.undo_stack.count()
+    new_id = v.copy_selected_node()
+    assert v.gen.undo_stack.count() == depth + 1  # one undo entry
+    node = v.gen.doc.node(new_id)
+    assert node.type == v.ref.doc.node(missing).type
+    phi = {p.reference: p.generated for p in v.result.mapping}
+    # wires to and from mapped neighbours are there, remapped to the partners
+    for s, port, d in v.ref.doc.connected_wires(missing):
+        if s == missing and d in phi:
+            assert phi[d] in node.ports[port]
+        if d == missing and s in phi:
+            assert new_id in v.gen.doc.node(phi[s]).ports[port]
+    settle(qtbot, v)
+    assert v.result.delta == score(v.ref.doc.flow.copy(), v.gen.doc.flow.copy()).delta
+    assert (missing, new_id) in {(p.reference, p.generated) for p in v.result.mapping}
+    v.gen.undo_stack.undo()
+    assert not v.gen.doc.has(new_id)
+
+
+def test_copy_one_attribute_value_across(cwin, qtbot):
+    cwin.open_pair(*demo_pair("template-slider"))
+    v = cwin.view
+    settle(qtbot, v)
+    pair = next(p for p in v.result.mapping if p.w < 1)
+    key = pair.differing_keys[0]
+    v.select_node("reference", pair.reference)
+    row = v.attr.keys.index(key)
+    v.attr.table.selectRow(row)
+    assert v.attr.selected_key() == key
+    v.attr.to_gen.click()
+    assert v.gen.doc.node(pair.generated).data.get(key) == v.ref.doc.node(pair.reference).data.get(key)
+    settle(qtbot, v)
+    new = v.result.pair_of(pair.reference)
+    assert new is not None and key not in new.differing_keys
+    v.gen.undo_stack.undo()
+    settle(qtbot, v)
+    assert key in v.result.pair_of(pair.reference).differing_keys
+    # and the other way, through the window's action
+    v.select_node("reference", pair.reference)
+    v.attr.table.selectRow(v.attr.keys.index(key))
+    cwin.actions["compare.attr_to_ref"].trigger()
+    assert v.ref.doc.node(pair.reference).data.get(key) == v.gen.doc.node(pair.generated).data.get(key)
+    assert v.ref.undo_stack.count() == 1
+
+
+def test_open_pair_reports_bad_files(cwin, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    assert not cwin.open_pair(str(bad), demo_pair("http")[1])
+    assert cwin.dialogs.errors and "reference" in cwin.dialogs.errors[-1][0].lower()
+    assert not cwin.open_pair(demo_pair("http")[0], str(tmp_path / "nope.txt"))
+
+
+def test_main_compare_rejects_missing_files(capsys):
+    from gindex_studio.ui.compare.window import main_compare
+
+    assert main_compare("/nonexistent/ref.json", "/nonexistent/gen.txt") == 1
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_studio_window_has_compare_actions(window, qtbot, monkeypatch):
+    from gindex_studio.ui import app
+    from gindex_studio.ui.compare import window as cw
+
+    assert hasattr(app, "main_compare")
+    acts = getattr(window, "compare_actions", None)
+    assert acts is not None and set(acts) == {"file.compare", "file.open_experiment"}
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
+    assert acts["file.compare"] in file_menu.actions()
+    ref, gen = demo_pair("telegram-2-reply")
+    monkeypatch.setattr(cw.CompareDialogs, "ask_pair", lambda self, reference="": (ref, gen, None))
+    acts["file.compare"].trigger()
+    win = cw.WINDOWS[-1]
+    qtbot.addWidget(win)
+    settle(qtbot, win.view)
+    assert win.view.result.delta == pytest.approx(0.234375)
+    win.view.runner.wait(5000)
