@@ -10,6 +10,8 @@ everything small), then, if that was cut, the full search warm-started from it.
 """
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -19,10 +21,34 @@ from gindex_studio.core.divergence import ScoreOptions, ScoreResult, score
 
 #: seconds for the first, anytime pass (most programs of up to ~60 nodes finish exactly in it)
 QUICK_DEADLINE = 0.04
+#: the interpreter's thread switch interval while a worker searches. Every Qt call from the GUI
+#: thread releases the GIL and must win it back from the CPU-bound worker; at the default 5 ms a
+#: repaint of hundreds of calls would crawl (the "convoy" effect), at 1 ms it stays fluid.
+WORKER_SWITCH_INTERVAL = 0.001
+#: how long a worker waits for the GUI to put an anytime result on screen before searching on
+PARTIAL_SHOWN_TIMEOUT = 1.0
+
+_switch_lock = threading.Lock()
+_switch_users = 0
+_switch_saved = 0.005
+
+
+def _fast_switching(on: bool) -> None:
+    global _switch_users, _switch_saved
+    with _switch_lock:
+        if on:
+            if _switch_users == 0:
+                _switch_saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(_switch_saved, WORKER_SWITCH_INTERVAL))
+            _switch_users += 1
+        else:
+            _switch_users -= 1
+            if _switch_users == 0:
+                sys.setswitchinterval(_switch_saved)
 
 
 class _Signals(QObject):
-    partial = Signal(int, object)
+    partial = Signal(int, object, object)  # token, value, threading.Event set once it is shown
     done = Signal(int, object)
     failed = Signal(int, str)
 
@@ -38,11 +64,22 @@ class _Job(QRunnable):
         stale = lambda: token != r._latest  # noqa: E731 - read of an int, safe under the GIL
         if stale():
             return
+
+        def partial(v) -> None:
+            # hand the anytime result over and let the GUI draw it before searching on: the
+            # search would otherwise compete with the drawing for the interpreter
+            shown = threading.Event()
+            self.signals.partial.emit(token, v, shown)
+            shown.wait(PARTIAL_SHOWN_TIMEOUT)
+
+        _fast_switching(True)
         try:
-            value = self.fn(lambda v: self.signals.partial.emit(token, v), stale)
+            value = self.fn(partial, stale)
         except Exception as e:  # never let a worker exception vanish: show it
             self.signals.failed.emit(token, f"{type(e).__name__}: {e}")
             return
+        finally:
+            _fast_switching(False)
         self.signals.done.emit(token, value)
 
 
@@ -77,9 +114,12 @@ class LatestRunner(QObject):
     def wait(self, ms: int = 30_000) -> bool:
         return self.pool.waitForDone(ms)
 
-    def _on_partial(self, token: int, value) -> None:
-        if token == self._latest:
-            self.partial.emit(value)
+    def _on_partial(self, token: int, value, shown) -> None:
+        try:
+            if token == self._latest:
+                self.partial.emit(value)
+        finally:
+            shown.set()
 
     def _on_done(self, token: int, value) -> None:
         if token == self._latest:
