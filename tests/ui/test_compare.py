@@ -90,7 +90,7 @@ def test_highlighted_pairs_equal_the_core_mapping(cview, qtbot, domain):
                 assert k in item.text
     assert cview.panel.delta_label.text() == f"Δ = {fmt(core.delta)}"
     assert f"|V'| = {core.n_reference}" in cview.panel.why_label.text()
-    assert cview.panel.why_label.text().endswith(fmt(core.delta))
+    assert cview.panel.why_label.text().endswith(f"= <b>{fmt(core.delta)}</b>")
 
 
 def test_selecting_a_node_selects_its_partner_and_shows_the_attribute_diff(cview, qtbot):

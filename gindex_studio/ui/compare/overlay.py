@@ -86,15 +86,15 @@ def shape_path(shape: str, r: QRectF) -> QPainterPath:
 
 
 def paint_badge(p: QPainter, r: QRectF, style: PairStyle) -> None:
-    """A pair badge: its shape in its hue with the pair number inside."""
+    """A pair badge: its shape in its hue with the pair number inside (painter state kept)."""
+    p.save()
     p.setPen(QPen(QColor("#333333"), 1))
     p.setBrush(QColor(style.color))
     p.drawPath(shape_path(style.shape, r))
     p.setPen(text_on(style.color))
-    f = g.small_font()
-    if style.number >= 100:
-        f = type(f)(f)
-        f.setPixelSize(9)
+    f = type(g.small_font())(g.small_font())
+    f.setBold(True)
+    f.setPixelSize(12 if style.number < 10 else 10 if style.number < 100 else 8)
     p.setFont(f)
     rr = QRectF(r)
     if style.shape == "triangle":
@@ -102,12 +102,13 @@ def paint_badge(p: QPainter, r: QRectF, style: PairStyle) -> None:
     elif style.shape == "down":
         rr.setBottom(r.bottom() - r.height() * 0.3)
     p.drawText(rr, Qt.AlignCenter, str(style.number))
+    p.restore()
 
 
 class MarkItem(QGraphicsItem):
     """The compare marks of one node: a pair badge and its w label, or a missing/extra hatch."""
 
-    BADGE = 18.0
+    BADGE = 20.0
 
     def __init__(self, node_item, kind: str, style: PairStyle | None = None, text: str = ""):
         super().__init__(node_item)
@@ -147,7 +148,9 @@ class MarkItem(QGraphicsItem):
         if self.kind in HATCH:
             color = QColor(MISSING_COLOR if self.kind == "missing" else EXTRA_COLOR)
             p.setPen(QPen(color, 2, Qt.DashLine if self.kind == "missing" else Qt.DotLine))
-            brush = QBrush(color, HATCH[self.kind])
+            hatch = QColor(color)
+            hatch.setAlpha(120)  # the node's label stays readable under the pattern
+            brush = QBrush(hatch, HATCH[self.kind])
             p.setBrush(brush)
             p.drawRoundedRect(b.adjusted(-3, -3, 3, 3), 7, 7)
         elif self.style is not None:

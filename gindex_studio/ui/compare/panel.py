@@ -52,15 +52,15 @@ def why_line(r: ScoreResult) -> str:
     n1, n2 = r.n_reference, r.n_generated
     if n1 == 0 or n2 == 0:
         side = "reference" if n1 == 0 else "generated program"
-        return f"Why this Δ: the {side} has no nodes, so Δ = 1 (|V'| = {n1}, |V''| = {n2})."
+        return f"Why this Δ: the {side} has no nodes, so Δ = 1 (|V'| = {n1}, |V''| = {n2}) = <b>1</b>"
     s = Fraction(r.s_exact)
     s2 = s * s
     ratio = s2 / (n1 * n2)
     s_txt = fmt_fraction(s) if s.denominator == 1 else f"{fmt_fraction(s)} ≈ {fmt(float(s))}"
     s2_txt = fmt_fraction(s2) if s2.denominator == 1 else fmt(float(s2))
     return (
-        f"Why this Δ: S = Σw = {s_txt} over {len(r.mapping)} mapped pairs, |V'| = {n1}, |V''| = {n2}; "
-        f"Δ = 1 − S²/(|V'|·|V''|) = 1 − {s2_txt}/({n1}·{n2}) = 1 − {fmt(float(ratio))} = {fmt(r.delta)}"
+        f"Why this Δ: S = Σw = {s_txt} over {len(r.mapping)} mapped pairs, |V'| = {n1}, |V''| = {n2}<br>"
+        f"Δ = 1 − S²/(|V'|·|V''|) = 1 − {s2_txt}/({n1}·{n2}) = 1 − {fmt(float(ratio))} = <b>{fmt(r.delta)}</b>"
     )
 
 
@@ -154,6 +154,7 @@ class ScorePanel(QWidget):
         self.errors_label = QLabel("")
         self.why_label = QLabel("")
         self.why_label.setWordWrap(True)
+        self.why_label.setTextFormat(Qt.RichText)
         self.why_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         top = QHBoxLayout()
         top.addWidget(self.delta_label)
@@ -282,7 +283,7 @@ def show_value(v: Any) -> str:
         s = json.dumps(v, ensure_ascii=False)
     except (TypeError, ValueError):
         s = repr(v)
-    return s if len(s) <= 240 else s[:237] + "…"
+    return s if len(s) <= 160 else s[:157] + "…"
 
 
 class _Absent:
@@ -314,7 +315,7 @@ class AttributeDiff(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(0, QHeaderView.Fixed)
         self.table.setColumnWidth(0, 22)
@@ -378,9 +379,6 @@ class AttributeDiff(QWidget):
                     it.setForeground(QBrush(IGNORED_FG))
                 self.table.setItem(r, c, it)
         self.table.resizeRowsToContents()
-        if self.differing:
-            first = next(i for i, k in enumerate(self.keys) if k in self.differing)
-            self.table.selectRow(first)
         self._sync_buttons()
 
     def selected_key(self) -> str | None:

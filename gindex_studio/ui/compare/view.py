@@ -189,6 +189,7 @@ class CompareView(QWidget):
         self._phi: dict[str, str] = {}
         self._inv: dict[str, str] = {}
         self._selected: tuple[str, str] | None = None
+        self._attr_pair: tuple[str, str] | None = None
         self._loading = False
         self._syncing = False
         self._linked = False
@@ -431,7 +432,9 @@ class CompareView(QWidget):
         """Select a node on one side (its partner follows); works for nodes not drawn too."""
         ed = self.editors[role]
         if ed.doc.is_drawn(node_id):
-            ed.focus_node(node_id)
+            ed.show_workspace(ed.doc.workspace_of(node_id))
+            ed.scene.select_nodes([node_id])  # the scene's signal syncs the partner
+            ed.view.ensureVisible(ed.scene.nodes[node_id], 80, 80)
         else:
             self._on_node_selected(role, node_id)
 
@@ -470,8 +473,35 @@ class CompareView(QWidget):
             return nid, self._phi.get(nid)
         return self._inv.get(nid), nid
 
+    def closest_unmatched(self, role: str, node_id: str) -> tuple[str, str, list[str]] | None:
+        """The unmatched node of the same type on the other side most similar to ``node_id``:
+        (its id, w as "m/k", differing keys), or None."""
+        from gindex_studio.core.similarity import differing_keys, signature, similarity
+
+        r = self.result
+        other = self._other(role)
+        lonely = r.extra_nodes if role == "reference" else r.missing_nodes
+        doc, odoc = self.editors[role].doc, self.editors[other].doc
+        if not doc.has(node_id):
+            return None
+        me = signature(doc.node(node_id).data, r.profile)
+        best = None
+        for cid in lonely:
+            if not odoc.has(cid) or odoc.node(cid).type != doc.node(node_id).type:
+                continue
+            them = signature(odoc.node(cid).data, r.profile)
+            a, b = (me, them) if role == "reference" else (them, me)
+            m, k = similarity(a, b, r.profile)
+            if best is None or m * best[2] > best[1] * k:
+                best = (cid, m, k, differing_keys(a, b, r.profile))
+        if best is None:
+            return None
+        cid, m, k, keys = best
+        return cid, f"{m}/{k}", keys
+
     def _refresh_attr(self) -> None:
         r = self.result
+        self._attr_pair = None
         if self._selected is None or r is None:
             self.attr.clear()
             self.copy_node_button.setEnabled(False)
@@ -489,12 +519,26 @@ class CompareView(QWidget):
             title = (f"<b>#{n}</b> {self.node_label('reference', ref_id)} ↔ {self.node_label('generated', gen_id)}"
                      f" · w = {pair.w_exact}" + (f" · {len(pair.differing_keys)} differ" if pair.differing_keys else " · identical"))
             self.attr.show_pair(title, rd, gd, pair.differing_keys, r.profile)
-        elif rd is not None:
-            self.attr.show_pair(f"{self.node_label('reference', ref_id)} · <b>missing</b>: no partner in the generated program",
-                                rd, None, [], r.profile)
         else:
-            self.attr.show_pair(f"{self.node_label('generated', gen_id)} · <b>extra</b>: no partner in the reference",
-                                None, gd, [], r.profile)
+            role = "reference" if rd is not None else "generated"
+            nid = ref_id if rd is not None else gen_id
+            word = "missing" if rd is not None else "extra"
+            other = "the generated program" if rd is not None else "the reference"
+            cand = self.closest_unmatched(role, nid)
+            if cand is None:
+                self.attr.show_pair(f"{self.node_label(role, nid)} · <b>{word}</b>: no node of its type is left "
+                                    f"unmatched in {other}", rd, gd, [], r.profile)
+            else:
+                cid, w, keys = cand
+                title = (f"{self.node_label(role, nid)} · <b>{word}</b>. Closest unmatched node in {other}: "
+                         f"{self.node_label(self._other(role), cid)}, w = {w} (mapping the two would break the "
+                         f"wiring the mapping keeps)")
+                if rd is not None:
+                    self._attr_pair = (nid, cid)
+                    self.attr.show_pair(title, rd, self.gen.doc.node(cid).data, keys, r.profile)
+                else:
+                    self._attr_pair = (cid, nid)
+                    self.attr.show_pair(title, self.ref.doc.node(cid).data, gd, keys, r.profile)
         lonely = (rd is None) != (gd is None)
         self.copy_node_button.setEnabled(lonely)
         if lonely:
@@ -524,8 +568,11 @@ class CompareView(QWidget):
         return None
 
     def copy_attribute(self, key: str, direction: str) -> None:
-        """Copy one attribute of the selected pair across ("to-generated" or "to-reference")."""
+        """Copy one attribute of the selected pair (or of an unmatched node and the closest
+        unmatched node of its type on the other side) across ("to-generated" or "to-reference")."""
         ref_id, gen_id = self.selected_pair()
+        if (not ref_id or not gen_id) and self._attr_pair is not None:
+            ref_id, gen_id = self._attr_pair
         if not ref_id or not gen_id:
             return
         if direction == "to-generated":

@@ -1,0 +1,62 @@
+"""Render the compare window on a demo task to a PNG (the README's screenshot).
+
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare.png
+
+Opens the demo experiment, selects ``telegram-2-reply-4`` (a function error and dataflow errors),
+selects the reference node the model got wrong, and saves the whole window.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def render(out: str, task: str = "telegram-2-reply-4", size=(1720, 1080)) -> str:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from gindex_studio.paths import DEMO_DIR
+
+    from .window import CompareWindow
+
+    def pump(ms: int = 60) -> None:
+        end = time.perf_counter() + ms / 1000
+        while time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.002)
+
+    win = CompareWindow()
+    win.resize(*size)
+    win.show()
+    win.open_experiment(os.path.join(DEMO_DIR, "experiment.json"))
+    win.controller.wait_idle()
+    pump()
+    k = win.controller.experiment.task_index(task)
+    win.tasks.select_task(k)
+    win.view.wait_idle()
+    pump(150)
+    v = win.view
+    v.main_splitter.setSizes([size[0] - 470, 470])
+    v.right.setSizes([528, 472])
+    win.resizeDocks([win.tasks_dock], [270], __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.Vertical)
+    pump()
+    v.fit()
+    pump()
+    wrong = next((i for i in v.result.missing_nodes if v.ref.doc.is_drawn(i)), None)
+    if wrong is not None:
+        v.select_node("reference", wrong)
+        v.panel.diff_list.setCurrentRow(0)
+    pump(150)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    win.grab().save(out)
+    win.view.runner.wait()
+    win.controller.runner.wait()
+    win.controller._set_dirty(False)
+    win.close()
+    return out
+
+
+if __name__ == "__main__":
+    print(render(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots/compare.png"))
