@@ -257,3 +257,88 @@ def test_studio_window_has_compare_actions(window, qtbot, monkeypatch):
     settle(qtbot, win.view)
     assert win.view.result.delta == pytest.approx(0.234375)
     win.view.runner.wait(5000)
+
+
+def test_companion_experiment_loads_read_only_with_its_domain_folder(cwin, qtbot, tmp_path):
+    import json
+
+    from gindex_studio.core.experiment import load_companion_experiment
+    from gindex_studio.core.gindex import compute_companion_gindex
+
+    value = {
+        "model": {"name": "GPT2", "train_params": {"model_name": "gpt2-medium"}},
+        "train_set": {"data": [{"name": "http", "num_samples": 80}, {"name": "twitter", "num_samples": 40}], "total": 120},
+        "test_set": {"data": [{"name": "telegram-2-reply", "num_samples": 4}]},
+        "train_cost": {"time": 2392, "compute": 74.75},
+        "performance": {"divergence": 0.234, "domains": [{"name": "telegram-2-reply", "num_samples": 4, "divergence": 0.234, "perfects": 0.25}]},
+    }
+    path = tmp_path / "companion.json"
+    path.write_text(json.dumps(value))
+    cwin.dialogs.next_dir = str(Path(DEMO_DIR, "programs"))
+    assert cwin.open_experiment(str(path))
+    settle_g(qtbot, cwin)
+    expected = compute_companion_gindex(load_companion_experiment(path, Path(DEMO_DIR, "programs")))
+    assert cwin.controller.mode == "companion"
+    assert cwin.controller.result.g_index == pytest.approx(expected.g_index)
+    assert "companion aggregate mode" in cwin.tasks.components.text()
+    assert cwin.tasks.visible_tasks() == ["telegram-2-reply"]
+    assert not cwin.tasks.save_button.isEnabled()
+
+
+def test_unmatched_node_shows_the_closest_candidate_and_copies_values_from_it(cwin, qtbot):
+    cwin.open_pair(*demo_pair("telegram-2-reply"))
+    v = cwin.view
+    settle(qtbot, v)
+    missing = next(i for i in v.result.missing_nodes if v.ref.doc.node(i).type == "chatbot-message")
+    v.select_node("reference", missing)
+    cand = v.closest_unmatched("reference", missing)
+    assert cand is not None and cand[0] in v.result.extra_nodes
+    assert "Closest unmatched" in v.attr.title.text() and set(v.attr.differing) == set(cand[2])
+    key = cand[2][0]
+    v.attr.table.selectRow(v.attr.keys.index(key))
+    v.attr.to_gen.click()
+    assert v.gen.doc.node(cand[0]).data[key] == v.ref.doc.node(missing).data[key]
+    settle(qtbot, v)
+    assert v.result.delta == score(v.ref.doc.flow.copy(), v.gen.doc.flow.copy()).delta
+
+
+def test_big_programs_show_an_anytime_result_first(qtbot, library, monkeypatch):
+    import random
+
+    from gindex_studio.core.generate import perturb, random_flow
+    from gindex_studio.ui.compare import scoring
+    from gindex_studio.ui.compare.view import CompareView
+
+    monkeypatch.setattr(scoring, "QUICK_DEADLINE", 0.0)  # cut the first pass at once
+    rng = random.Random(7)
+    ref = random_flow(40, rng)
+    gen = perturb(ref, rng, 0.15)
+    v = CompareView(library)
+    qtbot.addWidget(v)
+    v.show()
+    seen = []
+    v.runner.partial.connect(lambda r: seen.append(("partial", r.exact, v.panel.status_label.text())))
+    v.scored.connect(lambda r: seen.append(("final", r.exact, v.panel.status_label.text())))
+    v.set_pair(ref, gen)
+    settle(qtbot, v)
+    assert seen[-1][:2] == ("final", True) and "exact" in seen[-1][2]
+    # the quick pass could not prove optimality: its result and bound were on screen first
+    assert len(seen) == 2 and seen[0][:2] == ("partial", False) and "anytime" in seen[0][2]
+    assert v.result.delta == score(ref, gen).delta
+    v.runner.wait(5000)
+
+
+def test_gindex_studio_compare_opens_the_window(monkeypatch):
+    from PySide6.QtWidgets import QApplication
+
+    from gindex_studio import cli
+    from gindex_studio.ui.compare import window as cw
+
+    opened = []
+    monkeypatch.setattr(QApplication, "exec", lambda self=None: opened.append(cw.WINDOWS[-1]) or 0)
+    ref, gen = demo_pair("telegram-2-reply")
+    assert cli.main(["compare", ref, gen]) == 0
+    win = opened[0]
+    assert win.view.ref.doc.path == ref
+    win.view.runner.wait(5000)
+    win.close()

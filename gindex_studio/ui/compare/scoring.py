@@ -133,8 +133,11 @@ class LatestRunner(QObject):
 
 
 def score_anytime(reference, generated, options: ScoreOptions, syntax=None, warm=(),
-                  quick: float = QUICK_DEADLINE):
-    """The job for a ``LatestRunner``: returns ``fn(partial, stale) -> ScoreResult``."""
+                  quick: float | None = None):
+    """The job for a ``LatestRunner``: returns ``fn(partial, stale) -> ScoreResult``. ``quick``:
+    seconds for the anytime pass (default ``QUICK_DEADLINE``)."""
+    if quick is None:
+        quick = QUICK_DEADLINE
 
     def fn(partial, stale) -> ScoreResult:
         if options.deadline is not None and options.deadline <= quick:
