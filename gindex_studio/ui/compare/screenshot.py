@@ -1,6 +1,7 @@
 """Render the compare window on a demo task to a PNG (the README's screenshot).
 
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare.png
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-broken.png googlesearch-to-csv-4
 
 Opens the demo experiment, selects ``telegram-2-reply-4`` (a function error and dataflow errors),
 selects the reference node the model got wrong, and saves the whole window.
@@ -59,4 +60,5 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1720, 1080)) -> str
 
 
 if __name__ == "__main__":
-    print(render(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots/compare.png"))
+    out = sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots/compare.png"
+    print(render(out, *(sys.argv[2:3] or [])))

@@ -100,7 +100,11 @@ class Side(QWidget):
                 self.source.setPlainText(text)
             lines = text.count("\n") + 1
             self.source_label.setText(f"Model output as written ({lines} lines)")
+            was_hidden = self.source_box.isHidden()
             self.source_box.show()
+            if was_hidden:
+                total = max(self.split.height(), 400)
+                self.split.setSizes([int(total * 0.62), total - int(total * 0.62)])
         self.set_syntax(syntax, edited)
 
     def set_syntax(self, syntax: SyntaxIssue | None, edited: bool) -> None:
