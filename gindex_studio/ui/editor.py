@@ -71,6 +71,7 @@ class FlowEditor(QWidget):
         pl.addWidget(self.prompt)
         self.prompt.textChanged.connect(self._on_prompt_edited)
         self.doc.prompt_changed.connect(self._sync_prompt)
+        self.doc.flow_reset.connect(self._sync_prompt)  # a replaced flow brings its own prompt
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

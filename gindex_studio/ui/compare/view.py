@@ -265,7 +265,6 @@ class CompareView(QWidget):
                 self.overlays["reference" if ed is self.ref else "generated"].clear()
                 ed.doc.replace_flow(flow)
                 ed.doc.path = path
-                ed.doc.prompt_changed.emit()  # the editor's prompt box follows this signal only
                 ed.undo_stack.clear()
                 ed.forced_dirty = False
         finally:
