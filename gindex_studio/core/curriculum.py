@@ -225,6 +225,11 @@ def overall(per_domain: dict[str, Nearest]) -> Nearest:
 _WORKER_CURRICULUM: Curriculum | None = None
 
 
+def _init_worker(curriculum: Curriculum) -> None:
+    global _WORKER_CURRICULUM
+    _WORKER_CURRICULUM = curriculum
+
+
 def _worker_nearest(args):
     task, deadline = args
     return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
@@ -234,7 +239,10 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
                deadline: float | None = None, progress: Progress | None = None) -> list[dict[str, Nearest]]:
     """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores).
 
-    ``progress(done, total)`` is called after each task. Results are in task order.
+    ``progress(done, total)`` is called after each task. Results are in task order. Worker
+    processes are forked when this process runs a single thread (the curriculum is shared without
+    copying); with other threads alive (a GUI, a thread pool) forking is unsafe, so they are
+    spawned and receive the curriculum once each.
     """
     global _WORKER_CURRICULUM
     total = len(tasks)
@@ -247,12 +255,17 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
                 progress(i + 1, total)
         return results
     import multiprocessing as mp
+    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    _WORKER_CURRICULUM = curriculum
+    forking = threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
+    if forking:
+        _WORKER_CURRICULUM = curriculum
+        pool_args = dict(mp_context=mp.get_context("fork"))
+    else:
+        pool_args = dict(mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(curriculum,))
     try:
-        ctx = mp.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(workers, total), mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, total), **pool_args) as pool:
             futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
             for done, fut in enumerate(as_completed(futures), 1):
                 results[futures[fut]] = fut.result()

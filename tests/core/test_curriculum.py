@@ -77,3 +77,21 @@ def test_domain_distance_is_a_rounded_mean_of_minima():
     expected = round(sum(min(score(p, q, opts).delta for q in cur_dom) for p in task_dom) / 3, 3)
     assert domain_distance(task_dom, cur_dom) == expected
     assert domain_distance(task_dom, []) == 1.0
+
+
+def test_omega_many_spawns_workers_when_threads_are_alive():
+    import threading
+
+    bases, flows, domains = _curriculum(6, n=20)
+    cur = Curriculum.from_flows(flows, domains)
+    tasks = [prepare(perturb(b, random.Random(i), 0.2, prefix="t")) for i, b in enumerate(bases[:3])]
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        spawned = omega_many(tasks, cur, workers=2)
+    finally:
+        stop.set()
+        other.join()
+    alone = omega_many(tasks, cur, workers=1)
+    assert [{k: v.omega for k, v in r.items()} for r in spawned] == [{k: v.omega for k, v in r.items()} for r in alone]
