@@ -1,0 +1,748 @@
+/*
+ * Native inner loop of the weighted McSplit search (paper profile) of gindex_studio.core.matching.
+ *
+ * The algorithm is the one of matching._McSplit (the reference implementation, after McCreesh,
+ * Prosser & Trimble, IJCAI 2017, extended to weights), step for step: the same label classes in
+ * the same order, the same branching, bound and pruning, so the search tree, the node count, S
+ * and the proven upper bound are those of the Python search. Vertex sets are arrays of W 64-bit
+ * words; weights are the integer-scaled weights (the caller guarantees their total < 2^62).
+ *
+ * search(n1, n2, W, p1, p2, adj1, adj2, groups, floor, remaining, check_signals)
+ *   p1[u] / p2[v]: partner lists [(w, other vertex), ...] by descending w (ref vertices relabelled)
+ *   adj1[u] / adj2[v]: [(key, mask), ...] by ascending key (key = relation: direction and port)
+ *   groups: [(L mask, R mask), ...] the initial classes before dropping partnerless vertices
+ *   floor: the search must beat it strictly; remaining: seconds left (None: no deadline)
+ * returns (best, pairs or None, upper, exact, nodes), as matching._McSplit.run before relabelling.
+ *
+ * The GIL is released while searching. With check_signals, the GIL is taken back every 2^18
+ * nodes to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <time.h>
+#endif
+
+typedef uint64_t word;
+
+#define ABORT_DEADLINE 1
+#define ABORT_SIGNAL 2
+#define ABORT_NOMEM 3
+
+typedef struct {
+    int32_t v;
+    int64_t w;
+} Partner;
+
+/* the class list of one search depth: class i has L = bits + 2Wi, R = bits + 2Wi + W */
+typedef struct {
+    int n, cap;
+    word *bits;
+    int64_t *bound;
+    int32_t *size;
+} Level;
+
+typedef struct {
+    int n1, n2, W;
+    int32_t *p1s, *p2s; /* partner lists, CSR: p1[p1s[u] .. p1s[u+1]) */
+    Partner *p1, *p2;
+    int32_t *a1s, *a2s; /* adjacency, CSR: keys a1k[a1s[u] ..], masks a1m + W * index */
+    int32_t *a1k, *a2k;
+    word *a1m, *a2m;
+    word *nb1, *nb2; /* all neighbours (any relation), n * W */
+    int64_t best, nodes;
+    int has_best;
+    int best_len, map_len;
+    int32_t *best_u, *best_v, *map_u, *map_v;
+    int64_t *frames;
+    int n_frames;
+    int use_deadline;
+    double stop;
+    int check_signals;
+    PyThreadState *ts;
+    Level *levels;
+    int n_levels;
+    int64_t *sbl, *sbr;
+    word *pa, *pb; /* split pieces, double buffer of (n1 + 1) pieces */
+    word *tmp;     /* 2W scratch words */
+} Ctx;
+
+static double now_seconds(void)
+{
+#ifdef _WIN32
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER t;
+    if (!freq.QuadPart)
+        QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&t);
+    return (double)t.QuadPart / (double)freq.QuadPart;
+#else
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+#endif
+}
+
+static inline int ctz64(word x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+static inline int has_bit(const word *s, int i) { return (int)((s[i >> 6] >> (i & 63)) & 1); }
+
+static inline int is_empty(const word *s, int W)
+{
+    for (int i = 0; i < W; i++)
+        if (s[i])
+            return 0;
+    return 1;
+}
+
+static inline int intersects(const word *a, const word *b, int W)
+{
+    for (int i = 0; i < W; i++)
+        if (a[i] & b[i])
+            return 1;
+    return 0;
+}
+
+static inline int lowest_bit(const word *s, int W)
+{
+    for (int i = 0; i < W; i++)
+        if (s[i])
+            return i * 64 + ctz64(s[i]);
+    return -1;
+}
+
+/* ---- sums of the k largest weights ------------------------------------------------------- */
+
+static int cmp_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+static int64_t sum_all(const int64_t *xs, int n)
+{
+    int64_t s = 0;
+    for (int i = 0; i < n; i++)
+        s += xs[i];
+    return s;
+}
+
+/* sum of the k largest of xs[0..n) (0 < k < n); reorders xs */
+static int64_t sum_top(int64_t *xs, int n, int k)
+{
+    if (n <= 24) {
+        for (int i = 1; i < n; i++) {
+            int64_t x = xs[i];
+            int j = i - 1;
+            while (j >= 0 && xs[j] < x) {
+                xs[j + 1] = xs[j];
+                j--;
+            }
+            xs[j + 1] = x;
+        }
+    } else {
+        qsort(xs, (size_t)n, sizeof(int64_t), cmp_desc);
+    }
+    return sum_all(xs, k);
+}
+
+/* ---- classes ------------------------------------------------------------------------------ */
+
+/* Reduce the class (L, R) in place: drop vertices without a partner on the other side; its bound
+ * is the smaller of the sums of the k = min(|L|, |R|) best weights of each side. 0: empty. */
+static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
+{
+    const int W = c->W;
+    int nl = 0, nr = 0;
+    for (int i = 0; i < W; i++) {
+        word x = L[i];
+        while (x) {
+            int b = ctz64(x);
+            int u = i * 64 + b;
+            x &= x - 1;
+            int found = 0;
+            for (int k = c->p1s[u]; k < c->p1s[u + 1]; k++) {
+                if (has_bit(R, c->p1[k].v)) {
+                    c->sbl[nl++] = c->p1[k].w;
+                    found = 1;
+                    break;
+                }
+            }
+            if (!found)
+                L[i] &= ~((word)1 << b);
+        }
+    }
+    if (!nl)
+        return 0;
+    for (int i = 0; i < W; i++) {
+        word x = R[i];
+        while (x) {
+            int b = ctz64(x);
+            int v = i * 64 + b;
+            x &= x - 1;
+            int found = 0;
+            for (int k = c->p2s[v]; k < c->p2s[v + 1]; k++) {
+                if (has_bit(L, c->p2[k].v)) {
+                    c->sbr[nr++] = c->p2[k].w;
+                    found = 1;
+                    break;
+                }
+            }
+            if (!found)
+                R[i] &= ~((word)1 << b);
+        }
+    }
+    int64_t a, b;
+    if (nl <= nr) {
+        a = sum_all(c->sbl, nl);
+        b = nr > nl ? sum_top(c->sbr, nr, nl) : sum_all(c->sbr, nr);
+    } else {
+        a = sum_top(c->sbl, nl, nr);
+        b = sum_all(c->sbr, nr);
+    }
+    *bound = a < b ? a : b;
+    *size = nl > nr ? nl : nr;
+    return 1;
+}
+
+/* a new slot at the end of lv (grown as needed); its L, R are left to the caller */
+static int level_push(Ctx *c, Level *lv)
+{
+    if (lv->n == lv->cap) {
+        int cap = lv->cap ? 2 * lv->cap : 8;
+        word *bits = realloc(lv->bits, (size_t)cap * 2 * c->W * sizeof(word));
+        if (!bits)
+            return -1;
+        lv->bits = bits;
+        int64_t *bound = realloc(lv->bound, (size_t)cap * sizeof(int64_t));
+        if (!bound)
+            return -1;
+        lv->bound = bound;
+        int32_t *size = realloc(lv->size, (size_t)cap * sizeof(int32_t));
+        if (!size)
+            return -1;
+        lv->size = size;
+        lv->cap = cap;
+    }
+    return lv->n++;
+}
+
+static inline word *cls_L(Ctx *c, Level *lv, int i) { return lv->bits + (size_t)2 * c->W * i; }
+static inline word *cls_R(Ctx *c, Level *lv, int i) { return lv->bits + (size_t)2 * c->W * i + c->W; }
+
+/* append (L, R) reduced to lv when it is a class */
+static int push_reduced(Ctx *c, Level *lv, const word *L, const word *R)
+{
+    const int W = c->W;
+    int i = level_push(c, lv);
+    if (i < 0)
+        return -1;
+    word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
+    memcpy(l, L, W * sizeof(word));
+    memcpy(r, R, W * sizeof(word));
+    if (!reduce_class(c, l, r, &lv->bound[i], &lv->size[i]))
+        lv->n--;
+    return 0;
+}
+
+static int push_copy(Ctx *c, Level *lv, Level *from, int j)
+{
+    int i = level_push(c, lv);
+    if (i < 0)
+        return -1;
+    memcpy(cls_L(c, lv, i), cls_L(c, from, j), 2 * c->W * sizeof(word));
+    lv->bound[i] = from->bound[j];
+    lv->size[i] = from->size[j];
+    return 0;
+}
+
+/* split (L, R) by the relations of the new pair (u, v) to it and append the classes to lv */
+static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, int v)
+{
+    const int W = c->W, W2 = 2 * c->W;
+    word *cur = c->pa, *nxt = c->pb;
+    int ncur = 1;
+    memcpy(cur, L, W * sizeof(word));
+    memcpy(cur + W, R, W * sizeof(word));
+    int i = c->a1s[u], ie = c->a1s[u + 1];
+    int j = c->a2s[v], je = c->a2s[v + 1];
+    while ((i < ie || j < je) && ncur) {
+        const word *a = NULL, *b = NULL;
+        if (j >= je || (i < ie && c->a1k[i] < c->a2k[j])) {
+            a = c->a1m + (size_t)W * i++;
+        } else if (i >= ie || c->a2k[j] < c->a1k[i]) {
+            b = c->a2m + (size_t)W * j++;
+        } else {
+            a = c->a1m + (size_t)W * i++;
+            b = c->a2m + (size_t)W * j++;
+        }
+        int nn = 0;
+        for (int p = 0; p < ncur; p++) {
+            const word *l = cur + (size_t)W2 * p, *r = l + W;
+            word *o1 = nxt + (size_t)W2 * nn;
+            word any_l = 0, any_r = 0;
+            for (int k = 0; k < W; k++) {
+                word x = a ? (l[k] & a[k]) : 0, y = b ? (r[k] & b[k]) : 0;
+                o1[k] = x;
+                o1[W + k] = y;
+                any_l |= x;
+                any_r |= y;
+            }
+            if (any_l && any_r)
+                nn++;
+            word *o0 = nxt + (size_t)W2 * nn;
+            any_l = any_r = 0;
+            for (int k = 0; k < W; k++) {
+                word x = a ? (l[k] & ~a[k]) : l[k], y = b ? (r[k] & ~b[k]) : r[k];
+                o0[k] = x;
+                o0[W + k] = y;
+                any_l |= x;
+                any_r |= y;
+            }
+            if (any_l && any_r)
+                nn++;
+        }
+        word *t = cur;
+        cur = nxt;
+        nxt = t;
+        ncur = nn;
+    }
+    for (int p = 0; p < ncur; p++) {
+        const word *l = cur + (size_t)W2 * p;
+        if (push_reduced(c, lv, l, l + W) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the search --------------------------------------------------------------------------- */
+
+static int search(Ctx *c, int depth, int64_t cur)
+{
+    const int W = c->W;
+    Level *lv = &c->levels[depth];
+    c->nodes++;
+    if (c->use_deadline && (c->nodes & 127) == 0 && now_seconds() > c->stop)
+        return ABORT_DEADLINE;
+    if (c->check_signals && (c->nodes & ((1 << 18) - 1)) == 0) {
+        PyEval_RestoreThread(c->ts);
+        int err = PyErr_CheckSignals();
+        c->ts = PyEval_SaveThread();
+        if (err)
+            return ABORT_SIGNAL;
+    }
+    if (cur > c->best) {
+        c->best = cur;
+        c->has_best = 1;
+        c->best_len = c->map_len;
+        memcpy(c->best_u, c->map_u, c->map_len * sizeof(int32_t));
+        memcpy(c->best_v, c->map_v, c->map_len * sizeof(int32_t));
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < lv->n; i++)
+        sum += lv->bound[i];
+    int64_t bound = cur + sum;
+    if (bound <= c->best || lv->n == 0)
+        return 0;
+    c->frames[c->n_frames++] = bound;
+    int ci = 0;
+    for (int i = 1; i < lv->n; i++)
+        if (lv->size[i] < lv->size[ci])
+            ci = i;
+    const word *L = cls_L(c, lv, ci), *R = cls_R(c, lv, ci);
+    const int u = lowest_bit(L, W);
+    const word *nb1 = c->nb1 + (size_t)W * u;
+    Level *nx = &c->levels[depth + 1];
+    word *L2 = c->tmp, *R2 = c->tmp + W;
+    const int64_t rest = sum; /* optimistic: the branch class keeps its whole bound */
+    for (int k = c->p1s[u]; k < c->p1s[u + 1]; k++) {
+        const int v = c->p1[k].v;
+        const int64_t wt = c->p1[k].w;
+        if (!has_bit(R, v))
+            continue;
+        if (cur + wt + rest <= c->best)
+            continue;
+        const word *nb2 = c->nb2 + (size_t)W * v;
+        nx->n = 0;
+        for (int i = 0; i < lv->n; i++) {
+            if (i == ci)
+                continue;
+            const word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
+            int rc;
+            if (!intersects(l, nb1, W) && !intersects(r, nb2, W))
+                rc = push_copy(c, nx, lv, i);
+            else
+                rc = split_into(c, nx, l, r, u, v);
+            if (rc < 0)
+                return ABORT_NOMEM;
+        }
+        memcpy(L2, L, W * sizeof(word));
+        memcpy(R2, R, W * sizeof(word));
+        L2[u >> 6] &= ~((word)1 << (u & 63));
+        R2[v >> 6] &= ~((word)1 << (v & 63));
+        int rc = 0;
+        if (!intersects(L2, nb1, W) && !intersects(R2, nb2, W)) {
+            if (!is_empty(L2, W) && !is_empty(R2, W))
+                rc = push_reduced(c, nx, L2, R2);
+        } else {
+            rc = split_into(c, nx, L2, R2, u, v);
+        }
+        if (rc < 0)
+            return ABORT_NOMEM;
+        c->map_u[c->map_len] = u;
+        c->map_v[c->map_len] = v;
+        c->map_len++;
+        rc = search(c, depth + 1, cur + wt);
+        if (rc)
+            return rc;
+        c->map_len--;
+    }
+    /* leave u unmatched */
+    nx->n = 0;
+    for (int i = 0; i < lv->n; i++)
+        if (i != ci && push_copy(c, nx, lv, i) < 0)
+            return ABORT_NOMEM;
+    memcpy(L2, L, W * sizeof(word));
+    L2[u >> 6] &= ~((word)1 << (u & 63));
+    if (!is_empty(L2, W) && push_reduced(c, nx, L2, R) < 0)
+        return ABORT_NOMEM;
+    int rc = search(c, depth + 1, cur);
+    if (rc)
+        return rc;
+    c->n_frames--;
+    return 0;
+}
+
+/* ---- conversion from Python ----------------------------------------------------------------- */
+
+/* a non-negative int below 2^(64W) into W words */
+static int to_words(PyObject *x, word *out, int W)
+{
+    if (!PyLong_Check(x)) {
+        PyErr_SetString(PyExc_TypeError, "bitset must be an int");
+        return -1;
+    }
+    if (W == 1) {
+        out[0] = (word)PyLong_AsUnsignedLongLong(x); /* raises on negative or too large */
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *shift = PyLong_FromLong(64);
+    if (!shift)
+        return -1;
+    Py_INCREF(x);
+    int ok = 0;
+    for (int i = 0; i <= W; i++) {
+        if (i == W) {
+            ok = PyObject_Not(x); /* nothing left above the W words (a negative int never ends) */
+            if (ok == 0)
+                PyErr_SetString(PyExc_ValueError, "bitset out of range");
+            break;
+        }
+        out[i] = (word)PyLong_AsUnsignedLongLongMask(x);
+        if (PyErr_Occurred())
+            break;
+        PyObject *y = PyNumber_Rshift(x, shift);
+        if (!y)
+            break;
+        Py_DECREF(x);
+        x = y;
+    }
+    Py_DECREF(shift);
+    Py_DECREF(x);
+    return ok == 1 ? 0 : -1;
+}
+
+/* partner lists [[(w, v), ...], ...] of n vertices into CSR */
+static int read_partners(PyObject *lists, int n, int n_other, int32_t **starts, Partner **out)
+{
+    if (!PyList_Check(lists) || PyList_GET_SIZE(lists) != n) {
+        PyErr_SetString(PyExc_ValueError, "partner lists: one list per vertex");
+        return -1;
+    }
+    Py_ssize_t total = 0;
+    for (int u = 0; u < n; u++) {
+        PyObject *l = PyList_GET_ITEM(lists, u);
+        if (!PyList_Check(l)) {
+            PyErr_SetString(PyExc_TypeError, "partner lists: lists expected");
+            return -1;
+        }
+        total += PyList_GET_SIZE(l);
+    }
+    *starts = malloc((size_t)(n + 1) * sizeof(int32_t));
+    *out = malloc((size_t)(total ? total : 1) * sizeof(Partner));
+    if (!*starts || !*out) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t k = 0;
+    for (int u = 0; u < n; u++) {
+        PyObject *l = PyList_GET_ITEM(lists, u);
+        (*starts)[u] = (int32_t)k;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
+            PyObject *t = PyList_GET_ITEM(l, j);
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+                PyErr_SetString(PyExc_TypeError, "partner: (w, vertex) expected");
+                return -1;
+            }
+            long long w = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 0));
+            long v = PyLong_AsLong(PyTuple_GET_ITEM(t, 1));
+            if (PyErr_Occurred())
+                return -1;
+            if (w < 0 || w >= ((long long)1 << 62) || v < 0 || v >= n_other) {
+                PyErr_SetString(PyExc_ValueError, "partner out of range");
+                return -1;
+            }
+            (*out)[k].w = (int64_t)w;
+            (*out)[k].v = (int32_t)v;
+            k++;
+        }
+    }
+    (*starts)[n] = (int32_t)k;
+    return 0;
+}
+
+/* adjacency [[(key, mask), ...], ...] (keys ascending) into CSR, and the neighbourhoods */
+static int read_adjacency(PyObject *lists, int n, int W, int32_t **starts, int32_t **keys, word **masks, word **nb)
+{
+    if (!PyList_Check(lists) || PyList_GET_SIZE(lists) != n) {
+        PyErr_SetString(PyExc_ValueError, "adjacency: one list per vertex");
+        return -1;
+    }
+    Py_ssize_t total = 0;
+    for (int u = 0; u < n; u++) {
+        PyObject *l = PyList_GET_ITEM(lists, u);
+        if (!PyList_Check(l)) {
+            PyErr_SetString(PyExc_TypeError, "adjacency: lists expected");
+            return -1;
+        }
+        total += PyList_GET_SIZE(l);
+    }
+    *starts = malloc((size_t)(n + 1) * sizeof(int32_t));
+    *keys = malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+    *masks = calloc((size_t)(total ? total : 1) * W, sizeof(word));
+    *nb = calloc((size_t)(n ? n : 1) * W, sizeof(word));
+    if (!*starts || !*keys || !*masks || !*nb) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t k = 0;
+    for (int u = 0; u < n; u++) {
+        PyObject *l = PyList_GET_ITEM(lists, u);
+        (*starts)[u] = (int32_t)k;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
+            PyObject *t = PyList_GET_ITEM(l, j);
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+                PyErr_SetString(PyExc_TypeError, "adjacency: (key, mask) expected");
+                return -1;
+            }
+            long key = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+            if (key == -1 && PyErr_Occurred())
+                return -1;
+            if (key < 0 || key > INT32_MAX || (j > 0 && key <= (*keys)[k - 1])) {
+                PyErr_SetString(PyExc_ValueError, "adjacency keys must be ascending and non-negative");
+                return -1;
+            }
+            (*keys)[k] = (int32_t)key;
+            word *m = *masks + (size_t)W * k;
+            if (to_words(PyTuple_GET_ITEM(t, 1), m, W) < 0)
+                return -1;
+            for (int i = 0; i < W; i++)
+                (*nb)[(size_t)W * u + i] |= m[i];
+            k++;
+        }
+    }
+    (*starts)[n] = (int32_t)k;
+    return 0;
+}
+
+static void free_ctx(Ctx *c)
+{
+    free(c->p1s);
+    free(c->p2s);
+    free(c->p1);
+    free(c->p2);
+    free(c->a1s);
+    free(c->a2s);
+    free(c->a1k);
+    free(c->a2k);
+    free(c->a1m);
+    free(c->a2m);
+    free(c->nb1);
+    free(c->nb2);
+    free(c->best_u);
+    free(c->best_v);
+    free(c->map_u);
+    free(c->map_v);
+    free(c->frames);
+    if (c->levels) {
+        for (int i = 0; i < c->n_levels; i++) {
+            free(c->levels[i].bits);
+            free(c->levels[i].bound);
+            free(c->levels[i].size);
+        }
+        free(c->levels);
+    }
+    free(c->sbl);
+    free(c->sbr);
+    free(c->pa);
+    free(c->pb);
+    free(c->tmp);
+}
+
+static PyObject *py_search(PyObject *self, PyObject *args)
+{
+    int n1, n2, W, check_signals;
+    PyObject *p1, *p2, *adj1, *adj2, *groups, *remaining;
+    long long floor_;
+    if (!PyArg_ParseTuple(args, "iiiOOOOOLOp", &n1, &n2, &W, &p1, &p2, &adj1, &adj2, &groups, &floor_,
+                          &remaining, &check_signals))
+        return NULL;
+    if (n1 < 0 || n2 < 0 || W < 1 || (int64_t)W * 64 < n1 || (int64_t)W * 64 < n2 || n1 > (1 << 28) ||
+        n2 > (1 << 28)) {
+        PyErr_SetString(PyExc_ValueError, "bad sizes");
+        return NULL;
+    }
+    if (floor_ >= ((long long)1 << 62)) {
+        PyErr_SetString(PyExc_OverflowError, "floor too large");
+        return NULL;
+    }
+    Ctx ctx;
+    Ctx *c = &ctx;
+    memset(c, 0, sizeof(Ctx));
+    c->n1 = n1;
+    c->n2 = n2;
+    c->W = W;
+    PyObject *result = NULL;
+    if (remaining != Py_None) {
+        double r = PyFloat_AsDouble(remaining);
+        if (r == -1.0 && PyErr_Occurred())
+            goto done;
+        c->use_deadline = 1;
+        c->stop = now_seconds() + r;
+    }
+    c->check_signals = check_signals;
+    if (read_partners(p1, n1, n2, &c->p1s, &c->p1) < 0 || read_partners(p2, n2, n1, &c->p2s, &c->p2) < 0)
+        goto done;
+    if (read_adjacency(adj1, n1, W, &c->a1s, &c->a1k, &c->a1m, &c->nb1) < 0 ||
+        read_adjacency(adj2, n2, W, &c->a2s, &c->a2k, &c->a2m, &c->nb2) < 0)
+        goto done;
+    {
+        int nmax = (n1 > n2 ? n1 : n2) + 1;
+        c->n_levels = n1 + 3;
+        c->levels = calloc((size_t)c->n_levels, sizeof(Level));
+        c->best_u = malloc((size_t)nmax * sizeof(int32_t));
+        c->best_v = malloc((size_t)nmax * sizeof(int32_t));
+        c->map_u = malloc((size_t)nmax * sizeof(int32_t));
+        c->map_v = malloc((size_t)nmax * sizeof(int32_t));
+        c->frames = malloc((size_t)(n1 + 3) * sizeof(int64_t));
+        c->sbl = malloc((size_t)nmax * sizeof(int64_t));
+        c->sbr = malloc((size_t)nmax * sizeof(int64_t));
+        c->pa = malloc((size_t)(n1 + 2) * 2 * W * sizeof(word));
+        c->pb = malloc((size_t)(n1 + 2) * 2 * W * sizeof(word));
+        c->tmp = malloc((size_t)2 * W * sizeof(word));
+        if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
+            !c->sbr || !c->pa || !c->pb || !c->tmp) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (!PyList_Check(groups)) {
+        PyErr_SetString(PyExc_TypeError, "groups: list expected");
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < PyList_GET_SIZE(groups); g++) {
+        PyObject *t = PyList_GET_ITEM(groups, g);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+            PyErr_SetString(PyExc_TypeError, "group: (L, R) expected");
+            goto done;
+        }
+        if (to_words(PyTuple_GET_ITEM(t, 0), c->tmp, W) < 0 || to_words(PyTuple_GET_ITEM(t, 1), c->tmp + W, W) < 0)
+            goto done;
+        if (is_empty(c->tmp, W) || is_empty(c->tmp + W, W))
+            continue;
+        if (push_reduced(c, &c->levels[0], c->tmp, c->tmp + W) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    {
+        int64_t root_bound = 0;
+        for (int i = 0; i < c->levels[0].n; i++)
+            root_bound += c->levels[0].bound[i];
+        const int64_t floor = (int64_t)floor_;
+        c->best = floor;
+        c->ts = PyEval_SaveThread();
+        int rc = search(c, 0, 0);
+        PyEval_RestoreThread(c->ts);
+        if (rc == ABORT_SIGNAL)
+            goto done;
+        if (rc == ABORT_NOMEM) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int exact = rc == 0;
+        int64_t upper = c->best > floor ? c->best : floor;
+        if (!exact)
+            for (int i = 0; i < c->n_frames; i++)
+                if (c->frames[i] > upper)
+                    upper = c->frames[i];
+        int64_t cap = root_bound > c->best ? root_bound : c->best;
+        if (cap < upper)
+            upper = cap;
+        PyObject *pairs;
+        if (c->has_best) {
+            pairs = PyList_New(c->best_len);
+            if (!pairs)
+                goto done;
+            for (int i = 0; i < c->best_len; i++) {
+                PyObject *p = Py_BuildValue("(ii)", c->best_u[i], c->best_v[i]);
+                if (!p) {
+                    Py_DECREF(pairs);
+                    goto done;
+                }
+                PyList_SET_ITEM(pairs, i, p);
+            }
+        } else {
+            pairs = Py_None;
+            Py_INCREF(pairs);
+        }
+        result = Py_BuildValue("(LNLOL)", (long long)c->best, pairs, (long long)upper, exact ? Py_True : Py_False,
+                               (long long)c->nodes);
+    }
+done:
+    free_ctx(c);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"search", py_search, METH_VARARGS,
+     "search(n1, n2, W, p1, p2, adj1, adj2, groups, floor, remaining, check_signals) -> "
+     "(best, pairs or None, upper, exact, nodes): weighted McSplit (see gindex_studio.core.matching)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "_mcsplit", "Native weighted McSplit search (see gindex_studio.core.matching).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__mcsplit(void) { return PyModule_Create(&moduledef); }

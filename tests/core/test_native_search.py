@@ -1,0 +1,277 @@
+"""The native (C) McSplit search against the pure-Python reference search.
+
+Both searches walk the same tree, so on a finished search they agree on S, the node count, the
+proven upper bound and the threshold flag exactly; the mappings may differ only when several
+optima exist (they never do below, since the trees are the same, but only S is promised).
+"""
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from contextlib import contextmanager
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gindex_studio.core import matching as M
+from gindex_studio.core.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.generate import perturb, random_flow
+from test_divergence import small_flows
+
+try:
+    from gindex_studio.core import _mcsplit  # noqa: F401
+except ImportError as e:  # pragma: no cover - depends on the build
+    pytest.skip(f"native search extension not importable ({e}); the pure-Python search is in use",
+                allow_module_level=True)
+
+
+@contextmanager
+def mode(native: bool):
+    """Force the native or the pure-Python search for the calls inside."""
+    old = os.environ.get("GINDEX_PURE_PYTHON")
+    os.environ["GINDEX_PURE_PYTHON"] = "0" if native else "1"
+    try:
+        assert M.native_search_available() == native
+        yield
+    finally:
+        if old is None:
+            del os.environ["GINDEX_PURE_PYTHON"]
+        else:
+            os.environ["GINDEX_PURE_PYTHON"] = old
+
+
+def both(g1, g2, **kw):
+    with mode(True):
+        n = M.max_common_subgraph(g1, g2, "paper", **kw)
+    with mode(False):
+        p = M.max_common_subgraph(g1, g2, "paper", **kw)
+    return n, p
+
+
+def assert_valid(g1, g2, m: M.Match):
+    """The mapping is a common subgraph (Eq. 12) of total weight S."""
+    _raw, w, _scale = M._weights(g1, g2, "paper", True)
+    pairs = [(u, v) for u, v, _ in m.pairs]
+    assert M.consistent_subset(g1, g2, pairs, w, "and") == pairs
+    assert sum(Fraction(*f) for _u, _v, f in m.pairs) == Fraction(*m.weight)
+
+
+def assert_same(n: M.Match, p: M.Match, g1=None, g2=None):
+    assert n.weight == p.weight
+    assert n.exact == p.exact
+    assert n.improved == p.improved
+    if p.exact:
+        assert n.upper == p.upper
+        assert n.nodes == p.nodes
+    if g1 is not None:
+        assert_valid(g1, g2, n)
+
+
+def graphs(a, b, port_aware=False):
+    opts = ScoreOptions(port_aware=port_aware)
+    return prepare(a, opts).graph, prepare(b, opts).graph
+
+
+# ----- hypothesis: small flows -------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def ported_flows(draw, max_nodes=7, prefix="n"):
+    """Small flows whose nodes have up to three output ports (switch-like), self-loops allowed."""
+    n = draw(st.integers(0, max_nodes))
+    ids = [f"{prefix}{i}" for i in range(n)]
+    nodes = []
+    for i in range(n):
+        ports = draw(st.integers(1, 3))
+        wires = [draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) for _ in range(ports)]
+        attrs = draw(st.dictionaries(st.sampled_from(["p", "q"]), st.sampled_from([0, 1, "x"]), max_size=2))
+        nodes.append({"id": ids[i], "type": draw(st.sampled_from(["switch", "function", "debug"])), **attrs,
+                      "wires": wires})
+    return nodes
+
+
+@SETTINGS
+@given(small_flows(prefix="a"), small_flows(prefix="b"), st.booleans())
+def test_small_flows_agree(a, b, port_aware):
+    g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware)
+    n, p = both(g1, g2)
+    assert_same(n, p, g1, g2)
+    assert n.exact
+
+
+@SETTINGS
+@given(ported_flows(prefix="a"), ported_flows(prefix="b"), st.booleans())
+def test_multi_port_flows_agree(a, b, port_aware):
+    g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware)
+    n, p = both(g1, g2)
+    assert_same(n, p, g1, g2)
+    assert n.exact
+
+
+# ----- seeded generated pairs --------------------------------------------------------------------
+
+def pair(n: int, kind: str, seed: int):
+    rng = random.Random(1000 * n + seed)
+    a = random_flow(n, rng, "a")
+    b = perturb(a, rng, 0.1) if kind == "near" else random_flow(n, random.Random(77 * seed + n), "b")
+    return a, b
+
+
+# far pairs of 60 nodes take the Python search minutes: far stops at 30 (45 for a few seeds)
+CASES = [(n, "near", s) for n in (10, 20, 30, 45, 60) for s in range(4)]
+CASES += [(n, "far", s) for n in (10, 20, 30) for s in range(4)] + [(45, "far", s) for s in (3, 5)]
+
+
+@pytest.mark.parametrize("port_aware", [False, True])
+@pytest.mark.parametrize("n,kind,seed", CASES)
+def test_generated_pairs_agree(n, kind, seed, port_aware):
+    a, b = pair(n, kind, seed)
+    g1, g2 = graphs(a, b, port_aware)
+    n_, p = both(g1, g2)
+    assert_same(n_, p, g1, g2)
+    assert n_.exact and n_.improved
+
+
+def test_words_beyond_two_machine_words():
+    """n > 128: vertex sets of three 64-bit words."""
+    rng = random.Random(4)
+    a = random_flow(150, rng, "a")
+    b = perturb(a, rng, 0.05)
+    g1, g2 = graphs(a, b)
+    assert g1.n > 128 and g2.n > 128
+    n, p = both(g1, g2)
+    assert_same(n, p, g1, g2)
+    assert n.exact
+
+
+@pytest.mark.parametrize("n,kind,seed", [(30, "near", 1), (30, "far", 2), (45, "near", 0), (20, "far", 3)])
+def test_thresholds_agree(n, kind, seed):
+    a, b = pair(n, kind, seed)
+    g1, g2 = graphs(a, b)
+    with mode(True):
+        s = Fraction(*M.max_common_subgraph(g1, g2).weight)
+    for t in (s - Fraction(1, 7), s - Fraction(1, 10**6), s, s + Fraction(1, 3), Fraction(0), Fraction(10**9)):
+        n_, p = both(g1, g2, threshold=(t.numerator, t.denominator))
+        assert_same(n_, p)
+        assert n_.improved == (t < s)
+        if n_.improved:
+            assert Fraction(*n_.weight) == s
+        assert Fraction(*n_.upper) >= s
+    # as Ω uses it: S² > Q
+    for q in (s * s - 1, s * s, s * s + Fraction(1, 5), Fraction(-1)):
+        n_, p = both(g1, g2, threshold_sq=q)
+        assert_same(n_, p)
+        assert n_.improved == (s * s > q)
+
+
+@pytest.mark.parametrize("n,kind,seed", [(30, "near", 0), (60, "near", 2), (30, "far", 1), (20, "far", 0)])
+def test_warm_starts_agree(n, kind, seed):
+    a, b = pair(n, kind, seed)
+    g1, g2 = graphs(a, b)
+    with mode(True):
+        first = M.max_common_subgraph(g1, g2)
+    full = [(u, v) for u, v, _ in first.pairs]
+    rng = random.Random(seed)
+    part = rng.sample(full, len(full) // 2)
+    wrong = [(u, (v + 1) % g2.n) for u, v in full]  # mostly invalid pairs: kept only where valid
+    for warm in (full, part, wrong, []):
+        n_, p = both(g1, g2, warm=warm)
+        assert_same(n_, p, g1, g2)
+        assert n_.weight == first.weight and n_.exact
+        assert n_.improved  # no threshold: a warm start alone never makes the result "not improved"
+
+
+def test_score_is_the_same_in_both_modes():
+    a, b = pair(45, "near", 1)
+    with mode(True):
+        n = score(a, b)
+    with mode(False):
+        p = score(a, b)
+    assert (n.s_exact, n.delta, n.exact, n.search_nodes) == (p.s_exact, p.delta, p.exact, p.search_nodes)
+
+
+# ----- deadline ----------------------------------------------------------------------------------
+
+def test_deadline_gives_an_honest_upper_bound_on_a_hard_pair():
+    a = random_flow(120, random.Random(3), "a")
+    b = random_flow(120, random.Random(1003), "b")
+    g1, g2 = graphs(a, b)
+    with mode(True):
+        t = time.perf_counter()
+        cut = M.max_common_subgraph(g1, g2, deadline=0.05)
+        elapsed = time.perf_counter() - t
+        longer = M.max_common_subgraph(g1, g2, deadline=1.0)
+    with mode(False):
+        py = M.max_common_subgraph(g1, g2, deadline=0.3)
+    assert not cut.exact and elapsed < 1.0
+    assert cut.nodes > 0
+    # the true S is out of reach (hours); every S found is a lower bound on it
+    true_lower = max(Fraction(*m.weight) for m in (cut, longer, py))
+    for m in (cut, longer, py):
+        assert Fraction(*m.upper) >= true_lower
+        assert Fraction(*m.upper) >= Fraction(*m.weight)
+        assert_valid(g1, g2, m)
+    # the bound is the search's own, not a trivial one: at most the sum of the class bounds
+    _raw, w, scale = M._weights(g1, g2, "paper", True)
+    root = sum(c[2] for c in M._McSplit(g1, g2, w, scale).root)
+    assert Fraction(*cut.upper) <= Fraction(root, scale)
+
+
+def test_deadline_in_a_thread_releases_the_interpreter():
+    """The C search runs without the GIL: the main thread keeps running meanwhile."""
+    a = random_flow(120, random.Random(5), "a")
+    b = random_flow(120, random.Random(1005), "b")
+    g1, g2 = graphs(a, b)
+    out = []
+    with mode(True):
+        th = threading.Thread(target=lambda: out.append(M.max_common_subgraph(g1, g2, deadline=0.3)))
+        th.start()
+        spins = 0
+        t = time.perf_counter()
+        while th.is_alive() and time.perf_counter() - t < 5:
+            spins += 1
+        th.join()
+    assert out and not out[0].exact
+    assert spins > 1000
+
+
+# ----- dispatch ----------------------------------------------------------------------------------
+
+def test_pure_python_switch_and_overflow_fallback(monkeypatch):
+    a, b = pair(20, "near", 0)
+    g1, g2 = graphs(a, b)
+    with mode(True):
+        want = M.max_common_subgraph(g1, g2)
+
+    class Boom(M._NativeMcSplit):
+        def run(self, *args):
+            raise AssertionError("the native search must not run")
+
+    monkeypatch.setattr(M, "_NativeMcSplit", Boom)
+    with mode(False):
+        assert M.max_common_subgraph(g1, g2).weight == want.weight
+    monkeypatch.setattr(M, "_NATIVE_LIMIT", 10)  # weights that would not fit in 64-bit sums
+    with mode(True):
+        got = M.max_common_subgraph(g1, g2)
+    assert (got.weight, got.nodes) == (want.weight, want.nodes)
+
+
+def test_native_rejects_malformed_input():
+    with pytest.raises(ValueError):
+        _mcsplit.search(1, 1, 1, [[(1, 5)]], [[(1, 0)]], [[]], [[]], [(1, 1)], -1, None, False)
+    with pytest.raises((ValueError, OverflowError)):
+        _mcsplit.search(1, 1, 1, [[(1, 0)]], [[(1, 0)]], [[(0, 1 << 70)]], [[]], [(1, 1)], -1, None, False)
+    for bad in (1 << 130, -1):  # multi-word sets: out of range, negative
+        with pytest.raises((ValueError, OverflowError)):
+            _mcsplit.search(1, 1, 2, [[(1, 0)]], [[(1, 0)]], [[(0, bad)]], [[]], [(1, 1)], -1, None, False)
+    with pytest.raises(OverflowError):
+        _mcsplit.search(1, 1, 1, [[(1, 0)]], [[(1, 0)]], [[]], [[]], [(1, 1)], 1 << 62, None, False)
+    assert _mcsplit.search(1, 1, 1, [[(3, 0)]], [[(3, 0)]], [[]], [[]], [(1, 1)], -1, None, False) == (
+        3, [(0, 0)], 3, True, 3)
