@@ -54,7 +54,7 @@ typedef struct {
     int32_t *p1s, *p2s; /* partner lists, CSR: p1[p1s[u] .. p1s[u+1]) */
     Partner *p1, *p2;
     int32_t *a1s, *a2s; /* adjacency, CSR: keys a1k[a1s[u] ..], masks a1m + W * index */
-    int32_t *a1k, *a2k;
+    int64_t *a1k, *a2k;
     word *a1m, *a2m;
     word *nb1, *nb2; /* all neighbours (any relation), n * W */
     int64_t best, nodes;
@@ -98,6 +98,20 @@ static inline int ctz64(word x)
     int n = 0;
     while (!(x & 1)) {
         x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+static inline int popcount64(word x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    int n = 0;
+    while (x) {
+        x &= x - 1;
         n++;
     }
     return n;
@@ -471,128 +485,205 @@ static int to_words(PyObject *x, word *out, int W)
     return ok == 1 ? 0 : -1;
 }
 
-/* partner lists [[(w, v), ...], ...] of n vertices into CSR */
-static int read_partners(PyObject *lists, int n, int n_other, int32_t **starts, Partner **out)
+#define IN_KEY ((int64_t)1 << 32) /* relation keys: out-port p -> p, in-port p -> 2^32 + p */
+
+/* Graph.adj_out / adj_in (lists of {port: mask}) into CSR by vertex: keys ascending (out-ports,
+ * then in-ports, as the Python search refines), masks W words each. */
+static int read_graph(PyObject *outs, PyObject *ins, int n, int W, int32_t **starts, int64_t **keys, word **masks)
 {
-    if (!PyList_Check(lists) || PyList_GET_SIZE(lists) != n) {
-        PyErr_SetString(PyExc_ValueError, "partner lists: one list per vertex");
+    if (!PyList_Check(outs) || !PyList_Check(ins) || PyList_GET_SIZE(outs) != n || PyList_GET_SIZE(ins) != n) {
+        PyErr_SetString(PyExc_ValueError, "adjacency: one dict per vertex and direction");
         return -1;
     }
-    Py_ssize_t total = 0;
+    Py_ssize_t total = 0, most = 0;
     for (int u = 0; u < n; u++) {
-        PyObject *l = PyList_GET_ITEM(lists, u);
-        if (!PyList_Check(l)) {
-            PyErr_SetString(PyExc_TypeError, "partner lists: lists expected");
+        PyObject *o = PyList_GET_ITEM(outs, u), *i = PyList_GET_ITEM(ins, u);
+        if (!PyDict_Check(o) || !PyDict_Check(i)) {
+            PyErr_SetString(PyExc_TypeError, "adjacency: dicts {port: mask} expected");
             return -1;
         }
-        total += PyList_GET_SIZE(l);
+        Py_ssize_t k = PyDict_GET_SIZE(o) + PyDict_GET_SIZE(i);
+        total += k;
+        if (k > most)
+            most = k;
     }
     *starts = malloc((size_t)(n + 1) * sizeof(int32_t));
-    *out = malloc((size_t)(total ? total : 1) * sizeof(Partner));
-    if (!*starts || !*out) {
+    *keys = malloc((size_t)(total ? total : 1) * sizeof(int64_t));
+    *masks = malloc((size_t)(total ? total : 1) * W * sizeof(word));
+    int64_t *tk = malloc((size_t)(most ? most : 1) * sizeof(int64_t));
+    int32_t *ti = malloc((size_t)(most ? most : 1) * sizeof(int32_t));
+    word *tm = malloc((size_t)(most ? most : 1) * W * sizeof(word));
+    int rc = -1;
+    if (!*starts || !*keys || !*masks || !tk || !ti || !tm) {
         PyErr_NoMemory();
-        return -1;
+        goto out;
     }
     Py_ssize_t k = 0;
     for (int u = 0; u < n; u++) {
-        PyObject *l = PyList_GET_ITEM(lists, u);
         (*starts)[u] = (int32_t)k;
-        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
-            PyObject *t = PyList_GET_ITEM(l, j);
-            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
-                PyErr_SetString(PyExc_TypeError, "partner: (w, vertex) expected");
-                return -1;
+        int m = 0;
+        for (int dir = 0; dir < 2; dir++) {
+            PyObject *d = PyList_GET_ITEM(dir ? ins : outs, u), *port, *mask;
+            Py_ssize_t pos = 0;
+            while (PyDict_Next(d, &pos, &port, &mask)) {
+                long long p = PyLong_AsLongLong(port);
+                if (p == -1 && PyErr_Occurred())
+                    goto out;
+                if (p < 0 || p >= IN_KEY) {
+                    PyErr_SetString(PyExc_ValueError, "port out of range");
+                    goto out;
+                }
+                if (to_words(mask, tm + (size_t)W * m, W) < 0)
+                    goto out;
+                tk[m] = (int64_t)p + (dir ? IN_KEY : 0);
+                ti[m] = m;
+                m++;
             }
-            long long w = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 0));
-            long v = PyLong_AsLong(PyTuple_GET_ITEM(t, 1));
-            if (PyErr_Occurred())
-                return -1;
-            if (w < 0 || w >= ((long long)1 << 62) || v < 0 || v >= n_other) {
-                PyErr_SetString(PyExc_ValueError, "partner out of range");
-                return -1;
+        }
+        for (int a = 1; a < m; a++) { /* few relations per vertex: insertion sort by key */
+            int32_t x = ti[a];
+            int b = a - 1;
+            while (b >= 0 && tk[ti[b]] > tk[x]) {
+                ti[b + 1] = ti[b];
+                b--;
             }
-            (*out)[k].w = (int64_t)w;
-            (*out)[k].v = (int32_t)v;
+            ti[b + 1] = x;
+        }
+        for (int a = 0; a < m; a++) {
+            (*keys)[k] = tk[ti[a]];
+            memcpy(*masks + (size_t)W * k, tm + (size_t)W * ti[a], W * sizeof(word));
             k++;
         }
     }
     (*starts)[n] = (int32_t)k;
+    rc = 0;
+out:
+    free(tk);
+    free(ti);
+    free(tm);
+    return rc;
+}
+
+/* the union of each vertex's relation masks */
+static int neighbourhoods(int n, int W, const int32_t *starts, const word *masks, word **nb)
+{
+    *nb = calloc((size_t)(n ? n : 1) * W, sizeof(word));
+    if (!*nb) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int u = 0; u < n; u++)
+        for (int k = starts[u]; k < starts[u + 1]; k++)
+            for (int i = 0; i < W; i++)
+                (*nb)[(size_t)W * u + i] |= masks[(size_t)W * k + i];
     return 0;
 }
 
-/* adjacency [[(key, mask), ...], ...] (keys ascending) into CSR, and the neighbourhoods */
-static int read_adjacency(PyObject *lists, int n, int W, int32_t **starts, int32_t **keys, word **masks, word **nb)
+static int cmp_int64(const void *a, const void *b)
 {
-    if (!PyList_Check(lists) || PyList_GET_SIZE(lists) != n) {
-        PyErr_SetString(PyExc_ValueError, "adjacency: one list per vertex");
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_partner(const void *a, const void *b)
+{
+    const Partner *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* w {(u, v): weight} into partner lists by descending weight, ties by vertex: p1 over relabelled
+ * ref vertices (partners: generated vertices), p2 over generated vertices (partners relabelled) */
+static int read_weights(Ctx *c, PyObject *w, const int32_t *pos)
+{
+    if (!PyDict_Check(w)) {
+        PyErr_SetString(PyExc_TypeError, "weights: dict {(u, v): w} expected");
         return -1;
     }
-    Py_ssize_t total = 0;
-    for (int u = 0; u < n; u++) {
-        PyObject *l = PyList_GET_ITEM(lists, u);
-        if (!PyList_Check(l)) {
-            PyErr_SetString(PyExc_TypeError, "adjacency: lists expected");
+    const int n1 = c->n1, n2 = c->n2;
+    Py_ssize_t total = PyDict_GET_SIZE(w);
+    c->p1s = calloc((size_t)n1 + 2, sizeof(int32_t));
+    c->p2s = calloc((size_t)n2 + 2, sizeof(int32_t));
+    c->p1 = malloc((size_t)(total ? total : 1) * sizeof(Partner));
+    c->p2 = malloc((size_t)(total ? total : 1) * sizeof(Partner));
+    int32_t *f1 = malloc(((size_t)n1 + 1) * sizeof(int32_t)), *f2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    int rc = -1;
+    if (!c->p1s || !c->p2s || !c->p1 || !c->p2 || !f1 || !f2) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        PyObject *key, *val;
+        Py_ssize_t it = 0;
+        while (PyDict_Next(w, &it, &key, &val)) {
+            if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
+                PyErr_SetString(PyExc_TypeError, "weights: keys (u, v) expected");
+                goto out;
+            }
+            long u = PyLong_AsLong(PyTuple_GET_ITEM(key, 0)), v = PyLong_AsLong(PyTuple_GET_ITEM(key, 1));
+            long long wt = PyLong_AsLongLong(val);
+            if (PyErr_Occurred())
+                goto out;
+            if (u < 0 || u >= n1 || v < 0 || v >= n2 || wt < 0 || wt >= ((long long)1 << 62)) {
+                PyErr_SetString(PyExc_ValueError, "weights: vertex or weight out of range");
+                goto out;
+            }
+            int i = pos[u];
+            if (pass == 0) {
+                c->p1s[i + 1]++;
+                c->p2s[v + 1]++;
+            } else {
+                c->p1[f1[i]++] = (Partner){(int32_t)v, (int64_t)wt};
+                c->p2[f2[v]++] = (Partner){(int32_t)i, (int64_t)wt};
+            }
+        }
+        if (pass == 0) {
+            for (int i = 0; i < n1; i++)
+                c->p1s[i + 1] += c->p1s[i];
+            for (int v = 0; v < n2; v++)
+                c->p2s[v + 1] += c->p2s[v];
+            memcpy(f1, c->p1s, (size_t)n1 * sizeof(int32_t));
+            memcpy(f2, c->p2s, (size_t)n2 * sizeof(int32_t));
+        }
+    }
+    for (int i = 0; i < n1; i++)
+        qsort(c->p1 + c->p1s[i], (size_t)(c->p1s[i + 1] - c->p1s[i]), sizeof(Partner), cmp_partner);
+    for (int v = 0; v < n2; v++)
+        qsort(c->p2 + c->p2s[v], (size_t)(c->p2s[v + 1] - c->p2s[v]), sizeof(Partner), cmp_partner);
+    rc = 0;
+out:
+    free(f1);
+    free(f2);
+    return rc;
+}
+
+static int read_ints(PyObject *list, int n, long lo, long hi, int32_t *out)
+{
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != n) {
+        PyErr_SetString(PyExc_ValueError, "group ids: one per vertex");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        long x = PyLong_AsLong(PyList_GET_ITEM(list, i));
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        if (x < lo || x > hi) {
+            PyErr_SetString(PyExc_ValueError, "group id out of range");
             return -1;
         }
-        total += PyList_GET_SIZE(l);
+        out[i] = (int32_t)x;
     }
-    *starts = malloc((size_t)(n + 1) * sizeof(int32_t));
-    *keys = malloc((size_t)(total ? total : 1) * sizeof(int32_t));
-    *masks = calloc((size_t)(total ? total : 1) * W, sizeof(word));
-    *nb = calloc((size_t)(n ? n : 1) * W, sizeof(word));
-    if (!*starts || !*keys || !*masks || !*nb) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t k = 0;
-    for (int u = 0; u < n; u++) {
-        PyObject *l = PyList_GET_ITEM(lists, u);
-        (*starts)[u] = (int32_t)k;
-        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
-            PyObject *t = PyList_GET_ITEM(l, j);
-            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
-                PyErr_SetString(PyExc_TypeError, "adjacency: (key, mask) expected");
-                return -1;
-            }
-            long key = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
-            if (key == -1 && PyErr_Occurred())
-                return -1;
-            if (key < 0 || key > INT32_MAX || (j > 0 && key <= (*keys)[k - 1])) {
-                PyErr_SetString(PyExc_ValueError, "adjacency keys must be ascending and non-negative");
-                return -1;
-            }
-            (*keys)[k] = (int32_t)key;
-            word *m = *masks + (size_t)W * k;
-            if (to_words(PyTuple_GET_ITEM(t, 1), m, W) < 0)
-                return -1;
-            for (int i = 0; i < W; i++)
-                (*nb)[(size_t)W * u + i] |= m[i];
-            k++;
-        }
-    }
-    (*starts)[n] = (int32_t)k;
     return 0;
 }
 
 static void free_ctx(Ctx *c)
 {
-    free(c->p1s);
-    free(c->p2s);
-    free(c->p1);
-    free(c->p2);
-    free(c->a1s);
-    free(c->a2s);
-    free(c->a1k);
-    free(c->a2k);
-    free(c->a1m);
-    free(c->a2m);
-    free(c->nb1);
-    free(c->nb2);
-    free(c->best_u);
-    free(c->best_v);
-    free(c->map_u);
-    free(c->map_v);
-    free(c->frames);
+    void *ptrs[] = {c->p1s, c->p2s, c->p1, c->p2, c->a1s, c->a2s, c->a1k, c->a2k, c->a1m, c->a2m,
+                    c->nb1, c->nb2, c->best_u, c->best_v, c->map_u, c->map_v, c->frames, c->sbl,
+                    c->sbr, c->pa, c->pb, c->tmp};
+    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+        free(ptrs[i]);
     if (c->levels) {
         for (int i = 0; i < c->n_levels; i++) {
             free(c->levels[i].bits);
@@ -601,37 +692,40 @@ static void free_ctx(Ctx *c)
         }
         free(c->levels);
     }
-    free(c->sbl);
-    free(c->sbr);
-    free(c->pa);
-    free(c->pb);
-    free(c->tmp);
 }
 
 static PyObject *py_search(PyObject *self, PyObject *args)
 {
-    int n1, n2, W, check_signals;
-    PyObject *p1, *p2, *adj1, *adj2, *groups, *remaining;
+    PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining;
     long long floor_;
-    if (!PyArg_ParseTuple(args, "iiiOOOOOLOp", &n1, &n2, &W, &p1, &p2, &adj1, &adj2, &groups, &floor_,
-                          &remaining, &check_signals))
+    int check_signals;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
+                          &out2, &PyList_Type, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l, &PyList_Type,
+                          &gid2_l, &floor_, &remaining, &check_signals))
         return NULL;
-    if (n1 < 0 || n2 < 0 || W < 1 || (int64_t)W * 64 < n1 || (int64_t)W * 64 < n2 || n1 > (1 << 28) ||
-        n2 > (1 << 28)) {
-        PyErr_SetString(PyExc_ValueError, "bad sizes");
-        return NULL;
-    }
     if (floor_ >= ((long long)1 << 62)) {
         PyErr_SetString(PyExc_OverflowError, "floor too large");
         return NULL;
     }
+    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2);
+    if (n1_ > (1 << 26) || n2_ > (1 << 26)) {
+        PyErr_SetString(PyExc_ValueError, "graphs too large");
+        return NULL;
+    }
+    const int n1 = (int)n1_, n2 = (int)n2_;
+    const int nmax = n1 > n2 ? n1 : n2;
+    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
     Ctx ctx;
     Ctx *c = &ctx;
     memset(c, 0, sizeof(Ctx));
     c->n1 = n1;
     c->n2 = n2;
     c->W = W;
+    c->check_signals = check_signals;
     PyObject *result = NULL;
+    int32_t *order = NULL, *pos = NULL, *gid1 = NULL, *gid2 = NULL, *slot = NULL, *raw_s = NULL;
+    int64_t *raw_k = NULL, *deg = NULL;
+    word *raw_m = NULL, *groups = NULL;
     if (remaining != Py_None) {
         double r = PyFloat_AsDouble(remaining);
         if (r == -1.0 && PyErr_Occurred())
@@ -639,49 +733,111 @@ static PyObject *py_search(PyObject *self, PyObject *args)
         c->use_deadline = 1;
         c->stop = now_seconds() + r;
     }
-    c->check_signals = check_signals;
-    if (read_partners(p1, n1, n2, &c->p1s, &c->p1) < 0 || read_partners(p2, n2, n1, &c->p2s, &c->p2) < 0)
+    /* the reference graph, relabelled by descending degree (ties by index) */
+    if (read_graph(out1, in1, n1, W, &raw_s, &raw_k, &raw_m) < 0)
         goto done;
-    if (read_adjacency(adj1, n1, W, &c->a1s, &c->a1k, &c->a1m, &c->nb1) < 0 ||
-        read_adjacency(adj2, n2, W, &c->a2s, &c->a2k, &c->a2m, &c->nb2) < 0)
+    order = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    pos = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    deg = calloc((size_t)n1 + 1, sizeof(int64_t));
+    c->a1s = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    c->a1k = malloc(((size_t)raw_s[n1] + 1) * sizeof(int64_t));
+    c->a1m = calloc(((size_t)raw_s[n1] + 1) * W, sizeof(word));
+    if (!order || !pos || !deg || !c->a1s || !c->a1k || !c->a1m) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int u = 0; u < n1; u++) { /* sort key: degree descending, then index */
+        int64_t d = 0;
+        for (int k = raw_s[u]; k < raw_s[u + 1]; k++)
+            for (int i = 0; i < W; i++)
+                d += popcount64(raw_m[(size_t)W * k + i]);
+        deg[u] = ((INT64_C(1) << 31) - 1 - d) * (INT64_C(1) << 31) + u;
+    }
+    qsort(deg, (size_t)n1, sizeof(int64_t), cmp_int64);
+    for (int i = 0; i < n1; i++) {
+        order[i] = (int32_t)(deg[i] & ((INT64_C(1) << 31) - 1));
+        pos[order[i]] = i;
+    }
+    {
+        int k2 = 0;
+        for (int i = 0; i < n1; i++) {
+            int u = order[i];
+            c->a1s[i] = k2;
+            for (int k = raw_s[u]; k < raw_s[u + 1]; k++, k2++) {
+                c->a1k[k2] = raw_k[k];
+                const word *m = raw_m + (size_t)W * k;
+                word *o = c->a1m + (size_t)W * k2;
+                for (int j = 0; j < W; j++) {
+                    word x = m[j];
+                    while (x) {
+                        int b = pos[j * 64 + ctz64(x)];
+                        x &= x - 1;
+                        o[b >> 6] |= (word)1 << (b & 63);
+                    }
+                }
+            }
+        }
+        c->a1s[n1] = k2;
+    }
+    if (read_graph(out2, in2, n2, W, &c->a2s, &c->a2k, &c->a2m) < 0)
+        goto done;
+    if (neighbourhoods(n1, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2, W, c->a2s, c->a2m, &c->nb2) < 0)
+        goto done;
+    if (read_weights(c, w, pos) < 0)
         goto done;
     {
-        int nmax = (n1 > n2 ? n1 : n2) + 1;
         c->n_levels = n1 + 3;
         c->levels = calloc((size_t)c->n_levels, sizeof(Level));
-        c->best_u = malloc((size_t)nmax * sizeof(int32_t));
-        c->best_v = malloc((size_t)nmax * sizeof(int32_t));
-        c->map_u = malloc((size_t)nmax * sizeof(int32_t));
-        c->map_v = malloc((size_t)nmax * sizeof(int32_t));
-        c->frames = malloc((size_t)(n1 + 3) * sizeof(int64_t));
-        c->sbl = malloc((size_t)nmax * sizeof(int64_t));
-        c->sbr = malloc((size_t)nmax * sizeof(int64_t));
-        c->pa = malloc((size_t)(n1 + 2) * 2 * W * sizeof(word));
-        c->pb = malloc((size_t)(n1 + 2) * 2 * W * sizeof(word));
+        c->best_u = malloc(((size_t)nmax + 1) * sizeof(int32_t));
+        c->best_v = malloc(((size_t)nmax + 1) * sizeof(int32_t));
+        c->map_u = malloc(((size_t)nmax + 1) * sizeof(int32_t));
+        c->map_v = malloc(((size_t)nmax + 1) * sizeof(int32_t));
+        c->frames = malloc(((size_t)n1 + 3) * sizeof(int64_t));
+        c->sbl = malloc(((size_t)nmax + 1) * sizeof(int64_t));
+        c->sbr = malloc(((size_t)nmax + 1) * sizeof(int64_t));
+        c->pa = malloc(((size_t)n1 + 2) * 2 * W * sizeof(word));
+        c->pb = malloc(((size_t)n1 + 2) * 2 * W * sizeof(word));
         c->tmp = malloc((size_t)2 * W * sizeof(word));
+        gid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+        gid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+        slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+        groups = calloc(((size_t)n1 + 1) * 2 * W, sizeof(word));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
-            !c->sbr || !c->pa || !c->pb || !c->tmp) {
+            !c->sbr || !c->pa || !c->pb || !c->tmp || !gid1 || !gid2 || !slot || !groups) {
             PyErr_NoMemory();
             goto done;
         }
     }
-    if (!PyList_Check(groups)) {
-        PyErr_SetString(PyExc_TypeError, "groups: list expected");
+    /* initial classes: the vertices with a partner grouped by group id (node type and self-loop
+     * ports), the groups in order of their first relabelled reference vertex */
+    if (read_ints(gid1_l, n1, -1, n1, gid1) < 0 || read_ints(gid2_l, n2, -1, n1, gid2) < 0)
         goto done;
-    }
-    for (Py_ssize_t g = 0; g < PyList_GET_SIZE(groups); g++) {
-        PyObject *t = PyList_GET_ITEM(groups, g);
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
-            PyErr_SetString(PyExc_TypeError, "group: (L, R) expected");
-            goto done;
+    {
+        int ng = 0;
+        for (int g = 0; g <= n1; g++)
+            slot[g] = -1;
+        for (int i = 0; i < n1; i++) {
+            int g = gid1[order[i]];
+            if (g < 0 || c->p1s[i + 1] == c->p1s[i])
+                continue;
+            if (slot[g] < 0)
+                slot[g] = ng++;
+            groups[(size_t)2 * W * slot[g] + (i >> 6)] |= (word)1 << (i & 63);
         }
-        if (to_words(PyTuple_GET_ITEM(t, 0), c->tmp, W) < 0 || to_words(PyTuple_GET_ITEM(t, 1), c->tmp + W, W) < 0)
-            goto done;
-        if (is_empty(c->tmp, W) || is_empty(c->tmp + W, W))
-            continue;
-        if (push_reduced(c, &c->levels[0], c->tmp, c->tmp + W) < 0) {
-            PyErr_NoMemory();
-            goto done;
+        for (int v = 0; v < n2; v++) {
+            int g = gid2[v];
+            if (g < 0 || slot[g] < 0 || c->p2s[v + 1] == c->p2s[v])
+                continue;
+            groups[(size_t)2 * W * slot[g] + W + (v >> 6)] |= (word)1 << (v & 63);
+        }
+        for (int s = 0; s < ng; s++) {
+            const word *L = groups + (size_t)2 * W * s, *R = L + W;
+            if (is_empty(L, W) || is_empty(R, W))
+                continue;
+            if (push_reduced(c, &c->levels[0], L, R) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
     }
     {
@@ -714,7 +870,7 @@ static PyObject *py_search(PyObject *self, PyObject *args)
             if (!pairs)
                 goto done;
             for (int i = 0; i < c->best_len; i++) {
-                PyObject *p = Py_BuildValue("(ii)", c->best_u[i], c->best_v[i]);
+                PyObject *p = Py_BuildValue("(ii)", order[c->best_u[i]], c->best_v[i]);
                 if (!p) {
                     Py_DECREF(pairs);
                     goto done;
@@ -729,14 +885,28 @@ static PyObject *py_search(PyObject *self, PyObject *args)
                                (long long)c->nodes);
     }
 done:
+    free(order);
+    free(pos);
+    free(deg);
+    free(gid1);
+    free(gid2);
+    free(slot);
+    free(groups);
+    free(raw_s);
+    free(raw_k);
+    free(raw_m);
     free_ctx(c);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
-     "search(n1, n2, W, p1, p2, adj1, adj2, groups, floor, remaining, check_signals) -> "
-     "(best, pairs or None, upper, exact, nodes): weighted McSplit (see gindex_studio.core.matching)."},
+     "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals)\n"
+     "-> (best, pairs or None, upper, exact, nodes)\n\n"
+     "Weighted McSplit on two graphs given as Graph.adj_out / adj_in (lists of {port: mask}), the\n"
+     "integer weights {(u, v): w}, group ids per vertex (same id: same type and self-loop ports;\n"
+     "-1: none), the floor to beat strictly, the seconds left (None: no deadline), and whether to\n"
+     "run signal handlers meanwhile. See gindex_studio.core.matching._McSplit."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -254,23 +254,18 @@ class _McSplit:
         for lst in p2:
             lst.sort(key=lambda t: (-t[0], t[1]))
         self.p1, self.p2 = p1, p2
-        self.groups = self._groups(g1, g2, order, p1, p2)
-        self.root = [c for c in (self._cls(L, R) for L, R in self.groups if L and R) if c]
-
-    @staticmethod
-    def _groups(g1: Graph, g2: Graph, order, p1, p2) -> list[tuple[int, int]]:
-        """Initial classes: vertices grouped by (type, self-loop ports); only those with a partner."""
+        # initial classes: vertices grouped by (type, self-loop ports); only those with a partner
         groups: dict[tuple, list[int]] = {}
         for i, u in enumerate(order):
             if p1[i]:
                 key = (g1.sigs[u].type, g1.selfloop[u])
                 groups.setdefault(key, [0, 0])[0] |= 1 << i
-        for v in range(g2.n):
+        for v in range(n2):
             if p2[v]:
                 key = (g2.sigs[v].type, g2.selfloop[v])
                 if key in groups:
                     groups[key][1] |= 1 << v
-        return [(L, R) for L, R in groups.values()]
+        self.root = [c for c in (self._cls(L, R) for L, R in groups.values() if L and R) if c]
 
     def _cls(self, L: int, R: int):
         """A class tuple (L, R, bound, size) after dropping vertices without a partner inside."""
@@ -392,58 +387,22 @@ class _McSplit:
                 out.append(c)
 
 
-class _NativeMcSplit(_McSplit):
-    """``_McSplit`` with its search in C (``_mcsplit.search``): same tree, same results."""
+class _NativeMcSplit:
+    """``_McSplit`` with everything in C (``_mcsplit.search``): the same relabelling, partner
+    order, initial classes and search tree, so the same S, node count and bounds."""
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
-        # only what the C search needs: no root classes, no neighbourhood sets
-        n1 = g1.n
-        deg = [sum(m.bit_count() for m in g1.adj_out[u].values()) + sum(m.bit_count() for m in g1.adj_in[u].values()) for u in range(n1)]
-        order = sorted(range(n1), key=lambda u: (-deg[u], u))
-        pos = {u: i for i, u in enumerate(order)}
-        self.order = order
-        self.n1, self.n2 = n1, g2.n
-        p1: list[list[tuple[int, int]]] = [[] for _ in range(n1)]
-        p2: list[list[tuple[int, int]]] = [[] for _ in range(g2.n)]
-        for (u, v), wt in w.items():
-            p1[pos[u]].append((wt, v))
-            p2[v].append((wt, pos[u]))
-        # by descending w, ties by vertex (negating is the same order as the key (-w, v))
-        for lst in p1:
-            lst.sort(key=_neg_w)
-        for lst in p2:
-            lst.sort(key=_neg_w)
-        self.p1, self.p2 = p1, p2
-        # relation keys in the order the Python search refines by: out-ports ascending, then in-ports
-        ports = sorted({p for g in (g1, g2) for d in g.adj_out for p in d})
-        kid = {p: i for i, p in enumerate(ports)}
-        k_in = len(ports)
-        self.adj1 = [
-            sorted([(kid[p], _remap_bits(m, pos)) for p, m in g1.adj_out[u].items()]
-                   + [(k_in + kid[p], _remap_bits(m, pos)) for p, m in g1.adj_in[u].items()])
-            for u in order
-        ]
-        self.adj2 = [
-            sorted([(kid[p], m) for p, m in g2.adj_out[v].items()] + [(k_in + kid[p], m) for p, m in g2.adj_in[v].items()])
-            for v in range(g2.n)
-        ]
-        self.groups = self._groups(g1, g2, order, p1, p2)
+        self.g1, self.g2, self.w = g1, g2, w
+        ids: dict[tuple, int] = {}
+        self.gid1 = [ids.setdefault((s.type, g1.selfloop[u]), len(ids)) for u, s in enumerate(g1.sigs)]
+        self.gid2 = [ids.get((s.type, g2.selfloop[v]), -1) for v, s in enumerate(g2.sigs)]
 
     def run(self, floor: int, stop_at: float | None):
-        n1, n2 = self.n1, self.n2
-        words = max(1, -(-max(n1, n2) // 64))
+        g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
-        best, pairs, upper, exact, nodes = _native.search(
-            n1, n2, words, self.p1, self.p2, self.adj1, self.adj2, self.groups, floor, remaining, main
-        )
-        if pairs is not None:
-            pairs = [(self.order[u], v) for u, v in pairs]
-        return best, pairs, upper, exact, nodes
-
-
-def _neg_w(t: tuple[int, int]) -> tuple[int, int]:
-    return (-t[0], t[1])
+        return _native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
+                              floor, remaining, main)
 
 
 class _CliqueSearch:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import threading
 import time
 from contextlib import contextmanager
@@ -242,6 +243,31 @@ def test_deadline_in_a_thread_releases_the_interpreter():
     assert spins > 1000
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
+def test_signals_interrupt_a_long_search():
+    """Ctrl-C (here: an alarm whose handler raises) stops the C search as it stops Python code."""
+    a = random_flow(120, random.Random(6), "a")
+    b = random_flow(120, random.Random(1006), "b")
+    g1, g2 = graphs(a, b)
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    old = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        t = time.perf_counter()
+        with mode(True), pytest.raises(Interrupted):
+            M.max_common_subgraph(g1, g2, deadline=5.0)  # the deadline only guards against a hang
+        assert time.perf_counter() - t < 2.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 # ----- dispatch ----------------------------------------------------------------------------------
 
 def test_pure_python_switch_and_overflow_fallback(monkeypatch):
@@ -264,14 +290,17 @@ def test_pure_python_switch_and_overflow_fallback(monkeypatch):
 
 
 def test_native_rejects_malformed_input():
-    with pytest.raises(ValueError):
-        _mcsplit.search(1, 1, 1, [[(1, 5)]], [[(1, 0)]], [[]], [[]], [(1, 1)], -1, None, False)
-    with pytest.raises((ValueError, OverflowError)):
-        _mcsplit.search(1, 1, 1, [[(1, 0)]], [[(1, 0)]], [[(0, 1 << 70)]], [[]], [(1, 1)], -1, None, False)
-    for bad in (1 << 130, -1):  # multi-word sets: out of range, negative
+    E = [{}]
+    assert _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False) == (3, [(0, 0)], 3, True, 3)
+    with pytest.raises(ValueError):  # a generated vertex that does not exist
+        _mcsplit.search(E, E, E, E, {(0, 5): 3}, [0], [0], -1, None, False)
+    with pytest.raises((ValueError, OverflowError)):  # a set beyond the vertices (one word)
+        _mcsplit.search([{0: 1 << 70}], E, E, E, {(0, 0): 3}, [0], [0], -1, None, False)
+    many = [{} for _ in range(70)]  # two words
+    for bad in (1 << 130, -1):
         with pytest.raises((ValueError, OverflowError)):
-            _mcsplit.search(1, 1, 2, [[(1, 0)]], [[(1, 0)]], [[(0, bad)]], [[]], [(1, 1)], -1, None, False)
+            _mcsplit.search([{0: bad}] + many[1:], many, E, E, {(0, 0): 3}, [0] * 70, [0], -1, None, False)
+    with pytest.raises(ValueError):  # a group id out of range
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [7], [0], -1, None, False)
     with pytest.raises(OverflowError):
-        _mcsplit.search(1, 1, 1, [[(1, 0)]], [[(1, 0)]], [[]], [[]], [(1, 1)], 1 << 62, None, False)
-    assert _mcsplit.search(1, 1, 1, [[(3, 0)]], [[(3, 0)]], [[]], [[]], [(1, 1)], -1, None, False) == (
-        3, [(0, 0)], 3, True, 3)
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], 1 << 62, None, False)
