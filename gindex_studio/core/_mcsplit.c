@@ -53,6 +53,9 @@ typedef struct {
     int n1, n2, W;
     int32_t *p1s, *p2s; /* partner lists, CSR: p1[p1s[u] .. p1s[u+1]) */
     Partner *p1, *p2;
+    int32_t *l1s, *l2s; /* partners grouped by weight, CSR: weights l1w[l1s[u] ..] descending, */
+    int64_t *l1w, *l2w; /* the partners of each weight as a set l1m + W * index                 */
+    word *l1m, *l2m;
     int32_t *a1s, *a2s; /* adjacency, CSR: keys a1k[a1s[u] ..], masks a1m + W * index */
     int64_t *a1k, *a2k;
     word *a1m, *a2m;
@@ -194,9 +197,9 @@ static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
             int u = i * 64 + b;
             x &= x - 1;
             int found = 0;
-            for (int k = c->p1s[u]; k < c->p1s[u + 1]; k++) {
-                if (has_bit(R, c->p1[k].v)) {
-                    c->sbl[nl++] = c->p1[k].w;
+            for (int k = c->l1s[u]; k < c->l1s[u + 1]; k++) {
+                if (intersects(c->l1m + (size_t)W * k, R, W)) {
+                    c->sbl[nl++] = c->l1w[k];
                     found = 1;
                     break;
                 }
@@ -214,9 +217,9 @@ static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
             int v = i * 64 + b;
             x &= x - 1;
             int found = 0;
-            for (int k = c->p2s[v]; k < c->p2s[v + 1]; k++) {
-                if (has_bit(L, c->p2[k].v)) {
-                    c->sbr[nr++] = c->p2[k].w;
+            for (int k = c->l2s[v]; k < c->l2s[v + 1]; k++) {
+                if (intersects(c->l2m + (size_t)W * k, L, W)) {
+                    c->sbr[nr++] = c->l2w[k];
                     found = 1;
                     break;
                 }
@@ -593,6 +596,33 @@ static int cmp_partner(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
+/* the sorted partner lists grouped by weight: per vertex, (weight, set of partners) descending */
+static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int32_t **ls, int64_t **lw, word **lm)
+{
+    int total = ps[n];
+    *ls = malloc(((size_t)n + 1) * sizeof(int32_t));
+    *lw = malloc(((size_t)total + 1) * sizeof(int64_t));
+    *lm = calloc(((size_t)total + 1) * W, sizeof(word));
+    if (!*ls || !*lw || !*lm) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int k = 0;
+    for (int u = 0; u < n; u++) {
+        (*ls)[u] = k;
+        for (int j = ps[u]; j < ps[u + 1]; j++) {
+            if (j == ps[u] || p[j].w != p[j - 1].w) {
+                (*lw)[k] = p[j].w;
+                k++;
+            }
+            word *m = *lm + (size_t)W * (k - 1);
+            m[p[j].v >> 6] |= (word)1 << (p[j].v & 63);
+        }
+    }
+    (*ls)[n] = k;
+    return 0;
+}
+
 /* w {(u, v): weight} into partner lists by descending weight, ties by vertex: p1 over relabelled
  * ref vertices (partners: generated vertices), p2 over generated vertices (partners relabelled) */
 static int read_weights(Ctx *c, PyObject *w, const int32_t *pos)
@@ -651,6 +681,9 @@ static int read_weights(Ctx *c, PyObject *w, const int32_t *pos)
         qsort(c->p1 + c->p1s[i], (size_t)(c->p1s[i + 1] - c->p1s[i]), sizeof(Partner), cmp_partner);
     for (int v = 0; v < n2; v++)
         qsort(c->p2 + c->p2s[v], (size_t)(c->p2s[v + 1] - c->p2s[v]), sizeof(Partner), cmp_partner);
+    if (weight_levels(n1, c->W, c->p1s, c->p1, &c->l1s, &c->l1w, &c->l1m) < 0 ||
+        weight_levels(n2, c->W, c->p2s, c->p2, &c->l2s, &c->l2w, &c->l2m) < 0)
+        goto out;
     rc = 0;
 out:
     free(f1);
@@ -679,7 +712,7 @@ static int read_ints(PyObject *list, int n, long lo, long hi, int32_t *out)
 
 static void free_ctx(Ctx *c)
 {
-    void *ptrs[] = {c->p1s, c->p2s, c->p1, c->p2, c->a1s, c->a2s, c->a1k, c->a2k, c->a1m, c->a2m,
+    void *ptrs[] = {c->p1s, c->p2s, c->p1, c->p2, c->l1s, c->l2s, c->l1w, c->l2w, c->l1m, c->l2m, c->a1s, c->a2s, c->a1k, c->a2k, c->a1m, c->a2m,
                     c->nb1, c->nb2, c->best_u, c->best_v, c->map_u, c->map_v, c->frames, c->sbl,
                     c->sbr, c->pa, c->pb, c->tmp};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
