@@ -948,4 +948,16 @@ static struct PyModuleDef moduledef = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__mcsplit(void) { return PyModule_Create(&moduledef); }
+/* matching.py uses the module only when this matches its own (a stale build after a change of the
+ * call is ignored rather than called wrongly) */
+#define API_VERSION 2
+
+PyMODINIT_FUNC PyInit__mcsplit(void)
+{
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m && PyModule_AddIntConstant(m, "API_VERSION", API_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

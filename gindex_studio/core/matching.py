@@ -40,6 +40,8 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
+if getattr(_native, "API_VERSION", None) != 2:  # a stale build (rebuild: pip install -e .)
+    _native = None
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 

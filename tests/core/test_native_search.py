@@ -31,6 +31,10 @@ except ImportError as e:  # pragma: no cover - depends on the build
                 allow_module_level=True)
 
 
+def test_the_built_extension_is_current():
+    assert M._native is _mcsplit, "stale build of gindex_studio.core._mcsplit: run `python3 -m pip install -e .`"
+
+
 @contextmanager
 def mode(native: bool):
     """Force the native or the pure-Python search for the calls inside."""
