@@ -267,16 +267,19 @@ def _check_rho_e(ctx: _Ctx, where: str, priors: float, compute: Compute) -> None
 def load_experiment(path: str | Path) -> Experiment:
     """Read and validate an experiment file in our format. Raises ExperimentError."""
     path = Path(path)
-    ctx = _Ctx(path)
+    return experiment_from_value(_read_experiment_json(path), path)
+
+
+def _read_experiment_json(path: Path) -> Any:
+    """The parsed JSON of an experiment file; ExperimentError with one line otherwise."""
     try:
         data = read_user_file(path, "an experiment file")
     except FlowError as e:
         raise ExperimentError(str(e)) from None
     try:
-        value = loads_json(data)
+        return loads_json(data)
     except ValueError as e:
         raise ExperimentError(f"{path}: not valid JSON: {e}") from None
-    return experiment_from_value(value, path)
 
 
 def experiment_from_value(value: Any, path: str | Path | None = None) -> Experiment:
@@ -589,16 +592,7 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
     path = Path(path)
     domains_dir = Path(domains_dir)
     ctx = _Ctx(path)
-    try:
-        value = loads_json(path.read_bytes())
-    except FileNotFoundError:
-        raise ExperimentError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ExperimentError(f"{path}: is a folder, not an experiment file") from None
-    except OSError as e:
-        raise ExperimentError(f"{path}: cannot read ({e.strerror})") from None
-    except ValueError as e:
-        raise ExperimentError(f"{path}: not valid JSON: {e}") from None
+    value = _read_experiment_json(path)
     top = _object(ctx, "", value) if isinstance(value, dict) else None
     if top is None:
         raise ctx.fail("", f"a companion experiment must be a JSON object, got {_describe(value)}")

@@ -271,33 +271,10 @@ class _McSplit:
 
     def _cls(self, L: int, R: int):
         """A class tuple (L, R, bound, size) after dropping vertices without a partner inside."""
-        p1, p2 = self.p1, self.p2
-        bl = []
-        x = L
-        while x:
-            low = x & -x
-            u = low.bit_length() - 1
-            x ^= low
-            for wt, v in p1[u]:
-                if (R >> v) & 1:
-                    bl.append(wt)
-                    break
-            else:
-                L ^= low
+        bl, L = _best_partners(L, R, self.p1)
         if not bl:
             return None
-        br = []
-        x = R
-        while x:
-            low = x & -x
-            v = low.bit_length() - 1
-            x ^= low
-            for wt, u in p2[v]:
-                if (L >> u) & 1:
-                    br.append(wt)
-                    break
-            else:
-                R ^= low
+        br, R = _best_partners(R, L, self.p2)
         nl, nr = len(bl), len(br)
         if nl <= nr:
             a = sum(bl)
@@ -481,6 +458,23 @@ class _CliqueSearch:
             chosen.pop()
             P ^= low
         self.frame_bounds.pop()
+
+
+def _best_partners(side: int, other: int, partners: list) -> tuple[list[int], int]:
+    """For each vertex of ``side``, its best weight to a vertex of ``other`` (partner lists are
+    sorted by weight, descending); vertices without any partner there are dropped from ``side``."""
+    best = []
+    x = side
+    while x:
+        low = x & -x
+        x ^= low
+        for wt, v in partners[low.bit_length() - 1]:
+            if (other >> v) & 1:
+                best.append(wt)
+                break
+        else:
+            side ^= low
+    return best, side
 
 
 def _remap_bits(mask: int, pos: dict[int, int]) -> int:
