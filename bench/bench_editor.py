@@ -26,9 +26,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import orjson  # noqa: E402
-from PySide6.QtCore import QPointF, QRectF  # noqa: E402
+from PySide6.QtCore import QPointF  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
-from PySide6.QtWidgets import QApplication, QGraphicsScene  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 TYPES = ["inject", "function", "change", "switch", "debug", "http request", "template", "delay", "split", "join"]
 

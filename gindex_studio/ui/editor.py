@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
-    QSplitter,
     QTabBar,
     QToolButton,
     QVBoxLayout,

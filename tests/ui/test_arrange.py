@@ -5,7 +5,7 @@ import itertools
 import random
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
 from gindex_studio.core.flow import flow_from_nodes, read_flow_file

@@ -6,7 +6,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
 
 from gindex_studio.core.flow import flow_from_nodes
-from gindex_studio.ui.canvas.items import Decoration, NodeItem, WireItem
+from gindex_studio.ui.canvas.items import Decoration
 from gindex_studio.ui.library_access import node_type_color
 
 from .conftest import click, drag, snapshot, vp_point

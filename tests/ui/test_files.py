@@ -5,11 +5,10 @@ import json
 import shutil
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtTest import QTest
 
-from gindex_studio.core.flow import flow_from_nodes, read_flow_file
+from gindex_studio.core.flow import flow_from_nodes
 
 from .conftest import DEMO_PROGRAMS, snapshot
 

@@ -1,9 +1,8 @@
 """Palette, quick-add and inspector, driven through their widgets; every edit undoes exactly."""
 from __future__ import annotations
 
-import json
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent, QFontInfo
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QPushButton, QToolButton

@@ -4,11 +4,10 @@ Items never touch the document: the scene builds a ``NodeLook`` from the model a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
-    QBrush,
     QColor,
     QFontMetricsF,
     QPainter,

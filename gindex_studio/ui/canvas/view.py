@@ -6,7 +6,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView
 
 from .interactions import MoveGesture, PanGesture, WireGesture
-from .items import NodeItem, PortItem, WireItem
+from .items import NodeItem, WireItem
 
 MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
 
