@@ -342,6 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gui":
             return cmd_gui(args.files)
         if args.command == "compare":
+            for f in (args.reference, args.generated):
+                if not Path(f).is_file():
+                    raise InputError(f"{f}: no such file")
             return cmd_gui([args.reference, args.generated], compare=(args.reference, args.generated))
         if args.command is None:
             parser.print_help()

@@ -79,6 +79,7 @@ def test_library_lists_types():
     (("score", "missing.json", "missing2.json"), "no such file"),
     (("omega", "--curriculum", "nowhere", "--tasks", "x.json"), "must be a folder"),
     (("gindex", "nope.json"), "nope.json"),
+    (("compare", "nope.json", "nope2.json"), "no such file"),
 ])
 def test_bad_input_exits_1_with_one_line(args, needle):
     code, out, err = run(*args)
