@@ -7,15 +7,17 @@
  * and the proven upper bound are those of the Python search. Vertex sets are arrays of W 64-bit
  * words; weights are the integer-scaled weights (the caller guarantees their total < 2^62).
  *
- * search(n1, n2, W, p1, p2, adj1, adj2, groups, floor, remaining, check_signals)
- *   p1[u] / p2[v]: partner lists [(w, other vertex), ...] by descending w (ref vertices relabelled)
- *   adj1[u] / adj2[v]: [(key, mask), ...] by ascending key (key = relation: direction and port)
- *   groups: [(L mask, R mask), ...] the initial classes before dropping partnerless vertices
+ * search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel])
+ *   out/in: Graph.adj_out / adj_in; w: {(u, v): integer weight}; gid: group id per vertex
  *   floor: the search must beat it strictly; remaining: seconds left (None: no deadline)
- * returns (best, pairs or None, upper, exact, nodes), as matching._McSplit.run before relabelling.
+ *   cancel: None, a buffer of at least one byte (non-zero: stop), or an object with is_set()
+ * returns (best, pairs or None, upper, exact, nodes), as matching._McSplit.run.
  *
  * The GIL is released while searching. With check_signals, the GIL is taken back every 2^18
- * nodes to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt).
+ * nodes to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt). A
+ * cancel buffer is read without the GIL every 128 nodes, next to the deadline (matching.CancelToken
+ * owns such a byte); a cancel object with is_set() is polled with the GIL every 4096 nodes. A
+ * cancelled search returns as a deadline-cut one does (best found, not exact, proven bound).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -35,6 +37,8 @@ typedef uint64_t word;
 #define ABORT_DEADLINE 1
 #define ABORT_SIGNAL 2
 #define ABORT_NOMEM 3
+#define ABORT_CANCEL 4
+#define ABORT_ERROR 5 /* a Python exception is set (from a cancel object's is_set) */
 
 typedef struct {
     int32_t v;
@@ -69,6 +73,8 @@ typedef struct {
     int use_deadline;
     double stop;
     int check_signals;
+    const volatile unsigned char *cancel_flag; /* another thread writes it: read it atomically */
+    PyObject *cancel_poll;                     /* an object with is_set(), polled with the GIL */
     PyThreadState *ts;
     Level *levels;
     int n_levels;
@@ -118,6 +124,15 @@ static inline int popcount64(word x)
         n++;
     }
     return n;
+#endif
+}
+
+static inline int cancel_requested(const volatile unsigned char *flag)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_load_n((const unsigned char *)flag, __ATOMIC_RELAXED) != 0;
+#else
+    return *flag != 0;
 #endif
 }
 
@@ -358,8 +373,23 @@ static int search(Ctx *c, int depth, int64_t cur)
     const int W = c->W;
     Level *lv = &c->levels[depth];
     c->nodes++;
-    if (c->use_deadline && (c->nodes & 127) == 0 && now_seconds() > c->stop)
-        return ABORT_DEADLINE;
+    if ((c->nodes & 127) == 0) {
+        if (c->use_deadline && now_seconds() > c->stop)
+            return ABORT_DEADLINE;
+        if (c->cancel_flag && cancel_requested(c->cancel_flag))
+            return ABORT_CANCEL;
+        if (c->cancel_poll && (c->nodes & 4095) == 0) {
+            PyEval_RestoreThread(c->ts);
+            PyObject *r = PyObject_CallMethod(c->cancel_poll, "is_set", NULL);
+            int on = r ? PyObject_IsTrue(r) : -1;
+            Py_XDECREF(r);
+            c->ts = PyEval_SaveThread();
+            if (on < 0)
+                return ABORT_ERROR;
+            if (on)
+                return ABORT_CANCEL;
+        }
+    }
     if (c->check_signals && (c->nodes & ((1 << 18) - 1)) == 0) {
         PyEval_RestoreThread(c->ts);
         int err = PyErr_CheckSignals();
@@ -729,12 +759,12 @@ static void free_ctx(Ctx *c)
 
 static PyObject *py_search(PyObject *self, PyObject *args)
 {
-    PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining;
+    PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining, *cancel = Py_None;
     long long floor_;
     int check_signals;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|O", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
                           &out2, &PyList_Type, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l, &PyList_Type,
-                          &gid2_l, &floor_, &remaining, &check_signals))
+                          &gid2_l, &floor_, &remaining, &check_signals, &cancel))
         return NULL;
     if (floor_ >= ((long long)1 << 62)) {
         PyErr_SetString(PyExc_OverflowError, "floor too large");
@@ -755,6 +785,27 @@ static PyObject *py_search(PyObject *self, PyObject *args)
     c->n2 = n2;
     c->W = W;
     c->check_signals = check_signals;
+    /* the cancel flag: a buffer held (so not resized or freed) until the search is over */
+    Py_buffer cancel_buf;
+    int have_buf = 0;
+    if (cancel != Py_None) {
+        if (PyObject_CheckBuffer(cancel)) {
+            if (PyObject_GetBuffer(cancel, &cancel_buf, PyBUF_SIMPLE) < 0)
+                return NULL;
+            have_buf = 1;
+            if (cancel_buf.len < 1) {
+                PyBuffer_Release(&cancel_buf);
+                PyErr_SetString(PyExc_ValueError, "cancel: a buffer of at least one byte expected");
+                return NULL;
+            }
+            c->cancel_flag = (const volatile unsigned char *)cancel_buf.buf;
+        } else if (PyObject_HasAttrString(cancel, "is_set")) {
+            c->cancel_poll = cancel;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "cancel: None, a one-byte buffer or an object with is_set() expected");
+            return NULL;
+        }
+    }
     PyObject *result = NULL;
     int32_t *order = NULL, *pos = NULL, *gid1 = NULL, *gid2 = NULL, *slot = NULL, *raw_s = NULL;
     int64_t *raw_k = NULL, *deg = NULL;
@@ -882,13 +933,13 @@ static PyObject *py_search(PyObject *self, PyObject *args)
         c->ts = PyEval_SaveThread();
         int rc = search(c, 0, 0);
         PyEval_RestoreThread(c->ts);
-        if (rc == ABORT_SIGNAL)
+        if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
             goto done;
         if (rc == ABORT_NOMEM) {
             PyErr_NoMemory();
             goto done;
         }
-        int exact = rc == 0;
+        int exact = rc == 0; /* ABORT_DEADLINE and ABORT_CANCEL: the best found and a bound */
         int64_t upper = c->best > floor ? c->best : floor;
         if (!exact)
             for (int i = 0; i < c->n_frames; i++)
@@ -929,17 +980,20 @@ done:
     free(raw_k);
     free(raw_m);
     free_ctx(c);
+    if (have_buf)
+        PyBuffer_Release(&cancel_buf);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
-     "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals)\n"
+     "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel])\n"
      "-> (best, pairs or None, upper, exact, nodes)\n\n"
      "Weighted McSplit on two graphs given as Graph.adj_out / adj_in (lists of {port: mask}), the\n"
      "integer weights {(u, v): w}, group ids per vertex (same id: same type and self-loop ports;\n"
      "-1: none), the floor to beat strictly, the seconds left (None: no deadline), and whether to\n"
-     "run signal handlers meanwhile. See gindex_studio.core.matching._McSplit."},
+     "run signal handlers meanwhile; cancel: None, a buffer whose first byte set non-zero stops the\n"
+     "search (read without the GIL), or an object with is_set(). See gindex_studio.core.matching."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -950,7 +1004,7 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 2
+#define API_VERSION 3
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -144,13 +144,16 @@ def score(
     syntax: SyntaxIssue | None = None,
     warm: Iterable[tuple[str, str]] = (),
     library=None,
+    cancel=None,
 ) -> ScoreResult:
     """Score ``generated`` against ``reference``. ``syntax``: the lenient reader's issue for the
     generated text, reported as the syntax error. ``warm``: (ref id, gen id) pairs of a previous
-    mapping to start the search from."""
+    mapping to start the search from. ``cancel``: a ``matching.CancelToken`` (or any object with
+    ``is_set()``) that stops the search from another thread; the result is then that of a
+    deadline-cut search (not exact, Δ an upper bound)."""
     p1 = prepare(reference, options, library)
     p2 = prepare(generated, options, library)
-    return score_prepared(p1, p2, options, syntax=syntax, warm=warm)
+    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel)
 
 
 def score_prepared(
@@ -160,6 +163,7 @@ def score_prepared(
     *,
     syntax: SyntaxIssue | None = None,
     warm: Iterable[tuple[str, str]] = (),
+    cancel=None,
 ) -> ScoreResult:
     """``score`` on flows already reduced by ``prepare`` with the same options."""
     t0 = time.perf_counter()
@@ -167,7 +171,7 @@ def score_prepared(
     i1 = {k: i for i, k in enumerate(g1.ids)}
     i2 = {k: i for i, k in enumerate(g2.ids)}
     warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
-    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx)
+    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx, cancel=cancel)
     s = Fraction(*m.weight)
     delta = delta_from_s(s, g1.n, g2.n)
     delta_lower = delta_from_s(Fraction(*m.upper), g1.n, g2.n) if not m.exact else delta
@@ -204,8 +208,9 @@ def score_prepared(
     dataflow_errors += [{"kind": "extra-edge", "edge": e} for e in extra_edges]
     warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
     if not m.exact:
+        why = "was cancelled" if m.cancelled else f"stopped at the {options.deadline:g} s deadline"
         warnings.append(
-            f"search stopped at the {options.deadline:g} s deadline: Δ is an upper bound, the exact value lies in "
+            f"search {why}: Δ is an upper bound, the exact value lies in "
             f"[{float(delta_lower):.6f}, {float(delta):.6f}]"
         )
     return ScoreResult(

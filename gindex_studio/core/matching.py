@@ -24,6 +24,13 @@ The paper search runs in C when the optional extension ``gindex_studio.core._mcs
 node count and bounds, 20-50x faster. ``_McSplit`` below is the reference implementation and the
 fallback: used when the extension is missing, when a scaled weight total reaches 2^62 (the C search
 adds 64-bit integers), or when the environment variable ``GINDEX_PURE_PYTHON`` is set (not "0").
+
+Cancellation: ``cancel`` (a ``CancelToken``, or any object with ``is_set()`` such as a
+``threading.Event``) stops a search cooperatively from another thread. It is checked where the
+deadline is (every 128 search nodes) and a cancelled search returns like a deadline-cut one: the
+best mapping found, ``exact=False``, the proven bound, and ``cancelled=True``. The C search runs
+without the GIL, so a ``CancelToken`` owns a one-byte buffer that C reads directly; any other
+object is polled with the GIL every 4096 nodes.
 """
 from __future__ import annotations
 
@@ -40,7 +47,7 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 2:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 3:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
@@ -49,6 +56,34 @@ _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 def native_search_available() -> bool:
     """True when the paper-profile search will run in C (extension built, not disabled)."""
     return _native is not None and os.environ.get("GINDEX_PURE_PYTHON", "0") in ("", "0")
+
+
+class CancelToken(threading.Event):
+    """A ``threading.Event`` that also stops a running search, the native one included.
+
+    ``set()`` writes 1 to a one-byte buffer (``flag``) whose memory the C search reads while it
+    runs without the GIL; ``set_at`` is the ``time.perf_counter()`` of the first ``set()`` (None
+    until then).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.flag = bytearray(1)  # read by the C search; never resized while a search holds it
+        self.set_at: float | None = None
+
+    def set(self) -> None:
+        if self.set_at is None:
+            self.set_at = time.perf_counter()
+        self.flag[0] = 1
+        super().set()
+
+    def clear(self) -> None:
+        self.flag[0] = 0
+        self.set_at = None
+        super().clear()
+
+    def is_set(self) -> bool:
+        return self.flag[0] != 0
 
 
 @dataclass
@@ -108,6 +143,7 @@ class Match:
     exact: bool
     nodes: int = 0
     improved: bool = True  # False when a threshold was given and nothing beat it
+    cancelled: bool = False  # the search was stopped by ``cancel`` (then exact is False)
 
 
 class _Deadline(Exception):
@@ -163,6 +199,7 @@ def max_common_subgraph(
     warm: Iterable[tuple[int, int]] = (),
     threshold: tuple[int, int] | None = None,
     threshold_sq=None,
+    cancel=None,
 ) -> Match:
     """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out).
 
@@ -170,6 +207,8 @@ def max_common_subgraph(
     ``threshold``: only a mapping with S strictly greater than this fraction (num, den) is of
     interest; ``threshold_sq``: likewise for S² > this Fraction (exact, used by Ω: Δ < best ⇔
     S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
+    ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
+    within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     """
     raw, w, scale = _weights(g1, g2, profile, loops_must_agree=(profile == "paper"))
     mode = "and" if profile == "paper" else "or"
@@ -187,13 +226,13 @@ def max_common_subgraph(
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
             return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
     if profile != "paper":
-        search = _CliqueSearch(g1, g2, w, scale)
+        search = _CliqueSearch(g1, g2, w, scale, cancel)
     elif native_search_available() and floor < _NATIVE_LIMIT and sum(w.values()) < _NATIVE_LIMIT:
         search = _NativeMcSplit(g1, g2, w, scale)
     else:
         search = _McSplit(g1, g2, w, scale)
     stop_at = None if deadline is None else time.perf_counter() + deadline
-    found, found_pairs, upper, exact, nodes = search.run(floor, stop_at)
+    found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel)
     if found_pairs is not None:
         best, best_pairs = found, found_pairs
     else:
@@ -201,7 +240,21 @@ def max_common_subgraph(
     improved = best > t_floor
     upper = max(upper, best)
     pairs = [(u, v, raw[(u, v)]) for u, v in sorted(best_pairs)]
-    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes, improved=improved)
+    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
+                 improved=improved, cancelled=cancelled)
+
+
+def _stop_check(stop_at: float | None, cancel):
+    """The test the searches make every 128 nodes (None: nothing can stop them)."""
+    if cancel is None:
+        if stop_at is None:
+            return None
+        return lambda: time.perf_counter() > stop_at
+    is_set = cancel.is_set
+    if stop_at is None:
+        return is_set
+    return lambda: is_set() or time.perf_counter() > stop_at
 
 
 def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
@@ -284,11 +337,11 @@ class _McSplit:
             b = sum(br)
         return (L, R, min(a, b), max(nl, nr))
 
-    def run(self, floor: int, stop_at: float | None):
+    def run(self, floor: int, stop_at: float | None, cancel=None):
         self.best = floor
         self.best_pairs = None
         self.nodes = 0
-        self.stop_at = stop_at
+        self.stop = _stop_check(stop_at, cancel)
         self.frame_bounds: list[int] = []
         root_bound = sum(c[2] for c in self.root)
         exact = True
@@ -304,7 +357,7 @@ class _McSplit:
 
     def _search(self, classes, cur: int, mapping: list):
         self.nodes += 1
-        if self.stop_at is not None and (self.nodes & 127) == 0 and time.perf_counter() > self.stop_at:
+        if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
             raise _Deadline
         if cur > self.best:
             self.best = cur
@@ -376,24 +429,30 @@ class _NativeMcSplit:
         self.gid1 = [ids.setdefault((s.type, g1.selfloop[u]), len(ids)) for u, s in enumerate(g1.sigs)]
         self.gid2 = [ids.get((s.type, g2.selfloop[v]), -1) for v, s in enumerate(g2.sigs)]
 
-    def run(self, floor: int, stop_at: float | None):
+    def run(self, floor: int, stop_at: float | None, cancel=None):
         g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
+        # a CancelToken's byte is read without the GIL; any other is_set() object is polled
+        flag = getattr(cancel, "flag", None) if isinstance(cancel, CancelToken) else cancel
         return _native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
-                              floor, remaining, main)
+                              floor, remaining, main, flag)
 
 
 class _CliqueSearch:
     """Branch and bound maximum-weight clique on the companion profile's association graph."""
 
-    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int, cancel=None):
         verts = sorted(w, key=lambda k: (-w[k], k))
         self.verts = verts
         self.wt = [w[k] for k in verts]
         n = len(verts)
         adj = [0] * n
+        self.built = True  # False: cancelled while building the association graph (seconds for big flows)
         for i in range(n):
+            if cancel is not None and cancel.is_set():
+                self.built = False
+                break
             u1, v1 = verts[i]
             for j in range(i + 1, n):
                 u2, v2 = verts[j]
@@ -418,14 +477,16 @@ class _CliqueSearch:
                 best2[v] = wt
         return min(sum(best1.values()), sum(best2.values()))
 
-    def run(self, floor: int, stop_at: float | None):
+    def run(self, floor: int, stop_at: float | None, cancel=None):
         self.best = floor
         self.best_set = None
         self.nodes = 0
-        self.stop_at = stop_at
+        self.stop = _stop_check(stop_at, cancel)
         self.frame_bounds: list[int] = []
         P = (1 << len(self.verts)) - 1
         root_bound = self._bound(P)
+        if not self.built:
+            return self.best, None, max(root_bound, floor), False, 0
         exact = True
         try:
             self._expand(P, 0, [])
@@ -437,7 +498,7 @@ class _CliqueSearch:
 
     def _expand(self, P: int, cur: int, chosen: list):
         self.nodes += 1
-        if self.stop_at is not None and (self.nodes & 127) == 0 and time.perf_counter() > self.stop_at:
+        if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
             raise _Deadline
         if cur > self.best:
             self.best = cur

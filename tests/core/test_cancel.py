@@ -1,0 +1,197 @@
+"""Cooperative cancellation of the exact search (``max_common_subgraph(..., cancel=...)``).
+
+A cancelled search stops within 128 search nodes and returns like a deadline-cut one: the best
+mapping found (a valid common subgraph), ``exact=False``, a proven upper bound, and
+``cancelled=True``. Both searches are checked: the native one (it runs without the GIL and reads
+the ``CancelToken``'s byte directly) and the pure-Python one.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from fractions import Fraction
+
+import pytest
+
+from gindex_studio.core import matching as M
+from gindex_studio.core.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.generate import perturb, random_flow
+
+#: how soon after ``set()`` a cancelled search must have returned (the brief: ~50 ms)
+PROMPT = 0.05
+
+
+@pytest.fixture(params=["native", "python"])
+def search_mode(request, monkeypatch):
+    if request.param == "native":
+        monkeypatch.setenv("GINDEX_PURE_PYTHON", "0")
+        if not M.native_search_available():
+            pytest.skip("native search extension not built")
+    else:
+        monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
+    assert M.native_search_available() == (request.param == "native")
+    return request.param
+
+
+def far_pair(seed: int = 3, n: int = 120, options: ScoreOptions = ScoreOptions()):
+    """Two unrelated 120-node programs: proving their optimum takes hours."""
+    a = random_flow(n, random.Random(seed), "a")
+    b = random_flow(n, random.Random(1000 + seed), "b")
+    return prepare(a, options).graph, prepare(b, options).graph
+
+
+def run_and_cancel(g1, g2, token, after: float = 0.15, **kw):
+    """Search in a thread, set ``token`` after ``after`` seconds; (match, seconds from set to return)."""
+    out = []
+
+    def work():
+        m = M.max_common_subgraph(g1, g2, cancel=token, **kw)
+        out.append((m, time.perf_counter()))
+
+    th = threading.Thread(target=work)
+    th.start()
+    time.sleep(after)
+    assert th.is_alive(), "the search finished before it could be cancelled: not a hard pair"
+    t = time.perf_counter()
+    token.set()
+    th.join(10)
+    assert not th.is_alive(), "the cancelled search did not stop"
+    m, t_end = out[0]
+    return m, t_end - t
+
+
+def assert_valid(g1: M.Graph, g2: M.Graph, m: M.Match) -> None:
+    """``m.pairs`` is a common subgraph (paper profile: Eq. 12, edges agree both ways) of weight S."""
+    us = [u for u, _v, _w in m.pairs]
+    vs = [v for _u, v, _w in m.pairs]
+    assert len(set(us)) == len(us) and len(set(vs)) == len(vs)
+    total = Fraction(0)
+    for u, v, (num, den) in m.pairs:
+        assert g1.sigs[u].type == g2.sigs[v].type
+        assert Fraction(num, den) > 0
+        total += Fraction(num, den)
+    for u1, v1, _ in m.pairs:
+        for u2, v2, _ in m.pairs:
+            if u1 != u2:
+                assert g1.has_edge(u1, u2) == g2.has_edge(v1, v2)
+    assert total == Fraction(*m.weight)
+    assert Fraction(*m.upper) >= Fraction(*m.weight)
+
+
+def test_a_cancelled_search_returns_at_once_with_a_valid_bound(search_mode):
+    g1, g2 = far_pair()
+    m, latency = run_and_cancel(g1, g2, M.CancelToken())
+    assert latency < PROMPT, f"{search_mode}: returned {latency * 1000:.1f} ms after the cancel"
+    assert m.cancelled and not m.exact
+    assert m.nodes > 0 and m.pairs, "the mapping found so far is kept"
+    assert_valid(g1, g2, m)
+    # the bound is proven: no longer search beats it, and it is the search's own (below the root's)
+    longer = M.max_common_subgraph(g1, g2, deadline=0.3)
+    assert Fraction(*m.upper) >= Fraction(*longer.weight)
+    assert Fraction(*longer.upper) >= Fraction(*m.weight)
+    _raw, w, scale = M._weights(g1, g2, "paper", True)
+    root = sum(c[2] for c in M._McSplit(g1, g2, w, scale).root)
+    assert Fraction(*m.upper) <= Fraction(root, scale)
+
+
+def test_a_threading_event_cancels_too(search_mode):
+    """Any object with is_set() works (the native search polls it with the GIL, less often)."""
+    g1, g2 = far_pair(5)
+    m, latency = run_and_cancel(g1, g2, threading.Event())
+    assert latency < PROMPT
+    assert m.cancelled and not m.exact
+    assert_valid(g1, g2, m)
+
+
+def test_cancel_and_deadline_together(search_mode):
+    g1, g2 = far_pair(6)
+    token = M.CancelToken()
+    m, latency = run_and_cancel(g1, g2, token, deadline=30.0)
+    assert latency < PROMPT and m.cancelled and not m.exact
+    cut = M.max_common_subgraph(g1, g2, deadline=0.05, cancel=M.CancelToken())
+    assert not cut.exact and not cut.cancelled, "a deadline cut is not a cancellation"
+
+
+def test_cancelled_before_it_starts(search_mode):
+    g1, g2 = far_pair()
+    token = M.CancelToken()
+    token.set()
+    t = time.perf_counter()
+    m = M.max_common_subgraph(g1, g2, cancel=token)
+    assert time.perf_counter() - t < 0.5
+    assert m.cancelled and not m.exact
+    assert_valid(g1, g2, m)
+
+
+def test_an_unset_token_changes_nothing(search_mode):
+    rng = random.Random(11)
+    a = random_flow(30, rng, "a")
+    b = perturb(a, rng, 0.15)
+    g1, g2 = prepare(a).graph, prepare(b).graph
+    plain = M.max_common_subgraph(g1, g2)
+    token = M.CancelToken()
+    with_token = M.max_common_subgraph(g1, g2, cancel=token)
+    assert plain.exact and with_token.exact and not with_token.cancelled
+    assert (plain.weight, plain.nodes, plain.pairs) == (with_token.weight, with_token.nodes, with_token.pairs)
+    token.set()  # set after the search finished: nothing to cancel, the next search stops
+    assert M.max_common_subgraph(g1, g2, cancel=token).weight <= plain.weight
+    token.clear()
+    assert not token.is_set() and token.set_at is None
+    assert M.max_common_subgraph(g1, g2, cancel=token).exact
+
+
+def test_cancel_token_is_an_event():
+    token = M.CancelToken()
+    assert isinstance(token, threading.Event)
+    assert not token.is_set() and not token.wait(0.001)
+    threading.Timer(0.02, token.set).start()
+    assert token.wait(2.0)
+    assert token.is_set() and token.flag[0] == 1 and token.set_at is not None
+
+
+def test_score_passes_cancel_through(search_mode):
+    a = random_flow(120, random.Random(3), "a")
+    b = random_flow(120, random.Random(1003), "b")
+    token = M.CancelToken()
+    out = []
+    th = threading.Thread(target=lambda: out.append(score(a, b, cancel=token)))
+    th.start()
+    time.sleep(0.2)
+    token.set()
+    th.join(10)
+    r = out[0]
+    assert not r.exact and r.delta_lower <= r.delta
+    assert any("cancelled" in w for w in r.warnings)
+
+
+def test_the_companion_search_cancels_while_building():
+    """The companion profile spends seconds building its association graph on 120 nodes: the
+    cancel is honoured there too, with the root bound as the proven bound."""
+    opts = ScoreOptions(profile="companion")
+    g1, g2 = far_pair(3, options=opts)
+    m, latency = run_and_cancel(g1, g2, M.CancelToken(), after=0.1, profile="companion")
+    assert latency < PROMPT
+    assert m.cancelled and not m.exact
+    assert Fraction(*m.upper) >= Fraction(*m.weight)
+
+
+def test_native_cancel_argument():
+    if M._native is None:
+        pytest.skip("native search extension not built")
+    E = [{}]
+    search = M._native.search
+    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, None) == (3, [(0, 0)], 3, True, 3)
+    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, bytearray(1))[3] is True
+    with pytest.raises(ValueError):  # an empty buffer has no flag byte
+        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, bytearray(0))
+    with pytest.raises(TypeError):
+        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, 42)
+
+    class Broken:
+        def is_set(self):
+            raise RuntimeError("boom")
+
+    g1, g2 = far_pair()
+    with pytest.raises(RuntimeError, match="boom"):  # an error in is_set() surfaces, not a crash
+        M._NativeMcSplit(g1, g2, M._weights(g1, g2, "paper", True)[1], 1).run(-1, None, Broken())
