@@ -1,9 +1,11 @@
 """Core work off the GUI thread, latest request wins.
 
 ``LatestRunner.submit(fn)`` runs ``fn(partial, stale)`` on a one-thread pool; a newer ``submit``
-drops the queued one, and results of any request but the newest are discarded on arrival, so the
-panel never shows a stale value. ``fn`` may call ``partial(value)`` to show an anytime result first
-and ``stale()`` to give up early between phases.
+drops the queued one and cancels the running one, and results of any request but the newest are
+discarded on arrival, so the panel never shows a stale value. ``fn`` may call ``partial(value)`` to
+show an anytime result first and ``stale()`` to give up early between phases. ``stale`` is also a
+``CancelToken``, set by the next ``submit``: pass it as ``cancel=`` to the core search and a stale
+search stops within a few milliseconds, so the worker moves on to the newest request at once.
 
 ``score_anytime`` is the compare view's job: a short deadline-bounded search first (exact for
 everything small), then, if that was cut, the full search warm-started from it.
@@ -18,6 +20,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from gindex_studio.core.divergence import ScoreOptions, ScoreResult, score
+from gindex_studio.core.matching import CancelToken
 
 #: seconds for the first, anytime pass (most programs of up to ~60 nodes finish exactly in it)
 QUICK_DEADLINE = 0.04
@@ -47,6 +50,14 @@ def _fast_switching(on: bool) -> None:
                 sys.setswitchinterval(_switch_saved)
 
 
+class StaleToken(CancelToken):
+    """The ``stale`` a job receives: ``stale()`` is True once a newer request was submitted, and
+    as a ``CancelToken`` it stops a core search it is passed to (``cancel=stale``)."""
+
+    def __call__(self) -> bool:
+        return self.is_set()
+
+
 class _Signals(QObject):
     partial = Signal(int, object, object)  # token, value, threading.Event set once it is shown
     done = Signal(int, object)
@@ -54,14 +65,13 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, runner: "LatestRunner", token: int, fn: Callable):
+    def __init__(self, runner: "LatestRunner", token: int, fn: Callable, stale: StaleToken):
         super().__init__()
-        self.runner, self.token, self.fn = runner, token, fn
+        self.runner, self.token, self.fn, self.stale = runner, token, fn, stale
         self.signals = runner._signals  # keep a reference: emitted from the worker thread
 
     def run(self):
-        r, token = self.runner, self.token
-        stale = lambda: token != r._latest  # noqa: E731 - read of an int, safe under the GIL
+        token, stale = self.token, self.stale  # set by the next submit (or cancel)
         if stale():
             return
 
@@ -96,16 +106,29 @@ class LatestRunner(QObject):
         self.pool.setMaxThreadCount(1)
         self._latest = 0
         self._finished = 0
+        self._stale: StaleToken | None = None  # the newest request's token
         self._signals = _Signals()
         self._signals.partial.connect(self._on_partial)
         self._signals.done.connect(self._on_done)
         self._signals.failed.connect(self._on_failed)
 
-    def submit(self, fn: Callable[[Callable[[Any], None], Callable[[], bool]], Any]) -> int:
+    def submit(self, fn: Callable[[Callable[[Any], None], StaleToken], Any]) -> int:
+        if self._stale is not None:
+            self._stale.set()  # the running request is stale now: its search stops
         self._latest += 1
+        self._stale = StaleToken()
         self.pool.clear()  # a queued, not yet started request is stale now
-        self.pool.start(_Job(self, self._latest, fn))
+        self.pool.start(_Job(self, self._latest, fn, self._stale))
         return self._latest
+
+    def cancel(self) -> None:
+        """Drop every request: the running search stops and no result arrives (closing)."""
+        if self._stale is not None:
+            self._stale.set()
+            self._stale = None
+        self.pool.clear()
+        self._latest += 1
+        self._finished = self._latest
 
     @property
     def busy(self) -> bool:
@@ -140,16 +163,20 @@ def score_anytime(reference, generated, options: ScoreOptions, syntax=None, warm
         quick = QUICK_DEADLINE
 
     def fn(partial, stale) -> ScoreResult:
+        cancel = stale if hasattr(stale, "is_set") else None  # a newer edit stops the search
         if options.deadline is not None and options.deadline <= quick:
-            return score(reference, generated, options, syntax=syntax, warm=warm)
-        first = score(reference, generated, replace(options, deadline=quick), syntax=syntax, warm=warm)
+            return score(reference, generated, options, syntax=syntax, warm=warm, cancel=cancel)
+        first = score(reference, generated, replace(options, deadline=quick), syntax=syntax, warm=warm,
+                      cancel=cancel)
         if first.exact:
             first.options = options.to_dict()
+            return first
+        if stale():
             return first
         partial(first)
         if stale():
             return first
-        return score(reference, generated, options, syntax=syntax,
+        return score(reference, generated, options, syntax=syntax, cancel=cancel,
                      warm=[(p.reference, p.generated) for p in first.mapping])
 
     return fn

@@ -330,6 +330,7 @@ class CompareView(QWidget):
             return
         self._edited = True
         self.edit_count += 1
+        self.runner.cancel()  # the search under way is for a program that no longer exists
         self.edited.emit(role)
         self.timer.start()
 

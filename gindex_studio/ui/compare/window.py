@@ -403,6 +403,7 @@ class CompareWindow(QMainWindow):
             QApplication.instance().focusChanged.disconnect(self._on_focus)
         except (RuntimeError, TypeError):
             pass
+        self.view.runner.cancel()  # a long exact search stops now rather than delaying the close
         self.view.runner.wait(5000)
         c.runner.wait(5000)
         e.accept()
