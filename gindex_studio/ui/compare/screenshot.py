@@ -1,10 +1,11 @@
 """Render the compare window on a demo task to a PNG (the README's screenshot).
 
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare.png
-    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-broken.png googlesearch-to-csv-4
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-broken.png googlesearch-to-csv-4 --no-palette
 
 Opens the demo experiment, selects ``telegram-2-reply-4`` (a function error and dataflow errors),
-selects the reference node the model got wrong, and saves the whole window.
+selects the reference node the model got wrong (the inspector shows it, editable), and saves the
+whole window: palette, both sides, score panel, inspector and task table.
 """
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import sys
 import time
 
 
-def render(out: str, task: str = "telegram-2-reply-4", size=(1720, 1080)) -> str:
+def render(out: str, task: str = "telegram-2-reply-4", size=(1920, 1080), palette: bool = True) -> str:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -39,9 +41,12 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1720, 1080)) -> str
     win.view.wait_idle()
     pump(150)
     v = win.view
-    v.main_splitter.setSizes([size[0] - 470, 470])
+    win.docks["palette"].setVisible(palette)  # Panels → Palette (wide programs want the room)
+    win.resizeDocks([win.docks["palette"], win.docks["inspector"]], [170, 330], Qt.Horizontal)
+    win.resizeDocks([win.tasks_dock], [270], Qt.Vertical)
+    pump()
+    v.main_splitter.setSizes([v.width() - 450, 450])
     v.right.setSizes([528, 472])
-    win.resizeDocks([win.tasks_dock], [270], __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.Vertical)
     pump()
     v.fit()
     pump()
@@ -60,5 +65,6 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1720, 1080)) -> str
 
 
 if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots/compare.png"
-    print(render(out, *(sys.argv[2:3] or [])))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out = args[0] if args else "docs/screenshots/compare.png"
+    print(render(out, *(args[1:2] or []), palette="--no-palette" not in sys.argv))

@@ -48,6 +48,7 @@ class Side(QWidget):
         self.title.setObjectName(f"{role}-title")
         self.title.setStyleSheet("QLabel { background: #f2f2f2; padding: 4px 6px; border-bottom: 1px solid #ddd; }")
         self.title.setTextFormat(Qt.RichText)
+        self.title.setWordWrap(True)  # a long name wraps instead of widening its side
         self.banner = QLabel()
         self.banner.setObjectName("syntax-banner")
         self.banner.setWordWrap(True)
@@ -159,6 +160,9 @@ class CompareView(QWidget):
     scored = Signal(object)  # the final ScoreResult now on screen
     edited = Signal(str)  # "reference" | "generated": an edit that can change the score
     message = Signal(str)
+    #: the user selected a node (or nothing: "") on one side; the partner shown on the other side
+    #: is not a selection of its own. The compare window's inspector follows it.
+    selection_changed = Signal(str, str)
 
     DEBOUNCE_MS = 15
 
@@ -208,6 +212,9 @@ class CompareView(QWidget):
         sides.addWidget(self.sides["generated"])
         sides.setChildrenCollapsible(False)
         self.side_splitter = sides
+        self._sides_moved = False  # the user dragged the splitter: keep their split
+        sides.splitterMoved.connect(lambda *_: setattr(self, "_sides_moved", True))
+        sides.installEventFilter(self)  # resized (window, docks, the score column): even again
         right = QSplitter(Qt.Vertical)
         right.addWidget(self.panel)
         attr_box = QWidget()
@@ -286,6 +293,7 @@ class CompareView(QWidget):
         self.attr.clear()
         self._edited = False
         self._fit_pending = True
+        self._even_sides()
         QTimer.singleShot(0, self.fit)
         self.score_now()
 
@@ -304,6 +312,13 @@ class CompareView(QWidget):
                                 ref_path: str | None = None) -> None:
         read = read_model_output(text)
         self.set_pair(reference, read.flow, read.syntax, text, ref_name, gen_name, ref_path=ref_path)
+
+    def _even_sides(self) -> None:
+        """Both programs get the same width (the model text's long lines would otherwise win the
+        generated side most of it), until the user moves the splitter."""
+        if not self._sides_moved:
+            half = max(1, self.side_splitter.width() // 2)
+            self.side_splitter.setSizes([half, half])
 
     def fit(self) -> None:
         for ed in self.editors.values():
@@ -412,6 +427,7 @@ class CompareView(QWidget):
             return
         self._selected = (role, node_id) if node_id else None
         self._refresh_attr()
+        self.selection_changed.emit(role, node_id or "")
         if not node_id:
             return
         other = self._other(role)
@@ -444,6 +460,9 @@ class CompareView(QWidget):
 
     def eventFilter(self, obj, ev):
         t = ev.type()
+        if obj is self.side_splitter and t == QEvent.Resize:
+            QTimer.singleShot(0, self._even_sides)
+            return super().eventFilter(obj, ev)
         if t in (QEvent.MouseMove, QEvent.Leave):
             for role, ed in self.editors.items():
                 if obj is ed.view.viewport():
@@ -625,6 +644,8 @@ class CompareView(QWidget):
             if d.kind == "syntax":
                 self.sides["generated"].reveal_error()
         self._refresh_attr()
+        if self._selected is not None:
+            self.selection_changed.emit(*self._selected)
         if self._linked:
             self._relink()
         return d

@@ -1,12 +1,13 @@
 """CompareWindow: the compare view in a window of its own, with menus, the experiment task table,
-and the entry points ``main_compare`` (``gindex-studio compare REF GEN``) and ``install_actions``
+the flow editor's own palette, inspector and history as docks that follow the active side, and the
+entry points ``main_compare`` (``gindex-studio compare REF GEN``) and ``install_actions``
 (File → Compare… and File → Open Experiment… in the studio's main window)."""
 from __future__ import annotations
 
 import os
 import sys
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
+    QUndoView,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +33,8 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.experiment import ExperimentError
 from gindex_studio.core.flow import FlowError, read_flow_file, write_flow_file
 
+from ..panels.inspector import Inspector
+from ..panels.palette import Palette
 from .experiment import ExperimentController, ExperimentPanel, is_companion_file
 from .view import CompareView
 
@@ -147,6 +151,7 @@ class CompareWindow(QMainWindow):
             self.undo_group.addStack(ed.undo_stack)
         self.active_role = "reference"
         self.undo_group.setActiveStack(self.view.ref.undo_stack)
+        self._build_panels()
         self.actions: dict[str, QAction] = {}
         self._build_actions()
         self.status = QLabel("")
@@ -161,6 +166,67 @@ class CompareWindow(QMainWindow):
         self.tasks.task_selected.connect(self.show_task)
         self.tasks.save_requested.connect(self.save_experiment)
         QApplication.instance().focusChanged.connect(self._on_focus)
+
+    # ----- the editor's panels ------------------------------------------------------------------
+    def _build_panels(self) -> None:
+        """Palette (left), inspector and history (right): the flow editor's own widgets, pointed
+        at whichever side was last selected on or focused."""
+        self.palette = Palette(self.view.library)
+        self.palette.activated.connect(self._palette_activated)
+        self.inspector = Inspector()
+        self.history = QUndoView(self.undo_group)
+        self.history.setEmptyLabel("<opened>")
+        self.docks: dict[str, QDockWidget] = {}
+        for key, title, widget, area in (
+            ("palette", "Palette", self.palette, Qt.LeftDockWidgetArea),
+            ("inspector", "Inspector", self.inspector, Qt.RightDockWidgetArea),
+            ("history", "History", self.history, Qt.RightDockWidgetArea),
+        ):
+            d = QDockWidget(title, self)
+            d.setObjectName(f"dock-{key}")
+            d.setWidget(widget)
+            self.addDockWidget(area, d)
+            self.docks[key] = d
+        self.docks["experiment"] = self.tasks_dock
+        self.splitDockWidget(self.docks["inspector"], self.docks["history"], Qt.Vertical)
+        self.docks["history"].hide()  # Panels → History shows it
+        self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [180, 330], Qt.Horizontal)
+        self.view.selection_changed.connect(self._on_selection)
+        self._retarget("reference")  # (a replaced flow empties the inspector by itself)
+
+    @property
+    def active_editor(self):
+        return self.view.editors[self.active_role]
+
+    def _set_active(self, role: str) -> None:
+        self.active_role = role
+        self.undo_group.setActiveStack(self.view.editors[role].undo_stack)
+
+    def _on_selection(self, role: str, node_id: str) -> None:
+        """A node selected (or the selection cleared) on one side: that side is the active one."""
+        self._set_active(role)
+        self._inspect(role, node_id or None)
+
+    def _retarget(self, role: str) -> None:
+        """Point the inspector at ``role``'s side, on its single selected node if any."""
+        ed = self.view.editors[role]
+        sel = ed.scene.selected_node_ids()
+        self._inspect(role, sel[0] if len(sel) == 1 else None)
+
+    def _inspect(self, role: str, node_id: str | None) -> None:
+        ed = self.view.editors[role]
+        if node_id is not None and not ed.doc.has(node_id):
+            node_id = None
+        self.inspector.set_target(ed, node_id)
+        word = "Reference" if role == "reference" else "Generated"
+        self.docks["inspector"].setWindowTitle(f"Inspector — {word.lower()} side")
+        self.docks["inspector"].setToolTip(f"Edits the {word.lower()} program (undo: Ctrl+Z on that side)")
+
+    def _palette_activated(self, type_id: str) -> None:
+        """Double-click or Enter in the palette: add the type at the centre of the active side."""
+        ed = self.active_editor
+        c = ed.view.visible_scene_rect().center()
+        ed.add_node(type_id, QPointF(c.x(), c.y()))
 
     # ----- actions ----------------------------------------------------------------------------
     def _action(self, aid: str, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False) -> QAction:
@@ -211,6 +277,8 @@ class CompareWindow(QMainWindow):
                 A("edit.paste", "&Paste", self._on_active(lambda e: e.paste()), "Ctrl+V"),
                 A("edit.delete", "&Delete", self._on_active(lambda e: e.delete_selection()), "Delete"),
                 A("edit.select_all", "Select &All", self._on_active(lambda e: e.select_all()), "Ctrl+A"),
+                A("edit.quick_add", "&Quick Add…", self._on_active(lambda e: e.open_quick_add(e.view.cursor_scene_pos())),
+                  "Ctrl+Shift+A", "Add a node to the active side by typing its name (or just type on a canvas)"),
                 A("edit.layout", "Auto-&layout", self._on_active(lambda e: e.auto_layout()), "Ctrl+Shift+L"),
             ],
             "&View": [
@@ -239,6 +307,11 @@ class CompareWindow(QMainWindow):
                     m.addSeparator()
                 else:
                     m.addAction(a)
+        panels = self.menuBar().addMenu("&Panels")
+        for key, d in self.docks.items():
+            t = d.toggleViewAction()
+            t.setObjectName(f"panels.{key}")
+            panels.addAction(t)
         self.actions["compare.save_experiment"].setEnabled(False)
         self.undo_group.canUndoChanged.connect(self.actions["edit.undo"].setEnabled)
         self.undo_group.canRedoChanged.connect(self.actions["edit.redo"].setEnabled)
@@ -256,8 +329,9 @@ class CompareWindow(QMainWindow):
         while w is not None:
             for role, side in self.view.sides.items():
                 if w is side:
-                    self.active_role = role
-                    self.undo_group.setActiveStack(self.view.editors[role].undo_stack)
+                    if role != self.active_role or self.inspector.editor is not self.view.editors[role]:
+                        self._set_active(role)
+                        self._retarget(role)
                     return
             w = w.parentWidget()
 

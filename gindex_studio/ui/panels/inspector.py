@@ -119,7 +119,8 @@ class JsonEditor(QWidget):
 
 
 class Inspector(QWidget):
-    """Shows one node of one editor. ``set_target(editor, node_id)``."""
+    """Shows one node of one editor. ``set_target(editor, node_id)``: any FlowEditor, so one
+    inspector can follow several (the main window's tabs, the compare window's two sides)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -142,12 +143,14 @@ class Inspector(QWidget):
                 try:
                     self.editor.doc.node_changed.disconnect(self._on_changed)
                     self.editor.doc.node_removed.disconnect(self._on_removed)
+                    self.editor.doc.flow_reset.disconnect(self._on_reset)
                 except (RuntimeError, TypeError):
                     pass
             self.editor = editor
             if editor is not None:
                 editor.doc.node_changed.connect(self._on_changed)
                 editor.doc.node_removed.connect(self._on_removed)
+                editor.doc.flow_reset.connect(self._on_reset)
         self.node_id = node_id or None
         self.rebuild()
 
@@ -164,6 +167,12 @@ class Inspector(QWidget):
         if node_id == self.node_id:
             self.node_id = None
             self.rebuild()
+
+    def _on_reset(self) -> None:
+        """The editor's whole flow was replaced (another file or task in the same editor)."""
+        if self.node_id and not self.editor.doc.has(self.node_id):
+            self.node_id = None
+        self.rebuild()
 
     def _key_set(self, data: dict) -> tuple:
         return tuple(k for k in data if k not in HIDDEN_KEYS)
@@ -315,8 +324,10 @@ class Inspector(QWidget):
         h.setContentsMargins(0, 8, 0, 0)
         self.new_key = QLineEdit()
         self.new_key.setPlaceholderText("new attribute")
+        self.new_key.setToolTip("The name of an attribute to add to this node")
         self.new_value = QLineEdit()
-        self.new_value.setPlaceholderText('JSON value, e.g. "text" or 3')
+        self.new_value.setPlaceholderText("value")  # short: the inspector is often a narrow dock
+        self.new_value.setToolTip('The value as JSON, e.g. "text", 3 or [1, 2]; plain text is taken as a string')
         add = QPushButton("Add")
         add.setObjectName("add-attribute")
         add.clicked.connect(self.add_attribute)
