@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Iterable
 
 from .flow import Flow
 from .lenient import SyntaxIssue

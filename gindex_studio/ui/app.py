@@ -13,7 +13,6 @@ from PySide6.QtCore import QPointF, QSettings, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import (
     QApplication,
-    QDockWidget,
     QLabel,
     QMainWindow,
     QMenu,
@@ -27,6 +26,7 @@ from gindex_studio.core.flow import Flow, write_flow_file
 from .actions import ActionRegistry
 from .autosave import AutosaveStore
 from .dialogs import Dialogs
+from .docks import add_docks
 from .editor import FlowEditor
 from .library_access import bundled_library
 from .loader import LoadJob, load_flow
@@ -80,18 +80,12 @@ class MainWindow(QMainWindow):
         self.problems.jump.connect(lambda i: self.editor and self.editor.focus_node(i))
         self.undo_view = QUndoView(self.undo_group)
         self.undo_view.setEmptyLabel("<opened>")
-        self.docks = {}
-        for key, title, widget, area in (
+        self.docks = add_docks(self, (
             ("palette", "Palette", self.palette, Qt.LeftDockWidgetArea),
             ("inspector", "Inspector", self.inspector, Qt.RightDockWidgetArea),
             ("history", "History", self.undo_view, Qt.RightDockWidgetArea),
             ("problems", "Problems", self.problems, Qt.BottomDockWidgetArea),
-        ):
-            d = QDockWidget(title, self)
-            d.setObjectName(f"dock-{key}")
-            d.setWidget(widget)
-            self.addDockWidget(area, d)
-            self.docks[key] = d
+        ))
         self.splitDockWidget(self.docks["inspector"], self.docks["history"], Qt.Vertical)
         self.resizeDocks([self.docks["palette"]], [210], Qt.Horizontal)
         self.resizeDocks([self.docks["inspector"]], [360], Qt.Horizontal)

@@ -119,3 +119,18 @@ def click(view, scene_pos, modifier=Qt.NoModifier):
 def snapshot(doc):
     """The flow's JSON value (deep copy) for comparing against after undo."""
     return copy.deepcopy(doc.flow.to_json_value())
+
+
+@pytest.fixture
+def cview(qtbot, library):
+    """A shown CompareView; its scoring worker is cancelled and joined afterwards."""
+    from gindex_studio.ui.compare.view import CompareView
+
+    v = CompareView(library)
+    v.resize(1500, 900)
+    qtbot.addWidget(v)
+    v.show()
+    qtbot.waitExposed(v)
+    yield v
+    v.runner.cancel()
+    v.runner.wait(5000)

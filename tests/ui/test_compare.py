@@ -25,18 +25,6 @@ def core_score(ref_path: str, gen_path: str, options: ScoreOptions = ScoreOption
     return ref, read, score(ref, read.flow, options, syntax=read.syntax)
 
 
-@pytest.fixture
-def cview(qtbot, library):
-    from gindex_studio.ui.compare.view import CompareView
-
-    v = CompareView(library)
-    v.resize(1500, 900)
-    qtbot.addWidget(v)
-    v.show()
-    qtbot.waitExposed(v)
-    yield v
-    v.runner.wait(5000)
-
 
 def settle(qtbot, view, timeout=5000):
     """Wait until the debounce fired and the newest result is on screen."""

@@ -18,19 +18,6 @@ pytestmark = pytest.mark.skipif(not M.native_search_available(),
                                 reason="the exact search of a 120-node pair takes minutes without the native search")
 
 
-@pytest.fixture
-def cview(qtbot, library):
-    from gindex_studio.ui.compare.view import CompareView
-
-    v = CompareView(library)
-    v.resize(1500, 900)
-    qtbot.addWidget(v)
-    v.show()
-    qtbot.waitExposed(v)
-    yield v
-    v.runner.cancel()
-    v.runner.wait(5000)
-
 
 def test_a_burst_of_edits_ends_with_the_newest_exact_result(cview, qtbot, monkeypatch):
     from gindex_studio.ui.compare import scoring

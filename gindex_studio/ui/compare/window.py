@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QUndoView,
-    QVBoxLayout,
     QWidget,
 )
 
 from gindex_studio.core.experiment import ExperimentError
 from gindex_studio.core.flow import FlowError, read_flow_file, write_flow_file
 
+from ..docks import add_docks
 from ..panels.inspector import Inspector
 from ..panels.palette import Palette
 from .experiment import ExperimentController, ExperimentPanel, is_companion_file
@@ -176,17 +176,11 @@ class CompareWindow(QMainWindow):
         self.inspector = Inspector()
         self.history = QUndoView(self.undo_group)
         self.history.setEmptyLabel("<opened>")
-        self.docks: dict[str, QDockWidget] = {}
-        for key, title, widget, area in (
+        self.docks: dict[str, QDockWidget] = add_docks(self, (
             ("palette", "Palette", self.palette, Qt.LeftDockWidgetArea),
             ("inspector", "Inspector", self.inspector, Qt.RightDockWidgetArea),
             ("history", "History", self.history, Qt.RightDockWidgetArea),
-        ):
-            d = QDockWidget(title, self)
-            d.setObjectName(f"dock-{key}")
-            d.setWidget(widget)
-            self.addDockWidget(area, d)
-            self.docks[key] = d
+        ))
         self.docks["experiment"] = self.tasks_dock
         self.splitDockWidget(self.docks["inspector"], self.docks["history"], Qt.Vertical)
         self.docks["history"].hide()  # Panels → History shows it
