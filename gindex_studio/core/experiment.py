@@ -334,20 +334,28 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
                       Path(path) if path is not None else None, extra, warnings)
 
 
-def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[CurriculumDomain]:
+def _entries(ctx: _Ctx, field_name: str, value: Any, noun: str, known, required):
+    """Yield (index, where, object) for a non-empty list of objects, each checked for unknown and
+    missing keys."""
     if not isinstance(value, list):
-        raise ctx.fail("curriculum", f"must be a list of domains, got {_describe(value)}")
+        raise ctx.fail(field_name, f"must be a list of {noun}s, got {_describe(value)}")
     if not value:
-        raise ctx.fail("curriculum", "must list at least one domain")
-    out: list[CurriculumDomain] = []
-    seen: dict[str, int] = {}
+        raise ctx.fail(field_name, f"must list at least one {noun}")
     for i, entry in enumerate(value):
-        where = f"curriculum[{i}]"
+        where = f"{field_name}[{i}]"
         obj = _object(ctx, where, entry)
-        _unknown_keys(ctx, where, obj, _CURRICULUM_KEYS)
-        for key in ("domain", "programs", "samples"):
+        _unknown_keys(ctx, where, obj, known)
+        for key in required:
             if key not in obj:
                 raise ctx.fail(f"{where}.{key}", "missing")
+        yield i, where, obj
+
+
+def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[CurriculumDomain]:
+    out: list[CurriculumDomain] = []
+    seen: dict[str, int] = {}
+    for i, where, obj in _entries(ctx, "curriculum", value, "domain", _CURRICULUM_KEYS,
+                                  ("domain", "programs", "samples")):
         domain = _string(ctx, f"{where}.domain", obj["domain"])
         if domain in seen:
             raise ctx.fail(f"{where}.domain", f"{domain!r} is already curriculum[{seen[domain]}]; merge the two entries")
@@ -390,19 +398,9 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[
 
 
 def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[Task]:
-    if not isinstance(value, list):
-        raise ctx.fail("tasks", f"must be a list of tasks, got {_describe(value)}")
-    if not value:
-        raise ctx.fail("tasks", "must list at least one task")
     out: list[Task] = []
     seen: dict[str, int] = {}
-    for j, entry in enumerate(value):
-        where = f"tasks[{j}]"
-        obj = _object(ctx, where, entry)
-        _unknown_keys(ctx, where, obj, _TASK_KEYS)
-        for key in ("id", "domain", "reference", "generated"):
-            if key not in obj:
-                raise ctx.fail(f"{where}.{key}", "missing")
+    for j, where, obj in _entries(ctx, "tasks", value, "task", _TASK_KEYS, ("id", "domain", "reference", "generated")):
         tid = _string(ctx, f"{where}.id", obj["id"])
         if tid in seen:
             raise ctx.fail(f"{where}.id", f"{tid!r} is already the id of tasks[{seen[tid]}]; task ids must be unique")
