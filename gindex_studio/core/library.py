@@ -352,6 +352,17 @@ def _read_folder(folder: Path, known_categories: Mapping[str, Category]) -> _Fol
 # ----------------------------------------------------------------------------------------------
 # the library
 # ----------------------------------------------------------------------------------------------
+def user_library_folders() -> list[Path]:
+    """Existing user library folders: ``<user data>/library`` then ``$GINDEX_LIBRARY_PATH``."""
+    import os
+
+    from gindex_studio.paths import user_library_dir
+
+    folders = [user_library_dir(create=False)]
+    folders += [Path(p) for p in os.environ.get("GINDEX_LIBRARY_PATH", "").split(os.pathsep) if p.strip()]
+    return [f for f in folders if f.is_dir()]
+
+
 def _node_data(node: Node | Mapping[str, Any]) -> Mapping[str, Any]:
     return node.data if isinstance(node, Node) else node
 
@@ -360,6 +371,8 @@ class NodeLibrary:
     """Node types by id, with their categories; built by :meth:`load` or :meth:`bundled`."""
 
     _bundled: "NodeLibrary | None" = None
+    #: Why user library folders were left out of :meth:`bundled` (one line each), if any.
+    user_errors: list[str] = []
 
     def __init__(self, types: Iterable[NodeType] = (), categories: Iterable[Category] = ()):
         self._types: dict[str, NodeType] = {}
@@ -409,9 +422,21 @@ class NodeLibrary:
 
     @classmethod
     def bundled(cls) -> "NodeLibrary":
-        """The bundled library, loaded on first use and cached."""
+        """The studio's library, loaded on first use and cached: the bundled folder, then the
+        user's library folder (``<user data>/library``) and the folders listed in
+        ``$GINDEX_LIBRARY_PATH`` (``os.pathsep``-separated) where they exist. A user folder that
+        does not load is left out and its error kept in ``user_errors``: the studio still starts."""
         if cls._bundled is None:
-            cls._bundled = cls.load()
+            usable: list[Path] = []
+            errors: list[str] = []
+            for folder in user_library_folders():
+                try:
+                    cls.load([*usable, folder])
+                    usable.append(folder)
+                except LibraryError as e:
+                    errors.append(str(e))
+            cls._bundled = cls.load(usable)
+            cls.user_errors = errors
         return cls._bundled
 
     # ----- lookup -------------------------------------------------------------------------------

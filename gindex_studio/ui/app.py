@@ -397,10 +397,19 @@ def main(files: list[str] | None = None) -> int:
     global LAST_WINDOW
     win = LAST_WINDOW = MainWindow()
     win.show()
+    report_user_library_errors(win)
     if files:
         win.open_files(list(files))
     QTimer.singleShot(0, lambda: win.offer_restore() or (not files and not win.editors() and win.open_demo()))
     return app.exec()
+
+
+def report_user_library_errors(win: QMainWindow) -> None:
+    """A user library folder that did not load is left out; say why in the status bar."""
+    from gindex_studio.core.library import NodeLibrary
+
+    if NodeLibrary.user_errors:
+        win.statusBar().showMessage(f"Your node library was left out: {NodeLibrary.user_errors[0]}", 15000)
 
 
 def main_compare(reference: str, generated: str) -> int:

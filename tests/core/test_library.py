@@ -545,3 +545,26 @@ def test_user_data_dir_defaults_to_local_share(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     d = paths.user_data_dir()
     assert d == tmp_path / ".local" / "share" / "gindex-studio" and d.is_dir()
+
+
+def test_bundled_includes_user_folders_and_survives_a_broken_one(tmp_path, monkeypatch):
+    import json
+
+    from gindex_studio.core.library import NodeLibrary
+
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "mine.json").write_text(json.dumps({"types": [{
+        "type": "my-node", "label": "mine", "category": "functional", "inputs": 1, "outputs": 1,
+        "description": "A node of the user's own.", "attributes": [{"key": "k", "kind": "string", "default": "v"}]}]}))
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "broken.json").write_text("{ not json")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("GINDEX_LIBRARY_PATH", f"{good}:{bad}")
+    monkeypatch.setattr(NodeLibrary, "_bundled", None)
+    monkeypatch.setattr(NodeLibrary, "user_errors", [])
+    lib = NodeLibrary.bundled()
+    assert lib.get("my-node") is not None and lib.get("inject") is not None
+    assert len(NodeLibrary.user_errors) == 1 and "broken.json" in NodeLibrary.user_errors[0]
+    monkeypatch.setattr(NodeLibrary, "_bundled", None)
