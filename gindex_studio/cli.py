@@ -310,6 +310,13 @@ def cmd_library(args) -> int:
 
 
 def cmd_gui(files: list[str], compare: tuple[str, str] | None = None) -> int:
+    import os
+
+    if sys.platform.startswith("linux") and not any(
+        os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    ):
+        raise InputError("no display to open the studio window on (DISPLAY and WAYLAND_DISPLAY are not set); "
+                         "the command-line tools work without one: gindex-studio --help")
     try:
         from .ui import app
     except ImportError as e:  # Qt missing or broken on this machine

@@ -12,9 +12,10 @@ from gindex_studio.paths import DEMO_DIR
 PROGRAMS = DEMO_DIR / "programs"
 
 
-def run(*args, cwd=None):
+def run(*args, cwd=None, env=None):
+    env = env if env is not None else {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"}
     p = subprocess.run([sys.executable, "-m", "gindex_studio.cli", *map(str, args)], capture_output=True, text=True,
-                       cwd=cwd, timeout=120, env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"})
+                       cwd=cwd, timeout=120, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -116,3 +117,9 @@ def test_bad_experiment_numbers_are_one_line(tmp_path):
     p.write_text(json.dumps(exp))
     code, _out, err = run("gindex", p)
     assert code == 1 and "compute.total" in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_display_is_one_line_not_a_crash():
+    code, _out, err = run(env={"PATH": "/usr/bin:/bin"})
+    assert code == 1 and "no display" in err and len(err.strip().splitlines()) == 1
+
