@@ -80,6 +80,10 @@ def test_experiment_table_sorts_filters_and_opens_tasks(cwin, qtbot, demo_copy):
     assert res.g_index == pytest.approx(expected.g_index)
     assert f"{expected.g_index:,.3f}" in cwin.tasks.g_label.text()
     assert "mean θ" in cwin.tasks.components.text() and "ρ = 0.0001" in cwin.tasks.components.text()
+    from gindex_studio.core.gindex import bootstrap_interval
+
+    ci = bootstrap_interval(expected)
+    assert f"95% interval {ci.low:,.1f} … {ci.high:,.1f}" in cwin.tasks.components.text()
     panel = cwin.tasks
     assert panel.proxy.rowCount() == len(exp.tasks)
     # the worst task opens first

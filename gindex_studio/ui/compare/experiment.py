@@ -36,7 +36,13 @@ from gindex_studio.core.experiment import (
     load_experiment,
     save_experiment,
 )
-from gindex_studio.core.gindex import GIndexResult, compute_companion_gindex, compute_gindex, recompute_task
+from gindex_studio.core.gindex import (
+    GIndexResult,
+    bootstrap_interval,
+    compute_companion_gindex,
+    compute_gindex,
+    recompute_task,
+)
 
 from .panel import fmt
 from .scoring import LatestRunner
@@ -462,7 +468,11 @@ def components_text(r: GIndexResult, companion: bool = False) -> str:
     w_txt = f"W from {min(ws):.3f} to {max(ws):.3f}" if ws else "W —"
     exact = "exact" if r.exact else "bounds (a deadline cut a search)"
     mode = "companion aggregate mode (tasks are test domains)" if companion else f"{len(r.tasks)} tasks"
-    return (f"= mean TC over {mode} · mean θ = {fmt(r.theta_mean)} · ρ = {r.rho:g} · {e_txt} · "
+    spread = ""
+    if len(r.tasks) >= 2:
+        ci = bootstrap_interval(r)
+        spread = f" · 95% interval {ci.low:,.1f} … {ci.high:,.1f} (bootstrap over tasks)"
+    return (f"= mean TC over {mode}{spread} · mean θ = {fmt(r.theta_mean)} · ρ = {r.rho:g} · {e_txt} · "
             f"{len(inc)} curriculum domains, {w_txt} · {r.profile} profile · {exact}")
 
 
