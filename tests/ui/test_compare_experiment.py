@@ -346,3 +346,20 @@ def test_gindex_studio_compare_opens_the_window(monkeypatch):
     assert win.view.ref.doc.path == ref
     win.view.runner.wait(5000)
     win.close()
+
+
+def test_a_task_identical_to_a_curriculum_program_is_marked_as_a_leak(cwin, qtbot, demo_copy):
+    from PySide6.QtCore import Qt
+
+    assert cwin.open_experiment(str(demo_copy))
+    settle_g(qtbot, cwin)
+    res = cwin.controller.result
+    model = cwin.tasks.model
+    col = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())].index("Ω")
+    leaks = [t for t in res.tasks if t.omega == 0]
+    assert leaks, "the demo experiment has one leaking task (youtube-resume-4)"
+    for t in res.tasks:
+        text = model.data(model.index(t.index, col))
+        assert text.endswith(" leak") == (t.omega == 0)
+    tip = model.data(model.index(leaks[0].index, col), Qt.ToolTipRole)
+    assert "leaks from training" in tip and leaks[0].nearest in tip

@@ -263,7 +263,7 @@ class TaskTableModel(QAbstractTableModel):
                 "Prompt": " ".join(t.prompt.split())[:160],
                 "Δ": fmt(t.delta),
                 "θ": fmt(t.theta),
-                "Ω": fmt(t.omega),
+                "Ω": fmt(t.omega) + (" leak" if t.omega == 0 and t.nearest else ""),
                 "TC": f"{t.tc:,.1f}",
                 "Exact": "yes" if t.exact and t.omega_exact else "bound",
             }[col]
@@ -281,9 +281,14 @@ class TaskTableModel(QAbstractTableModel):
                     tip += f"\nsyntax error: {t.syntax.get('message')}"
                 return tip
             if col == "Ω" and t.nearest:
+                if t.omega == 0:
+                    return (f"the reference is identical (up to ids and ignored keys) to the curriculum program "
+                            f"{t.nearest}: the task leaks from training")
                 return f"nearest curriculum program: {t.nearest}"
         if role == Qt.TextAlignmentRole and col in ("Δ", "θ", "Ω", "TC"):
             return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ForegroundRole and col == "Ω" and t.omega == 0 and t.nearest:
+            return QColor("#b00020")
         if role == Qt.FontRole and t.index in self.edited:
             f = QFont()
             f.setItalic(True)
