@@ -190,24 +190,9 @@ class Flow:
 
     def copy(self) -> "Flow":
         """A deep copy (node dicts copied through JSON)."""
-        value = orjson.loads(self.dumps(indent=False)) if _orjson_ok(self) else _json_copy(self)
-        flow = flow_from_value(value)
+        flow = flow_from_value(loads_json(self.dumps(indent=False)))
         flow.problems = list(self.problems)
         return flow
-
-
-def _orjson_ok(flow: Flow) -> bool:
-    try:
-        orjson.dumps([n.data for n in flow.nodes])
-        return True
-    except TypeError:
-        return False
-
-
-def _json_copy(flow: Flow) -> Any:
-    import json
-
-    return json.loads(json.dumps(flow.to_json_value()))
 
 
 # ----- reading ------------------------------------------------------------------------------
