@@ -168,11 +168,15 @@ def cmd_score(args) -> int:
 def cmd_matrix(args) -> int:
     from .core.curriculum import delta_matrix
 
-    flows = [_read_generated(f).flow for f in args.files]
-    m = delta_matrix(flows, _options(args), deadline=args.deadline)
+    reads = [_read_generated(f) for f in args.files]
+    m = delta_matrix([r.flow for r in reads], _options(args), deadline=args.deadline)
+    syntax = [r.syntax.to_dict() if r.syntax else None for r in reads]
     if args.json:
-        _json_out({"files": list(args.files), "delta": m, "profile": args.profile})
+        _json_out({"files": list(args.files), "delta": m, "profile": args.profile, "syntax": syntax})
         return 0
+    for f, s in zip(args.files, syntax):
+        if s:
+            print(f"warning: {f}: line {s['line']}, column {s['column']}: {s['message']}", file=sys.stderr)
     names = [Path(f).name for f in args.files]
     rows = [[names[i]] + m[i] for i in range(len(m))]
     print(_table(rows, ["reference \\ generated"] + names, [False] + [True] * len(names)))
