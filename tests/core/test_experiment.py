@@ -16,9 +16,9 @@ from gindex_studio.core.experiment import (
     save_experiment,
 )
 from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.paths import DEMO_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "resources" / "demo" / "experiment.json"
+DEMO = DEMO_DIR / "experiment.json"
 
 
 def nodes(prefix: str) -> list[dict]:

@@ -21,6 +21,7 @@ from gindex_studio.core.experiment import (
     load_experiment,
 )
 from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.paths import DEMO_DIR
 from gindex_studio.core.gindex import (
     bootstrap_interval,
     companion_dd_matrix,
@@ -38,8 +39,7 @@ from gindex_studio.core.gindex import (
     task_contribution,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "resources" / "demo" / "experiment.json"
+DEMO = DEMO_DIR / "experiment.json"
 RHO = 1e-4
 
 

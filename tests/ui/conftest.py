@@ -134,3 +134,15 @@ def cview(qtbot, library):
     yield v
     v.runner.cancel()
     v.runner.wait(5000)
+
+
+def shown_compare_window(qtbot, library, width: int, height: int):
+    """A CompareWindow of the given size, shown and exposed."""
+    from gindex_studio.ui.compare.window import CompareWindow
+
+    win = CompareWindow(library)
+    win.resize(width, height)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    return win

@@ -12,6 +12,7 @@ from gindex_studio.core.experiment import load_experiment
 from gindex_studio.core.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
+from .conftest import shown_compare_window
 from .test_compare import demo_pair, settle
 
 
@@ -53,14 +54,8 @@ def demo_copy(tmp_path):
 
 @pytest.fixture
 def cwin(qtbot, library):
-    from gindex_studio.ui.compare.window import CompareWindow
-
-    win = CompareWindow(library)
+    win = shown_compare_window(qtbot, library, 1500, 950)
     win.dialogs = Scripted()
-    win.resize(1500, 950)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
     yield win
     win.view.runner.wait(5000)
     win.controller.runner.wait(5000)

@@ -18,7 +18,7 @@ from gindex_studio.ui.compare.panel import fmt
 from gindex_studio.ui.panels.inspector import Inspector, JsonEditor
 from gindex_studio.ui.panels.palette import Palette
 
-from .conftest import snapshot, vp_point
+from .conftest import shown_compare_window, snapshot, vp_point
 
 DEMO = Path(DEMO_DIR)
 DOMAIN = "telegram-2-reply"
@@ -26,13 +26,7 @@ DOMAIN = "telegram-2-reply"
 
 @pytest.fixture
 def cwin(qtbot, library):
-    from gindex_studio.ui.compare.window import CompareWindow
-
-    win = CompareWindow(library)
-    win.resize(1800, 1000)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_compare_window(qtbot, library, 1800, 1000)
     assert win.open_pair(str(DEMO / "programs" / DOMAIN / f"{DOMAIN}-4.json"),
                          str(DEMO / "generated" / f"{DOMAIN}-4.txt"))
     settle(qtbot, win.view)
