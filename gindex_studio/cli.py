@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gui", help="open the studio window")
     p.add_argument("files", nargs="*")
+
+    from . import commands
+
+    for mod in commands.load():
+        mod.add_parsers(sub)
     return parser
 
 
@@ -341,7 +346,9 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+    from . import commands
+
+    if not argv or (argv[0] not in SUBCOMMANDS + commands.names() and not argv[0].startswith("-")):
         try:
             return cmd_gui(argv)
         except InputError as e:
@@ -360,7 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        return COMMANDS[args.command](args)
+        if args.command in COMMANDS:
+            return COMMANDS[args.command](args)
+        return next(m for m in commands.load() if args.command in m.NAMES).run(args)
     except InputError as e:
         print(f"gindex-studio: {e}", file=sys.stderr)
         return 1
