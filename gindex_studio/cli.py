@@ -189,32 +189,27 @@ def cmd_matrix(args) -> int:
 
 
 def _flow_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*.json") if p.is_file())
-    raise InputError(f"{path}: no such file or folder")
+    from .core.curriculum_files import flow_files
+    from .core.flow import FlowError
+
+    try:
+        return flow_files(path)
+    except FlowError as e:
+        raise InputError(str(e)) from None
 
 
 def cmd_omega(args) -> int:
     from .core.curriculum import Curriculum, omega_many, overall
+    from .core.curriculum_files import read_curriculum_folder
     from .core.divergence import prepare
+    from .core.flow import FlowError
 
     opts = _options(args)
     root = Path(args.curriculum)
-    if not root.is_dir():
-        raise InputError(f"{root}: the curriculum must be a folder")
-    files = _flow_files(root)
-    if not files:
-        raise InputError(f"{root}: no .json program in the curriculum folder")
-    flows, domains, labels = [], [], []
-    for f in files:
-        flow = _read_strict(str(f))
-        rel = f.relative_to(root)
-        domain = rel.parts[0] if len(rel.parts) > 1 else (flow.domain or "(none)")
-        flows.append(flow)
-        domains.append(domain)
-        labels.append(str(rel))
+    try:
+        flows, domains, labels = read_curriculum_folder(root)
+    except FlowError as e:
+        raise InputError(str(e)) from None
     cur = Curriculum.from_flows(flows, domains, labels, opts)
     task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
     if not task_files:
