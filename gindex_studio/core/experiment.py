@@ -31,6 +31,9 @@ from .lenient import SyntaxIssue, read_model_output
 from .similarity import PROFILES
 
 FORMAT = "gindex-studio.experiment/1"
+#: Version 2: ``tasks[j].generated`` may be a list of attempts (θ of the task = mean over attempts).
+FORMAT_V2 = "gindex-studio.experiment/2"
+FORMATS = (FORMAT, FORMAT_V2)
 DEFAULT_PRIORS = 1e-4
 PROGRAM_SUFFIX = ".json"
 
@@ -102,9 +105,24 @@ class Source:
 
 
 @dataclass
+class Attempt:
+    """One generated program of a task: the flow, where it came from, the lenient reader's syntax
+    issue and (text or file outputs) the raw model text."""
+
+    generated: Flow
+    source: Source
+    syntax: SyntaxIssue | None = None
+    text: str | None = None
+
+
+@dataclass
 class Task:
     """A test task T'_j: its reference program P'ref and the generated program P' (with the
-    lenient reader's syntax issue and, for text or file outputs, the raw text)."""
+    lenient reader's syntax issue and, for text or file outputs, the raw text).
+
+    Format 2: a task may hold several attempts. ``generated`` … ``generated_text`` are the first;
+    ``more_attempts`` the others; ``attempts`` lists them all. ``listed``: ``generated`` was written
+    as a list (kept when saving)."""
 
     id: str
     domain: str
@@ -116,6 +134,13 @@ class Task:
     syntax: SyntaxIssue | None = None
     generated_text: str | None = None
     prompt_given: bool = False
+    more_attempts: list[Attempt] = field(default_factory=list)
+    listed: bool = False
+
+    @property
+    def attempts(self) -> list[Attempt]:
+        """Every attempt, the first (the fields above) included."""
+        return [Attempt(self.generated, self.generated_source, self.syntax, self.generated_text)] + self.more_attempts
 
     def set_generated_flow(self, flow: Flow) -> None:
         """Replace the generated program by an edited flow; it is saved inline as ``{"json"}``."""
@@ -295,8 +320,8 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
             raise ctx.fail("format", "missing; this looks like a companion experiment file: read it with "
                            "--domains DIR (load_companion_experiment)")
         raise ctx.fail("format", f"missing (expected {FORMAT!r})")
-    if fmt != FORMAT:
-        raise ctx.fail("format", f"unknown format {_describe(fmt)} (expected {FORMAT!r})")
+    if fmt not in FORMATS:
+        raise ctx.fail("format", f"unknown format {_describe(fmt)} (expected {FORMAT_V2!r} or {FORMAT!r})")
     _unknown_keys(ctx, "", top, _TOP_KEYS)
     for key in ("name", "system", "compute", "curriculum", "tasks"):
         if key not in top:
@@ -328,7 +353,7 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
     for i, c in enumerate(curriculum):
         if c.compute is not None:
             _check_rho_e(ctx, f"curriculum[{i}].compute", float(priors), c.compute)
-    tasks = _tasks(ctx, base, top["tasks"], warnings)
+    tasks = _tasks(ctx, base, top["tasks"], warnings, attempts_ok=fmt == FORMAT_V2)
     extra = {k: v for k, v in top.items() if k not in _TOP_KEYS}
     return Experiment(name, system, profile, options, float(priors), compute, curriculum, tasks,
                       Path(path) if path is not None else None, extra, warnings)
@@ -397,7 +422,7 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[
     return out
 
 
-def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[Task]:
+def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False) -> list[Task]:
     out: list[Task] = []
     seen: dict[str, int] = {}
     for j, where, obj in _entries(ctx, "tasks", value, "task", _TASK_KEYS, ("id", "domain", "reference", "generated")):
@@ -407,15 +432,28 @@ def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[Task]
         seen[tid] = j
         domain = _string(ctx, f"{where}.domain", obj["domain"])
         ref, ref_src = _reference(ctx, base, f"{where}.reference", obj["reference"])
-        gen, syntax, text, gen_src = _generated(ctx, base, f"{where}.generated", obj["generated"])
+        attempts = _attempts(ctx, base, f"{where}.generated", obj["generated"], attempts_ok)
+        first = attempts[0]
         if "prompt" in obj:
             prompt, given = _string(ctx, f"{where}.prompt", obj["prompt"], empty_ok=True), True
         else:
             prompt, given = ref.prompt, False
         if ref.domain and ref.domain != domain:
             warnings.append(f"{where} ({tid}): domain {domain!r}, but its reference file names domain {ref.domain!r}")
-        out.append(Task(tid, domain, prompt, ref, gen, ref_src, gen_src, syntax, text, given))
+        out.append(Task(tid, domain, prompt, ref, first.generated, ref_src, first.source, first.syntax, first.text, given,
+                        attempts[1:], isinstance(obj["generated"], list)))
     return out
+
+
+def _attempts(ctx: _Ctx, base: Path, where: str, value: Any, attempts_ok: bool) -> list[Attempt]:
+    """The attempts of ``tasks[j].generated``: one source, or (format 2) a non-empty list of them."""
+    if not isinstance(value, list):
+        return [Attempt(*_generated(ctx, base, where, value))]
+    if not attempts_ok:
+        raise ctx.fail(where, f"a list of attempts needs \"format\": {FORMAT_V2!r}")
+    if not value:
+        raise ctx.fail(where, "must list at least one attempt")
+    return [Attempt(*_generated(ctx, base, f"{where}[{k}]", v)) for k, v in enumerate(value)]
 
 
 def _source_spec(ctx: _Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> tuple[str, Any, bool]:
@@ -447,7 +485,7 @@ def _reference(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Sou
         raise ctx.fail(f"{where}.json", str(e)) from None
 
 
-def _generated(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, SyntaxIssue | None, str | None, Source]:
+def _generated(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json", "text"))
     if kind == "file":
         fw = where if bare else f"{where}.file"
@@ -460,18 +498,18 @@ def _generated(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Syn
         except OSError as e:
             raise ctx.fail(fw, f"cannot read {spec!r} ({e.strerror})") from None
         read = read_model_output(text)
-        return read.flow, read.syntax, text, Source("file", spec, bare)
+        return read.flow, Source("file", spec, bare), read.syntax, text
     if kind == "text":
         if not isinstance(spec, str):
             raise ctx.fail(f"{where}.text", f"must be a string (the raw model output), got {_describe(spec)}")
         read = read_model_output(spec)
-        return read.flow, read.syntax, spec, Source("text")
+        return read.flow, Source("text"), read.syntax, spec
     try:
-        return flow_from_value(spec), None, None, Source("json")
+        return flow_from_value(spec), Source("json"), None, None
     except FlowError:
         # inline JSON that is no flow is still model output: read it leniently (empty flow, Δ = 1)
         read = read_model_output(orjson.dumps(spec).decode())
-        return read.flow, read.syntax, None, Source("json")
+        return read.flow, Source("json"), read.syntax, None
 
 
 # ----- writing our format ----------------------------------------------------------------------
@@ -488,7 +526,8 @@ def experiment_to_value(exp: Experiment, path: str | Path | None = None) -> dict
             return written
         return _rel_label((old_base / p).resolve(), new_base) if new_base != old_base else written
 
-    out: dict[str, Any] = {"format": FORMAT, "name": exp.name, "system": exp.system, "profile": exp.profile}
+    v2 = any(t.listed or t.more_attempts for t in exp.tasks)
+    out: dict[str, Any] = {"format": FORMAT_V2 if v2 else FORMAT, "name": exp.name, "system": exp.system, "profile": exp.profile}
     opts = exp.options
     if opts.ignore_types or opts.port_aware or opts.fill_defaults:
         out["options"] = {"ignore_types": sorted(opts.ignore_types), "port_aware": opts.port_aware,
@@ -507,7 +546,8 @@ def experiment_to_value(exp: Experiment, path: str | Path | None = None) -> dict
         if t.prompt_given or t.prompt != t.reference.prompt:
             entry["prompt"] = t.prompt
         entry["reference"] = _source_value(t.reference_source, t.reference, None, rel)
-        entry["generated"] = _source_value(t.generated_source, t.generated, t.generated_text, rel)
+        gens = [_source_value(a.source, a.generated, a.text, rel) for a in t.attempts]
+        entry["generated"] = gens if (t.listed or t.more_attempts) else gens[0]
         out["tasks"].append(entry)
     out.update(exp.extra)
     return out
@@ -545,9 +585,10 @@ def save_experiment(exp: Experiment, path: str | Path | None = None) -> Path:
         for c, entry in zip(exp.curriculum, value["curriculum"]):
             c.sources = list(entry["programs"])
         for t, entry in zip(exp.tasks, value["tasks"]):
-            for src, key in ((t.reference_source, "reference"), (t.generated_source, "generated")):
+            gens = entry["generated"] if isinstance(entry["generated"], list) else [entry["generated"]]
+            pairs = [(t.reference_source, entry["reference"])] + [(a.source, g) for a, g in zip(t.attempts, gens)]
+            for src, v in pairs:
                 if src.kind == "file":
-                    v = entry[key]
                     src.path = v if isinstance(v, str) else v["file"]
         exp.path = path
     return path

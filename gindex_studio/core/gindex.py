@@ -18,9 +18,10 @@ from its file, GD from the domain distance dd). Every component is kept in the r
 """
 from __future__ import annotations
 
+import copy
 import math
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -116,9 +117,18 @@ class TaskResult:
     tc: float
     score: ScoreResult | None = None
     perfects: float | None = None
+    attempt_deltas: list[float] = field(default_factory=list)
+    attempt_exact: list[bool] = field(default_factory=list)
+    attempt_reports: list[ScoreResult] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def attempt_perfect(self) -> list[bool]:
+        """Per attempt: Δ = 0, proven exact (an exact solve, for pass@k)."""
+        return [d == 0 and e for d, e in zip(self.attempt_deltas, self.attempt_exact)]
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)
+             if f.name not in ("score", "attempt_reports")}
         d["score"] = self.score.to_dict() if self.score is not None else None
         return d
 
@@ -248,18 +258,23 @@ def _experiment_terms(experiment: Experiment) -> tuple[list[DomainTerm], list[st
     )
 
 
-def _task_result(j: int, task, sr: ScoreResult, per: dict[str, Nearest], cur: Curriculum,
+def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Nearest], cur: Curriculum,
                  included: set[str]) -> TaskResult:
+    """One task's result from the Δ reports of its attempts (θ = mean over attempts; the first
+    attempt's report is kept as ``score``)."""
     best = overall({d: n for d, n in per.items() if d in included})
     label = cur.labels[best.index] if best.index is not None else None
+    sr = reports[0]
+    deltas = [r.delta for r in reports]
+    delta = deltas[0] if len(deltas) == 1 else math.fsum(deltas) / len(deltas)
     return TaskResult(
         index=j,
         id=task.id,
         domain=task.domain,
         prompt=task.prompt,
-        delta=sr.delta,
-        theta=sr.theta,
-        exact=sr.exact,
+        delta=delta,
+        theta=sr.theta if len(deltas) == 1 else 1.0 - delta,
+        exact=all(r.exact for r in reports),
         syntax=sr.errors.get("syntax"),
         omega=best.omega,
         nearest=label,
@@ -271,6 +286,9 @@ def _task_result(j: int, task, sr: ScoreResult, per: dict[str, Nearest], cur: Cu
         terms={},
         tc=0.0,
         score=sr,
+        attempt_deltas=deltas,
+        attempt_exact=[r.exact for r in reports],
+        attempt_reports=list(reports),
     )
 
 
@@ -288,9 +306,9 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     included = {d.domain for d in domains if d.included}
     cur = _build_curriculum(experiment, opts)
     n = len(experiment.tasks)
-    reports: list[ScoreResult] = []
+    reports: list[list[ScoreResult]] = []
     for j, task in enumerate(experiment.tasks):
-        reports.append(score(task.reference, task.generated, opts, syntax=task.syntax))
+        reports.append([score(task.reference, a.generated, opts, syntax=a.syntax) for a in task.attempts])
         if progress:
             progress(j + 1, 2 * n)
     prepared = [prepare(t.reference, opts) for t in experiment.tasks]
@@ -357,7 +375,10 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
     cur: Curriculum = st["curriculum"]
     old = result.tasks[task_index]
     warm = [(p.reference, p.generated) for p in old.score.mapping] if old.score is not None else []
-    sr = score(task.reference, task.generated, opts, syntax=task.syntax, warm=warm)
+    sr = [score(task.reference, task.generated, opts, syntax=task.syntax, warm=warm)]
+    if task.more_attempts:  # only the first attempt is edited in place; the others are kept
+        keep = old.attempt_reports if old.attempt_reports and len(old.attempt_reports) == len(task.attempts) else None
+        sr += keep[1:] if keep else [score(task.reference, a.generated, opts, syntax=a.syntax) for a in task.more_attempts]
     nearest = list(st["nearest"])
     references = list(st["references"])
     fp = _fingerprint(task.reference)
@@ -371,7 +392,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
         if j == task_index:
             tasks.append(_task_result(j, task, sr, nearest[j], cur, included))
         elif included != {d.domain for d in result.domains if d.included}:
-            tasks.append(_task_result(j, experiment.tasks[j], t.score, nearest[j], cur, included))
+            tasks.append(_task_result(j, experiment.tasks[j], t.attempt_reports or [t.score], nearest[j], cur, included))
         else:
             tasks.append(replace(t, prompt=experiment.tasks[j].prompt, domain=experiment.tasks[j].domain))
     warnings += _search_warnings(tasks)
