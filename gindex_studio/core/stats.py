@@ -220,7 +220,8 @@ def pass_at_k(n: Sequence[int] | np.ndarray | int, c: Sequence[int] | np.ndarray
     some = fail >= k
     f = np.where(some, fail, k).astype(float)
     log_ratio = gammaln(f + 1) - gammaln(f - k + 1) - gammaln(n_arr + 1.0) + gammaln(n_arr - k + 1.0)
-    out = np.where(some, -np.expm1(log_ratio), 1.0) + 0.0  # + 0.0: no -0.0
+    out = np.where(some, np.clip(-np.expm1(log_ratio), 0.0, 1.0), 1.0)
+    out = np.where(c_arr == 0, 0.0, out)  # exactly 0 (log-gamma rounding would leave ±1e-16)
     return float(out) if out.ndim == 0 else out
 
 
