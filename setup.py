@@ -1,12 +1,23 @@
-"""Build of the optional native search ``gindex_studio.core._mcsplit`` (everything else is in
-pyproject.toml).
+"""Build steps that pyproject.toml cannot declare (everything else is there):
+
+- the optional native search ``gindex_studio.core._mcsplit``;
+- the repository's top-level ``resources/`` folder copied into the built package as
+  ``gindex_studio/resources`` (package data, found by ``gindex_studio.paths``). An editable install
+  gets no copy: ``gindex_studio.paths`` falls back to the checkout's ``resources/``.
 
 The extension is optional: when it cannot be compiled (no C compiler, no Python headers), the
 build says so and installation carries on; ``gindex_studio.core.matching`` then uses its
 pure-Python search, which gives the same results, only slower.
 """
+import shutil
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+RESOURCES = Path(__file__).resolve().parent / "resources"
+PACKAGED_RESOURCES = ("gindex_studio", "resources")  # where the copy goes inside the package
 
 
 class OptionalBuildExt(build_ext):
@@ -28,6 +39,26 @@ class OptionalBuildExt(build_ext):
         print(f"warning: the native search extension was not built ({e}); the pure-Python search will be used")
 
 
+class BuildPyWithResources(build_py):
+    """build_py that also copies ``resources/`` into the package (not in editable mode)."""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        if not RESOURCES.is_dir():
+            raise SystemExit(f"error: {RESOURCES} is missing; the package cannot be built without its resources")
+        target = Path(self.build_lib, *PACKAGED_RESOURCES)
+        if target.exists():
+            shutil.rmtree(target)  # a stale copy from an earlier build
+        shutil.copytree(RESOURCES, target, ignore=shutil.ignore_patterns("__pycache__", "*.py[co]"))
+
+    def get_outputs(self, include_bytecode=True):
+        outputs = super().get_outputs(include_bytecode)
+        target = Path(self.build_lib, *PACKAGED_RESOURCES)
+        return outputs + [str(p) for p in target.rglob("*") if p.is_file()] if target.is_dir() else outputs
+
+
 setup(
     ext_modules=[
         Extension(
@@ -36,5 +67,5 @@ setup(
             optional=True,
         )
     ],
-    cmdclass={"build_ext": OptionalBuildExt},
+    cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithResources},
 )

@@ -1,17 +1,33 @@
 """Where gindex-studio finds its bundled resources and keeps the user's data.
 
-The package is installed editable, so the bundled ``resources`` folder is found next to the package
-folder: ``<repo>/resources``.
+The bundled resources (node library, demo data, icons) live in the repository's top-level
+``resources/`` folder. The build copies that folder into the package as package data
+(``gindex_studio/resources``, see ``setup.py``), so an installed wheel or a frozen app finds it with
+:mod:`importlib.resources`; an editable install of a checkout has no such copy and falls back to
+``<checkout>/resources``. Either way the resources are plain files on disk (zip imports are not
+supported). Nothing here imports Qt.
 """
 from __future__ import annotations
 
 import os
+from importlib import resources as _resources
 from pathlib import Path
 
 APP_NAME = "gindex-studio"
 
-REPO_ROOT: Path = Path(__file__).resolve().parent.parent
-RESOURCES: Path = REPO_ROOT / "resources"
+
+def _find_resources() -> Path:
+    """The package data copy when installed, else the checkout's ``resources/`` folder."""
+    packaged = Path(str(_resources.files(__package__) / "resources"))
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "resources"
+    if checkout.is_dir():
+        return checkout
+    return packaged  # neither exists: loaders report the missing folder by this name
+
+
+RESOURCES: Path = _find_resources()
 LIBRARY_DIR: Path = RESOURCES / "library"
 DEMO_DIR: Path = RESOURCES / "demo"
 
@@ -21,14 +37,18 @@ def user_data_dir(create: bool = True) -> Path:
 
     The folder is created when ``create`` is true (the default) and it does not exist yet.
     """
-    base = os.environ.get("XDG_DATA_HOME", "").strip()
-    root = Path(base).expanduser() if base and Path(base).expanduser().is_absolute() else (
-        Path.home() / ".local" / "share"
-    )
-    path = root / APP_NAME
+    path = xdg_data_home() / APP_NAME
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def xdg_data_home() -> Path:
+    """``$XDG_DATA_HOME`` when set to an absolute path, else ``~/.local/share`` (XDG base dirs)."""
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    if base and Path(base).expanduser().is_absolute():
+        return Path(base).expanduser()
+    return Path.home() / ".local" / "share"
 
 
 def user_library_dir(create: bool = False) -> Path:
