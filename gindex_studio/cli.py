@@ -379,4 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the package's module, not this __main__ copy: command modules raise gindex_studio.cli.InputError
+    from gindex_studio.cli import main as _main
+
+    sys.exit(_main())

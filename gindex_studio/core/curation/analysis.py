@@ -1,0 +1,235 @@
+"""What curation asks of Δ: near-duplicate groups, leaks, nearest neighbours, likely mislabels,
+outliers, per-domain coverage, a clustering order and a 2-D map (issue 9).
+
+Every function takes a ``PairEngine`` (or a full Δ matrix) and plain index lists and returns
+dataclasses; all values are exact Δ (Fractions), found with as few searches as the engine's
+bounds allow.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .engine import PairEngine
+
+
+# ----- near-duplicates -----------------------------------------------------------------------
+
+
+@dataclass
+class DuplicateGroup:
+    """Programs linked by pairs with Δ ≤ the threshold (a connected group), members sorted.
+    ``pairs``: the linking pairs (i < j, Δ); ``exact``: members with an identical twin (Δ = 0)."""
+
+    members: list[int]
+    pairs: list[tuple[int, int, Fraction]]
+    exact: list[int] = field(default_factory=list)
+
+
+@dataclass
+class DuplicateReport:
+    groups: list[DuplicateGroup]  # largest first, then by first member
+    threshold: Fraction
+    pairs_total: int  # pairs among the members
+    pairs_searched: int  # pairs whose Δ had to be searched (the rest: ruled out by bounds, or cached)
+
+
+def duplicate_groups(engine: PairEngine, members: Sequence[int], threshold: Fraction) -> DuplicateReport:
+    """Groups of ``members`` whose pairs with Δ ≤ ``threshold`` connect them (single linkage).
+
+    For an asymmetric profile (companion) a pair counts when either direction is within."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    members = sorted(set(int(m) for m in members))
+    before = engine.stats.searched
+    found: dict[tuple[int, int], Fraction] = {}
+    for i, j, v in engine.within(members, members, threshold, upper_only=engine.symmetric):
+        a, b = min(i, j), max(i, j)
+        found[(a, b)] = min(v, found.get((a, b), v))
+    searched = engine.stats.searched - before
+    n = len(engine)
+    groups: list[DuplicateGroup] = []
+    if found:
+        rows, cols = zip(*found)
+        graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+        _k, labels = connected_components(graph, directed=False)
+        by_label: dict[int, list[int]] = {}
+        for i in members:
+            by_label.setdefault(int(labels[i]), []).append(i)
+        for ms in by_label.values():
+            if len(ms) < 2:
+                continue
+            mset = set(ms)
+            pairs = sorted((a, b, v) for (a, b), v in found.items() if a in mset)
+            exact = sorted({x for a, b, v in pairs if v == 0 for x in (a, b)})
+            groups.append(DuplicateGroup(sorted(ms), pairs, exact))
+    groups.sort(key=lambda g: (-len(g.members), g.members[0]))
+    return DuplicateReport(groups, threshold, len(members) * (len(members) - 1) // 2, searched)
+
+
+# ----- leaks and Ω -------------------------------------------------------------------------------
+
+
+@dataclass
+class Nearest:
+    """Δ to the nearest program (None when there is none) and its index."""
+
+    delta: Fraction | None
+    index: int | None
+
+
+def omega(engine: PairEngine, tests: Sequence[int], curriculum: Sequence[int],
+          limit: Fraction | None = None) -> dict[int, Nearest]:
+    """Ω(T', C) for each test program (as reference) against the curriculum programs, exact, with
+    the nearest program. With ``limit``, only tasks with Ω ≤ limit get a value (the rest: None)."""
+    out = {}
+    for t in tests:
+        best = engine.nearest(t, [c for c in curriculum if c != t], limit=limit)[0]
+        out[int(t)] = Nearest(best[0], best[1]) if best else Nearest(None, None)
+    return out
+
+
+@dataclass
+class Leak:
+    task: int
+    nearest: int
+    delta: Fraction
+
+
+def leaks(engine: PairEngine, tests: Sequence[int], curriculum: Sequence[int], threshold: Fraction,
+          omegas: dict[int, Nearest] | None = None) -> list[Leak]:
+    """Test programs whose nearest curriculum program has Δ ≤ ``threshold``, nearest first.
+    ``omegas`` (from ``omega``) saves the search when already known."""
+    if omegas is None:
+        omegas = omega(engine, tests, curriculum, limit=threshold)
+    out = [Leak(t, n.index, n.delta) for t, n in omegas.items()
+           if t in set(tests) and n.delta is not None and n.delta <= threshold]
+    return sorted(out, key=lambda x: (x.delta, x.task))
+
+
+# ----- neighbours, mislabels, outliers ------------------------------------------------------
+
+
+@dataclass
+class Neighbours:
+    """A program's nearest program in its own domain and in any other domain (None: none)."""
+
+    index: int
+    same: Nearest
+    other: Nearest
+
+
+def neighbours(engine: PairEngine, members: Sequence[int], domains: Sequence[str]) -> dict[int, Neighbours]:
+    """For each member, its nearest other member of the same domain and of another domain."""
+    members = [int(m) for m in members]
+    out = {}
+    for i in members:
+        cols = [j for j in members if j != i]
+        groups = [0 if domains[j] == domains[i] else 1 for j in cols]
+        same, other = engine.nearest(i, cols, groups, 2)
+        out[i] = Neighbours(i, Nearest(*same) if same else Nearest(None, None),
+                            Nearest(*other) if other else Nearest(None, None))
+    return out
+
+
+def mislabels(nb: dict[int, Neighbours]) -> list[Neighbours]:
+    """Programs strictly nearer to a program of another domain than to any of their own (a
+    program alone in its domain is not judged), most suspicious (largest gap) first."""
+    out = [n for n in nb.values() if n.same.delta is not None and n.other.delta is not None
+           and n.other.delta < n.same.delta]
+    return sorted(out, key=lambda n: (n.other.delta - n.same.delta, n.index))
+
+
+def outliers(nb: dict[int, Neighbours], threshold: Fraction) -> list[Neighbours]:
+    """Programs whose nearest program of their own domain has Δ ≥ ``threshold`` (far from
+    everything in their domain), farthest first."""
+    out = [n for n in nb.values() if n.same.delta is not None and n.same.delta >= threshold]
+    return sorted(out, key=lambda n: (-n.same.delta, n.index))
+
+
+# ----- coverage ------------------------------------------------------------------------------
+
+
+@dataclass
+class DomainCoverage:
+    domain: str
+    curriculum: int  # curriculum programs of the domain
+    tests: int  # test programs of the domain
+    mean_within: float | None  # mean Δ over pairs of the domain's curriculum programs (None: < 2)
+    mean_omega: float | None  # mean Ω(T', C) of the domain's test programs (None: no tests)
+
+
+def coverage(engine: PairEngine, domains: Sequence[str], curriculum: Sequence[int], tests: Sequence[int],
+             omegas: dict[int, Nearest]) -> list[DomainCoverage]:
+    """Per domain (sorted by name): counts, mean within-domain Δ of the curriculum, mean Ω."""
+    names = sorted({domains[i] for i in list(curriculum) + list(tests)})
+    out = []
+    for d in names:
+        cur = [i for i in curriculum if domains[i] == d]
+        tst = [i for i in tests if domains[i] == d]
+        pairs = [(a, b) for k, a in enumerate(cur) for b in cur[k + 1:]]
+        within = None
+        if pairs:
+            vals = [engine.delta(a, b) for a, b in pairs]
+            if not engine.symmetric:
+                vals += [engine.delta(b, a) for a, b in pairs]
+            within = float(sum(vals) / len(vals))
+        oms = [omegas[t].delta for t in tst if t in omegas and omegas[t].delta is not None]
+        mean_omega = float(sum(oms) / len(oms)) if oms else None
+        out.append(DomainCoverage(d, len(cur), len(tst), within, mean_omega))
+    return out
+
+
+# ----- order and map -------------------------------------------------------------------------
+
+
+def cluster_order(matrix: np.ndarray, domains: Sequence[str]) -> list[int]:
+    """A display order: domains ordered by average-linkage clustering of their mean Δ, programs
+    within a domain by average-linkage clustering of Δ (scipy, optimal leaf order)."""
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+
+    d = np.asarray(matrix, dtype=float)
+    d = (d + d.T) / 2.0
+    np.fill_diagonal(d, 0.0)
+    names = sorted(set(domains))
+    members = {n: [i for i, x in enumerate(domains) if x == n] for n in names}
+
+    def order(sub: np.ndarray) -> list[int]:
+        if len(sub) < 3:
+            return list(range(len(sub)))
+        link = linkage(squareform(sub, checks=False), method="average", optimal_ordering=True)
+        return [int(x) for x in leaves_list(link)]
+
+    between = np.array([[d[np.ix_(members[a], members[b])].mean() for b in names] for a in names])
+    np.fill_diagonal(between, 0.0)
+    out = []
+    for k in order(between):
+        ms = members[names[k]]
+        out += [ms[x] for x in order(d[np.ix_(ms, ms)])]
+    return out
+
+
+def classical_mds(matrix: np.ndarray, dims: int = 2) -> np.ndarray:
+    """Classical (Torgerson) MDS of a Δ matrix: points (n × dims) whose distances approximate Δ."""
+    d = np.asarray(matrix, dtype=float)
+    d = (d + d.T) / 2.0
+    n = len(d)
+    if n == 0:
+        return np.zeros((0, dims))
+    j = np.eye(n) - np.ones((n, n)) / n
+    b = -0.5 * j @ (d * d) @ j
+    vals, vecs = np.linalg.eigh(b)
+    top = np.argsort(vals)[::-1][:dims]
+    pts = vecs[:, top] * np.sqrt(np.clip(vals[top], 0.0, None))
+    if pts.shape[1] < dims:
+        pts = np.hstack([pts, np.zeros((n, dims - pts.shape[1]))])
+    for k in range(dims):  # a fixed orientation: the largest coordinate of each axis is positive
+        col = pts[:, k]
+        if len(col) and col[np.argmax(np.abs(col))] < 0:
+            pts[:, k] = -col
+    return pts

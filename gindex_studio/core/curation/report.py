@@ -1,0 +1,47 @@
+"""One curation pass over a workspace: everything ``curate`` prints and the window's views show."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from . import analysis as an
+from .engine import PairEngine
+from .workspace import Workspace
+
+DEFAULT_DUPLICATES = Fraction(5, 100)
+DEFAULT_LEAKS = Fraction(5, 100)
+DEFAULT_OUTLIERS = Fraction(1, 2)
+
+
+def engine_for(ws: Workspace, cache=None, cancel=None) -> PairEngine:
+    """A ``PairEngine`` over every program of the workspace (indices = item positions)."""
+    return PairEngine([it.flow for it in ws.items], ws.options, cache, cancel=cancel)
+
+
+@dataclass
+class CurationReport:
+    duplicates: an.DuplicateReport
+    omegas: dict[int, an.Nearest]  # test index -> nearest curriculum program
+    leaks: list[an.Leak]
+    neighbours: dict[int, an.Neighbours]  # curriculum and test programs
+    mislabels: list[an.Neighbours]
+    outliers: list[an.Neighbours]
+    coverage: list[an.DomainCoverage]
+    searched: int  # pairs searched in this pass (the rest: bounds or cache)
+
+
+def analyse(ws: Workspace, engine: PairEngine, duplicates: Fraction = DEFAULT_DUPLICATES,
+            leak_threshold: Fraction = DEFAULT_LEAKS, outlier_threshold: Fraction = DEFAULT_OUTLIERS) -> CurationReport:
+    """Duplicate groups among curriculum and test programs, Ω and leaks of the test programs,
+    neighbours, likely mislabels, outliers and coverage. Excluded programs take no part."""
+    before = engine.stats.searched
+    cur, tst = ws.indices("curriculum"), ws.indices("test")
+    active = sorted(cur + tst)
+    dups = an.duplicate_groups(engine, active, duplicates)
+    omegas = an.omega(engine, tst, cur)
+    leaks = an.leaks(engine, tst, cur, leak_threshold, omegas)
+    nb = an.neighbours(engine, active, ws.domains)
+    cov = an.coverage(engine, ws.domains, cur, tst, omegas)
+    engine.flush()
+    return CurationReport(dups, omegas, leaks, nb, an.mislabels(nb), an.outliers(nb, outlier_threshold), cov,
+                          engine.stats.searched - before)

@@ -1,0 +1,286 @@
+"""Curation core (issue 9): results equal a brute-force computation over every pair."""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gindex_studio.core.curation import analysis as an
+from gindex_studio.core.curation.cache import DeltaCache, content_digest
+from gindex_studio.core.curation.engine import PairEngine
+from gindex_studio.core.divergence import ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.generate import MIDDLE_TYPES, perturb, random_flow
+from gindex_studio.core.matching import max_common_subgraph
+
+
+def brute_matrix(flows, options=ScoreOptions()):
+    """Exact Δ of every ordered pair, straight from the search (no bounds, no thresholds)."""
+    ps = [prepare(f, options) for f in flows]
+    out = []
+    for a in ps:
+        row = []
+        for b in ps:
+            if a.n == 0 or b.n == 0:
+                row.append(Fraction(1))
+                continue
+            m = max_common_subgraph(a.graph, b.graph, options.profile)
+            row.append(delta_from_s(Fraction(*m.weight), a.n, b.n))
+        out.append(row)
+    return out
+
+
+def planted(seed: int = 7):
+    """4 domains of perturbed templates with planted duplicates, a leak and a mislabel.
+
+    Returns flows, domains, curriculum indices, test indices and the planted facts."""
+    rng = random.Random(seed)
+    temps = [random_flow(rng.randint(6, 14), rng, f"d{d}x", palette=rng.sample(MIDDLE_TYPES, 3)) for d in range(4)]
+    flows, domains = [], []
+    for i in range(28):
+        d = i % 4
+        flows.append(perturb(temps[d], rng, 0.3, prefix=f"c{i}x"))
+        domains.append(f"dom{d}")
+    dup_exact = len(flows)
+    flows.append(_fresh_copy(flows[0], "dupx"))  # fresh ids, moved: Δ = 0
+    domains.append("dom0")
+    near = len(flows)
+    flows.append(_one_attr_changed(flows[5], "nearx"))
+    domains.append("dom1")
+    mislabel = len(flows)
+    flows.append(perturb(temps[2], rng, 0.1, prefix="misx"))
+    domains.append("dom3")  # a dom2 program labelled dom3
+    curriculum = list(range(len(flows)))
+    leak = len(flows)
+    flows.append(_fresh_copy(flows[9], "leakx"))
+    domains.append("dom1")
+    far_task = len(flows)
+    flows.append(random_flow(9, rng, "farx", palette=rng.sample(MIDDLE_TYPES, 3)))
+    domains.append("dom0")
+    tests = [leak, far_task] + [len(flows) + k for k in range(4)]
+    for k in range(4):
+        flows.append(perturb(temps[k], rng, 0.3, prefix=f"t{k}x"))
+        domains.append(f"dom{k}")
+    facts = dict(dup_exact=(0, dup_exact), near=(5, near), mislabel=mislabel, leak=(leak, 9))
+    return flows, domains, curriculum, tests, facts
+
+
+def _fresh_copy(flow, prefix):
+    from gindex_studio.core.flow import flow_from_nodes
+
+    nodes = [dict(n.data) for n in flow.copy().nodes]
+    remap = {n["id"]: f"{prefix}{k}" for k, n in enumerate(nodes)}
+    for n in nodes:
+        n["id"] = remap[n["id"]]
+        n["wires"] = [[remap.get(t, t) for t in port] for port in n.get("wires", [])]
+        n["x"] = n.get("x", 0) + 13
+    return flow_from_nodes(nodes)
+
+
+def _one_attr_changed(flow, prefix):
+    from gindex_studio.core.flow import flow_from_nodes
+
+    copy = _fresh_copy(flow, prefix)
+    nodes = [dict(n.data) for n in copy.nodes]
+    victim = max(nodes, key=lambda n: len([k for k in n if k not in ("id", "type", "wires", "x", "y", "z", "name")]))
+    key = next(k for k in victim if k not in ("id", "type", "wires", "x", "y", "z", "name"))
+    victim[key] = "planted-change"
+    return flow_from_nodes(nodes)
+
+
+@pytest.fixture(scope="module")
+def world():
+    flows, domains, cur, tests, facts = planted()
+    return flows, domains, cur, tests, facts, brute_matrix(flows)
+
+
+def brute_groups(members, D, t):
+    parent = {m: m for m in members}
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a in members:
+        for b in members:
+            if a < b and min(D[a][b], D[b][a]) <= t:
+                parent[find(a)] = find(b)
+    groups = {}
+    for m in members:
+        groups.setdefault(find(m), []).append(m)
+    return sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g[0]))
+
+
+@pytest.mark.parametrize("t", [Fraction(0), Fraction(5, 100), Fraction(15, 100), Fraction(3, 10)])
+def test_duplicate_groups_equal_brute_force(world, t):
+    flows, domains, cur, tests, facts, D = world
+    members = cur + tests
+    rep = an.duplicate_groups(PairEngine(flows), members, t)
+    assert [g.members for g in rep.groups] == brute_groups(sorted(members), D, t)
+    for g in rep.groups:
+        for a, b, v in g.pairs:
+            assert v == D[a][b] and v <= t
+        assert g.exact == sorted({x for a in g.members for b in g.members if a != b and D[a][b] == 0 for x in (a, b)})
+    assert rep.pairs_total == len(members) * (len(members) - 1) // 2
+    assert rep.pairs_searched < rep.pairs_total  # bounds spared searches
+
+
+def test_planted_duplicates_found(world):
+    flows, domains, cur, tests, facts, D = world
+    rep = an.duplicate_groups(PairEngine(flows), cur, Fraction(5, 100))
+    a, b = facts["dup_exact"]
+    group = next(g for g in rep.groups if a in g.members)
+    assert b in group.members and {a, b} <= set(group.exact)
+    near = facts["near"]
+    assert D[near[0]][near[1]] > 0
+    assert any(set(near) <= set(g.members) for g in rep.groups)
+
+
+@pytest.mark.parametrize("t", [Fraction(0), Fraction(1, 10), Fraction(1, 4)])
+def test_omega_and_leaks_equal_brute_force(world, t):
+    flows, domains, cur, tests, facts, D = world
+    eng = PairEngine(flows)
+    om = an.omega(eng, tests, cur)
+    for task in tests:
+        best = min(D[task][c] for c in cur)
+        assert om[task].delta == best and D[task][om[task].index] == best
+    lk = an.leaks(eng, tests, cur, t)
+    expected = sorted((min(D[x][c] for c in cur), x) for x in tests if min(D[x][c] for c in cur) <= t)
+    assert [(x.delta, x.task) for x in lk] == expected
+    # the thresholded search (no Ω given) finds the same leaks
+    assert [(x.delta, x.task) for x in an.leaks(PairEngine(flows), tests, cur, t)] == expected
+    task, source = facts["leak"]
+    assert any(x.task == task and x.delta == 0 and D[task][x.nearest] == 0 for x in lk)
+
+
+def test_neighbours_mislabels_outliers_equal_brute_force(world):
+    flows, domains, cur, tests, facts, D = world
+    members = cur + tests
+    nb = an.neighbours(PairEngine(flows), members, domains)
+    for i in members:
+        same = [D[i][j] for j in members if j != i and domains[j] == domains[i]]
+        other = [D[i][j] for j in members if domains[j] != domains[i]]
+        assert nb[i].same.delta == min(same) and D[i][nb[i].same.index] == min(same)
+        assert domains[nb[i].same.index] == domains[i]
+        assert nb[i].other.delta == min(other) and domains[nb[i].other.index] != domains[i]
+    expected = sorted(i for i in members if min(D[i][j] for j in members if domains[j] != domains[i])
+                      < min(D[i][j] for j in members if j != i and domains[j] == domains[i]))
+    assert sorted(n.index for n in an.mislabels(nb)) == expected
+    assert facts["mislabel"] in expected
+    t = Fraction(1, 2)
+    assert sorted(n.index for n in an.outliers(nb, t)) == sorted(
+        i for i in members if min(D[i][j] for j in members if j != i and domains[j] == domains[i]) >= t)
+
+
+def test_coverage_counts_and_means(world):
+    flows, domains, cur, tests, facts, D = world
+    eng = PairEngine(flows)
+    om = an.omega(eng, tests, cur)
+    cov = {c.domain: c for c in an.coverage(eng, domains, cur, tests, om)}
+    for d in sorted(set(domains)):
+        c_idx = [i for i in cur if domains[i] == d]
+        t_idx = [i for i in tests if domains[i] == d]
+        pairs = [D[a][b] for k, a in enumerate(c_idx) for b in c_idx[k + 1:]]
+        assert cov[d].curriculum == len(c_idx) and cov[d].tests == len(t_idx)
+        assert cov[d].mean_within == pytest.approx(float(sum(pairs) / len(pairs)), abs=1e-12)
+        assert cov[d].mean_omega == pytest.approx(float(sum(min(D[x][c] for c in cur) for x in t_idx) / len(t_idx)))
+
+
+def test_companion_profile_is_asymmetric_and_still_exact():
+    rng = random.Random(2)
+    base = random_flow(8, rng, "a")
+    flows = [base] + [perturb(base, rng, 0.2, prefix=f"p{k}x") for k in range(6)]
+    opts = ScoreOptions(profile="companion")
+    D = brute_matrix(flows, opts)
+    t = Fraction(2, 10)
+    rep = an.duplicate_groups(PairEngine(flows, opts), range(len(flows)), t)
+    assert [g.members for g in rep.groups] == brute_groups(list(range(len(flows))), D, t)
+    eng = PairEngine(flows, opts)
+    for i in range(len(flows)):
+        for j in range(len(flows)):
+            assert eng.delta(i, j) == D[i][j]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 12), st.floats(0.0, 0.6))
+def test_bounds_never_exceed_delta(seed, n, rate):
+    rng = random.Random(seed)
+    a = random_flow(n, rng, "a")
+    flows = [a, perturb(a, rng, rate), random_flow(max(1, n - 2), rng, "b"), _fresh_copy(a, "z")]
+    D = brute_matrix(flows)
+    lb = PairEngine(flows).bounds(range(len(flows)))
+    assert (lb <= np.array(D, dtype=float)).all()
+
+
+# ----- the cache ---------------------------------------------------------------------------------
+
+
+def test_cache_returns_the_same_values_and_recomputes_only_changed_pairs(tmp_path, world):
+    flows, domains, cur, tests, facts, D = world
+    flows = flows[:12]
+    path = tmp_path / "cache.sqlite"
+    cache = DeltaCache(path)
+    eng = PairEngine(flows, cache=cache)
+    n = len(flows)
+    first = [[eng.delta(i, j) for j in range(n)] for i in range(n)]
+    eng.flush()
+    assert first == [row[:n] for row in D[:n]]
+    assert eng.stats.searched == n * (n + 1) // 2  # symmetric: each unordered pair (and i = i) once
+    cache.close()
+
+    cache = DeltaCache(path)
+    again = PairEngine(flows, cache=cache)
+    assert [[again.delta(i, j) for j in range(n)] for i in range(n)] == first
+    assert again.stats.searched == 0
+
+    edited = list(flows)
+    edited[3] = _one_attr_changed(flows[3], "edit")
+    assert content_digest(edited[3]) != content_digest(flows[3])
+    moved = _fresh_copy(flows[4], "q")  # new ids: new content, same Δ to everything
+    edited[4] = moved
+    third = PairEngine(edited, cache=cache)
+    for i in range(n):
+        for j in range(n):
+            third.delta(i, j)
+    # pairs touching program 3 or 4: with itself, each other and the other n - 2 programs
+    assert third.stats.searched == 2 * (n - 2) + 3
+    third.flush()
+    cache.close()
+
+
+def test_digest_ignores_position_only():
+    rng = random.Random(1)
+    f = random_flow(6, rng, "a")
+    moved = f.copy()
+    for node in moved.nodes:
+        node.data["x"] = node.data.get("x", 0) + 50
+    assert content_digest(moved) == content_digest(f)
+    renamed = f.copy()
+    renamed.nodes[0].data["name"] = "another name"
+    assert content_digest(renamed) != content_digest(f)
+
+
+# ----- order and map -------------------------------------------------------------------------
+
+
+def test_cluster_order_keeps_domains_contiguous_and_is_a_permutation(world):
+    flows, domains, cur, tests, facts, D = world
+    M = np.array(D, dtype=float)
+    order = an.cluster_order(M, domains)
+    assert sorted(order) == list(range(len(flows)))
+    seen = []
+    for i in order:
+        if not seen or seen[-1] != domains[i]:
+            assert domains[i] not in seen
+            seen.append(domains[i])
+
+
+def test_classical_mds_recovers_planar_distances():
+    rng = np.random.default_rng(0)
+    pts = rng.normal(size=(12, 2))
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
+    got = an.classical_mds(d)
+    assert np.allclose(np.linalg.norm(got[:, None] - got[None], axis=-1), d, atol=1e-9)
