@@ -272,7 +272,7 @@ def load_experiment(path: str | os.PathLike) -> Experiment:
 
 
 def gindex(experiment: Experiment | str | os.PathLike | Mapping[str, Any], *, workers: int | None = 1,
-           options: ScoreOptions | None = None, **option_kwargs) -> GIndexResult:
+           client=None, options: ScoreOptions | None = None, **option_kwargs) -> GIndexResult:
     """The g-index of an experiment, with θ, Ω, GD and the contribution of every task.
 
     Parameters
@@ -282,6 +282,8 @@ def gindex(experiment: Experiment | str | os.PathLike | Mapping[str, Any], *, wo
         dict are resolved against the working directory).
     workers : int or None, default 1
         Processes for Ω (None: all cores). One keeps a notebook free of child processes.
+    client : distributed.Client, optional
+        Compute Ω on this Dask cluster instead (``pip install 'gindex-studio[dask]'``).
     options : ScoreOptions, optional
         Override the experiment's own scoring options (or give them as keywords).
 
@@ -307,4 +309,4 @@ def gindex(experiment: Experiment | str | os.PathLike | Mapping[str, Any], *, wo
     else:
         exp = load_experiment(experiment)
     opts = _options(options, option_kwargs) if (options is not None or option_kwargs) else None
-    return compute_gindex(exp, options=opts, workers=workers)
+    return compute_gindex(exp, options=opts, workers=workers, client=client)

@@ -6,6 +6,7 @@ subcommand (or only file arguments) the studio window opens.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -42,6 +43,37 @@ def _add_scoring(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def _add_cluster(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Dask cluster (optional: pip install 'gindex-studio[dask]')")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                   help="run the searches on this Dask scheduler (default: $GINDEX_SCHEDULER if set)")
+    g.add_argument("--dask-workers", type=int, default=None, metavar="N",
+                   help="start a local Dask cluster of N worker processes for this run")
+
+
+@contextlib.contextmanager
+def _cluster(args):
+    """A Dask client when the user asked for one (else None: the local process pool is used and
+    Dask is never imported)."""
+    import os
+
+    if args.scheduler is None and args.dask_workers is None and not os.environ.get("GINDEX_SCHEDULER"):
+        yield None
+        return
+    if args.dask_workers is not None and args.dask_workers < 1:
+        raise InputError("--dask-workers must be at least 1")
+    from .core.distributed import ClusterError, close, connect
+
+    try:
+        client = connect(args.scheduler, args.dask_workers)
+    except ClusterError as e:
+        raise InputError(str(e)) from None
+    try:
+        yield client
+    finally:
+        close(client)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gindex-studio",
@@ -57,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("matrix", help="all-pairs Δ of flow files")
     p.add_argument("files", nargs="+", help="flow files (rows = reference, columns = generated)")
     _add_scoring(p)
+    _add_cluster(p)
 
     p = sub.add_parser("omega", help="distance Ω of tasks from a curriculum")
     p.add_argument("--curriculum", required=True, help="folder of curriculum programs (one subfolder per domain, "
@@ -64,12 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", required=True, nargs="+", help="task reference files or folders")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     _add_scoring(p)
+    _add_cluster(p)
 
     p = sub.add_parser("gindex", help="the g-index of an experiment")
     p.add_argument("experiment", help="experiment file (gindex-studio format, or the companion's with --domains)")
     p.add_argument("--domains", help="the companion's domain folder (for its experiment files)")
     p.add_argument("--workers", type=int, default=None, help="processes for Ω (default: all cores)")
     _add_scoring(p)
+    _add_cluster(p)
 
     p = sub.add_parser("library", help="list the node types of the library")
     p.add_argument("--library", action="append", metavar="DIR", help="extra library folder (repeatable)")
@@ -174,7 +209,13 @@ def cmd_matrix(args) -> int:
     from .core.curriculum import delta_matrix
 
     reads = [_read_generated(f) for f in args.files]
-    m = delta_matrix([r.flow for r in reads], _options(args), deadline=args.deadline)
+    with _cluster(args) as client:
+        if client is None:
+            m = delta_matrix([r.flow for r in reads], _options(args), deadline=args.deadline)
+        else:
+            from .core.distributed import delta_matrix_dask
+
+            m = delta_matrix_dask([r.flow for r in reads], client, _options(args), deadline=args.deadline)
     syntax = [r.syntax.to_dict() if r.syntax else None for r in reads]
     if args.json:
         _json_out({"files": list(args.files), "delta": m, "profile": args.profile, "syntax": syntax})
@@ -218,7 +259,17 @@ def cmd_omega(args) -> int:
     progress = None
     if sys.stderr.isatty() and not args.json:
         progress = lambda d, t: print(f"\rΩ: {d}/{t} tasks", end="" if d < t else "\n", file=sys.stderr)
-    results = omega_many(tasks, cur, workers=args.workers, deadline=args.deadline, progress=progress)
+    with _cluster(args) as client:
+        if client is None:
+            results = omega_many(tasks, cur, workers=args.workers, deadline=args.deadline, progress=progress)
+        else:
+            from .core.distributed import omega_many_dask
+
+            run = omega_many_dask(tasks, cur, client, deadline=args.deadline, progress=progress)
+            if run.missing:
+                raise InputError("the cluster could not compute Ω for: "
+                                 + ", ".join(str(task_files[i]) for i in run.missing))
+            results = run.results
     out = []
     for f, per in zip(task_files, results):
         best = overall(per)
@@ -252,8 +303,9 @@ def cmd_gindex(args) -> int:
             result = gi.compute_companion_gindex(exp, args.domains)
         else:
             exp = ex.load_experiment(args.experiment)
-            result = gi.compute_gindex(exp, options=_options(args) if _scoring_given(args) else None,
-                                       workers=args.workers)
+            with _cluster(args) as client:
+                result = gi.compute_gindex(exp, options=_options(args) if _scoring_given(args) else None,
+                                           workers=args.workers, client=client)
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
     if args.json:

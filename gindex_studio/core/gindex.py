@@ -293,14 +293,15 @@ def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Ne
 
 
 def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, workers: int | None = None,
-                   progress: Progress | None = None) -> GIndexResult:
+                   progress: Progress | None = None, client=None) -> GIndexResult:
     """The g-index of an experiment in our format, with every component.
 
     ``options``: scoring options (default: the experiment's profile and options). Δ of every task
     is exact unless ``options.deadline`` is set (then θ uses the proven upper bound of Δ and the
     task is marked not exact). Ω per curriculum domain is exact, computed on ``workers`` processes
-    (default: all cores). ``progress(done, total)`` counts 2 steps per task (Δ, then Ω).
-    Raises ExperimentError for ρ + E ≤ 0."""
+    (default: all cores), or on the Dask cluster behind ``client`` (a ``distributed.Client``).
+    ``progress(done, total)`` counts 2 steps per task (Δ, then Ω). Raises ExperimentError for
+    ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them)."""
     opts = _options_of(experiment, options)
     domains, warnings = _experiment_terms(experiment)
     included = {d.domain for d in domains if d.included}
@@ -313,7 +314,16 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
             progress(j + 1, 2 * n)
     prepared = [prepare(t.reference, opts) for t in experiment.tasks]
     inner = (lambda done, total: progress(n + done, 2 * n)) if progress else None
-    nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner)
+    if client is None:
+        nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner)
+    else:
+        from .distributed import omega_many_dask
+
+        run = omega_many_dask(prepared, cur, client, deadline=opts.deadline, progress=inner)
+        if run.missing:
+            lost = ", ".join(experiment.tasks[j].id for j in run.missing)
+            raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
+        nearest = run.results
     tasks = [_task_result(j, t, reports[j], nearest[j], cur, included) for j, t in enumerate(experiment.tasks)]
     warnings += _search_warnings(tasks)
     result = GIndexResult(

@@ -1,0 +1,229 @@
+"""Ω and Δ matrices on a Dask distributed cluster (optional: ``pip install gindex-studio[dask]``).
+
+The work is split so that it scales with the cluster, not with the number of pairs:
+
+- the curriculum is cut into *shards* (contiguous runs of programs). Each shard is built into a
+  ``Curriculum`` once, on a worker, from a task that carries its programs: the programs cross the
+  network once per shard, never per pair, and a worker that dies takes only its shards with it
+  (the scheduler still holds the task that builds them and reruns it elsewhere);
+- tasks travel in *batches*; one unit of work is (shard, batch), and inside it every task gets the
+  full pruning of ``Curriculum.nearest_by_domain`` (weight bounds, best-so-far thresholds), kept
+  per shard;
+- the client reduces the per-shard minima to the exact Ω per domain (a minimum of minima), with
+  the proven-bound bookkeeping of deadline-cut searches carried across shards.
+
+Nothing here imports Dask until a cluster is asked for; importing this module is cheap.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+from .curriculum import Curriculum, Nearest
+from .divergence import Prepared, ScoreOptions, delta_from_s, prepare
+from .flow import Flow
+from .matching import max_common_subgraph
+
+Progress = Callable[[int, int], None]
+
+#: The environment variable naming a running scheduler (``tcp://host:port``).
+SCHEDULER_ENV = "GINDEX_SCHEDULER"
+
+
+class ClusterError(Exception):
+    """The cluster could not be reached or lost work it could not redo (one line for the user)."""
+
+
+class Cancelled(Exception):
+    """The run was cancelled; the cluster's work for it was cancelled too."""
+
+
+@dataclass
+class DaskRun:
+    """Results of a distributed run in task order; ``missing`` lists the indices of tasks whose
+    work could not be completed (their entry in ``results`` is None)."""
+
+    results: list
+    missing: list[int] = field(default_factory=list)
+
+
+def connect(scheduler: str | None = None, workers: int | None = None):
+    """A ``distributed.Client``: to ``scheduler`` (or ``$GINDEX_SCHEDULER``), or to a new local
+    cluster of ``workers`` processes. Raises ClusterError with one line when Dask is missing or
+    the scheduler does not answer."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError("Dask is not installed: pip install 'gindex-studio[dask]'") from None
+    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if address:
+        try:
+            return Client(address, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    if workers is None or workers < 1:
+        raise ClusterError("give a scheduler address or a number of local workers (≥ 1)")
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster)
+
+
+def close(client) -> None:
+    """Close ``client`` and, when it started one, its local cluster."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def worker_count(client) -> int:
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def plan_shards(n_programs: int, n_workers: int, per_worker: int = 1) -> list[range]:
+    """Contiguous shards of the curriculum: ``per_worker`` per worker (at least one program each)."""
+    k = max(1, min(n_programs, n_workers * per_worker))
+    size = math.ceil(n_programs / k) if n_programs else 0
+    return [range(s, min(s + size, n_programs)) for s in range(0, n_programs, size)] if size else []
+
+
+def _build_shard(programs: list[Prepared], domains: list[str], labels: list[str], options: ScoreOptions) -> Curriculum:
+    return Curriculum(programs, domains, labels, options)
+
+
+def _shard_nearest(shard: Curriculum, batch: list[Prepared], deadline: float | None) -> list[dict[str, Nearest]]:
+    return [shard.nearest_by_domain(t, deadline) for t in batch]
+
+
+def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, Nearest]:
+    """Per-domain minima over shards. ``parts``: (index offset of the shard, its result).
+
+    Ω is the smallest value; on ties the smallest global index wins. A deadline-cut search in any
+    shard keeps the result not exact when its proven lower bound leaves room below the minimum."""
+    out: dict[str, Nearest] = {}
+    for offset, per in parts:
+        for d, n in per.items():
+            g = Nearest(n.omega, None if n.index is None else n.index + offset, n.exact, n.searched,
+                        n.skipped, n.omega_lower if n.omega_lower is not None else n.omega)
+            cur = out.get(d)
+            if cur is None:
+                out[d] = g
+                continue
+            better = (g.index is not None and (cur.index is None or g.omega < cur.omega
+                                                or (g.omega == cur.omega and g.index < cur.index)))
+            best = g if better else cur
+            lower = min(cur.omega_lower, g.omega_lower)
+            out[d] = Nearest(best.omega, best.index, lower >= best.omega, cur.searched + g.searched,
+                             cur.skipped + g.skipped, lower)
+    return out
+
+
+def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum, client, *, batch: int = 8,
+                    shards_per_worker: int = 1, deadline: float | None = None,
+                    progress: Progress | None = None, cancel=None) -> DaskRun:
+    """``nearest_by_domain`` for every task on the cluster behind ``client``; same values as
+    :func:`gindex_studio.core.curriculum.omega_many`.
+
+    ``progress(done, total)`` counts tasks whose every shard has answered. ``cancel``: any object with
+    ``is_set()``; when set, the run's futures are cancelled on the cluster and Cancelled is
+    raised. Work lost beyond Dask's retries leaves those tasks in ``missing``.
+    """
+    from distributed import as_completed
+
+    n = len(tasks)
+    shards = plan_shards(len(curriculum), worker_count(client), shards_per_worker)
+    if n == 0:
+        return DaskRun([])
+    if not shards:
+        return DaskRun([{} for _ in tasks])
+    shard_futures = [
+        client.submit(_build_shard, [curriculum.programs[i] for i in r], [curriculum.domains[i] for i in r],
+                      [curriculum.labels[i] for i in r], curriculum.options, pure=False, retries=2)
+        for r in shards
+    ]
+    batches = [list(range(s, min(s + batch, n))) for s in range(0, n, batch)]
+    units = {}
+    for b, idx in enumerate(batches):
+        for s, sf in enumerate(shard_futures):
+            fut = client.submit(_shard_nearest, sf, [tasks[i] for i in idx], deadline, pure=False, retries=2)
+            units[fut] = (s, b)
+    parts: list[list[tuple[int, dict]]] = [[] for _ in range(n)]
+    failed: set[int] = set()
+    waiting = [len(shards)] * len(batches)  # units still out per batch
+    finished = 0
+    try:
+        for fut in as_completed(list(units), with_results=False):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            s, b = units[fut]
+            try:
+                per_task = fut.result()
+            except Exception:  # noqa: BLE001 - a unit the cluster could not complete (e.g. KilledWorker)
+                failed.update(batches[b])
+            else:
+                for i, per in zip(batches[b], per_task):
+                    parts[i].append((shards[s].start, per))
+            waiting[b] -= 1
+            if waiting[b] == 0:
+                finished += len(batches[b])
+                if progress:
+                    progress(finished, n)
+    except (Cancelled, KeyboardInterrupt):
+        client.cancel(list(units) + shard_futures)
+        raise
+    finally:
+        if cancel is not None and cancel.is_set():
+            client.cancel(list(units) + shard_futures)
+    results = [None if i in failed else merge_nearest(parts[i]) for i in range(n)]
+    return DaskRun(results, sorted(failed))
+
+
+def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: float | None) -> list[list]:
+    """Rows of the Δ matrix; with the symmetric paper profile only the entries right of the
+    diagonal are searched (the rest are None and mirrored by the caller)."""
+    out = []
+    for i in rows:
+        a, row = prepared[i], []
+        for j, b in enumerate(prepared):
+            if profile == "paper" and j < i:
+                row.append(None)
+                continue
+            m = max_common_subgraph(a.graph, b.graph, profile, deadline=deadline)
+            row.append(float(delta_from_s(Fraction(*m.weight), a.n, b.n)))
+        out.append(row)
+    return out
+
+
+def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = ScoreOptions(), *,
+                      rows_per_unit: int = 4, deadline: float | None = None,
+                      progress: Progress | None = None) -> list[list[float]]:
+    """All-pairs Δ (row = reference, column = generated) on the cluster, equal to
+    :func:`gindex_studio.core.curriculum.delta_matrix`. The prepared flows are sent to the cluster
+    once; each unit computes a band of rows."""
+    from distributed import as_completed
+
+    prepared = [prepare(f, options) for f in flows]
+    n = len(prepared)
+    if n == 0:
+        return []
+    [data] = client.scatter([prepared], broadcast=True)
+    bands = [range(s, min(s + rows_per_unit, n)) for s in range(0, n, rows_per_unit)]
+    futures = {client.submit(_matrix_rows, data, r, options.profile, deadline, pure=False, retries=2): r
+               for r in bands}
+    out: list[Any] = [None] * n
+    try:
+        for done, fut in enumerate(as_completed(list(futures)), 1):
+            for i, row in zip(futures[fut], fut.result()):
+                out[i] = row
+            if progress:
+                progress(done, len(futures))
+    except KeyboardInterrupt:
+        client.cancel(list(futures))
+        raise
+    if options.profile == "paper":  # symmetric: the lower triangle mirrors the upper one
+        for i in range(n):
+            for j in range(i):
+                out[i][j] = out[j][i]
+    return out

@@ -1,0 +1,33 @@
+"""`--dask-workers` and `--scheduler` on the command line: same numbers as the local pool, one
+clear line when the cluster cannot be used."""
+import json
+
+import pytest
+
+from gindex_studio.paths import DEMO_DIR
+
+from test_cli import run  # tests/cli is on sys.path (rootdir-relative test modules)
+
+pytest.importorskip("distributed")
+
+
+def test_gindex_on_a_local_dask_cluster_equals_the_local_pool():
+    exp = DEMO_DIR / "experiment.json"
+    code, local, err = run("gindex", exp, "--json", "--workers", "1")
+    assert code == 0, err
+    code, remote, err = run("gindex", exp, "--json", "--dask-workers", "2")
+    assert code == 0, err
+    assert json.loads(remote)["g_index"] == json.loads(local)["g_index"]
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_1():
+    code, out, err = run("matrix", DEMO_DIR / "programs" / "facebook" / "facebook-1.json",
+                         "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
+
+
+def test_zero_dask_workers_is_refused():
+    code, _, err = run("omega", "--curriculum", DEMO_DIR / "programs", "--tasks", DEMO_DIR / "programs" / "facebook",
+                       "--dask-workers", "0")
+    assert code == 1 and "--dask-workers must be at least 1" in err

@@ -1,0 +1,157 @@
+"""Ω, the Δ matrix and the g-index on a real Dask cluster (2 worker processes) equal the local
+computation; a worker killed mid-run costs nothing but time."""
+import os
+import random
+import signal
+import threading
+import time
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from gindex_studio.core.curriculum import Curriculum, delta_matrix, omega_many, overall  # noqa: E402
+from gindex_studio.core.curriculum_files import read_curriculum_folder  # noqa: E402
+from gindex_studio.core.distributed import (  # noqa: E402
+    Cancelled, delta_matrix_dask, merge_nearest, omega_many_dask, plan_shards)
+from gindex_studio.core.divergence import ScoreOptions, prepare  # noqa: E402
+from gindex_studio.core.curriculum import Nearest  # noqa: E402
+from gindex_studio.core.experiment import load_experiment  # noqa: E402
+from gindex_studio.core.generate import perturb, random_flow  # noqa: E402
+from gindex_studio.core.gindex import compute_gindex  # noqa: E402
+from gindex_studio.paths import DEMO_DIR  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _generated(n_programs, n_tasks, seed=3):
+    rng = random.Random(seed)
+    templates = [random_flow(rng.randint(5, 12), rng, f"d{d}x") for d in range(6)]
+    flows = [perturb(templates[i % 6], rng, 0.2, prefix=f"c{i}x") for i in range(n_programs)]
+    domains = [f"dom{i % 6}" for i in range(n_programs)]
+    tasks = [perturb(templates[k % 6], rng, 0.3, prefix=f"t{k}x") if k % 4 else random_flow(8, rng, f"u{k}x")
+             for k in range(n_tasks)]
+    return Curriculum.from_flows(flows, domains, [f"p{i}" for i in range(n_programs)]), [prepare(t) for t in tasks]
+
+
+def _same(local, remote, cur, task):
+    """Equal Ω per domain; the nearest program named may differ only between programs at the same Δ."""
+    assert set(local) == set(remote)
+    for d in local:
+        assert remote[d].omega == local[d].omega, d
+        assert remote[d].exact == local[d].exact
+        if remote[d].index != local[d].index:
+            alone = Curriculum([cur.programs[remote[d].index]], [d], ["x"], cur.options)
+            assert alone.nearest(task).omega == local[d].omega
+
+
+def test_plan_shards_cover_every_program_once():
+    for n in (0, 1, 5, 64, 1001):
+        for w in (1, 2, 7):
+            shards = plan_shards(n, w, 2)
+            assert [i for r in shards for i in r] == list(range(n))
+            assert all(len(r) > 0 for r in shards)
+
+
+def test_merge_takes_the_minimum_and_keeps_a_cut_search_honest():
+    a = {"x": Nearest(0.5, 1, True, 3, 1, 0.5)}
+    b = {"x": Nearest(0.25, 0, True, 2, 0, 0.25), "y": Nearest(1.0, 0, True, 1, 0, 1.0)}
+    m = merge_nearest([(0, a), (10, b)])
+    assert (m["x"].omega, m["x"].index, m["x"].searched, m["x"].skipped) == (0.25, 10, 5, 1)
+    assert m["y"].index == 10
+    cut = {"x": Nearest(0.5, 2, False, 1, 0, 0.1)}  # a deadline-cut search could still go to 0.1
+    assert not merge_nearest([(0, b), (5, cut)])["x"].exact
+    assert merge_nearest([(0, b), (5, {"x": Nearest(0.5, 2, False, 1, 0, 0.3)})])["x"].exact
+
+
+def test_omega_on_the_cluster_equals_the_local_pool_on_a_generated_curriculum(client):
+    cur, tasks = _generated(240, 12)
+    local = omega_many(tasks, cur, workers=1)
+    seen = []
+    run = omega_many_dask(tasks, cur, client, batch=5, shards_per_worker=2, progress=lambda d, t: seen.append((d, t)))
+    assert run.missing == []
+    for t, lo, re in zip(tasks, local, run.results):
+        _same(lo, re, cur, t)
+        assert overall(re).omega == overall(lo).omega
+    assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_omega_on_the_cluster_equals_local_on_the_demo_curriculum(client):
+    flows, domains, labels = read_curriculum_folder(DEMO_DIR / "programs")
+    for profile in ("paper", "companion"):
+        opts = ScoreOptions(profile=profile)
+        cur = Curriculum.from_flows(flows, domains, labels, opts)
+        tasks = [prepare(f, opts) for f in flows[::7]]
+        local = omega_many(tasks, cur, workers=1)
+        run = omega_many_dask(tasks, cur, client)
+        for t, lo, re in zip(tasks, local, run.results):
+            _same(lo, re, cur, t)
+
+
+def test_matrix_on_the_cluster_equals_local(client):
+    flows, _, _ = read_curriculum_folder(DEMO_DIR / "programs")
+    sample = flows[::5]
+    for profile in ("paper", "companion"):
+        opts = ScoreOptions(profile=profile)
+        assert delta_matrix_dask(sample, client, opts, rows_per_unit=3) == delta_matrix(sample, opts)
+
+
+def test_gindex_on_the_cluster_equals_local(client):
+    exp = load_experiment(DEMO_DIR / "experiment.json")
+    local = compute_gindex(exp, workers=1)
+    remote = compute_gindex(exp, client=client)
+    assert remote.g_index == local.g_index
+    assert [t.omega for t in remote.tasks] == [t.omega for t in local.tasks]
+
+
+def test_a_worker_killed_mid_run_costs_only_time(client):
+    cur, tasks = _generated(600, 24, seed=8)
+    local = omega_many(tasks, cur, workers=1)
+    pids = list(client.run(os.getpid).values())
+    killed = []
+
+    def kill_one(done, total):
+        if not killed and done >= 4:
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(done)
+
+    run = omega_many_dask(tasks, cur, client, batch=4, shards_per_worker=2, progress=kill_one)
+    assert killed, "the run finished before a worker could be killed"
+    assert run.missing == []
+    for t, lo, re in zip(tasks, local, run.results):
+        _same(lo, re, cur, t)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_cancel_stops_the_cluster_work(client):
+    cur, tasks = _generated(300, 40, seed=5)
+
+    class Token:
+        def __init__(self):
+            self.flag = threading.Event()
+
+        def is_set(self):
+            return self.flag.is_set()
+
+    token = Token()
+
+    def stop_early(done, total):
+        token.flag.set()
+
+    t0 = time.perf_counter()
+    with pytest.raises(Cancelled):
+        omega_many_dask(tasks, cur, client, batch=1, progress=stop_early, cancel=token)
+    assert time.perf_counter() - t0 < 30
+    deadline = time.time() + 10
+    while client.processing() and any(client.processing().values()) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(client.processing().values()), "cancelled work is still running on the cluster"
