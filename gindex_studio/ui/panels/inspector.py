@@ -10,7 +10,7 @@ import json
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -53,10 +53,16 @@ class _TextEdit(QPlainTextEdit):
 
 
 def mono_font() -> QFont:
+    """The system's fixed-width font; when fontconfig resolves it to a face that is not fixed
+    pitch (seen with Noto Sans Mono), the first installed fixed-pitch family instead."""
     f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
     f.setStyleHint(QFont.Monospace)
     f.setFixedPitch(True)
     f.setPointSize(10)
+    if not QFontInfo(f).fixedPitch():
+        fixed = [fam for fam in QFontDatabase.families() if QFontDatabase.isFixedPitch(fam)]
+        if fixed:
+            f.setFamily(fixed[0])
     return f
 
 
