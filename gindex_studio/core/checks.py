@@ -28,8 +28,9 @@ def flow_problems(flow: Flow, library: Any = None) -> list[Problem]:
     """Every problem of ``flow``, in a stable order (file order of nodes).
 
     Kinds: ``invalid-node``, ``duplicate-id``, ``dangling-wire`` (recomputed), ``syntax`` (kept
-    from the reader), ``self-loop``, ``cycle``, and with a ``library``: ``unknown-type`` and
-    ``invalid-json-attribute`` (a ``json``-kind attribute, or a Node-RED typed value whose
+    from the reader), ``self-loop``, ``cycle`` (one per loop, naming its nodes), and with a
+    ``library``: ``unknown-type``, ``missing-config`` / ``wrong-config-type`` (an attribute that
+    references a config node, see ``Attribute.ref``) and ``invalid-json-attribute`` (a ``json``-kind attribute, or a Node-RED typed value whose
     ``<key>Type`` is ``"json"``, holding a string that does not parse).
     """
     out: list[Problem] = [p for p in flow.problems if p.kind not in STRUCTURAL and p.kind not in _OURS]
@@ -37,11 +38,13 @@ def flow_problems(flow: Flow, library: Any = None) -> list[Problem]:
     out.extend(cycle_problems(flow))
     if library is not None:
         out.extend(type_problems(flow, library))
+        out.extend(config_problems(flow, library))
     out.extend(json_problems(flow, library))
     return out
 
 
-_OURS = frozenset({"self-loop", "cycle", "unknown-type", "invalid-json-attribute"})
+_OURS = frozenset({"self-loop", "cycle", "unknown-type", "invalid-json-attribute", "missing-config",
+                   "wrong-config-type"})
 
 
 def structure_problems(flow: Flow) -> list[Problem]:
@@ -75,10 +78,14 @@ def cycle_problems(flow: Flow) -> list[Problem]:
     for comp in _strong_components(succ):
         if len(comp) > 1:
             order = [i for i in ids if i in comp]
-            names = ", ".join(repr(i) for i in order[:4]) + (" …" if len(order) > 4 else "")
-            for i in order:
-                out.append(Problem("cycle", f"part of a cycle through {names}", i))
+            names = " → ".join(node_caption(ids[i]) for i in order[:6]) + (" → …" if len(order) > 6 else "")
+            out.append(Problem("cycle", f"{len(order)} nodes wired in a loop: {names}", order[0], tuple(order)))
     return out
+
+
+def node_caption(node: Any) -> str:
+    """How a problem names a node: its name, else its type (never a bare id)."""
+    return f"\"{node.name}\"" if node.name else node.type
 
 
 def _strong_components(succ: dict[str, list[str]]) -> Iterable[set[str]]:
@@ -135,6 +142,35 @@ def type_problems(flow: Flow, library: Any) -> list[Problem]:
             continue
         if library.get(n.type) is None:
             out.append(Problem("unknown-type", f"unknown node type {n.type!r}", n.id))
+    return out
+
+
+def config_references(node: Any, library: Any) -> list[tuple[Any, str]]:
+    """(attribute, id) for each attribute of ``node`` that references a config node and is set."""
+    nt = library.get(node.type)
+    if nt is None:
+        return []
+    out = []
+    for a in nt.attributes:
+        value = node.data.get(a.key)
+        if getattr(a, "ref", "") and isinstance(value, str) and value:
+            out.append((a, value))
+    return out
+
+
+def config_problems(flow: Flow, library: Any) -> list[Problem]:
+    """References to config nodes (a receiver's ``bot``) that point nowhere or at the wrong type."""
+    ids = flow.by_id()
+    out = []
+    for n in flow.vertex_nodes():
+        for a, ref_id in config_references(n, library):
+            target = ids.get(ref_id)
+            label = a.label or a.key
+            if target is None:
+                out.append(Problem("missing-config", f"{label}: no {a.ref} node with id {ref_id!r} in this flow", n.id))
+            elif target.type != a.ref:
+                out.append(Problem("wrong-config-type",
+                                   f"{label}: {node_caption(target)} is a {target.type}, not a {a.ref}", n.id))
     return out
 
 

@@ -33,12 +33,15 @@ class Problem:
     """Something wrong in a flow that the studio reports but survives.
 
     kind: one of ``duplicate-id``, ``dangling-wire``, ``invalid-node``, ``self-loop``, ``cycle``,
-    ``unknown-type``, ``invalid-json-attribute``, ``syntax``.
+    ``unknown-type``, ``invalid-json-attribute``, ``missing-config``, ``wrong-config-type``,
+    ``syntax``. ``node_id`` is the node to show first; ``nodes`` every node the problem is about
+    (a cycle's members), when more than one.
     """
 
     kind: str
     message: str
     node_id: str | None = None
+    nodes: tuple[str, ...] = ()
 
 
 class Node:

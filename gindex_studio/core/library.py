@@ -19,7 +19,9 @@ File format (one object per file)::
 ``"categories": [...]`` may be given instead of (or with) ``"category"``; a file may also hold
 only types of categories defined elsewhere. A type's ``color`` falls back to its category's.
 Attribute kinds: ``string``, ``number``, ``boolean``, ``enum`` (with ``choices``), ``json`` (any
-JSON value, e.g. rule lists) and ``code`` (a JavaScript body). An attribute without ``default``
+JSON value, e.g. rule lists) and ``code`` (a JavaScript body). A ``string`` attribute with
+``"ref": "<config type>"`` holds the id of a config node of that type (Node-RED's
+``{type: "<config type>"}`` property), e.g. a Telegram receiver's ``bot``. An attribute without ``default``
 (or with ``null``) has no default: :meth:`NodeLibrary.fill_defaults` leaves it out, as Node-RED
 leaves out properties whose default is undefined.
 
@@ -65,7 +67,7 @@ _FILE_KEYS = frozenset({"category", "categories", "types", "source", "$comment"}
 _CATEGORY_KEYS = frozenset({"id", "label", "description", "color"})
 _TYPE_REQUIRED = ("type", "label", "category", "inputs", "outputs", "attributes", "description")
 _TYPE_KEYS = frozenset(_TYPE_REQUIRED) | {"color", "icon", "config", "source"}
-_ATTR_KEYS = frozenset({"key", "kind", "default", "choices", "label"})
+_ATTR_KEYS = frozenset({"key", "kind", "default", "choices", "label", "ref"})
 
 
 class LibraryError(Exception):
@@ -86,6 +88,7 @@ class Attribute:
     default: Any = field(default=None, hash=False)
     choices: tuple = ()
     label: str = ""
+    ref: str = ""  # the config node type whose id this attribute holds ("" when it holds none)
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,10 @@ def _parse_attribute(data: Any, path: Path, tid: str, index: int) -> Attribute:
     label = data.get("label", "")
     if not isinstance(label, str):
         raise LibraryError(f"{where}: 'label' must be a string", path, tid)
-    return Attribute(key, kind, default, choices, label or key)
+    ref = data.get("ref", "")
+    if not isinstance(ref, str) or (ref and kind != "string"):
+        raise LibraryError(f"{where}: 'ref' must be the id of a config type, on a 'string' attribute", path, tid)
+    return Attribute(key, kind, default, choices, label or key, ref)
 
 
 def _parse_type(data: Any, path: Path, index: int, categories: Mapping[str, Category]) -> tuple[NodeType, bool]:

@@ -55,7 +55,47 @@ def test_self_loop_and_cycles():
         {"id": "c", "type": "inject", "wires": [["b"]]},
         {"id": "d", "type": "inject", "wires": []},
     ])
-    assert kinds(flow_problems(f)) == [("cycle", "b"), ("cycle", "c"), ("self-loop", "a")]
+    probs = flow_problems(f)
+    assert kinds(probs) == [("cycle", "b"), ("self-loop", "a")]
+    cycle = next(p for p in probs if p.kind == "cycle")
+    assert cycle.nodes == ("b", "c")
+    assert cycle.message == "2 nodes wired in a loop: inject → inject"
+
+
+def test_a_cycle_is_one_row_naming_its_nodes_by_name():
+    f = flow_from_nodes([
+        {"id": "a1", "type": "function", "name": "parse", "wires": [["b2"]]},
+        {"id": "b2", "type": "switch", "name": "", "wires": [["c3"]]},
+        {"id": "c3", "type": "function", "name": "format", "wires": [["a1"]]},
+    ])
+    [p] = flow_problems(f)
+    assert (p.kind, p.node_id, p.nodes) == ("cycle", "a1", ("a1", "b2", "c3"))
+    assert p.message == '3 nodes wired in a loop: "parse" → switch → "format"'
+    assert "a1" not in p.message
+
+
+TELEGRAM = [
+    {"id": "bot1", "type": "chatbot-telegram-node", "botname": "helper"},
+    {"id": "tab1", "type": "ui_tab", "name": "Home"},
+    {"id": "r", "type": "chatbot-telegram-receive", "bot": "bot1", "wires": [[]]},
+]
+
+
+def test_config_references_missing_and_of_the_wrong_type():
+    from gindex_studio.core.library import NodeLibrary
+
+    library = NodeLibrary.bundled()
+    ok = flow_from_nodes(TELEGRAM)
+    assert [p for p in flow_problems(ok, library) if "config" in p.kind] == []
+    dangling = flow_from_nodes(TELEGRAM[:2] + [dict(TELEGRAM[2], bot="gone")])
+    [p] = [p for p in flow_problems(dangling, library) if "config" in p.kind]
+    assert (p.kind, p.node_id) == ("missing-config", "r")
+    assert p.message == "Bot: no chatbot-telegram-node node with id 'gone' in this flow"
+    wrong = flow_from_nodes(TELEGRAM[:2] + [dict(TELEGRAM[2], bot="tab1")])
+    [p] = [p for p in flow_problems(wrong, library) if "config" in p.kind]
+    assert (p.kind, p.message) == ("wrong-config-type", 'Bot: "Home" is a ui_tab, not a chatbot-telegram-node')
+    unset = flow_from_nodes(TELEGRAM[:2] + [dict(TELEGRAM[2], bot="")])
+    assert [p for p in flow_problems(unset, library) if "config" in p.kind] == []
 
 
 def test_long_chain_does_not_recurse():
@@ -63,7 +103,7 @@ def test_long_chain_does_not_recurse():
     nodes = [{"id": str(i), "type": "inject", "wires": [[str(i + 1)]] if i < n - 1 else []} for i in range(n)]
     nodes[-1]["wires"] = [["0"]]
     probs = flow_problems(flow_from_nodes(nodes))
-    assert len(probs) == n and {p.kind for p in probs} == {"cycle"}
+    assert len(probs) == 1 and probs[0].kind == "cycle" and len(probs[0].nodes) == n
 
 
 def test_unknown_types_need_a_library_and_skip_tabs():
