@@ -205,8 +205,13 @@ class NodeItem(QGraphicsItem):
         return r
 
     def shape(self) -> QPainterPath:
+        """The body and the whole of each port (half of a port lies outside the body)."""
         p = QPainterPath()
+        p.setFillRule(Qt.WindingFill)  # overlapping squares add to the body, never cut holes
         p.addRoundedRect(self.body(), 5, 5)
+        for port in ([self.input_port] if self.input_port is not None else []) + self.output_ports:
+            c = port.pos()
+            p.addRect(QRectF(c.x() - g.PORT / 2, c.y() - g.PORT / 2, g.PORT, g.PORT))
         return p
 
     def output_pos(self, port: int) -> QPointF:
