@@ -24,6 +24,8 @@ class ActionSpec:
 #: ctrl-y, ctrl-a, ctrl-= / ctrl-- / ctrl-0, ctrl-i import, ctrl-e export, alt-a l/r/c/t/b/m, ...
 SPECS: list[ActionSpec] = [
     ActionSpec("file.new", "&New", "Ctrl+N", "Start an empty flow", "File"),
+    ActionSpec("file.new_task", "New &Task", "Ctrl+Shift+N", "Start a benchmark task: title, prompt, domain and its reference flow", "File"),
+    ActionSpec("file.as_task", "Save as Benchmark Tas&k", None, "Save this flow in the dataset shape {title, text, flow, name} (off: a bare array)", "File", True),
     ActionSpec("file.open", "&Open…", "Ctrl+O", "Open a flow, dataset or Node-RED flows file", "File"),
     ActionSpec("file.demo", "Open &demo program", None, "Open a program from the bundled demo data", "File"),
     ActionSpec("file.save", "&Save", "Ctrl+S", "Save (atomically) in the file's own shape", "File"),

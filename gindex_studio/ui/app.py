@@ -126,9 +126,13 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         has = self.editor is not None
-        for a in ("file.save", "file.save_as", "file.close"):
+        for a in ("file.save", "file.save_as", "file.close", "file.as_task"):
             self.actions[a].setEnabled(has)
         ed = self.editor
+        as_task = self.actions["file.as_task"]
+        as_task.blockSignals(True)
+        as_task.setChecked(bool(ed and ed.doc.has_prompt))
+        as_task.blockSignals(False)
         self.setWindowTitle(f"{ed.title()} — gindex-studio" if ed else "gindex-studio")
 
     # ----- actions ----------------------------------------------------------------------------
@@ -141,6 +145,8 @@ class MainWindow(QMainWindow):
     def _wire_actions(self) -> None:
         A = self.actions
         A.connect("file.new", self.new_file)
+        A.connect("file.new_task", self.new_task)
+        A.connect("file.as_task", lambda on: self.editor and self.editor.make_task(on))
         A.connect("file.open", self.open_dialog)
         A.connect("file.demo", self.open_demo)
         A.connect("file.save", self.save)
@@ -231,6 +237,7 @@ class MainWindow(QMainWindow):
         self.undo_group.addStack(ed.undo_stack)
         ed.node_selected.connect(lambda i, e=ed: e is self.editor and self.inspector.set_target(e, i))
         ed.title_changed.connect(lambda e=ed: self._retitle(e))
+        ed.doc.task_changed.connect(self._update_actions)
         ed.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         ed.view.zoom_changed.connect(lambda z: self.status_label.setText(f"{z * 100:.0f} %"))
         k = self.tabs.addTab(ed, ed.title())
@@ -248,6 +255,14 @@ class MainWindow(QMainWindow):
 
     def new_file(self) -> FlowEditor:
         return self.add_editor(Flow(), None)
+
+    def new_task(self) -> FlowEditor:
+        """An untitled benchmark task: the title field has the focus."""
+        from .model.task import new_task_flow
+
+        ed = self.add_editor(new_task_flow(), None)
+        ed.prompt_box.title.setFocus()
+        return ed
 
     def open_dialog(self) -> None:
         folder = os.path.dirname(self.editor.path) if self.editor and self.editor.path else ""

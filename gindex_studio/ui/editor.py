@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, QTimer, Signal
+from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QLabel,
@@ -53,24 +53,10 @@ class FlowEditor(QWidget):
         self.tabs.setExpanding(False)
         self.tabs.currentChanged.connect(self._on_tab)
 
-        self.prompt = QPlainTextEdit()
-        self.prompt.setPlaceholderText("Task prompt (the dataset file's \"text\")")
-        self.prompt.setMaximumHeight(64)
-        self.prompt.setObjectName("prompt")
-        self.prompt_box = QWidget()
-        pl = QVBoxLayout(self.prompt_box)
-        pl.setContentsMargins(6, 4, 6, 2)
-        head = QHBoxLayout()
-        head.addWidget(QLabel("<b>Prompt</b>"))
-        self.domain_label = QLabel()
-        self.domain_label.setStyleSheet("color: #666")
-        head.addWidget(self.domain_label)
-        head.addStretch(1)
-        pl.addLayout(head)
-        pl.addWidget(self.prompt)
-        self.prompt.textChanged.connect(self._on_prompt_edited)
-        self.doc.prompt_changed.connect(self._sync_prompt)
-        self.doc.flow_reset.connect(self._sync_prompt)  # a replaced flow brings its own prompt
+        from .panels.task_header import TaskHeader
+
+        self.prompt_box = TaskHeader(self)
+        self.prompt = self.prompt_box.prompt
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -99,9 +85,10 @@ class FlowEditor(QWidget):
         self.quick_add_popup = None
         self.view.type_dropped.connect(lambda t, p: self.add_node(t, p))
         self.doc.workspaces_changed.connect(self._sync_tabs)
+        self.doc.node_added.connect(self._sync_config_button)
+        self.doc.node_removed.connect(self._sync_config_button)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._sync_tabs()
-        self._sync_prompt()
 
     # ----- state ------------------------------------------------------------------------------
     @property
@@ -142,20 +129,17 @@ class FlowEditor(QWidget):
         self._place_minimap()
         self.minimap.refresh()
 
-    # ----- prompt -----------------------------------------------------------------------------
-    def _sync_prompt(self) -> None:
-        self.prompt_box.setVisible(self.doc.has_prompt)
-        dom = self.doc.flow.domain
-        self.domain_label.setText(f"domain: {dom}" if dom else "")
-        if self.prompt.toPlainText() != self.doc.prompt:
-            self.prompt.blockSignals(True)
-            self.prompt.setPlainText(self.doc.prompt)
-            self.prompt.blockSignals(False)
+    # ----- task -----------------------------------------------------------------------------
+    def make_task(self, on: bool = True) -> None:
+        """Turn this flow into a benchmark task (dataset shape) or back into a bare array."""
+        from .model.task import as_array, as_task
 
-    def _on_prompt_edited(self) -> None:
-        text = self.prompt.toPlainText()
-        if text != self.doc.prompt:
-            self.push(cmd.SetPrompt(self.doc, text))
+        if on == self.doc.has_prompt:
+            return
+        if on:
+            self.push(cmd.SetContainer(self.doc, as_task(self.doc.flow), "Make a task"))
+        else:
+            self.push(cmd.SetContainer(self.doc, as_array(), "Make a plain flow"))
 
     # ----- workspaces -------------------------------------------------------------------------
     def _sync_tabs(self) -> None:
@@ -176,11 +160,14 @@ class FlowEditor(QWidget):
         self.tabs.setCurrentIndex(idx)
         self.tabs.blockSignals(False)
         self.tabs.setVisible(len(spaces) > 1)
+        self._sync_config_button()
+        self.scene.set_workspace(ids[idx] if len(spaces) > 1 else None)
+
+    def _sync_config_button(self, _node_id: str = "") -> None:
         configs = self.doc.config_ids()
         self.config_button.setText(f"Config nodes ({len(configs)})")
         self.config_button.setVisible(bool(configs))
-        self.tab_row.setVisible(len(spaces) > 1 or bool(configs))
-        self.scene.set_workspace(ids[idx] if len(spaces) > 1 else None)
+        self.tab_row.setVisible(self.tabs.count() > 1 or bool(configs))
 
     def _on_tab(self, k: int) -> None:
         if k >= 0:
@@ -230,8 +217,51 @@ class FlowEditor(QWidget):
         data["wires"] = [[] for _ in range(outs)]
         return data
 
+    def free_position(self, pos: QPointF, type_id: str) -> QPointF:
+        """``pos``, or the first place below it where a new node of ``type_id`` overlaps no
+        drawn node of this workspace (so adds in a row never land on top of each other)."""
+        from .canvas import geometry as g
+
+        nt = self.doc.library.get(type_id)
+        w, h = g.node_size((getattr(nt, "label", "") or type_id) if nt else type_id, max(getattr(nt, "outputs", 1) or 1, 1))
+        boxes = [item.mapRectToScene(item.body()) for item in self.scene.nodes.values() if item.isVisible()]
+        x, y = pos.x(), pos.y()
+        if self.scene.snap_to_grid:
+            x, y = g.snap(x), g.snap(y)
+        step = 3 * g.GRID
+        for _ in range(500):
+            r = QRectF(x - w / 2, y - h / 2, w, h).adjusted(-10, -10, 10, 10)
+            if not any(r.intersects(b) for b in boxes):
+                break
+            y += step
+        return QPointF(x, y)
+
+    def new_config_data(self, type_id: str) -> dict:
+        """A config node of ``type_id`` with its defaults (no place, no wires: it is not drawn)."""
+        nt = self.doc.library.get(type_id)
+        data: dict[str, Any] = {"id": self.doc.fresh_id(), "type": type_id}
+        defaults = nt.defaults() if nt is not None else {}
+        if "name" not in defaults:
+            data["name"] = ""
+        data.update(defaults)
+        return data
+
+    def add_config_node(self, type_id: str, user: tuple[str, str] | None = None) -> str:
+        """Create a config node (optionally referenced by ``user`` = (node id, key)); the
+        inspector shows it unless it was created for a node's field."""
+        data = self.new_config_data(type_id)
+        self.push(cmd.add_config(self.doc, data, user))
+        remember_recent(type_id)
+        if user is None:
+            self.node_selected.emit(data["id"])
+        return data["id"]
+
     def add_node(self, type_id: str, pos: QPointF, wire_from: tuple[str, int] | None = None) -> str:
-        data = self.new_node_data(type_id, pos)
+        from .library_access import is_config_type
+
+        if is_config_type(self.doc.library, type_id):
+            return self.add_config_node(type_id)
+        data = self.new_node_data(type_id, self.free_position(pos, type_id))
         self.push(cmd.add_node_wired(self.doc, data, wire_from))
         self.scene.select_nodes([data["id"]])
         remember_recent(type_id)

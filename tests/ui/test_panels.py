@@ -17,7 +17,7 @@ from .conftest import click, snapshot, vp_point
 def test_palette_lists_categories_and_filters(window, library):
     pal = window.palette
     assert pal.tree.topLevelItemCount() >= 10
-    assert "inject" in pal.type_items and "ui_group" not in pal.type_items  # config nodes are not in it
+    assert "inject" in pal.type_items and pal.type_items["ui_group"].parent().text(0) == "Configuration"
     QTest.keyClicks(pal.search, "http req")
     assert "http request" in pal.visible_types() and "debug" not in pal.visible_types()
     pal.search.clear()

@@ -101,27 +101,49 @@ class MoveNodes(QUndoCommand):
             self.doc.set_position(i, old)
 
 
-class SetPrompt(QUndoCommand):
-    MERGE_ID = 1002
+class SetTaskField(QUndoCommand):
+    """Edit a task's ``title``, ``text`` (prompt) or ``name`` (domain); typing merges into one entry."""
 
-    def __init__(self, doc: FlowDocument, text: str, parent=None):
-        super().__init__("Edit prompt", parent)
-        self.doc, self.old, self.new = doc, doc.prompt, text
+    MERGE_ID = 1002
+    WHAT = {"title": "title", "text": "prompt", "name": "domain"}
+
+    def __init__(self, doc: FlowDocument, key: str, text: str, parent=None):
+        super().__init__(f"Edit {self.WHAT.get(key, key)}", parent)
+        self.doc, self.key, self.old, self.new = doc, key, doc.task_field(key), text
 
     def redo(self):
-        self.doc.set_prompt(self.new)
+        self.doc.set_task_field(self.key, self.new)
 
     def undo(self):
-        self.doc.set_prompt(self.old)
+        self.doc.set_task_field(self.key, self.old)
 
     def id(self):
         return self.MERGE_ID
 
     def mergeWith(self, other):
-        if not isinstance(other, SetPrompt):
+        if not isinstance(other, SetTaskField) or other.key != self.key:
             return False
         self.new = other.new
         return True
+
+
+def SetPrompt(doc: FlowDocument, text: str) -> SetTaskField:
+    return SetTaskField(doc, "text", text)
+
+
+class SetContainer(QUndoCommand):
+    """Turn a bare array into a task or back (the file's shape); undo restores the old shape."""
+
+    def __init__(self, doc: FlowDocument, container, text: str, parent=None):
+        super().__init__(text, parent)
+        self.doc, self.new = doc, container
+        self.old = copy.deepcopy(doc.flow.container)
+
+    def redo(self):
+        self.doc.set_container(copy.deepcopy(self.new))
+
+    def undo(self):
+        self.doc.set_container(copy.deepcopy(self.old))
 
 
 # ----- composite edits --------------------------------------------------------------------------
@@ -209,4 +231,13 @@ def add_nodes(doc: FlowDocument, nodes: list[dict], text: str) -> Macro:
     cmd = Macro(text)
     for data in nodes:
         cmd.add(AddNode(doc, data))
+    return cmd
+
+
+def add_config(doc: FlowDocument, data: dict, user: tuple[str, str] | None = None) -> Macro:
+    """Add a config node and, with ``user`` = (node id, attribute key), point that attribute at it."""
+    cmd = Macro(f"Create {data.get('type', 'config node')}")
+    cmd.add(AddNode(doc, data))
+    if user is not None:
+        cmd.add(SetAttribute(doc, user[0], user[1], data["id"]))
     return cmd

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from gindex_studio.core.checks import WORKSPACE_TYPES, flow_problems
-from gindex_studio.core.flow import Flow, Node, Problem, normalise_wires
+from gindex_studio.core.flow import Container, Flow, Node, Problem, normalise_wires
 
 from ..library_access import bundled_library, is_config_type
 
@@ -50,7 +50,7 @@ class FlowDocument(QObject):
     node_changed = Signal(str)  # attributes (name included)
     node_moved = Signal(str)
     wires_changed = Signal(str)  # the outgoing wires of this node
-    prompt_changed = Signal()
+    task_changed = Signal()  # the task's title, prompt or domain, or the file's shape
     workspaces_changed = Signal()
     flow_reset = Signal()
     changed = Signal()  # after any edit
@@ -128,7 +128,14 @@ class FlowDocument(QObject):
 
     @property
     def has_prompt(self) -> bool:
+        """True when the flow is a benchmark task (dataset shape ``{title, text, flow, name}``)."""
         return self.flow.container.kind == "dataset"
+
+    def task_field(self, key: str) -> str:
+        """``title``, ``text`` (the prompt) or ``name`` (the domain) of a task; "" otherwise."""
+        w = self.flow.container.wrapper
+        value = w.get(key) if w is not None else None
+        return value if isinstance(value, str) else ""
 
     def problems(self) -> list[Problem]:
         if self._problems_stale:
@@ -139,8 +146,8 @@ class FlowDocument(QObject):
     def problems_by_node(self) -> dict[str, list[Problem]]:
         out: dict[str, list[Problem]] = {}
         for p in self.problems():
-            if p.node_id is not None:
-                out.setdefault(p.node_id, []).append(p)
+            for i in p.nodes or ((p.node_id,) if p.node_id is not None else ()):
+                out.setdefault(i, []).append(p)
         return out
 
     def connected_wires(self, node_id: str) -> list[tuple[str, int, str]]:
@@ -256,12 +263,22 @@ class FlowDocument(QObject):
     def wires_value(self, node_id: str) -> Any:
         return copy.deepcopy(self._index[node_id].data.get("wires", MISSING))
 
-    def set_prompt(self, text: str) -> None:
+    def set_task_field(self, key: str, text: str) -> None:
+        """Set a task's ``title``, ``text`` or ``name`` (nothing happens for a bare array)."""
         w = self.flow.container.wrapper
-        if w is None:
+        if w is None or self.flow.container.kind != "dataset":
             return
-        w["text"] = text
-        self.prompt_changed.emit()
+        w[key] = text
+        self.task_changed.emit()
+        self._touch()
+
+    def set_prompt(self, text: str) -> None:
+        self.set_task_field("text", text)
+
+    def set_container(self, container: Container) -> None:
+        """Change the file's shape (bare array ↔ task); the nodes stay as they are."""
+        self.flow.container = container
+        self.task_changed.emit()
         self._touch()
 
     def replace_flow(self, flow: Flow) -> None:

@@ -42,39 +42,67 @@ def fuzzy_score(query: str, text: str) -> float | None:
     return score - len(t) * 0.05
 
 
-def rank_types(query: str, types: Iterable[Any], recent: Sequence[str] = (), limit: int = 50,
-               need_input: bool = False, library: Any = None) -> list[Any]:
-    """Node types matching ``query`` over type, label, category and description, best first.
+#: match tiers, best first: how a query meets a type's id or label, then its category, then its text
+TIERS = ("exact", "prefix", "word", "substring", "fuzzy", "category", "description")
 
-    With an empty query, recent types come first, then the rest in library order. With a query,
-    a recent type gets a bonus. ``need_input`` keeps only types with an input port.
+
+def match_tier(query: str, nt: Any) -> tuple[int, float] | None:
+    """(tier, score within the tier: higher better) of a node type for ``query``, or None.
+
+    >>> from types import SimpleNamespace as T
+    >>> match_tier("function", T(type="function", label="function", category="functional", description=""))
+    (0, 0.0)
+    >>> match_tier("function", T(type="exec", label="exec", category="functional", description=""))[0]
+    5
+    """
+    q = query.strip().lower()
+    names = [nt.type.lower(), (getattr(nt, "label", "") or "").lower()]
+    if q in names:
+        return 0, 0.0
+    if any(n.startswith(q) for n in names):
+        return 1, -min(len(n) for n in names if n.startswith(q))
+    for n in names:
+        k = n.find(q)
+        if k > 0 and not n[k - 1].isalnum():
+            return 2, -len(n)
+    if any(q in n for n in names):
+        return 3, -min(len(n) for n in names if q in n)
+    fuzzy = [f for f in (fuzzy_score(q, n) for n in names) if f is not None]
+    if fuzzy:
+        return 4, max(fuzzy)
+    if q in (getattr(nt, "category", "") or "").lower():
+        return 5, 0.0
+    if q in (getattr(nt, "description", "") or "").lower():
+        return 6, 0.0
+    return None
+
+
+def rank_types(query: str, types: Iterable[Any], recent: Sequence[str] = (), limit: int = 50,
+               need_input: bool = False, library: Any = None, configs: bool = True) -> list[Any]:
+    """Node types matching ``query``, best first (see ``TIERS``): an exact type or label first,
+    then prefixes, word starts, substrings and fuzzy matches of type or label, then category and
+    description matches. Within a tier a recent type comes first, then the better score, then
+    library order. With an empty query: recent types, then the library's order.
+
+    ``need_input`` keeps only types with an input port (so never config types); ``configs=False``
+    leaves config types out. Workspace types (``tab``) are never offered.
     """
     recent_rank = {t: i for i, t in enumerate(recent)}
     scored = []
     for k, nt in enumerate(types):
-        if getattr(nt, "config", False):
+        if nt.type in ("tab", "subflow", "group"):
+            continue
+        if getattr(nt, "config", False) and (need_input or not configs):
             continue
         if need_input and not getattr(nt, "inputs", 0):
             continue
+        r = recent_rank.get(nt.type, len(recent_rank) + 1)
         if not query.strip():
-            s = 1000.0 - recent_rank[nt.type] if nt.type in recent_rank else -k * 0.001
-            scored.append((s, k, nt))
+            scored.append(((0, r, 0.0, k), nt))
             continue
-        fields = [
-            (nt.type, 1.0),
-            (getattr(nt, "label", "") or "", 1.0),
-            (getattr(nt, "category", "") or "", 0.5),
-            (getattr(nt, "description", "") or "", 0.3),
-        ]
-        best = None
-        for text, weight in fields:
-            s = fuzzy_score(query, text)
-            if s is not None and (best is None or s * weight > best):
-                best = s * weight
-        if best is None:
+        m = match_tier(query, nt)
+        if m is None:
             continue
-        if nt.type in recent_rank:
-            best += 15 - min(recent_rank[nt.type], 10)
-        scored.append((best, k, nt))
-    scored.sort(key=lambda x: (-x[0], x[1]))
-    return [nt for _s, _k, nt in scored[:limit]]
+        scored.append(((m[0], r, -m[1], k), nt))
+    scored.sort(key=lambda x: x[0])
+    return [nt for _key, nt in scored[:limit]]

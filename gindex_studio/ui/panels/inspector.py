@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.flow import LAYOUT_KEYS, STRUCTURE_KEYS
 
 from ..library_access import node_type_color
-from ..model.commands import SetAttribute
+from ..model.commands import SetAttribute, remove_nodes
+from .config_field import ConfigRefField, config_users
 from ..model.document import MISSING
 
 HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
@@ -217,6 +218,8 @@ class Inspector(QWidget):
         desc.setObjectName("description")
         desc.setStyleSheet("color: #444")
         v.addWidget(desc)
+        if not doc.is_drawn(node.id) and node.type not in ("tab",):
+            v.addWidget(self._config_bar(node.id))
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         form.setRowWrapPolicy(QFormLayout.WrapAllRows)
@@ -231,7 +234,7 @@ class Inspector(QWidget):
             if key in HIDDEN_KEYS:
                 continue
             self._add_row(form, key, a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
-                          removable=key in data, label=a.label or key)
+                          removable=key in data, label=a.label or key, ref=getattr(a, "ref", ""))
         for key in data:
             if key in HIDDEN_KEYS or key in known:
                 continue
@@ -240,10 +243,13 @@ class Inspector(QWidget):
         v.addStretch(1)
         self.scroll.setWidget(page)
 
-    def _add_row(self, form, key, kind, value, choices, default, removable, label) -> None:
+    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="") -> None:
         present = value is not MISSING
         shown = value if present else default
-        w, get_value = self._make_editor(key, kind, shown, choices)
+        if ref and (isinstance(shown, str) or shown is None):
+            w, get_value = self._config_field(key, ref, shown or "")
+        else:
+            w, get_value = self._make_editor(key, kind, shown, choices)
         self.editors[key] = w
 
         def commit():
@@ -324,6 +330,35 @@ class Inspector(QWidget):
         w.editingFinished.connect(lambda k=key: self.commit(k))
         return w, lambda: w.text()
 
+    def _config_field(self, key: str, ref: str, value: str):
+        """"Bot: [pick or create]": the flow's config nodes of type ``ref``, or a new one."""
+        w = ConfigRefField(self.editor.doc, ref, value)
+        w.picked.connect(lambda k=key: self.commit(k))
+        w.create_requested.connect(lambda k=key, t=ref: self.editor.add_config_node(t, (self.node_id, k)))
+        w.open_requested.connect(self.editor.node_selected.emit)
+        return w, w.value
+
+    def _config_bar(self, node_id: str) -> QWidget:
+        """For a config node: who uses it, and a button to delete it (it is not on the canvas)."""
+        from gindex_studio.core.checks import config_references
+
+        doc = self.editor.doc
+        users = config_users(doc, node_id, lambda n: config_references(n, doc.library))
+        bar = QWidget()
+        h = QHBoxLayout(bar)
+        h.setContentsMargins(0, 0, 0, 0)
+        names = ", ".join(doc.label(i) for i in users[:3]) + (" …" if len(users) > 3 else "")
+        used = QLabel(f"Config node, used by {len(users)} node{'s' if len(users) != 1 else ''}" + (f": {names}" if users else ""))
+        used.setWordWrap(True)
+        used.setObjectName("config-users")
+        h.addWidget(used, 1)
+        rm = QPushButton("Delete")
+        rm.setObjectName("delete-config")
+        rm.setToolTip("Delete this config node (nodes that use it will report a missing config)")
+        rm.clicked.connect(lambda: self.editor.push(remove_nodes(doc, [node_id])))
+        h.addWidget(rm)
+        return bar
+
     def _add_attribute_row(self) -> QWidget:
         box = QWidget()
         h = QHBoxLayout(box)
@@ -379,13 +414,15 @@ class Inspector(QWidget):
             fw = None
         data = self.editor.doc.node(self.node_id).data
         for key, w in self.editors.items():
-            if fw is not None and (w is fw or w.isAncestorOf(fw)):
+            if fw is not None and (w is fw or w.isAncestorOf(fw)) and not isinstance(w, ConfigRefField):
                 continue
             value = data.get(key, MISSING)
             if value is MISSING:
                 continue
             w.blockSignals(True)
-            if isinstance(w, QLineEdit):
+            if isinstance(w, ConfigRefField):
+                w.set_value(value if isinstance(value, str) else "")
+            elif isinstance(w, QLineEdit):
                 w.setText(value if isinstance(value, str) else json.dumps(value))
             elif isinstance(w, QCheckBox):
                 w.setChecked(value in (True, "true"))

@@ -1,4 +1,9 @@
-"""Palette: the library's node types by category, with a search box; drag a type onto the canvas."""
+"""Palette: the library's node types by category, with a search box; drag a type onto the canvas.
+
+Typing in the search box shows the matching types as one ranked list (``rank_types``: exact and
+prefix matches of type and label first); Enter adds the top match. Config types (a Telegram bot,
+a dashboard group) are listed under "Configuration": adding one creates a config node.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +14,7 @@ from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayo
 
 from ..canvas.view import PALETTE_MIME
 from ..library_access import node_type_color
-from ..model.search import fuzzy_score
+from ..model.search import rank_types
 
 TYPE_ROLE = Qt.UserRole + 1
 
@@ -41,6 +46,16 @@ class _Tree(QTreeWidget):
         drag.exec(Qt.CopyAction)
 
 
+def _type_item(library: Any, nt: Any, text: str) -> QTreeWidgetItem:
+    it = QTreeWidgetItem([text])
+    it.setData(0, TYPE_ROLE, nt.type)
+    it.setToolTip(0, f"{nt.type}\n{nt.description}")
+    it.setBackground(0, QBrush(QColor(node_type_color(library, nt.type))))
+    it.setForeground(0, QBrush(QColor("#222222")))
+    it.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled)
+    return it
+
+
 class Palette(QWidget):
     """Emits ``activated(type_id)`` on double-click or Enter (adds at the view centre)."""
 
@@ -50,59 +65,83 @@ class Palette(QWidget):
         super().__init__(parent)
         self.library = library
         self.search = QLineEdit()
-        self.search.setPlaceholderText("filter nodes")
+        self.search.setPlaceholderText("filter nodes (Enter adds the first)")
         self.search.setClearButtonEnabled(True)
         self.tree = _Tree()
+        self.matches = _Tree()
+        self.matches.setRootIsDecorated(False)
+        self.matches.setObjectName("palette-matches")
+        self.matches.hide()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.search)
         lay.addWidget(self.tree)
+        lay.addWidget(self.matches)
         self.search.textChanged.connect(self.apply_filter)
+        self.search.returnPressed.connect(self.add_top_match)
+        self.search.installEventFilter(self)
         self.tree.itemActivated.connect(self._activated)
+        self.matches.itemActivated.connect(self._activated)
         self.populate()
 
     def populate(self) -> None:
         self.tree.clear()
         self.type_items: dict[str, QTreeWidgetItem] = {}
-        for cat in self.library.categories:
-            types = [t for t in self.library.by_category(cat.id) if not getattr(t, "config", False)]
+        groups = [(cat.label, getattr(cat, "description", "") or cat.label,
+                   [t for t in self.library.by_category(cat.id) if not t.config]) for cat in self.library.categories]
+        configs = [t for t in self.library.types if t.config and t.type != "tab"]
+        groups.append(("Configuration", "Config nodes: not drawn, referenced by other nodes (a bot, a dashboard group)", configs))
+        for label, tip, types in groups:
             if not types:
                 continue
-            top = QTreeWidgetItem([cat.label])
-            top.setToolTip(0, getattr(cat, "description", "") or cat.label)
+            top = QTreeWidgetItem([label])
+            top.setToolTip(0, tip)
             f = top.font(0)
             f.setBold(True)
             top.setFont(0, f)
             top.setFlags(Qt.ItemIsEnabled)
             self.tree.addTopLevelItem(top)
             for nt in types:
-                it = QTreeWidgetItem([nt.label or nt.type])
-                it.setData(0, TYPE_ROLE, nt.type)
-                it.setToolTip(0, f"{nt.type}\n{nt.description}")
-                it.setBackground(0, QBrush(QColor(node_type_color(self.library, nt.type))))
-                it.setForeground(0, QBrush(QColor("#222222")))
-                it.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled)
+                it = _type_item(self.library, nt, nt.label or nt.type)
                 top.addChild(it)
                 self.type_items[nt.type] = it
             top.setExpanded(True)
 
     def apply_filter(self, text: str) -> None:
-        for k in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(k)
-            any_shown = False
-            for j in range(top.childCount()):
-                it = top.child(j)
-                t = it.data(0, TYPE_ROLE)
-                nt = self.library.get(t)
-                q = text.strip().lower()
-                show = (not q or fuzzy_score(q, t) is not None or fuzzy_score(q, nt.label or "") is not None
-                        or q in (nt.category or "").lower() or q in (nt.description or "").lower())
-                it.setHidden(not show)
-                any_shown |= show
-            top.setHidden(not any_shown)
+        """Empty: the categories. Otherwise: the matching types, best first, in one list."""
+        q = text.strip()
+        self.tree.setVisible(not q)
+        self.matches.setVisible(bool(q))
+        self.matches.clear()
+        if not q:
+            return
+        for nt in rank_types(q, self.library.types):
+            cat = next((c.label for c in self.library.categories if c.id == nt.category), nt.category)
+            suffix = "config" if nt.config else cat
+            self.matches.addTopLevelItem(_type_item(self.library, nt, f"{nt.label or nt.type}  · {suffix}"))
+        if self.matches.topLevelItemCount():
+            self.matches.setCurrentItem(self.matches.topLevelItem(0))
 
     def visible_types(self) -> list[str]:
+        """The types shown, in the order shown."""
+        if self.matches.isVisibleTo(self):
+            return [self.matches.topLevelItem(k).data(0, TYPE_ROLE) for k in range(self.matches.topLevelItemCount())]
         return [t for t, it in self.type_items.items() if not it.isHidden() and not it.parent().isHidden()]
+
+    def add_top_match(self) -> None:
+        """Enter in the search box: add the highlighted (at first the top) match."""
+        it = self.matches.currentItem() if self.matches.isVisibleTo(self) else None
+        if it is not None:
+            self.activated.emit(it.data(0, TYPE_ROLE))
+
+    def eventFilter(self, obj, e):
+        if obj is self.search and e.type() == e.Type.KeyPress and e.key() in (Qt.Key_Down, Qt.Key_Up):
+            if self.matches.isVisibleTo(self) and self.matches.topLevelItemCount():
+                row = self.matches.indexOfTopLevelItem(self.matches.currentItem())
+                row = max(0, min(self.matches.topLevelItemCount() - 1, row + (1 if e.key() == Qt.Key_Down else -1)))
+                self.matches.setCurrentItem(self.matches.topLevelItem(row))
+                return True
+        return super().eventFilter(obj, e)
 
     def _activated(self, item, _col) -> None:
         t = item.data(0, TYPE_ROLE)
