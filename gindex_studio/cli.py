@@ -376,7 +376,8 @@ def cmd_gui(files: list[str], compare: tuple[str, str] | None = None) -> int:
     try:
         from .ui import app
     except ImportError as e:  # Qt missing or broken on this machine
-        raise InputError(f"the studio window cannot start: {e}") from None
+        hint = " (install the studio's window with: pip install 'gindex-studio[gui]')" if "PySide6" in str(e) else ""
+        raise InputError(f"the studio window cannot start: {e}{hint}") from None
     if compare is not None and hasattr(app, "main_compare"):
         return app.main_compare(*compare)
     return app.main(files)

@@ -144,3 +144,19 @@ def test_core_and_library_import_without_qt():
                        cwd=Path(gs.__file__).parent.parent)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "1.0"
+
+
+def test_without_qt_the_command_line_scores_and_the_window_says_how_to_install_it():
+    code = (
+        "import sys\n"
+        "sys.modules['PySide6'] = None\n"
+        "from gindex_studio.cli import main\n"
+        "assert main(['library']) == 0\n"
+        "sys.exit(main(['gui']))\n"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                       cwd=Path(gs.__file__).parent.parent)
+    assert p.returncode == 1
+    assert p.stderr.strip().splitlines() == [
+        p.stderr.strip()] and "pip install 'gindex-studio[gui]'" in p.stderr
