@@ -1,5 +1,6 @@
 /*
- * Native inner loop of the weighted McSplit search (paper profile) of gindex_studio.core.matching.
+ * Native searches of gindex_studio.core.matching: the weighted McSplit search (paper profile) and
+ * the maximum-weight clique search (companion profile).
  *
  * The algorithm is the one of matching._McSplit (the reference implementation, after McCreesh,
  * Prosser & Trimble, IJCAI 2017, extended to weights), step for step: the same label classes in
@@ -12,6 +13,8 @@
  *   floor: the search must beat it strictly; remaining: seconds left (None: no deadline)
  *   cancel: None, a buffer of at least one byte (non-zero: stop), or an object with is_set()
  * returns (best, pairs or None, upper, exact, nodes), as matching._McSplit.run.
+ *
+ * clique_search(...) is the companion profile's search (matching._CliqueSearch), further below.
  *
  * The GIL is released while searching. With check_signals, the GIL is taken back every 2^18
  * nodes to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt). A
@@ -45,6 +48,18 @@ typedef struct {
     int64_t w;
 } Partner;
 
+/* what can stop a search: a deadline, a cancel flag or object, a signal (see poll_stop) */
+typedef struct {
+    int use_deadline;
+    double stop;
+    int check_signals;
+    const volatile unsigned char *cancel_flag; /* another thread writes it: read it atomically */
+    PyObject *cancel_poll;                     /* an object with is_set(), polled with the GIL */
+    PyThreadState *ts;                         /* the saved thread state while the GIL is released */
+    Py_buffer buf;                             /* the cancel buffer, held until release_stop */
+    int have_buf;
+} Stop;
+
 /* the class list of one search depth: class i has L = bits + 2Wi, R = bits + 2Wi + W */
 typedef struct {
     int n, cap;
@@ -70,12 +85,7 @@ typedef struct {
     int32_t *best_u, *best_v, *map_u, *map_v;
     int64_t *frames;
     int n_frames;
-    int use_deadline;
-    double stop;
-    int check_signals;
-    const volatile unsigned char *cancel_flag; /* another thread writes it: read it atomically */
-    PyObject *cancel_poll;                     /* an object with is_set(), polled with the GIL */
-    PyThreadState *ts;
+    Stop stop;
     Level *levels;
     int n_levels;
     int64_t *sbl, *sbr;
@@ -366,6 +376,78 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
     return 0;
 }
 
+/* Called every 128 search nodes without the GIL: 0, or why the search must stop. The deadline
+ * and a cancel buffer are read every call, a cancel object is polled every 4096 nodes and signal
+ * handlers run every 2^18 nodes (both with the GIL taken back). */
+static int poll_stop(Stop *s, int64_t nodes)
+{
+    if (s->use_deadline && now_seconds() > s->stop)
+        return ABORT_DEADLINE;
+    if (s->cancel_flag && cancel_requested(s->cancel_flag))
+        return ABORT_CANCEL;
+    if (s->cancel_poll && (nodes & 4095) == 0) {
+        PyEval_RestoreThread(s->ts);
+        PyObject *r = PyObject_CallMethod(s->cancel_poll, "is_set", NULL);
+        int on = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+        s->ts = PyEval_SaveThread();
+        if (on < 0)
+            return ABORT_ERROR;
+        if (on)
+            return ABORT_CANCEL;
+    }
+    if (s->check_signals && (nodes & ((1 << 18) - 1)) == 0) {
+        PyEval_RestoreThread(s->ts);
+        int err = PyErr_CheckSignals();
+        s->ts = PyEval_SaveThread();
+        if (err)
+            return ABORT_SIGNAL;
+    }
+    return 0;
+}
+
+/* Fill s from the Python arguments: remaining (seconds or None), check_signals, and cancel (None,
+ * a buffer whose first byte stops the search, held until release_stop, or an object with
+ * is_set()). -1 with an exception set on bad input (nothing to release then). */
+static int init_stop(Stop *s, PyObject *remaining, int check_signals, PyObject *cancel)
+{
+    memset(s, 0, sizeof(Stop));
+    s->check_signals = check_signals;
+    if (remaining != Py_None) {
+        double r = PyFloat_AsDouble(remaining);
+        if (r == -1.0 && PyErr_Occurred())
+            return -1;
+        s->use_deadline = 1;
+        s->stop = now_seconds() + r;
+    }
+    if (cancel == Py_None)
+        return 0;
+    if (PyObject_CheckBuffer(cancel)) {
+        if (PyObject_GetBuffer(cancel, &s->buf, PyBUF_SIMPLE) < 0)
+            return -1;
+        if (s->buf.len < 1) {
+            PyBuffer_Release(&s->buf);
+            PyErr_SetString(PyExc_ValueError, "cancel: a buffer of at least one byte expected");
+            return -1;
+        }
+        s->have_buf = 1;
+        s->cancel_flag = (const volatile unsigned char *)s->buf.buf;
+    } else if (PyObject_HasAttrString(cancel, "is_set")) {
+        s->cancel_poll = cancel;
+    } else {
+        PyErr_SetString(PyExc_TypeError, "cancel: None, a one-byte buffer or an object with is_set() expected");
+        return -1;
+    }
+    return 0;
+}
+
+static void release_stop(Stop *s)
+{
+    if (s->have_buf)
+        PyBuffer_Release(&s->buf);
+    s->have_buf = 0;
+}
+
 /* ---- the search --------------------------------------------------------------------------- */
 
 static int search(Ctx *c, int depth, int64_t cur)
@@ -374,28 +456,9 @@ static int search(Ctx *c, int depth, int64_t cur)
     Level *lv = &c->levels[depth];
     c->nodes++;
     if ((c->nodes & 127) == 0) {
-        if (c->use_deadline && now_seconds() > c->stop)
-            return ABORT_DEADLINE;
-        if (c->cancel_flag && cancel_requested(c->cancel_flag))
-            return ABORT_CANCEL;
-        if (c->cancel_poll && (c->nodes & 4095) == 0) {
-            PyEval_RestoreThread(c->ts);
-            PyObject *r = PyObject_CallMethod(c->cancel_poll, "is_set", NULL);
-            int on = r ? PyObject_IsTrue(r) : -1;
-            Py_XDECREF(r);
-            c->ts = PyEval_SaveThread();
-            if (on < 0)
-                return ABORT_ERROR;
-            if (on)
-                return ABORT_CANCEL;
-        }
-    }
-    if (c->check_signals && (c->nodes & ((1 << 18) - 1)) == 0) {
-        PyEval_RestoreThread(c->ts);
-        int err = PyErr_CheckSignals();
-        c->ts = PyEval_SaveThread();
-        if (err)
-            return ABORT_SIGNAL;
+        int rc = poll_stop(&c->stop, c->nodes);
+        if (rc)
+            return rc;
     }
     if (cur > c->best) {
         c->best = cur;
@@ -784,39 +847,12 @@ static PyObject *py_search(PyObject *self, PyObject *args)
     c->n1 = n1;
     c->n2 = n2;
     c->W = W;
-    c->check_signals = check_signals;
-    /* the cancel flag: a buffer held (so not resized or freed) until the search is over */
-    Py_buffer cancel_buf;
-    int have_buf = 0;
-    if (cancel != Py_None) {
-        if (PyObject_CheckBuffer(cancel)) {
-            if (PyObject_GetBuffer(cancel, &cancel_buf, PyBUF_SIMPLE) < 0)
-                return NULL;
-            have_buf = 1;
-            if (cancel_buf.len < 1) {
-                PyBuffer_Release(&cancel_buf);
-                PyErr_SetString(PyExc_ValueError, "cancel: a buffer of at least one byte expected");
-                return NULL;
-            }
-            c->cancel_flag = (const volatile unsigned char *)cancel_buf.buf;
-        } else if (PyObject_HasAttrString(cancel, "is_set")) {
-            c->cancel_poll = cancel;
-        } else {
-            PyErr_SetString(PyExc_TypeError, "cancel: None, a one-byte buffer or an object with is_set() expected");
-            return NULL;
-        }
-    }
+    if (init_stop(&c->stop, remaining, check_signals, cancel) < 0)
+        return NULL;
     PyObject *result = NULL;
     int32_t *order = NULL, *pos = NULL, *gid1 = NULL, *gid2 = NULL, *slot = NULL, *raw_s = NULL;
     int64_t *raw_k = NULL, *deg = NULL;
     word *raw_m = NULL, *groups = NULL;
-    if (remaining != Py_None) {
-        double r = PyFloat_AsDouble(remaining);
-        if (r == -1.0 && PyErr_Occurred())
-            goto done;
-        c->use_deadline = 1;
-        c->stop = now_seconds() + r;
-    }
     /* the reference graph, relabelled by descending degree (ties by index) */
     if (read_graph(out1, in1, n1, W, &raw_s, &raw_k, &raw_m) < 0)
         goto done;
@@ -930,9 +966,9 @@ static PyObject *py_search(PyObject *self, PyObject *args)
             root_bound += c->levels[0].bound[i];
         const int64_t floor = (int64_t)floor_;
         c->best = floor;
-        c->ts = PyEval_SaveThread();
+        c->stop.ts = PyEval_SaveThread();
         int rc = search(c, 0, 0);
-        PyEval_RestoreThread(c->ts);
+        PyEval_RestoreThread(c->stop.ts);
         if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
             goto done;
         if (rc == ABORT_NOMEM) {
@@ -980,8 +1016,397 @@ done:
     free(raw_k);
     free(raw_m);
     free_ctx(c);
-    if (have_buf)
-        PyBuffer_Release(&cancel_buf);
+    release_stop(&c->stop);
+    return result;
+}
+
+/* ---- the companion profile: maximum-weight clique on the association graph ------------------ *
+ *
+ * clique_search(out1, in1, out2, in2, verts, wt, types, floor, remaining, check_signals[, cancel])
+ * is matching._CliqueSearch step for step: association vertices in the given order (descending
+ * weight), adjacency u1 != u2, v1 != v2 and (u1->u2 <=> v1->v2 or u2->u1 <=> v2->v1) with edges
+ * compared port by port, branching on the lowest vertex left (take, then leave), and the bound of
+ * a candidate set: per node type, the maximum-weight assignment of its pairs (Hungarian method on
+ * 64-bit integers). Same tree, node count, S and bounds as the Python search.
+ */
+
+typedef struct {
+    int nv, WV, n1, n2, ntypes;
+    int32_t *vu, *vv, *vt; /* association vertex: reference node, generated node, type id */
+    int64_t *wt;
+    word *adj; /* nv * WV */
+    word *P;   /* candidate sets by depth, (n1 + 2) * WV */
+    int64_t best, nodes;
+    int has_best, best_len, map_len;
+    int32_t *best_set, *map;
+    int64_t *frames;
+    int n_frames;
+    Stop stop;
+    /* bound scratch */
+    int32_t *tcount, *tstart, *titems, *rowof, *colof;
+    int64_t *mat, *hu, *hv, *minv;
+    int32_t *hp, *way;
+    char *used;
+} Clq;
+
+/* the edges u->x in g (CSR of read_graph) as port keys, compared with the edges v->y in h */
+static int same_out_edges(const int32_t *gs, const int64_t *gk, const word *gm, int u, int x,
+                          const int32_t *hs, const int64_t *hk, const word *hm, int v, int y, int W)
+{
+    int i = gs[u], ie = gs[u + 1], j = hs[v], je = hs[v + 1];
+    while ((i < ie && gk[i] < IN_KEY) || (j < je && hk[j] < IN_KEY)) {
+        int gi = i < ie && gk[i] < IN_KEY, hj = j < je && hk[j] < IN_KEY;
+        int a = 0, b = 0;
+        if (gi && (!hj || gk[i] <= hk[j])) {
+            a = has_bit(gm + (size_t)W * i, x);
+            if (hj && gk[i] == hk[j])
+                b = has_bit(hm + (size_t)W * j++, y);
+            i++;
+        } else {
+            b = has_bit(hm + (size_t)W * j++, y);
+        }
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
+
+/* maximum-weight assignment of an nr x nc matrix (nr <= nc) of non-negative weights */
+static int64_t max_assignment_c(Clq *q, const int64_t *mat, int nr, int nc)
+{
+    const int64_t INF = INT64_MAX / 4;
+    int64_t *u = q->hu, *v = q->hv, *minv = q->minv;
+    int32_t *p = q->hp, *way = q->way;
+    char *used = q->used;
+    for (int j = 0; j <= nc; j++) {
+        v[j] = 0;
+        p[j] = 0;
+        way[j] = 0;
+    }
+    for (int i = 0; i <= nr; i++)
+        u[i] = 0;
+    for (int i = 1; i <= nr; i++) {
+        p[0] = i;
+        int j0 = 0;
+        for (int j = 0; j <= nc; j++) {
+            minv[j] = INF;
+            used[j] = 0;
+        }
+        do {
+            used[j0] = 1;
+            int i0 = p[j0], j1 = 0;
+            int64_t delta = INF;
+            const int64_t *row = mat + (size_t)(i0 - 1) * nc;
+            for (int j = 1; j <= nc; j++) {
+                if (!used[j]) {
+                    int64_t cur = -row[j - 1] - u[i0] - v[j];
+                    if (cur < minv[j]) {
+                        minv[j] = cur;
+                        way[j] = j0;
+                    }
+                    if (minv[j] < delta) {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            }
+            for (int j = 0; j <= nc; j++) {
+                if (used[j]) {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+        } while (p[j0] != 0);
+        do {
+            int j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+        } while (j0);
+    }
+    int64_t total = 0;
+    for (int j = 1; j <= nc; j++)
+        if (p[j])
+            total += mat[(size_t)(p[j] - 1) * nc + j - 1];
+    return total;
+}
+
+/* matching._assignment_bound: Σ over types of the best assignment of the pairs in P */
+static int64_t clique_bound(Clq *q, const word *P)
+{
+    const int WV = q->WV, T = q->ntypes;
+    for (int t = 0; t <= T; t++)
+        q->tcount[t] = 0;
+    for (int k = 0; k < WV; k++)
+        for (word x = P[k]; x; x &= x - 1)
+            q->tcount[q->vt[k * 64 + ctz64(x)] + 1]++;
+    for (int t = 0; t < T; t++) {
+        q->tstart[t] = q->tcount[t];
+        q->tcount[t + 1] += q->tcount[t];
+    }
+    for (int k = 0; k < WV; k++)
+        for (word x = P[k]; x; x &= x - 1) {
+            int i = k * 64 + ctz64(x);
+            q->titems[q->tstart[q->vt[i]]++] = i;
+        }
+    int64_t total = 0;
+    for (int t = 0; t < T; t++) {
+        const int32_t *items = q->titems + q->tcount[t];
+        int m = q->tcount[t + 1] - q->tcount[t];
+        if (m == 0)
+            continue;
+        if (m == 1) {
+            total += q->wt[items[0]];
+            continue;
+        }
+        int nr = 0, nc = 0;
+        for (int a = 0; a < m; a++) {
+            int i = items[a];
+            if (q->rowof[q->vu[i]] < 0)
+                q->rowof[q->vu[i]] = nr++;
+            if (q->colof[q->vv[i]] < 0)
+                q->colof[q->vv[i]] = nc++;
+        }
+        if (nr == 1 || nc == 1) {
+            int64_t most = 0;
+            for (int a = 0; a < m; a++)
+                if (q->wt[items[a]] > most)
+                    most = q->wt[items[a]];
+            total += most;
+        } else {
+            int transpose = nr > nc;
+            int r = transpose ? nc : nr, cc = transpose ? nr : nc;
+            memset(q->mat, 0, (size_t)r * cc * sizeof(int64_t));
+            for (int a = 0; a < m; a++) {
+                int i = items[a], x = q->rowof[q->vu[i]], y = q->colof[q->vv[i]];
+                if (transpose)
+                    q->mat[(size_t)y * cc + x] = q->wt[i];
+                else
+                    q->mat[(size_t)x * cc + y] = q->wt[i];
+            }
+            total += max_assignment_c(q, q->mat, r, cc);
+        }
+        for (int a = 0; a < m; a++) {
+            q->rowof[q->vu[items[a]]] = -1;
+            q->colof[q->vv[items[a]]] = -1;
+        }
+    }
+    return total;
+}
+
+static int clique_expand(Clq *q, int depth, int64_t cur)
+{
+    const int WV = q->WV;
+    q->nodes++;
+    if ((q->nodes & 127) == 0) {
+        int rc = poll_stop(&q->stop, q->nodes);
+        if (rc)
+            return rc;
+    }
+    if (cur > q->best) {
+        q->best = cur;
+        q->has_best = 1;
+        q->best_len = q->map_len;
+        memcpy(q->best_set, q->map, q->map_len * sizeof(int32_t));
+    }
+    word *P = q->P + (size_t)WV * depth;
+    if (is_empty(P, WV))
+        return 0;
+    int64_t bound = cur + clique_bound(q, P);
+    if (bound <= q->best)
+        return 0;
+    q->frames[q->n_frames++] = bound;
+    word *nx = q->P + (size_t)WV * (depth + 1);
+    int first = 1;
+    for (int k = 0; k < WV; k++) {
+        while (P[k]) {
+            if (!first && cur + clique_bound(q, P) <= q->best)
+                goto out;
+            first = 0;
+            int i = k * 64 + ctz64(P[k]);
+            const word *a = q->adj + (size_t)WV * i;
+            for (int j = 0; j < WV; j++)
+                nx[j] = P[j] & a[j];
+            q->map[q->map_len++] = i;
+            int rc = clique_expand(q, depth + 1, cur + q->wt[i]);
+            if (rc)
+                return rc;
+            q->map_len--;
+            P[k] &= P[k] - 1;
+        }
+    }
+out:
+    q->n_frames--;
+    return 0;
+}
+
+static void free_clq(Clq *q)
+{
+    void *ptrs[] = {q->vu, q->vv, q->vt, q->wt, q->adj, q->P, q->best_set, q->map, q->frames, q->tcount,
+                    q->tstart, q->titems, q->rowof, q->colof, q->mat, q->hu, q->hv, q->minv, q->hp, q->way, q->used};
+    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+        free(ptrs[i]);
+}
+
+static PyObject *py_clique_search(PyObject *self, PyObject *args)
+{
+    PyObject *out1, *in1, *out2, *in2, *verts, *wts, *types, *remaining, *cancel = Py_None;
+    long long floor_;
+    int check_signals;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|O", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
+                          &out2, &PyList_Type, &in2, &PyList_Type, &verts, &PyList_Type, &wts, &PyList_Type,
+                          &types, &floor_, &remaining, &check_signals, &cancel))
+        return NULL;
+    if (floor_ >= ((long long)1 << 62)) {
+        PyErr_SetString(PyExc_OverflowError, "floor too large");
+        return NULL;
+    }
+    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2), nv_ = PyList_GET_SIZE(verts);
+    if (n1_ > (1 << 26) || n2_ > (1 << 26) || nv_ > (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "graphs too large");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(wts) != nv_ || PyList_GET_SIZE(types) != nv_) {
+        PyErr_SetString(PyExc_ValueError, "verts, weights and types: one per association vertex");
+        return NULL;
+    }
+    const int n1 = (int)n1_, n2 = (int)n2_, nv = (int)nv_;
+    const int nmax = n1 > n2 ? n1 : n2, nmin = n1 < n2 ? n1 : n2;
+    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
+    const int WV = nv > 64 ? (nv + 63) / 64 : 1;
+    Clq clq;
+    Clq *q = &clq;
+    memset(q, 0, sizeof(Clq));
+    q->nv = nv;
+    q->WV = WV;
+    q->n1 = n1;
+    q->n2 = n2;
+    if (init_stop(&q->stop, remaining, check_signals, cancel) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    int32_t *s1 = NULL, *s2 = NULL;
+    int64_t *k1 = NULL, *k2 = NULL;
+    word *m1 = NULL, *m2 = NULL;
+    if (read_graph(out1, in1, n1, W, &s1, &k1, &m1) < 0 || read_graph(out2, in2, n2, W, &s2, &k2, &m2) < 0)
+        goto done;
+    q->vu = malloc(((size_t)nv + 1) * sizeof(int32_t));
+    q->vv = malloc(((size_t)nv + 1) * sizeof(int32_t));
+    q->vt = malloc(((size_t)nv + 1) * sizeof(int32_t));
+    q->wt = malloc(((size_t)nv + 1) * sizeof(int64_t));
+    q->adj = calloc(((size_t)nv + 1) * WV, sizeof(word));
+    q->P = calloc(((size_t)nmin + 3) * WV, sizeof(word));
+    q->best_set = malloc(((size_t)nmin + 2) * sizeof(int32_t));
+    q->map = malloc(((size_t)nmin + 2) * sizeof(int32_t));
+    q->frames = malloc(((size_t)nmin + 3) * sizeof(int64_t));
+    q->titems = malloc(((size_t)nv + 1) * sizeof(int32_t));
+    q->rowof = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    q->colof = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    q->mat = malloc(((size_t)nmin + 1) * ((size_t)nmax + 1) * sizeof(int64_t));
+    q->hu = malloc(((size_t)nmax + 2) * sizeof(int64_t));
+    q->hv = malloc(((size_t)nmax + 2) * sizeof(int64_t));
+    q->minv = malloc(((size_t)nmax + 2) * sizeof(int64_t));
+    q->hp = malloc(((size_t)nmax + 2) * sizeof(int32_t));
+    q->way = malloc(((size_t)nmax + 2) * sizeof(int32_t));
+    q->used = malloc((size_t)nmax + 2);
+    if (!q->vu || !q->vv || !q->vt || !q->wt || !q->adj || !q->P || !q->best_set || !q->map || !q->frames ||
+        !q->titems || !q->rowof || !q->colof || !q->mat || !q->hu || !q->hv || !q->minv || !q->hp || !q->way ||
+        !q->used) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int i = 0; i < nv; i++) {
+        PyObject *key = PyList_GET_ITEM(verts, i);
+        if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
+            PyErr_SetString(PyExc_TypeError, "verts: (u, v) tuples expected");
+            goto done;
+        }
+        long u = PyLong_AsLong(PyTuple_GET_ITEM(key, 0)), v = PyLong_AsLong(PyTuple_GET_ITEM(key, 1));
+        long long wt = PyLong_AsLongLong(PyList_GET_ITEM(wts, i));
+        long t = PyLong_AsLong(PyList_GET_ITEM(types, i));
+        if (PyErr_Occurred())
+            goto done;
+        if (u < 0 || u >= n1 || v < 0 || v >= n2 || wt < 0 || wt >= ((long long)1 << 62) || t < 0 || t >= nv) {
+            PyErr_SetString(PyExc_ValueError, "association vertex, weight or type out of range");
+            goto done;
+        }
+        q->vu[i] = (int32_t)u;
+        q->vv[i] = (int32_t)v;
+        q->vt[i] = (int32_t)t;
+        q->wt[i] = (int64_t)wt;
+        if (t + 1 > q->ntypes)
+            q->ntypes = (int)t + 1;
+    }
+    q->tcount = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
+    q->tstart = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
+    if (!q->tcount || !q->tstart) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int u = 0; u < n1; u++)
+        q->rowof[u] = -1;
+    for (int v = 0; v < n2; v++)
+        q->colof[v] = -1;
+    for (int i = 0; i < nv; i++) {
+        const int u1 = q->vu[i], v1 = q->vv[i];
+        for (int j = i + 1; j < nv; j++) {
+            const int u2 = q->vu[j], v2 = q->vv[j];
+            if (u1 == u2 || v1 == v2)
+                continue;
+            if (same_out_edges(s1, k1, m1, u1, u2, s2, k2, m2, v1, v2, W) ||
+                same_out_edges(s1, k1, m1, u2, u1, s2, k2, m2, v2, v1, W)) {
+                q->adj[(size_t)WV * i + (j >> 6)] |= (word)1 << (j & 63);
+                q->adj[(size_t)WV * j + (i >> 6)] |= (word)1 << (i & 63);
+            }
+        }
+    }
+    for (int i = 0; i < nv; i++)
+        q->P[i >> 6] |= (word)1 << (i & 63);
+    {
+        const int64_t root_bound = clique_bound(q, q->P);
+        const int64_t floor = (int64_t)floor_;
+        q->best = floor;
+        q->stop.ts = PyEval_SaveThread();
+        int rc = clique_expand(q, 0, 0);
+        PyEval_RestoreThread(q->stop.ts);
+        if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
+            goto done;
+        int exact = rc == 0;
+        int64_t upper = q->best > floor ? q->best : floor;
+        if (!exact)
+            for (int i = 0; i < q->n_frames; i++)
+                if (q->frames[i] > upper)
+                    upper = q->frames[i];
+        int64_t cap = root_bound > q->best ? root_bound : q->best;
+        if (cap < upper)
+            upper = cap;
+        PyObject *pairs;
+        if (q->has_best) {
+            pairs = PyList_New(q->best_len);
+            if (!pairs)
+                goto done;
+            for (int i = 0; i < q->best_len; i++) {
+                PyObject *p = PyList_GET_ITEM(verts, q->best_set[i]);
+                Py_INCREF(p);
+                PyList_SET_ITEM(pairs, i, p);
+            }
+        } else {
+            pairs = Py_None;
+            Py_INCREF(pairs);
+        }
+        result = Py_BuildValue("(LNLOL)", (long long)q->best, pairs, (long long)upper, exact ? Py_True : Py_False,
+                               (long long)q->nodes);
+    }
+done:
+    free(s1);
+    free(s2);
+    free(k1);
+    free(k2);
+    free(m1);
+    free(m2);
+    free_clq(q);
+    release_stop(&q->stop);
     return result;
 }
 
@@ -994,6 +1419,12 @@ static PyMethodDef methods[] = {
      "-1: none), the floor to beat strictly, the seconds left (None: no deadline), and whether to\n"
      "run signal handlers meanwhile; cancel: None, a buffer whose first byte set non-zero stops the\n"
      "search (read without the GIL), or an object with is_set(). See gindex_studio.core.matching."},
+    {"clique_search", py_clique_search, METH_VARARGS,
+     "clique_search(out1, in1, out2, in2, verts, weights, types, floor, remaining, check_signals[, cancel])\n"
+     "-> (best, pairs or None, upper, exact, nodes)\n\n"
+     "The companion profile's maximum-weight clique search (matching._CliqueSearch) on the\n"
+     "association vertices verts [(u, v)] in branching order, their integer weights and node-type\n"
+     "ids; the other arguments and the result as for search()."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1004,7 +1435,7 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 3
+#define API_VERSION 4
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -13,17 +13,18 @@ upper bound):
   unmatched" last. Vertex sets are Python ints used as bitsets.
 - ``companion`` profile: its adjacency (the two brackets of Eq. 12 joined by *or*) is not an
   equivalence, so classes do not exist; a branch-and-bound clique search over the association
-  vertices is used, bounded by the best weight each reference and each generated node can still
-  contribute.
+  vertices is used, bounded per node type by the maximum-weight assignment of the pairs still
+  possible (a clique is such an assignment, and the *or* adjacency rarely excludes more).
 
 Weights are exact: every w = m/k is scaled by the least common multiple D of the denominators, so
 the search adds and compares integers and S = best / D is exact.
 
-The paper search runs in C when the optional extension ``gindex_studio.core._mcsplit`` is built
-(``pip install`` compiles it when a C compiler is present): the same search tree, so the same S,
-node count and bounds, 20-50x faster. ``_McSplit`` below is the reference implementation and the
-fallback: used when the extension is missing, when a scaled weight total reaches 2^62 (the C search
-adds 64-bit integers), or when the environment variable ``GINDEX_PURE_PYTHON`` is set (not "0").
+Both searches run in C when the optional extension ``gindex_studio.core._mcsplit`` is built
+(``pip install`` compiles it when a C compiler is present): the same search trees, so the same S,
+node count and bounds, 20-1000x faster. ``_McSplit`` and ``_CliqueSearch`` below are the reference
+implementations and the fallback: used when the extension is missing, when a scaled weight total
+reaches 2^62 (the C searches add 64-bit integers), or when the environment variable
+``GINDEX_PURE_PYTHON`` is set (not "0").
 
 Cancellation: ``cancel`` (a ``CancelToken``, or any object with ``is_set()`` such as a
 ``threading.Event``) stops a search cooperatively from another thread. It is checked where the
@@ -47,14 +48,14 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 3:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 4:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 
 
 def native_search_available() -> bool:
-    """True when the paper-profile search will run in C (extension built, not disabled)."""
+    """True when the searches will run in C (extension built, not disabled)."""
     return _native is not None and os.environ.get("GINDEX_PURE_PYTHON", "0") in ("", "0")
 
 
@@ -225,9 +226,10 @@ def max_common_subgraph(
         quick = _quick_bound(g1, g2, w)
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
             return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    native = native_search_available() and floor < _NATIVE_LIMIT and sum(w.values()) < _NATIVE_LIMIT
     if profile != "paper":
-        search = _CliqueSearch(g1, g2, w, scale, cancel)
-    elif native_search_available() and floor < _NATIVE_LIMIT and sum(w.values()) < _NATIVE_LIMIT:
+        search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
+    elif native:
         search = _NativeMcSplit(g1, g2, w, scale)
     else:
         search = _McSplit(g1, g2, w, scale)
@@ -433,19 +435,49 @@ class _NativeMcSplit:
         g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
-        # a CancelToken's byte is read without the GIL; any other is_set() object is polled
-        flag = getattr(cancel, "flag", None) if isinstance(cancel, CancelToken) else cancel
         return _native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
-                              floor, remaining, main, flag)
+                              floor, remaining, main, _native_cancel(cancel))
+
+
+def _native_cancel(cancel):
+    """What the C searches take as ``cancel``: a CancelToken's byte (read without the GIL), else
+    the object itself (polled with the GIL) or None."""
+    return getattr(cancel, "flag", None) if isinstance(cancel, CancelToken) else cancel
+
+
+class _NativeCliqueSearch:
+    """``_CliqueSearch`` in C (``_mcsplit.clique_search``): the same association vertices in the
+    same order, adjacency, bound and branching, so the same S, node count and bounds."""
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict):
+        self.g1, self.g2 = g1, g2
+        self.verts = sorted(w, key=lambda k: (-w[k], k))
+        self.wt = [w[k] for k in self.verts]
+        self.types = _type_ids(g1, self.verts)
+
+    def run(self, floor: int, stop_at: float | None, cancel=None):
+        g1, g2 = self.g1, self.g2
+        remaining = None if stop_at is None else stop_at - time.perf_counter()
+        main = threading.current_thread() is threading.main_thread()
+        return _native.clique_search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.verts, self.wt, self.types,
+                                     floor, remaining, main, _native_cancel(cancel))
 
 
 class _CliqueSearch:
-    """Branch and bound maximum-weight clique on the companion profile's association graph."""
+    """Branch and bound maximum-weight clique on the companion profile's association graph.
+
+    Association vertices are ordered by descending weight (ties by pair); the search branches on
+    the lowest remaining one (take it, then leave it). The bound of a candidate set P is the
+    weight of a maximum-weight assignment of its pairs, per node type (``_assignment_bound``):
+    a clique maps distinct nodes to distinct nodes, so it is such an assignment. ``_clique.c``'s
+    ``clique_search`` is the same search in C (the same tree, node count and bounds).
+    """
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int, cancel=None):
         verts = sorted(w, key=lambda k: (-w[k], k))
         self.verts = verts
         self.wt = [w[k] for k in verts]
+        self.type_of = _type_ids(g1, verts)
         n = len(verts)
         adj = [0] * n
         self.built = True  # False: cancelled while building the association graph (seconds for big flows)
@@ -462,20 +494,7 @@ class _CliqueSearch:
         self.adj = adj
 
     def _bound(self, P: int) -> int:
-        best1: dict[int, int] = {}
-        best2: dict[int, int] = {}
-        x = P
-        while x:
-            low = x & -x
-            i = low.bit_length() - 1
-            x ^= low
-            u, v = self.verts[i]
-            wt = self.wt[i]
-            if wt > best1.get(u, 0):
-                best1[u] = wt
-            if wt > best2.get(v, 0):
-                best2[v] = wt
-        return min(sum(best1.values()), sum(best2.values()))
+        return _assignment_bound(P, self.verts, self.wt, self.type_of)
 
     def run(self, floor: int, stop_at: float | None, cancel=None):
         self.best = floor
@@ -509,9 +528,11 @@ class _CliqueSearch:
         if bound <= self.best:
             return
         self.frame_bounds.append(bound)
+        first = True
         while P:
-            if cur + self._bound(P) <= self.best:
+            if not first and cur + self._bound(P) <= self.best:
                 break
+            first = False
             low = P & -P
             i = low.bit_length() - 1
             chosen.append(i)
@@ -519,6 +540,92 @@ class _CliqueSearch:
             chosen.pop()
             P ^= low
         self.frame_bounds.pop()
+
+
+def _type_ids(g1: Graph, verts: list[tuple[int, int]]) -> list[int]:
+    """Per association vertex, a small id of its reference node's type (w > 0 needs equal types)."""
+    ids: dict[str, int] = {}
+    return [ids.setdefault(g1.sigs[u].type, len(ids)) for u, _v in verts]
+
+
+def _assignment_bound(P: int, verts: list, wt: list, type_of: list) -> int:
+    """Σ over types of the maximum-weight assignment between the type's reference and generated
+    nodes, using only the pairs in P (a bitset over ``verts``): an upper bound on any clique in P."""
+    blocks: dict[int, list[int]] = {}
+    x = P
+    while x:
+        low = x & -x
+        i = low.bit_length() - 1
+        x ^= low
+        blocks.setdefault(type_of[i], []).append(i)
+    total = 0
+    for items in blocks.values():
+        if len(items) == 1:
+            total += wt[items[0]]
+            continue
+        rows: dict[int, int] = {}
+        cols: dict[int, int] = {}
+        for i in items:
+            u, v = verts[i]
+            rows.setdefault(u, len(rows))
+            cols.setdefault(v, len(cols))
+        if len(rows) == 1 or len(cols) == 1:
+            total += max(wt[i] for i in items)
+            continue
+        transpose = len(rows) > len(cols)
+        nr, nc = (len(cols), len(rows)) if transpose else (len(rows), len(cols))
+        mat = [[0] * nc for _ in range(nr)]
+        for i in items:
+            u, v = verts[i]
+            r, c = rows[u], cols[v]
+            if transpose:
+                r, c = c, r
+            mat[r][c] = wt[i]
+        total += max_assignment(mat)
+    return total
+
+
+def max_assignment(mat: list[list[int]]) -> int:
+    """The largest Σ mat[r][σ(r)] over injective σ: rows → columns (needs rows ≤ columns), by the
+    Hungarian method with potentials on integer weights (exact)."""
+    n, m = len(mat), len(mat[0]) if mat else 0
+    INF = float("inf")
+    u = [0] * (n + 1)
+    v = [0] * (m + 1)
+    p = [0] * (m + 1)
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = [INF] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            row = mat[i0 - 1]
+            delta, j1 = INF, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    c = -row[j - 1] - u[i0] - v[j]
+                    if c < minv[j]:
+                        minv[j] = c
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    return sum(mat[p[j] - 1][j - 1] for j in range(1, m + 1) if p[j])
 
 
 def _best_partners(side: int, other: int, partners: list) -> tuple[list[int], int]:

@@ -167,15 +167,34 @@ def test_score_passes_cancel_through(search_mode):
     assert any("cancelled" in w for w in r.warnings)
 
 
-def test_the_companion_search_cancels_while_building():
-    """The companion profile spends seconds building its association graph on 120 nodes: the
-    cancel is honoured there too, with the root bound as the proven bound."""
-    opts = ScoreOptions(profile="companion")
-    g1, g2 = far_pair(3, options=opts)
-    m, latency = run_and_cancel(g1, g2, M.CancelToken(), after=0.1, profile="companion")
+def dense_cyclic_pair(n: int = 60, options: ScoreOptions = ScoreOptions(profile="companion")):
+    """Two unrelated dense cyclic graphs of one node type: hard for the companion search, whose
+    assignment bound (n) stays far above the best clique; the Python search spends seconds
+    building its association graph (n² vertices) already."""
+    from gindex_studio.core.flow import flow_from_nodes
+
+    def dense(seed, prefix):
+        rng = random.Random(seed)
+        return flow_from_nodes([{"id": f"{prefix}{i}", "type": "function",
+                                 "wires": [[f"{prefix}{j}" for j in range(n) if j != i and rng.random() < 0.5]]}
+                                for i in range(n)])
+
+    return prepare(dense(1, "a"), options).graph, prepare(dense(2, "b"), options).graph
+
+
+def test_the_companion_search_cancels(search_mode):
+    """Cancelled while the Python search builds its association graph, or while the native one
+    searches: either way it returns promptly, with a valid clique and a proven bound."""
+    g1, g2 = dense_cyclic_pair()
+    m, latency = run_and_cancel(g1, g2, M.CancelToken(), after=0.2, profile="companion")
     assert latency < PROMPT
     assert m.cancelled and not m.exact
     assert Fraction(*m.upper) >= Fraction(*m.weight)
+    _raw, w, _scale = M._weights(g1, g2, "companion", False)
+    pairs = [(u, v) for u, v, _ in m.pairs]
+    assert M.consistent_subset(g1, g2, pairs, w, "or") == pairs
+    if search_mode == "native":
+        assert m.nodes > 0 and m.pairs and Fraction(*m.upper) <= g1.n
 
 
 def test_native_cancel_argument():
@@ -197,3 +216,6 @@ def test_native_cancel_argument():
     g1, g2 = far_pair()
     with pytest.raises(RuntimeError, match="boom"):  # an error in is_set() surfaces, not a crash
         M._NativeMcSplit(g1, g2, M._weights(g1, g2, "paper", True)[1], 1).run(-1, None, Broken())
+    c1, c2 = dense_cyclic_pair(40)
+    with pytest.raises(RuntimeError, match="boom"):
+        M._NativeCliqueSearch(c1, c2, M._weights(c1, c2, "companion", False)[1]).run(-1, None, Broken())

@@ -1,6 +1,7 @@
-"""The native (C) McSplit search against the pure-Python reference search.
+"""The native (C) searches against the pure-Python reference searches, for both profiles: the
+McSplit search (paper) and the maximum-weight clique search (companion).
 
-Both searches walk the same tree, so on a finished search they agree on S, the node count, the
+In each profile both searches walk the same tree, so on a finished search they agree on S, the node count, the
 proven upper bound and the threshold flag exactly; the mappings may differ only when several
 optima exist (they never do below, since the trees are the same, but only S is promised).
 """
@@ -50,23 +51,26 @@ def mode(native: bool):
             os.environ["GINDEX_PURE_PYTHON"] = old
 
 
-def both(g1, g2, **kw):
+PROFILES = ("paper", "companion")
+
+
+def both(g1, g2, profile="paper", **kw):
     with mode(True):
-        n = M.max_common_subgraph(g1, g2, "paper", **kw)
+        n = M.max_common_subgraph(g1, g2, profile, **kw)
     with mode(False):
-        p = M.max_common_subgraph(g1, g2, "paper", **kw)
+        p = M.max_common_subgraph(g1, g2, profile, **kw)
     return n, p
 
 
-def assert_valid(g1, g2, m: M.Match):
-    """The mapping is a common subgraph (Eq. 12) of total weight S."""
-    _raw, w, _scale = M._weights(g1, g2, "paper", True)
+def assert_valid(g1, g2, m: M.Match, profile="paper"):
+    """The mapping is a common subgraph (Eq. 12; the companion's adjacency) of total weight S."""
+    _raw, w, _scale = M._weights(g1, g2, profile, profile == "paper")
     pairs = [(u, v) for u, v, _ in m.pairs]
-    assert M.consistent_subset(g1, g2, pairs, w, "and") == pairs
+    assert M.consistent_subset(g1, g2, pairs, w, "and" if profile == "paper" else "or") == pairs
     assert sum(Fraction(*f) for _u, _v, f in m.pairs) == Fraction(*m.weight)
 
 
-def assert_same(n: M.Match, p: M.Match, g1=None, g2=None):
+def assert_same(n: M.Match, p: M.Match, g1=None, g2=None, profile="paper"):
     assert n.weight == p.weight
     assert n.exact == p.exact
     assert n.improved == p.improved
@@ -74,11 +78,11 @@ def assert_same(n: M.Match, p: M.Match, g1=None, g2=None):
         assert n.upper == p.upper
         assert n.nodes == p.nodes
     if g1 is not None:
-        assert_valid(g1, g2, n)
+        assert_valid(g1, g2, n, profile)
 
 
-def graphs(a, b, port_aware=False):
-    opts = ScoreOptions(port_aware=port_aware)
+def graphs(a, b, port_aware=False, profile="paper"):
+    opts = ScoreOptions(port_aware=port_aware, profile=profile)
     return prepare(a, opts).graph, prepare(b, opts).graph
 
 
@@ -103,20 +107,20 @@ def ported_flows(draw, max_nodes=7, prefix="n"):
 
 
 @SETTINGS
-@given(small_flows(prefix="a"), small_flows(prefix="b"), st.booleans())
-def test_small_flows_agree(a, b, port_aware):
-    g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware)
-    n, p = both(g1, g2)
-    assert_same(n, p, g1, g2)
+@given(small_flows(prefix="a"), small_flows(prefix="b"), st.booleans(), st.sampled_from(PROFILES))
+def test_small_flows_agree(a, b, port_aware, profile):
+    g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware, profile)
+    n, p = both(g1, g2, profile)
+    assert_same(n, p, g1, g2, profile)
     assert n.exact
 
 
 @SETTINGS
-@given(ported_flows(prefix="a"), ported_flows(prefix="b"), st.booleans())
-def test_multi_port_flows_agree(a, b, port_aware):
-    g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware)
-    n, p = both(g1, g2)
-    assert_same(n, p, g1, g2)
+@given(ported_flows(prefix="a"), ported_flows(prefix="b"), st.booleans(), st.sampled_from(PROFILES))
+def test_multi_port_flows_agree(a, b, port_aware, profile):
+    g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware, profile)
+    n, p = both(g1, g2, profile)
+    assert_same(n, p, g1, g2, profile)
     assert n.exact
 
 
@@ -144,6 +148,21 @@ def test_generated_pairs_agree(n, kind, seed, port_aware):
     assert n_.exact and n_.improved
 
 
+# the companion search's assignment bound makes far pairs as easy as near ones, even in Python
+COMPANION_CASES = [(n, kind, s) for n in (10, 20, 30, 45) for kind in ("near", "far") for s in range(3)]
+COMPANION_CASES += [(60, "far", 0), (60, "near", 1)]
+
+
+@pytest.mark.parametrize("port_aware", [False, True])
+@pytest.mark.parametrize("n,kind,seed", COMPANION_CASES)
+def test_companion_generated_pairs_agree(n, kind, seed, port_aware):
+    a, b = pair(n, kind, seed)
+    g1, g2 = graphs(a, b, port_aware, "companion")
+    n_, p = both(g1, g2, "companion")
+    assert_same(n_, p, g1, g2, "companion")
+    assert n_.exact and n_.improved
+
+
 def test_words_beyond_two_machine_words():
     """n > 128: vertex sets of three 64-bit words."""
     rng = random.Random(4)
@@ -156,14 +175,15 @@ def test_words_beyond_two_machine_words():
     assert n.exact
 
 
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("n,kind,seed", [(30, "near", 1), (30, "far", 2), (45, "near", 0), (20, "far", 3)])
-def test_thresholds_agree(n, kind, seed):
+def test_thresholds_agree(n, kind, seed, profile):
     a, b = pair(n, kind, seed)
-    g1, g2 = graphs(a, b)
+    g1, g2 = graphs(a, b, profile=profile)
     with mode(True):
-        s = Fraction(*M.max_common_subgraph(g1, g2).weight)
+        s = Fraction(*M.max_common_subgraph(g1, g2, profile).weight)
     for t in (s - Fraction(1, 7), s - Fraction(1, 10**6), s, s + Fraction(1, 3), Fraction(0), Fraction(10**9)):
-        n_, p = both(g1, g2, threshold=(t.numerator, t.denominator))
+        n_, p = both(g1, g2, profile, threshold=(t.numerator, t.denominator))
         assert_same(n_, p)
         assert n_.improved == (t < s)
         if n_.improved:
@@ -171,34 +191,36 @@ def test_thresholds_agree(n, kind, seed):
         assert Fraction(*n_.upper) >= s
     # as Ω uses it: S² > Q
     for q in (s * s - 1, s * s, s * s + Fraction(1, 5), Fraction(-1)):
-        n_, p = both(g1, g2, threshold_sq=q)
+        n_, p = both(g1, g2, profile, threshold_sq=q)
         assert_same(n_, p)
         assert n_.improved == (s * s > q)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("n,kind,seed", [(30, "near", 0), (60, "near", 2), (30, "far", 1), (20, "far", 0)])
-def test_warm_starts_agree(n, kind, seed):
+def test_warm_starts_agree(n, kind, seed, profile):
     a, b = pair(n, kind, seed)
-    g1, g2 = graphs(a, b)
+    g1, g2 = graphs(a, b, profile=profile)
     with mode(True):
-        first = M.max_common_subgraph(g1, g2)
+        first = M.max_common_subgraph(g1, g2, profile)
     full = [(u, v) for u, v, _ in first.pairs]
     rng = random.Random(seed)
     part = rng.sample(full, len(full) // 2)
     wrong = [(u, (v + 1) % g2.n) for u, v in full]  # mostly invalid pairs: kept only where valid
     for warm in (full, part, wrong, []):
-        n_, p = both(g1, g2, warm=warm)
-        assert_same(n_, p, g1, g2)
+        n_, p = both(g1, g2, profile, warm=warm)
+        assert_same(n_, p, g1, g2, profile)
         assert n_.weight == first.weight and n_.exact
         assert n_.improved  # no threshold: a warm start alone never makes the result "not improved"
 
 
-def test_score_is_the_same_in_both_modes():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_score_is_the_same_in_both_modes(profile):
     a, b = pair(45, "near", 1)
     with mode(True):
-        n = score(a, b)
+        n = score(a, b, ScoreOptions(profile=profile))
     with mode(False):
-        p = score(a, b)
+        p = score(a, b, ScoreOptions(profile=profile))
     assert (n.s_exact, n.delta, n.exact, n.search_nodes) == (p.s_exact, p.delta, p.exact, p.search_nodes)
 
 
@@ -308,3 +330,95 @@ def test_native_rejects_malformed_input():
         _mcsplit.search(E, E, E, E, {(0, 0): 3}, [7], [0], -1, None, False)
     with pytest.raises(OverflowError):
         _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], 1 << 62, None, False)
+
+
+# ----- the companion search: deadline, signals, dispatch, malformed input --------------------------
+
+def test_companion_deadline_gives_an_honest_upper_bound():
+    from test_cancel import dense_cyclic_pair
+
+    g1, g2 = dense_cyclic_pair(40)
+    with mode(True):
+        cut = M.max_common_subgraph(g1, g2, "companion", deadline=0.05)
+        longer = M.max_common_subgraph(g1, g2, "companion", deadline=0.5)
+    assert not cut.exact and cut.nodes > 0
+    true_lower = max(Fraction(*m.weight) for m in (cut, longer))
+    for m in (cut, longer):
+        assert Fraction(*m.upper) >= true_lower
+        assert_valid(g1, g2, m, "companion")
+    # the bound is the search's own: at most the root's assignment bound (every w is 1 here: n)
+    assert Fraction(*cut.upper) <= g1.n
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
+def test_signals_interrupt_a_long_companion_search():
+    from test_cancel import dense_cyclic_pair
+
+    g1, g2 = dense_cyclic_pair(40)
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    old = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        t = time.perf_counter()
+        with mode(True), pytest.raises(Interrupted):
+            M.max_common_subgraph(g1, g2, "companion", deadline=30.0)  # the deadline only guards against a hang
+        assert time.perf_counter() - t < 5.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_companion_pure_python_switch_and_overflow_fallback(monkeypatch):
+    a, b = pair(20, "far", 0)
+    g1, g2 = graphs(a, b, profile="companion")
+    with mode(True):
+        want = M.max_common_subgraph(g1, g2, "companion")
+
+    class Boom(M._NativeCliqueSearch):
+        def run(self, *args):
+            raise AssertionError("the native search must not run")
+
+    monkeypatch.setattr(M, "_NativeCliqueSearch", Boom)
+    with mode(False):
+        assert M.max_common_subgraph(g1, g2, "companion").weight == want.weight
+    monkeypatch.setattr(M, "_NATIVE_LIMIT", 10)  # weights that would not fit in 64-bit sums
+    with mode(True):
+        got = M.max_common_subgraph(g1, g2, "companion")
+    assert (got.weight, got.nodes) == (want.weight, want.nodes)
+
+
+def test_native_clique_search_rejects_malformed_input():
+    E = [{}]
+    cs = _mcsplit.clique_search
+    assert cs(E, E, E, E, [(0, 0)], [3], [0], -1, None, False) == (3, [(0, 0)], 3, True, 1)
+    assert cs(E, E, E, E, [], [], [], -1, None, False) == (-1, None, -1, True, 1)
+    with pytest.raises(ValueError):  # a generated vertex that does not exist
+        cs(E, E, E, E, [(0, 5)], [3], [0], -1, None, False)
+    with pytest.raises(ValueError):  # one weight per vertex
+        cs(E, E, E, E, [(0, 0)], [3, 4], [0], -1, None, False)
+    with pytest.raises(TypeError):
+        cs(E, E, E, E, [0], [3], [0], -1, None, False)
+    with pytest.raises(ValueError):  # a type id out of range
+        cs(E, E, E, E, [(0, 0)], [3], [5], -1, None, False)
+    with pytest.raises(OverflowError):
+        cs(E, E, E, E, [(0, 0)], [3], [0], 1 << 62, None, False)
+    with pytest.raises((ValueError, OverflowError)):  # a set beyond the vertices
+        cs([{0: 1 << 70}], E, E, E, [(0, 0)], [3], [0], -1, None, False)
+
+
+def test_max_assignment_against_brute_force():
+    import itertools
+
+    rng = random.Random(8)
+    for _ in range(300):
+        nr = rng.randint(1, 4)
+        nc = rng.randint(nr, 5)
+        mat = [[rng.choice([0, 0, 1, 2, 5, 7]) for _ in range(nc)] for _ in range(nr)]
+        want = max(sum(mat[r][c] for r, c in enumerate(cols)) for cols in itertools.permutations(range(nc), nr))
+        assert M.max_assignment(mat) == want
