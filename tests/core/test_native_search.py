@@ -396,8 +396,8 @@ def test_companion_pure_python_switch_and_overflow_fallback(monkeypatch):
 def test_native_clique_search_rejects_malformed_input():
     E = [{}]
     cs = _mcsplit.clique_search
-    assert cs(E, E, E, E, [(0, 0)], [3], [0], -1, None, False) == (3, [(0, 0)], 3, True, 1)
-    assert cs(E, E, E, E, [], [], [], -1, None, False) == (-1, None, -1, True, 1)
+    assert cs(E, E, E, E, [(0, 0)], [3], [0], -1, None, False) == (3, [(0, 0)], 3, True, 2)
+    assert cs(E, E, E, E, [], [], [], -1, None, False) == (0, [], 0, True, 1)  # the empty clique beats the floor
     with pytest.raises(ValueError):  # a generated vertex that does not exist
         cs(E, E, E, E, [(0, 5)], [3], [0], -1, None, False)
     with pytest.raises(ValueError):  # one weight per vertex
