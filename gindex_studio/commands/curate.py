@@ -43,6 +43,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the Δ cache")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--window", action="store_true",
+                   help="open the curation window instead (heatmap, views, split editing)")
 
 
 def _options(args, ws_options):
@@ -93,6 +95,16 @@ def run(args) -> int:
     from ..core.curation.report import analyse, engine_for
     from ..core.curation.workspace import CurationError, load_workspace
 
+    if args.window:
+        import os
+        import sys
+
+        if sys.platform.startswith("linux") and not any(
+                os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+            raise InputError("no display to open the curation window on; without --window the report is printed")
+        from ..ui.curation.window import main_curate
+
+        return main_curate(args.path, args.tasks)
     try:
         ws = load_workspace(args.path, args.tasks)
     except CurationError as e:

@@ -98,6 +98,9 @@ class MainWindow(QMainWindow):
         from .compare.window import install_actions  # File → Compare…, File → Open Experiment…
 
         install_actions(self)
+        from .curation.window import install_actions as install_curation  # File → Curate…
+
+        install_curation(self)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
 

@@ -215,6 +215,18 @@ def test_bounds_never_exceed_delta(seed, n, rate):
     assert (lb <= np.array(D, dtype=float)).all()
 
 
+def test_bounds_never_exceed_delta_on_the_demo_programs():
+    from gindex_studio.core.curation.workspace import load_workspace
+    from gindex_studio.paths import DEMO_DIR
+
+    flows = [it.flow for it in load_workspace(DEMO_DIR / "programs").items]
+    for opts in (ScoreOptions(), ScoreOptions(port_aware=True)):
+        D = np.array(brute_matrix(flows, opts), dtype=float)
+        lb = PairEngine(flows, opts).bounds(range(len(flows)))
+        assert (lb <= D).all()
+        assert (lb > 0.05).sum() > 0.9 * lb.size  # and they rule most pairs out
+
+
 # ----- the cache ---------------------------------------------------------------------------------
 
 

@@ -233,3 +233,59 @@ def classical_mds(matrix: np.ndarray, dims: int = 2) -> np.ndarray:
         if len(col) and col[np.argmax(np.abs(col))] < 0:
             pts[:, k] = -col
     return pts
+
+
+# ----- the full matrix, row by row -----------------------------------------------------------
+
+
+@dataclass
+class MatrixRow:
+    """Δ(order[r], order[c]) for every display column c: values (the best found), proven lower
+    bounds and whether each is exact (a per-pair deadline may cut a hard search)."""
+
+    r: int
+    values: np.ndarray
+    lower: np.ndarray
+    exact: np.ndarray
+
+
+def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None = None,
+                rows: Sequence[int] | None = None):
+    """Yield a ``MatrixRow`` per display row (``rows``: which, default all, in turn). For a
+    symmetric profile each unordered pair is searched once: cells of earlier rows are reused."""
+    order = [int(x) for x in order]
+    n = len(order)
+    done: dict[tuple[int, int], tuple[Fraction, Fraction, bool]] = {}
+    for r in (range(n) if rows is None else rows):
+        vals, low, ex = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
+        i = order[r]
+        for c in range(n):
+            j = order[c]
+            if i == j:
+                res = engine.estimate(i, j, deadline)
+            elif engine.symmetric and (j, i) in done:
+                res = done.pop((j, i))
+            else:
+                res = engine.estimate(i, j, deadline)
+                if engine.symmetric:
+                    done[(i, j)] = res
+            vals[c], low[c], ex[c] = float(res[0]), float(res[1]), res[2]
+        yield MatrixRow(r, vals, low, ex)
+
+
+def coarse_matrix(engine: PairEngine, order: Sequence[int], samples: int = 24,
+                  deadline: float | None = None) -> np.ndarray:
+    """A quick preview: Δ on a grid of about ``samples`` × ``samples`` display positions, each
+    value filling its block (shape n × n, in display order)."""
+    order = [int(x) for x in order]
+    n = len(order)
+    if n == 0:
+        return np.zeros((0, 0))
+    step = max(1, -(-n // samples))
+    picks = list(range(0, n, step))
+    out = np.empty((n, n))
+    for a in picks:
+        for b in picks:
+            v = float(engine.estimate(order[a], order[b], deadline)[0])
+            out[a:a + step, b:b + step] = v
+    return out

@@ -1,0 +1,206 @@
+"""The Δ heatmap (pyqtgraph): one cell per pair in display order, domain bands along both axes,
+hover tells the pair and Δ, a click asks for the pair to be compared.
+
+Row = reference (left axis, top to bottom), column = generated. Unknown cells are transparent
+(the grey background shows through) until their row arrives; cells a deadline cut are drawn
+with the best Δ found and reported as an interval on hover.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
+
+
+
+def domain_colors(names: list[str]) -> dict[str, QColor]:
+    """A distinct hue per domain name (stable for a given sorted list)."""
+    out = {}
+    for k, name in enumerate(sorted(names)):
+        out[name] = QColor.fromHsvF((k * 0.618034) % 1.0, 0.55, 0.92)
+    return out
+
+
+class HeatmapView(QWidget):
+    """``set_programs(labels, domains, order)`` then ``set_rows`` as bands arrive.
+
+    Signals: ``pairClicked(i, j)`` (program indices, i = row), ``hovered(text)``."""
+
+    pairClicked = Signal(int, int)
+    hovered = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.plot = pg.PlotWidget(background=QColor(236, 236, 236))
+        self.plot.setAspectLocked(True)
+        self.plot.invertY(True)
+        self.plot.hideButtons()
+        self.plot.getPlotItem().hideAxis("bottom")
+        self.plot.getPlotItem().hideAxis("left")
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setLevels((0.0, 1.0))
+        self.image.setLookupTable(pg.colormap.get("viridis").getLookupTable(0.0, 1.0, 256, alpha=True))
+        self.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("viridis"), interactive=False,
+                                        label="Δ", width=14)
+        self.colorbar.setImageItem(self.image, insert_in=self.plot.getPlotItem())
+        self.info = QLabel("Δ heatmap: hover a cell for the pair, click it to compare the two programs")
+        self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.info)
+        self._bands: list = []
+        self._marks: list = []
+        self.labels: list[str] = []
+        self.domains: list[str] = []
+        self.order: list[int] = []
+        self.values = np.zeros((0, 0))
+        self.lower = np.zeros((0, 0))
+        self.exact = np.zeros((0, 0), dtype=bool)
+        self.plot.scene().sigMouseMoved.connect(self._on_move)
+        self.plot.scene().sigMouseClicked.connect(self._on_click)
+
+    # ----- data ----------------------------------------------------------------------------------
+
+    def set_programs(self, labels: list[str], domains: list[str], order: list[int]) -> None:
+        """Programs in display ``order``; every cell unknown until rows arrive."""
+        self.labels, self.domains, self.order = list(labels), list(domains), list(order)
+        n = len(order)
+        self.values = np.full((n, n), np.nan)
+        self.lower = np.full((n, n), np.nan)
+        self.exact = np.zeros((n, n), dtype=bool)
+        self._redraw_image()
+        self._draw_bands()
+        self.plot.getViewBox().setRange(QRectF(-0.3 * n - 1, -0.06 * n - 1, 1.31 * n + 1, 1.07 * n + 1), padding=0)
+
+    def reorder(self, order: list[int]) -> None:
+        """Show the same cells in a new display order."""
+        pos = {p: k for k, p in enumerate(self.order)}
+        perm = [pos[p] for p in order]
+        self.values = self.values[np.ix_(perm, perm)]
+        self.lower = self.lower[np.ix_(perm, perm)]
+        self.exact = self.exact[np.ix_(perm, perm)]
+        self.order = list(order)
+        self._redraw_image()
+        self._draw_bands()
+
+    def set_coarse(self, matrix: np.ndarray) -> None:
+        """A preview filling every unknown cell (replaced as rows arrive)."""
+        unknown = ~self.exact & np.isnan(self.lower)
+        self.values[unknown] = matrix[unknown]
+        self._redraw_image()
+
+    def set_rows(self, first: int, values: np.ndarray, lower: np.ndarray, exact: np.ndarray) -> None:
+        k = len(values)
+        self.values[first:first + k] = values
+        self.lower[first:first + k] = lower
+        self.exact[first:first + k] = exact
+        self._redraw_image()
+
+    def matrix(self) -> np.ndarray:
+        """The values in program-index order (NaN where unknown)."""
+        n = len(self.order)
+        out = np.full((n, n), np.nan)
+        idx = np.array(self.order, dtype=int)
+        out[np.ix_(idx, idx)] = self.values
+        return out
+
+    def _redraw_image(self) -> None:
+        if self.values.size:
+            self.image.setImage(self.values, autoLevels=False, levels=(0.0, 1.0))
+            self.image.setRect(QRectF(0, 0, self.values.shape[1], self.values.shape[0]))
+        else:
+            self.image.clear()
+
+    def _draw_bands(self) -> None:
+        for item in self._bands:
+            self.plot.removeItem(item)
+        self._bands = []
+        n = len(self.order)
+        if not n:
+            return
+        width = max(1.0, 0.035 * n)
+        colors = domain_colors(sorted(set(self.domains)))
+        start = 0
+        for k in range(1, n + 1):
+            if k == n or self.domains[self.order[k]] != self.domains[self.order[start]]:
+                color = colors[self.domains[self.order[start]]]
+                for rect in (QRectF(-width - 0.3, start, width, k - start), QRectF(start, -width - 0.3, k - start, width)):
+                    item = QGraphicsRectItem(rect)
+                    item.setBrush(QBrush(color))
+                    item.setPen(QPen(Qt.NoPen))
+                    item.setToolTip(self.domains[self.order[start]])
+                    self.plot.addItem(item)
+                    self._bands.append(item)
+                label = pg.TextItem(self.domains[self.order[start]], color=QColor(40, 40, 40), anchor=(1.0, 0.5))
+                label.setPos(-width - 0.6, (start + k) / 2.0)
+                self.plot.addItem(label)
+                self._bands.append(label)
+                if k < n:  # a thin line between domains
+                    for line in (pg.InfiniteLine(pos=k, angle=0), pg.InfiniteLine(pos=k, angle=90)):
+                        line.setPen(pg.mkPen(QColor(255, 255, 255, 150), width=0))
+                        self.plot.addItem(line)
+                        self._bands.append(line)
+                start = k
+
+    def mark(self, rows: list[int]) -> None:
+        """Outline the display rows and columns of the selected programs."""
+        for item in self._marks:
+            self.plot.removeItem(item)
+        self._marks = []
+        pos = {p: k for k, p in enumerate(self.order)}
+        n = len(self.order)
+        for i in rows:
+            if i not in pos:
+                continue
+            k = pos[i]
+            for rect in (QRectF(0, k, n, 1), QRectF(k, 0, 1, n)):
+                item = QGraphicsRectItem(rect)
+                item.setPen(pg.mkPen(QColor(255, 60, 60), width=0))
+                item.setBrush(QBrush(Qt.NoBrush))
+                self.plot.addItem(item)
+                self._marks.append(item)
+
+    # ----- pointer -------------------------------------------------------------------------------
+
+    def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
+        """(display row, display column) under a scene position, or None outside the matrix."""
+        p = self.plot.getViewBox().mapSceneToView(scene_pos)
+        r, c = int(np.floor(p.y())), int(np.floor(p.x()))
+        n = len(self.order)
+        if 0 <= r < n and 0 <= c < n:
+            return r, c
+        return None
+
+    def cell_center(self, r: int, c: int):
+        """The centre of cell (r, c) in ``self.plot``'s viewport coordinates (a QPoint)."""
+        scene = self.plot.getViewBox().mapViewToScene(QPointF(c + 0.5, r + 0.5))
+        return self.plot.mapFromScene(scene)
+
+    def describe(self, r: int, c: int) -> str:
+        i, j = self.order[r], self.order[c]
+        v, lo, ex = self.values[r, c], self.lower[r, c], self.exact[r, c]
+        head = f"{self.labels[i]} ({self.domains[i]})  ×  {self.labels[j]} ({self.domains[j]})"
+        if np.isnan(lo):
+            return head + ":  Δ not computed yet" + (f" (preview ≈ {v:.3f})" if not np.isnan(v) else "")
+        if ex:
+            return head + f":  Δ = {v:.6f}"
+        return head + f":  Δ in [{lo:.6f}, {v:.6f}] (search cut by the per-pair deadline)"
+
+    def _on_move(self, pos) -> None:
+        cell = self.cell_at(pos)
+        if cell is not None:
+            text = self.describe(*cell)
+            self.info.setText(text)
+            self.hovered.emit(text)
+
+    def _on_click(self, ev) -> None:
+        if ev.button() != Qt.LeftButton:
+            return
+        cell = self.cell_at(ev.scenePos())
+        if cell is not None:
+            ev.accept()
+            self.pairClicked.emit(self.order[cell[0]], self.order[cell[1]])

@@ -1,0 +1,372 @@
+"""The curation window's side views: near-duplicates, leaks (with the Ω histogram), coverage
+(with likely mislabels and outliers), the 2-D map and the split table. Each follows the model's
+signals; a click on a pair-bearing row emits ``pairRequested(i, j)``."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
+    QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+)
+
+from .heatmap import domain_colors
+from .model import CurationModel
+
+SLIDER_STEPS = 200  # a threshold slider moves in steps of 1/200 = 0.005 of Δ
+
+
+def _fmt(v) -> str:
+    return "" if v is None else f"{float(v):.4f}"
+
+
+class ThresholdSlider(QWidget):
+    """A labelled slider over Δ ∈ [0, 1] in steps of 0.005; ``changed(Fraction)``."""
+
+    changed = Signal(object)
+
+    def __init__(self, text: str, value: Fraction, parent=None):
+        super().__init__(parent)
+        self.text = text
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setPageStep(5)
+        self.label = QLabel()
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel(text))
+        lay.addWidget(self.slider, 1)
+        lay.addWidget(self.label)
+        self.slider.setValue(round(float(value) * SLIDER_STEPS))
+        self._show()
+        self.slider.valueChanged.connect(lambda _v: (self._show(), self.changed.emit(self.value())))
+
+    def value(self) -> Fraction:
+        return Fraction(self.slider.value(), SLIDER_STEPS)
+
+    def _show(self) -> None:
+        self.label.setText(f"Δ ≤ {float(self.value()):.3f}")
+
+
+def _table(headers: list[str]) -> QTableWidget:
+    t = QTableWidget(0, len(headers))
+    t.setHorizontalHeaderLabels(headers)
+    t.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    t.setSelectionBehavior(QAbstractItemView.SelectRows)
+    t.verticalHeader().setVisible(False)
+    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+    t.horizontalHeader().setStretchLastSection(True)
+    return t
+
+
+def _fill(table: QTableWidget, rows: list[list], pairs: list[tuple[int, int] | None]) -> None:
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            item = QTableWidgetItem(str(v))
+            if c == 0 and pairs[r] is not None:
+                item.setData(Qt.UserRole, pairs[r])
+            table.setItem(r, c, item)
+
+
+class DuplicatesView(QWidget):
+    """Groups of near-duplicate programs, largest first; a click on a member compares it with
+    its nearest fellow member. ``thresholdChanged`` asks for a new search."""
+
+    pairRequested = Signal(int, int)
+
+    def __init__(self, model: CurationModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.slider = ThresholdSlider("Near-duplicates:", model.duplicate_threshold)
+        self.slider.changed.connect(lambda v: model.set_thresholds(duplicates=v))
+        self.summary = QLabel()
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["program", "domain", "role", "nearest in group (Δ)"])
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.tree.itemClicked.connect(self._clicked)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.slider)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.tree, 1)
+        model.reportChanged.connect(self.refresh)
+        model.splitChanged.connect(self.refresh)
+
+    def refresh(self) -> None:
+        self.tree.clear()
+        rep = self.model.report
+        if rep is None:
+            self.summary.setText("searching…")
+            return
+        dup, items = rep.duplicates, self.model.ws.items
+        self.summary.setText(f"{len(dup.groups)} groups at Δ ≤ {float(dup.threshold):.3f}; "
+                             f"{dup.pairs_searched} of {dup.pairs_total} pairs searched (the rest ruled out by bounds or cached)")
+        for k, g in enumerate(dup.groups, 1):
+            ds = [v for _a, _b, v in g.pairs]
+            top = QTreeWidgetItem([f"Group {k}: {len(g.members)} programs", "", "",
+                                   f"Δ {float(min(ds)):.4f} – {float(max(ds)):.4f}" + ("  (= identical inside)" if g.exact else "")])
+            self.tree.addTopLevelItem(top)
+            for m in g.members:
+                best = min(((v, b if a == m else a) for a, b, v in g.pairs if m in (a, b)), key=lambda x: (x[0], x[1]))
+                it = items[m]
+                child = QTreeWidgetItem([it.label + ("  (=)" if m in g.exact else ""), it.domain, it.role,
+                                         f"{items[best[1]].label.rsplit('/', 1)[-1]} ({float(best[0]):.4f})"])
+                child.setData(0, Qt.UserRole, (m, best[1]))
+                top.addChild(child)
+            top.setExpanded(True)
+
+    def _clicked(self, item, _col) -> None:
+        pair = item.data(0, Qt.UserRole)
+        if pair:
+            self.model.select([pair[0]])
+            self.pairRequested.emit(*pair)
+
+
+class LeaksView(QWidget):
+    """Test programs within the threshold of the curriculum, nearest first, and the histogram
+    of Ω over all test programs with the threshold drawn."""
+
+    pairRequested = Signal(int, int)
+
+    def __init__(self, model: CurationModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.slider = ThresholdSlider("Leaks:", model.leak_threshold)
+        self.slider.changed.connect(lambda v: model.set_thresholds(leaks=v))
+        self.summary = QLabel()
+        self.table = _table(["test program", "domain", "Ω", "nearest curriculum program", "its domain"])
+        self.table.cellClicked.connect(self._clicked)
+        self.hist = pg.PlotWidget(background="w")
+        self.hist.setLabel("bottom", "Ω (Δ to the nearest curriculum program)")
+        self.hist.setLabel("left", "test programs")
+        self.hist.setMouseEnabled(False, False)
+        self.hist.setMinimumHeight(150)
+        self.line = pg.InfiniteLine(angle=90, pen=pg.mkPen(QColor(220, 40, 40), width=2))
+        self.bars = None
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.hist)
+        split.setSizes([300, 170])
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.slider)
+        lay.addWidget(self.summary)
+        lay.addWidget(split, 1)
+        for sig in (model.reportChanged, model.thresholdsChanged, model.splitChanged):
+            sig.connect(self.refresh)
+
+    def refresh(self) -> None:
+        m, items = self.model, self.model.ws.items
+        leaks = m.leaks()
+        rows = [[items[x.task].label, items[x.task].domain, _fmt(x.delta), items[x.nearest].label, items[x.nearest].domain]
+                for x in leaks]
+        _fill(self.table, rows, [(x.task, x.nearest) for x in leaks])
+        self.hist.clear()
+        if m.report is None:
+            self.summary.setText("searching…")
+            return
+        tests = set(m.ws.indices("test"))
+        oms = [float(n.delta) for t, n in m.report.omegas.items() if t in tests and n.delta is not None]
+        self.summary.setText(f"{len(leaks)} of {len(oms)} test programs have Ω ≤ {float(m.leak_threshold):.3f}")
+        t = float(m.leak_threshold)
+        edges = np.linspace(0.0, 1.0, 21)
+        leaky = np.histogram([x for x in oms if x <= t], bins=edges)[0]
+        rest = np.histogram([x for x in oms if x > t], bins=edges)[0]
+        self.bars = pg.BarGraphItem(x0=edges[:-1], x1=edges[1:], height=leaky, brush=QColor(220, 90, 80), pen=pg.mkPen("w"))
+        self.hist.addItem(self.bars)
+        self.hist.addItem(pg.BarGraphItem(x0=edges[:-1], x1=edges[1:], y0=leaky, height=rest, brush=QColor(90, 130, 200),
+                                          pen=pg.mkPen("w")))
+        self.line.setValue(float(m.leak_threshold))
+        self.hist.addItem(self.line)
+        self.hist.setXRange(0, 1, padding=0.02)
+
+    def _clicked(self, row: int, _col: int) -> None:
+        item = self.table.item(row, 0)
+        pair = item.data(Qt.UserRole) if item else None
+        if pair:
+            self.model.select([pair[0]])
+            self.pairRequested.emit(*pair)
+
+
+class CoverageView(QWidget):
+    """Per domain: curriculum and test counts, mean within-domain Δ, mean Ω of its tests; then
+    likely mislabelled programs and outliers (a click compares with the nearest program)."""
+
+    pairRequested = Signal(int, int)
+
+    def __init__(self, model: CurationModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.table = _table(["domain", "curriculum", "test", "mean Δ within", "mean Ω of tests"])
+        self.mis = _table(["likely mislabelled", "domain", "Δ own domain", "Δ other", "nearest other (domain)"])
+        self.slider = ThresholdSlider("Outliers:", model.outlier_threshold)
+        self.slider.label.setText("")
+        self.slider.changed.connect(lambda v: model.set_thresholds(outliers=v))
+        self.out = _table(["outlier", "domain", "Δ to nearest of its domain", "nearest"])
+        for t in (self.mis, self.out):
+            t.cellClicked.connect(lambda r, _c, t=t: self._clicked(t, r))
+        lay = QVBoxLayout(self)
+        split = QSplitter(Qt.Vertical)
+        box = QWidget()
+        bl = QVBoxLayout(box)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(self.slider)
+        bl.addWidget(self.out)
+        for w in (self.table, self.mis, box):
+            split.addWidget(w)
+        lay.addWidget(split)
+        for sig in (model.reportChanged, model.thresholdsChanged):
+            sig.connect(self.refresh)
+
+    def refresh(self) -> None:
+        rep, items = self.model.report, self.model.ws.items
+        if rep is None:
+            return
+        _fill(self.table, [[c.domain, c.curriculum, c.tests, _fmt(c.mean_within), _fmt(c.mean_omega)] for c in rep.coverage],
+              [None] * len(rep.coverage))
+        _fill(self.mis, [[items[n.index].label, items[n.index].domain, _fmt(n.same.delta), _fmt(n.other.delta),
+                          f"{items[n.other.index].label} ({items[n.other.index].domain})"] for n in rep.mislabels],
+              [(n.index, n.other.index) for n in rep.mislabels])
+        outs = self.model.outliers()
+        _fill(self.out, [[items[n.index].label, items[n.index].domain, _fmt(n.same.delta), items[n.same.index].label]
+                         for n in outs], [(n.index, n.same.index) for n in outs])
+
+    def _clicked(self, table: QTableWidget, row: int) -> None:
+        item = table.item(row, 0)
+        pair = item.data(Qt.UserRole) if item else None
+        if pair:
+            self.model.select([pair[0]])
+            self.pairRequested.emit(*pair)
+
+
+SYMBOLS = {"curriculum": "o", "test": "t", "excluded": "x"}
+
+
+class MapView(QWidget):
+    """Programs placed by classical MDS of the Δ matrix, coloured by domain, shaped by role
+    (○ curriculum, ▽ test, × excluded); clicking a point (Ctrl: add) selects it everywhere."""
+
+    def __init__(self, model: CurationModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setAspectLocked(True)
+        self.scatter = pg.ScatterPlotItem(size=11, hoverable=True, tip=self._tip)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.plot.addItem(self.scatter)
+        self.note = QLabel("the map appears when the matrix is complete")
+        self.note.setWordWrap(True)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.note)
+        self.points = np.zeros((0, 2))
+        for sig in (model.splitChanged, model.selectionChanged):
+            sig.connect(self.redraw)
+
+    def set_matrix(self, matrix: np.ndarray) -> None:
+        from gindex_studio.core.curation.analysis import classical_mds
+
+        self.points = classical_mds(np.nan_to_num(matrix, nan=1.0))
+        self.note.setText("Classical MDS of Δ: nearby points are programs with small Δ. Colour = domain (as the "
+                          "heatmap's bands); ○ curriculum, ▽ test, × excluded; hover for the program, click to select "
+                          "it everywhere (Ctrl+click adds; stacked points are selected together).")
+        self.redraw()
+
+    def redraw(self) -> None:
+        items = self.model.ws.items
+        if len(self.points) != len(items):
+            self.scatter.clear()
+            return
+        colors = domain_colors(sorted({it.domain for it in items}))
+        sel = set(self.model.selection)
+        spots = []
+        for i, (it, p) in enumerate(zip(items, self.points)):
+            spots.append({"pos": (p[0], p[1]), "data": i, "symbol": SYMBOLS[it.role], "brush": colors[it.domain],
+                          "pen": pg.mkPen(QColor(200, 0, 0), width=3) if i in sel else pg.mkPen(QColor(60, 60, 60)),
+                          "size": 15 if i in sel else 11})
+        self.scatter.setData(spots)
+
+    def _tip(self, x, y, data) -> str:
+        it = self.model.ws.items[int(data)]
+        return f"{it.label}\n{it.domain}, {it.role}"
+
+    def _clicked(self, _item, points, ev) -> None:
+        """Every point under the pointer is selected (programs at Δ ≈ 0 share a spot)."""
+        if not len(points):
+            return
+        picked = [int(p.data()) for p in points]
+        add = bool(ev.modifiers() & Qt.ControlModifier) if hasattr(ev, "modifiers") else False
+        self.model.select((self.model.selection + picked) if add else picked)
+
+
+class SplitView(QWidget):
+    """Every program with its domain and role; move the selected ones between curriculum, test
+    and excluded or give them a domain (undoable); save the split as an experiment."""
+
+    saveRequested = Signal()
+    domainRequested = Signal()
+
+    def __init__(self, model: CurationModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.table = _table(["program", "domain", "role"])
+        self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        self.table.itemSelectionChanged.connect(self._selection_to_model)
+        buttons = QHBoxLayout()
+        self.role_buttons = {}
+        for role, text in (("curriculum", "→ Curriculum"), ("test", "→ Test"), ("excluded", "→ Excluded")):
+            b = QPushButton(text)
+            b.setObjectName(f"split.{role}")
+            b.clicked.connect(lambda _c=False, r=role: model.set_roles(self.selected(), r))
+            buttons.addWidget(b)
+            self.role_buttons[role] = b
+        self.domain_button = QPushButton("Domain…")
+        self.domain_button.clicked.connect(self.domainRequested.emit)
+        self.save_button = QPushButton("Save split…")
+        self.save_button.setObjectName("split.save")
+        self.save_button.clicked.connect(self.saveRequested.emit)
+        buttons.addWidget(self.domain_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(buttons)
+        lay.addWidget(self.table, 1)
+        self._syncing = False
+        model.splitChanged.connect(self.refresh)
+        model.selectionChanged.connect(self._selection_from_model)
+        self.refresh()
+
+    def refresh(self) -> None:
+        items = self.model.ws.items
+        self._syncing = True
+        _fill(self.table, [[it.label, it.domain, it.role] for it in items], [None] * len(items))
+        for r, it in enumerate(items):
+            if it.role != "curriculum":
+                color = QColor(200, 70, 60) if it.role == "test" else QColor(140, 140, 140)
+                self.table.item(r, 2).setForeground(color)
+        self._syncing = False
+        self._selection_from_model()
+
+    def selected(self) -> list[int]:
+        return sorted({ix.row() for ix in self.table.selectionModel().selectedRows()})
+
+    def _selection_to_model(self) -> None:
+        if not self._syncing:
+            self.model.select(self.selected())
+
+    def _selection_from_model(self) -> None:
+        if self.selected() == self.model.selection:
+            return
+        self._syncing = True
+        self.table.clearSelection()
+        mode = self.table.selectionMode()
+        self.table.setSelectionMode(QAbstractItemView.MultiSelection)
+        for i in self.model.selection:
+            self.table.selectRow(i)
+        self.table.setSelectionMode(mode)
+        if self.model.selection:
+            self.table.scrollToItem(self.table.item(self.model.selection[0], 0))
+        self._syncing = False

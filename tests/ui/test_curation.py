@@ -1,0 +1,225 @@
+"""The curation window (issue 9), driven with real mouse clicks offscreen."""
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+
+from gindex_studio.cli import main
+from gindex_studio.core.curation.cache import DeltaCache
+from gindex_studio.core.curation.workspace import load_workspace
+from gindex_studio.core.curriculum import delta_matrix
+from gindex_studio.core.experiment import load_experiment
+from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.paths import DEMO_DIR
+from gindex_studio.ui.curation.window import CurationWindow
+
+EXPERIMENT = DEMO_DIR / "experiment.json"
+
+
+class ScriptedCurationDialogs:
+    def __init__(self):
+        self.errors, self.save_path, self.compute, self.domain = [], None, None, None
+
+    def error(self, title, text):
+        self.errors.append((title, text))
+
+    def save_file(self, suggestion):
+        return self.save_path
+
+    def ask_compute(self):
+        return self.compute
+
+    def ask_domain(self, current, names):
+        return self.domain
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    ws = load_workspace(EXPERIMENT)
+    win = CurationWindow(ws, DeltaCache(tmp_path / "cache.sqlite"), deadline=None)
+    win.dialogs = ScriptedCurationDialogs()
+    qtbot.addWidget(win)
+    win.resize(1366, 768)
+    win.show()
+    qtbot.waitExposed(win)
+    win.wait_for_report()
+    win.wait_for_matrix()
+    qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
+    yield win
+    for cw in win.compare_windows:
+        cw.close()
+    win.close()
+
+
+def index_of(win, tail):
+    return next(i for i, it in enumerate(win.model.ws.items) if it.label.endswith(tail))
+
+
+def hover(widget, pos):
+    """A mouse move with no button held, as the pointer passing over (QTest.mouseMove moves the
+    cursor, which the offscreen platform does not turn into events)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    ev = QMouseEvent(QEvent.MouseMove, QPointF(pos), QPointF(widget.mapToGlobal(pos)), Qt.NoButton, Qt.NoButton,
+                     Qt.NoModifier)
+    QApplication.sendEvent(widget, ev)
+
+
+def compared(win):
+    cw = win.compare_windows[-1]
+    ref, gen = cw.windowTitle().split(" — ")[0].split(" ↔ ")  # "REF ↔ GEN — Compare — gindex-studio"
+    assert Path(cw.view.ref.doc.path).name == ref
+    return ref, gen
+
+
+def test_heatmap_shows_the_matrix_the_core_computes(window):
+    flows = [it.flow for it in window.model.ws.items]
+    expected = np.array(delta_matrix(flows))
+    shown = window.heatmap.matrix()
+    assert np.array_equal(shown, expected)
+    assert window.heatmap.exact.all()
+    # the display order is the clustering order, domains contiguous
+    order = window.heatmap.order
+    assert sorted(order) == list(range(len(flows)))
+    doms = [window.model.ws.items[i].domain for i in order]
+    assert all(doms.index(d) == len(doms) - 1 - doms[::-1].index(d) - (doms.count(d) - 1) for d in set(doms))
+
+
+def test_clicking_a_cell_opens_that_pair(window, qtbot):
+    hm = window.heatmap
+    i, j = index_of(window, "gmail-send-2.json"), index_of(window, "facebook-1.json")
+    r, c = hm.order.index(i), hm.order.index(j)
+    pos = hm.cell_center(r, c)
+    qtbot.mouseMove(hm.plot.viewport(), pos)
+    qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=pos)
+    assert compared(window) == ("gmail-send-2.json", "facebook-1.json")
+
+
+def test_hovering_a_cell_tells_the_pair_and_delta(window, qtbot):
+    hm = window.heatmap
+    i, j = index_of(window, "youtube-resume-4.json"), index_of(window, "youtube-resume-1.json")
+    r, c = hm.order.index(i), hm.order.index(j)
+    pos = hm.cell_center(r, c)
+    hover(hm.plot.viewport(), pos)
+    qtbot.waitUntil(lambda: "youtube-resume-4.json" in hm.info.text())
+    assert "youtube-resume-1.json" in hm.info.text() and "Δ = 0.000000" in hm.info.text()
+
+
+def test_clicking_a_duplicate_group_member_opens_it_with_its_nearest_member(window, qtbot):
+    view = window.duplicates
+    window.tabs.setCurrentWidget(view)
+    tree = view.tree
+    target = None
+    for k in range(tree.topLevelItemCount()):
+        top = tree.topLevelItem(k)
+        for m in range(top.childCount()):
+            if top.child(m).text(0).endswith("gmail-send-3.json"):
+                target = top.child(m)
+    assert target is not None
+    rect = tree.visualItemRect(target)
+    qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=rect.center())
+    ref, gen = compared(window)
+    assert ref == "gmail-send-3.json" and gen.startswith("gmail-send-") and gen != ref
+
+
+def test_clicking_a_leak_opens_the_task_and_its_nearest_program(window, qtbot):
+    view = window.leaks
+    window.tabs.setCurrentWidget(view)
+    table = view.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text().endswith("youtube-resume-4.json"))
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualItemRect(table.item(row, 2)).center())
+    assert compared(window) == ("youtube-resume-4.json", "youtube-resume-1.json")
+
+
+def test_moving_a_program_updates_leaks_undo_and_saved_experiment_scores_like_the_cli(window, qtbot, tmp_path, capsys):
+    split = window.split
+    window.tabs.setCurrentWidget(split)
+    table = split.table
+    src = index_of(window, "youtube-resume-1.json")
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualItemRect(table.item(src, 0)).center())
+    assert window.model.selection == [src]
+    qtbot.mouseClick(split.role_buttons["excluded"], Qt.LeftButton)
+    assert window.model.ws.items[src].role == "excluded" and table.item(src, 2).text() == "excluded"
+    window.wait_for_report()
+    leaks = window.leaks.table
+    names = {leaks.item(r, 0).text().rsplit("/", 1)[-1] for r in range(leaks.rowCount())}
+    assert "youtube-resume-4.json" not in names and "gmail-send-4.json" in names
+
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)  # Edit → Undo
+    assert window.model.ws.items[src].role == "curriculum"
+    window.wait_for_report()
+    names = {leaks.item(r, 0).text().rsplit("/", 1)[-1] for r in range(leaks.rowCount())}
+    assert "youtube-resume-4.json" in names
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # Redo
+    assert window.model.ws.items[src].role == "excluded"
+    window.wait_for_report()
+
+    out = tmp_path / "curated" / "experiment.json"
+    window.dialogs.save_path = str(out)
+    qtbot.mouseClick(split.save_button, Qt.LeftButton)
+    assert out.is_file() and not window.dialogs.errors
+    exp = load_experiment(out)
+    assert "youtube-resume-1.json" not in {p.path.name for c in exp.curriculum for p in c.programs}
+    capsys.readouterr()
+    assert main(["gindex", str(out), "--json", "--workers", "1"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["g_index"] == pytest.approx(compute_gindex(exp, workers=1).g_index,
+                                                                             rel=1e-12)
+
+
+def test_leak_slider_filters_and_redraws_the_threshold(window, qtbot):
+    view = window.leaks
+    window.tabs.setCurrentWidget(view)
+    before = view.table.rowCount()
+    view.slider.slider.setValue(0)  # Δ ≤ 0: only the identical copy
+    assert view.table.rowCount() == 1 and view.table.item(0, 0).text().endswith("youtube-resume-4.json")
+    assert view.line.value() == 0.0
+    view.slider.slider.setValue(200)
+    assert view.table.rowCount() == 16 > before
+
+
+def test_duplicate_slider_searches_again(window, qtbot):
+    view = window.duplicates
+    view.slider.slider.setValue(0)
+    window.wait_for_report()
+    qtbot.waitUntil(lambda: window.model.report.duplicates.threshold == Fraction(0))
+    assert view.tree.topLevelItemCount() == 1  # youtube-resume-1 = youtube-resume-4
+
+
+def test_selecting_on_the_map_selects_in_the_split_table(window, qtbot):
+    view = window.map
+    window.tabs.setCurrentWidget(view)
+    qtbot.wait(50)
+    i = index_of(window, "http-2.json")
+    x, y = view.points[i]
+    vb = view.plot.getViewBox()
+    pos = view.plot.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
+    qtbot.mouseClick(view.plot.viewport(), Qt.LeftButton, pos=pos)
+    assert i in window.model.selection
+    assert i in window.split.selected()
+
+
+def test_screenshot_at_1366x768(window, tmp_path):
+    window.resize(1366, 768)
+    img = window.grab()
+    assert img.width() >= 1366 - 2 and img.height() >= 768 - 2
+    assert img.save(str(tmp_path / "curation.png"))
+
+
+def test_file_menu_has_curate(qtbot, tmp_path, monkeypatch):
+    from gindex_studio.ui.app import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    win = MainWindow(settings=__import__("PySide6.QtCore", fromlist=["QSettings"]).QSettings(
+        str(tmp_path / "s.ini"), __import__("PySide6.QtCore", fromlist=["QSettings"]).QSettings.IniFormat),
+        autosave_dir=str(tmp_path / "autosave"))
+    qtbot.addWidget(win)
+    file_menu = next(a.menu() for a in win.menuBar().actions() if a.text().replace("&", "") == "File")
+    assert win.curate_action in file_menu.actions()
