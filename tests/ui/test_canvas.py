@@ -216,3 +216,16 @@ def test_workspace_tabs_follow_z(make_editor):
     assert ed.doc.node(nid).data["z"] == "t2"
     ed.focus_node("a")
     assert ed.tabs.currentIndex() == 0 and ed.scene.selected_node_ids() == ["a"]
+
+
+def test_the_whole_drawn_port_and_a_margin_start_a_wire(make_editor):
+    """Press anywhere on the drawn port square (outer half included) or a few pixels beyond."""
+    from gindex_studio.ui.canvas import geometry as g
+
+    for dx in (0.0, g.PORT / 2 - 1, g.PORT / 2 + 3, -(g.PORT / 2 - 1)):
+        ed = make_editor()
+        a, b = ed.scene.nodes["a"], ed.scene.nodes["b"]
+        start = a.output_ports[0].scenePos() + QPointF(dx, 0)
+        drag(ed.view, vp_point(ed.view, start), vp_point(ed.view, b.input_port.scenePos()))
+        assert ed.doc.node("a").ports == [["b"]], f"press {dx:+} px from the port centre made no wire"
+        assert ed.scene.selected_node_ids() == []  # no rubber band, no move

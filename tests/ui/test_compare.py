@@ -71,11 +71,11 @@ def test_highlighted_pairs_equal_the_core_mapping(cview, qtbot, domain):
         assert wire_styles(cview.gen.scene, e) <= {"extra"}
     # the pair labels show w and, for w < 1, which attributes differ
     for p in core.mapping:
-        item = cview.overlays["reference"].items.get(p.reference)
-        if item is not None:
-            assert f"w={p.w_exact if p.w < 1 else 1}" in item.text
+        text = cview.overlays["reference"].drawn_label(p.reference)
+        if cview.ref.doc.is_drawn(p.reference):
+            assert f"w={p.w_exact if p.w < 1 else 1}" in text
             for k in p.differing_keys:
-                assert k in item.text
+                assert k in text
     assert cview.panel.delta_label.text() == f"Δ = {fmt(core.delta)}"
     assert f"|V'| = {core.n_reference}" in cview.panel.why_label.text()
     assert cview.panel.why_label.text().endswith(f"= <b>{fmt(core.delta)}</b>")
@@ -93,9 +93,9 @@ def test_selecting_a_node_selects_its_partner_and_shows_the_attribute_diff(cview
         assert rows[k] == "≠"
     # hovering a generated node rings its reference partner
     cview.hover("generated", pair.generated)
-    assert cview.overlays["reference"].items[pair.reference].emphasis
+    assert cview.ref.scene.nodes[pair.reference].emphasis
     cview.hover("generated", None)
-    assert not cview.overlays["reference"].items[pair.reference].emphasis
+    assert not cview.ref.scene.nodes[pair.reference].emphasis
 
 
 def test_deleting_a_wire_on_the_generated_side_raises_delta_as_the_core_says(cview, qtbot):
@@ -149,11 +149,17 @@ def test_stepping_through_differences_visits_each_one(cview, qtbot):
         d = cview.next_difference()
         seen.append(cview.diff_index)
         assert cview.panel.diff_list.currentRow() == cview.diff_index
-        # the difference's nodes are selected on the canvases
-        for role, ids in (("reference", d.reference), ("generated", d.generated)):
-            want = drawn(cview.editors[role].doc, ids)
-            if want:
-                assert want & set(cview.editors[role].scene.selected_node_ids())
+        # exactly the difference is selected: its wire on its side, or its node(s)
+        if d.edge is not None:
+            role = "reference" if d.kind == "missing-edge" else "generated"
+            sc = cview.editors[role].scene
+            assert [(k[0], k[2]) for k in sc.selected_wires()] == [(d.edge[0], d.edge[-1])]
+            assert all(not e.scene.selected_node_ids() for e in cview.editors.values())
+        else:
+            for role, ids in (("reference", d.reference), ("generated", d.generated)):
+                want = drawn(cview.editors[role].doc, ids)
+                assert set(cview.editors[role].scene.selected_node_ids()) == want
+                assert not cview.editors[role].scene.selected_wires()
     assert seen == list(range(n))
     cview.next_difference()
     assert cview.diff_index == 0  # wraps like a diff tool

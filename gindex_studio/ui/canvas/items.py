@@ -1,6 +1,9 @@
 """Graphics items: nodes with their ports, and wires. They draw what the scene tells them.
 
-Items never touch the document: the scene builds a ``NodeLook`` from the model and hands it over.
+Items never touch the document: the scene builds a ``NodeLook`` from the model and hands it over,
+with the theme's colours (``CanvasLook``) and any overlay (``Decoration``) a view lays on a node.
+Overlays are painted by the items themselves: nothing is stacked above them to take the mouse.
+A node's mouse shape is its body plus every port square with a margin.
 """
 from __future__ import annotations
 
@@ -18,14 +21,10 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle
 
 from . import geometry as g
+from .look import DEFAULT_LOOK, Badge, CanvasLook, Decoration
+from .marks import paint_badge, paint_emphasis, paint_hatch
 
-SELECT_COLOR = QColor("#ff7f0e")
-BORDER = QColor("#888888")
-ERROR_COLOR = QColor("#d62728")
-WARN_COLOR = QColor("#e69500")
-WIRE_COLOR = QColor("#8c8c8c")
-PORT_FILL = QColor("#eeeeee")
-PORT_HOVER = QColor("#ffd966")
+__all__ = ["Badge", "CanvasLook", "Decoration", "NodeItem", "NodeLook", "PortItem", "WireItem", "wire_path"]
 
 #: problem kinds drawn as errors (red); other kinds are warnings (amber)
 ERROR_KINDS = frozenset({"cycle", "self-loop", "dangling-wire", "duplicate-id", "invalid-json-attribute"})
@@ -41,27 +40,13 @@ SHORT = {
     "invalid-json-attribute": "invalid JSON",
 }
 
-
-@dataclass(frozen=True)
-class Decoration:
-    """An overlay on a node (used by the compare view).
-
-    color: outline/halo colour; mark: ``matched``/``missing``/``extra`` (or any short word, drawn
-    as a chip); label: text drawn above the node, e.g. ``w=0.83``.
-    """
-
-    color: str | None = None
-    mark: str | None = None
-    label: str = ""
-
-
-EDGE_STYLES = {
-    "matched": (QColor("#2ca02c"), Qt.SolidLine, 3.0),
-    "missing": (QColor("#d62728"), Qt.DashLine, 2.5),
-    "extra": (QColor("#1f77b4"), Qt.DotLine, 2.5),
-}
-
-MARK_COLORS = {"matched": "#2ca02c", "missing": "#d62728", "extra": "#1f77b4"}
+#: the default look's wire styles as (QColor, dash, width) (for legends)
+EDGE_STYLES = {k: (QColor(w.color), w.dash, w.width) for k, w in DEFAULT_LOOK.wires.items() if k != "plain"}
+MARK_COLORS = dict(DEFAULT_LOOK.marks)
+#: extra room a port square gets for the mouse, beyond its drawn half-size (scene units)
+PORT_MARGIN = 4.0
+#: room above a node's body for a pair badge and its label
+BADGE = 20.0
 
 
 @dataclass(frozen=True)
@@ -107,17 +92,21 @@ class PortItem:
 
 
 class NodeItem(QGraphicsItem):
-    """A node: body in its category colour, glyph band, label, ports, badge and status line."""
+    """A node: body in its category colour, glyph band, label, ports, badge and status line, and
+    the overlay it was given (``set_decoration``) and the hover ring (``set_emphasis``)."""
 
-    def __init__(self, node_id: str, look: NodeLook):
+    def __init__(self, node_id: str, look: NodeLook, colors: CanvasLook = DEFAULT_LOOK):
         super().__init__()
         self.node_id = node_id
         self.look = look
+        self.colors = colors
         self.decoration: Decoration | None = None
+        self.emphasis = False
         self.wires: set["WireItem"] = set()
         self.input_port: PortItem | None = None
         self.output_ports: list[PortItem] = []
         self.w = self.h = 0.0
+        self._status = ""
         self.snap_to_grid = False
         self.hover_port: int | None = None
         self.lod_source = None  # the FlowScene: its ``lod`` is the current zoom (cheaper than asking the painter)
@@ -141,35 +130,51 @@ class NodeItem(QGraphicsItem):
         )
         self._fill = QColor(look.color)
         if not self._fill.isValid():
-            self._fill = QColor("#d9d9d9")
+            self._fill = self.colors.color("unknown_fill")
         self._status = ""
         if look.problems:
             kinds = list(dict.fromkeys(k for k, _ in look.problems))
             text = ", ".join(SHORT.get(k, k) for k in kinds)
             self._status = QFontMetricsF(g.small_font()).elidedText(text, Qt.ElideRight, self.w - 14)
-            self._status_color = ERROR_COLOR if any(k in ERROR_KINDS for k, _ in look.problems) else WARN_COLOR
+            error = any(k in ERROR_KINDS for k, _ in look.problems)
+            self._status_color = self.colors.color("error" if error else "warning")
         self._sync_ports()
+        self._sync_label()
         self.setToolTip(self._tooltip())
         self.update()
+
+    def set_colors(self, colors: CanvasLook) -> None:
+        """A new theme: repaint in its colours."""
+        self.colors = colors
+        self.set_look(self.look)
 
     def _tooltip(self) -> str:
         lines = [f"{self.look.label}  ({self.look.type})", f"id {self.node_id}"]
         lines += [f"⚠ {m}" for _k, m in self.look.problems]
+        if self.decoration is not None and self.decoration.label:
+            lines.append(self.decoration.label)
         return "\n".join(lines)
 
     def _sync_ports(self) -> None:
         self.input_port = PortItem(self, -1) if self.look.inputs else None
         self.output_ports = [PortItem(self, k) for k in range(self.look.outputs)]
+        self._shape = None
         self._bounds = self._compute_bounds()
 
-    def port_at(self, scene_pos: QPointF, radius: float = 9.0) -> PortItem | None:
-        """The port whose centre is within ``radius`` of ``scene_pos``."""
+    def ports(self) -> list[PortItem]:
+        return ([self.input_port] if self.input_port is not None else []) + self.output_ports
+
+    def port_at(self, scene_pos: QPointF, radius: float = g.PORT / 2 + PORT_MARGIN) -> PortItem | None:
+        """The port whose drawn square, grown by ``PORT_MARGIN``, holds ``scene_pos`` (the nearest
+        one when two overlap)."""
         p = self.mapFromScene(scene_pos)
-        for port in ([self.input_port] if self.input_port is not None else []) + self.output_ports:
+        best, best_d = None, None
+        for port in self.ports():
             c = port.pos()
-            if abs(c.x() - p.x()) <= radius and abs(c.y() - p.y()) <= radius:
-                return port
-        return None
+            dx, dy = abs(c.x() - p.x()), abs(c.y() - p.y())
+            if dx <= radius and dy <= radius and (best_d is None or dx + dy < best_d):
+                best, best_d = port, dx + dy
+        return best
 
     def hoverMoveEvent(self, e):
         port = self.port_at(e.scenePos())
@@ -184,10 +189,27 @@ class NodeItem(QGraphicsItem):
             self.update()
 
     def set_decoration(self, deco: Decoration | None) -> None:
+        if deco == self.decoration:
+            return
         self.prepareGeometryChange()
         self.decoration = deco
+        self._sync_label()
         self._bounds = self._compute_bounds()
+        self.setToolTip(self._tooltip())
         self.update()
+
+    def set_emphasis(self, on: bool) -> None:
+        """Ring the node (its partner is hovered on the other canvas)."""
+        if on != self.emphasis:
+            self.prepareGeometryChange()
+            self.emphasis = on
+            self._bounds = self._compute_bounds()
+            self.update()
+
+    def _sync_label(self) -> None:
+        d = self.decoration
+        text = d.label if d is not None else ""
+        self._deco_label = QFontMetricsF(g.small_font()).elidedText(text, Qt.ElideRight, self.w + 60) if text else ""
 
     # ----- geometry ------------------------------------------------------------------------
     def body(self) -> QRectF:
@@ -197,22 +219,29 @@ class NodeItem(QGraphicsItem):
         return self._bounds
 
     def _compute_bounds(self) -> QRectF:
-        r = self.body().adjusted(-8, -10, 8, 6)
+        r = self.body().adjusted(-g.PORT / 2 - PORT_MARGIN - 1, -10, g.PORT / 2 + PORT_MARGIN + 1, 6)
         if self._status:
             r.setBottom(r.bottom() + g.STATUS_H)
-        if self.decoration is not None and self.decoration.label:
-            r.setTop(r.top() - 18)
+        d = self.decoration
+        if d is not None and (d.label or d.badge is not None or d.mark):
+            r.setTop(r.top() - BADGE * 1.6 - 6)
+            r.setRight(max(r.right(), self.body().right() + 64))
+        if d is not None and d.hatch or self.emphasis:
+            r = r.united(self.body().adjusted(-12, -12, 12, 12))
         return r
 
     def shape(self) -> QPainterPath:
-        """The body and the whole of each port (half of a port lies outside the body)."""
-        p = QPainterPath()
-        p.setFillRule(Qt.WindingFill)  # overlapping squares add to the body, never cut holes
-        p.addRoundedRect(self.body(), 5, 5)
-        for port in ([self.input_port] if self.input_port is not None else []) + self.output_ports:
-            c = port.pos()
-            p.addRect(QRectF(c.x() - g.PORT / 2, c.y() - g.PORT / 2, g.PORT, g.PORT))
-        return p
+        """What the mouse hits: the body and every port square grown by ``PORT_MARGIN``."""
+        if self._shape is None:
+            p = QPainterPath()
+            p.setFillRule(Qt.WindingFill)  # overlapping squares add to the body, never cut holes
+            p.addRoundedRect(self.body(), 5, 5)
+            half = g.PORT / 2 + PORT_MARGIN
+            for port in self.ports():
+                c = port.pos()
+                p.addRect(QRectF(c.x() - half, c.y() - half, 2 * half, 2 * half))
+            self._shape = p
+        return self._shape
 
     def output_pos(self, port: int) -> QPointF:
         return self.mapToScene(g.output_port_pos(self.w, self.h, port, max(self.look.outputs, port + 1)))
@@ -227,16 +256,19 @@ class NodeItem(QGraphicsItem):
     def paint(self, p: QPainter, option, widget=None):
         src = self.lod_source
         lod = src.lod if src is not None else option.levelOfDetailFromTransform(p.worldTransform())
+        c = self.colors
         deco = self.decoration
-        if lod < 0.3 and deco is None and not self._status:  # far away: a plain block is enough
-            if option.state & QStyle.State_Selected:
-                p.fillRect(self._body.adjusted(-6, -6, 6, 6), SELECT_COLOR)
-            p.fillRect(self._body, self._fill)
-            return
         selected = bool(option.state & QStyle.State_Selected)
         body = self._body
+        if deco is not None and deco.hatch:
+            paint_hatch(p, body, deco.hatch, c.marks.get(deco.hatch, c.border))
         if lod < 0.3:
-            p.setPen(Qt.NoPen if not selected else QPen(SELECT_COLOR, 4))
+            if deco is None and not self._status and not self.emphasis:  # far away: a plain block
+                if selected:
+                    p.fillRect(body.adjusted(-6, -6, 6, 6), c.color("select"))
+                p.fillRect(body, self._fill)
+                return
+            p.setPen(Qt.NoPen if not selected else QPen(c.color("select"), 4))
             p.setBrush(self._fill)
             p.drawRect(body)
             if deco is not None and deco.color:
@@ -245,15 +277,16 @@ class NodeItem(QGraphicsItem):
                 p.drawRect(body)
             elif self._status:
                 p.fillRect(QRectF(body.right() - 12, body.top() - 6, 14, 14), self._status_color)
+            self._paint_overlay(p, body, lod)
             return
         if deco is not None and deco.color:
             p.setPen(QPen(QColor(deco.color), 4))
             p.setBrush(Qt.NoBrush)
             p.drawRoundedRect(body.adjusted(-4, -4, 4, 4), 8, 8)
-        p.setPen(QPen(SELECT_COLOR, 3) if selected else QPen(BORDER, 1))
+        p.setPen(QPen(c.color("select"), 3) if selected else QPen(c.color("border"), 1))
         p.setBrush(self._fill)
         if self.look.unknown:
-            p.setPen(QPen(SELECT_COLOR if selected else ERROR_COLOR, 3 if selected else 1.5, Qt.DashLine))
+            p.setPen(QPen(c.color("select") if selected else c.color("error"), 3 if selected else 1.5, Qt.DashLine))
         p.drawRoundedRect(body, 5, 5)
         # glyph band
         band = QRectF(body.left(), body.top(), g.ICON_W, body.height())
@@ -269,17 +302,17 @@ class NodeItem(QGraphicsItem):
             p.setPen(QColor(0, 0, 0, 140))
             p.setFont(g.glyph_font())
             p.drawText(band, Qt.AlignCenter, self.look.glyph)
-            p.setPen(QColor("#222222"))
+            p.setPen(c.color("text"))
             p.setFont(g.label_font())
             text_rect = QRectF(body.left() + g.ICON_W + g.PAD - 2, body.top(), body.width() - g.ICON_W - 2 * g.PAD + 4, body.height())
             p.drawText(text_rect, Qt.AlignVCenter | Qt.AlignLeft, self._elided)
         if lod >= 0.4:
-            p.setPen(QPen(BORDER, 1))
+            p.setPen(QPen(c.color("border"), 1))
             s = g.PORT
-            for port in ([self.input_port] if self.input_port is not None else []) + self.output_ports:
-                p.setBrush(PORT_HOVER if port.port == self.hover_port else PORT_FILL)
-                c = port.pos()
-                p.drawRoundedRect(QRectF(c.x() - s / 2, c.y() - s / 2, s, s), 2, 2)
+            for port in self.ports():
+                p.setBrush(c.color("port_hover") if port.port == self.hover_port else c.color("port_fill"))
+                pc = port.pos()
+                p.drawRoundedRect(QRectF(pc.x() - s / 2, pc.y() - s / 2, s, s), 2, 2)
         if self._status:
             p.setPen(Qt.NoPen)
             p.setBrush(self._status_color)
@@ -295,25 +328,37 @@ class NodeItem(QGraphicsItem):
                 p.drawRect(dot)
                 p.drawText(QRectF(body.left() + 14, body.bottom() + 2, self.w - 14, g.STATUS_H - 2),
                            Qt.AlignVCenter | Qt.AlignLeft, self._status)
-        if deco is not None and lod >= 0.34:
-            self._paint_decoration(p, body, deco)
+        self._paint_overlay(p, body, lod)
 
-    def _paint_decoration(self, p: QPainter, body: QRectF, deco: Decoration) -> None:
-        p.setFont(g.small_font())
-        x = body.left()
-        if deco.mark:
-            color = QColor(MARK_COLORS.get(deco.mark, deco.color or "#555555"))
-            w = QFontMetricsF(g.small_font()).horizontalAdvance(deco.mark) + 10
-            chip = QRectF(x, body.top() - 20, w, 15)
-            p.setPen(Qt.NoPen)
-            p.setBrush(color)
-            p.drawRoundedRect(chip, 4, 4)
-            p.setPen(QColor("white"))
-            p.drawText(chip, Qt.AlignCenter, deco.mark)
-            x += w + 4
-        if deco.label:
-            p.setPen(QColor("#222222"))
-            p.drawText(QRectF(x, body.top() - 20, 200, 15), Qt.AlignVCenter | Qt.AlignLeft, deco.label)
+    def _paint_overlay(self, p: QPainter, body: QRectF, lod: float) -> None:
+        """Badge, mark chip and label above the body; the hover ring around it. Far away the
+        badge grows so that its number stays readable and the label is left out."""
+        deco = self.decoration
+        if deco is not None:
+            x = body.left()
+            big = lod < 0.5
+            s = BADGE * 1.6 if big else BADGE
+            top = body.top() - s - 4
+            if deco.badge is not None:
+                paint_badge(p, QRectF(x, top, s, s), deco.badge)
+                x += s + 4
+            if not big:
+                p.setFont(g.small_font())
+                if deco.mark:
+                    color = QColor(self.colors.marks.get(deco.mark, deco.color or "#555555"))
+                    w = QFontMetricsF(g.small_font()).horizontalAdvance(deco.mark) + 10
+                    chip = QRectF(x, top + (s - 15) / 2, w, 15)
+                    p.setPen(Qt.NoPen)
+                    p.setBrush(color)
+                    p.drawRoundedRect(chip, 4, 4)
+                    p.setPen(QColor("white"))
+                    p.drawText(chip, Qt.AlignCenter, deco.mark)
+                    x += w + 4
+                if self._deco_label:
+                    p.setPen(self.colors.color("text"))
+                    p.drawText(QRectF(x, top, body.width() + 60, s), Qt.AlignVCenter | Qt.AlignLeft, self._deco_label)
+        if self.emphasis:
+            paint_emphasis(p, body, deco.badge.color if deco is not None and deco.badge is not None else None)
 
     # ----- moves ---------------------------------------------------------------------------
     def set_model_pos(self, x: float, y: float) -> None:
@@ -336,15 +381,19 @@ class NodeItem(QGraphicsItem):
 class WireItem(QGraphicsPathItem):
     """A wire from an output port to an input port, drawn as a horizontal S-curve.
 
-    Painted by Qt (no Python paint call per frame); selection is the scene's (``selected``), shown
-    by the pen, so rubber bands select nodes only, as in Node-RED.
+    Painted by Qt (no Python paint call per frame). Its style (``matched``/``missing``/``extra``)
+    sets colour and dash; selection (the scene's ``selected``) adds a wide halo *under* the wire,
+    so a selected missing wire still shows its colour and dashes. Rubber bands select nodes only,
+    as in Node-RED.
     """
 
-    def __init__(self, src: NodeItem, port: int, dst: NodeItem):
+    def __init__(self, src: NodeItem, port: int, dst: NodeItem, colors: CanvasLook = DEFAULT_LOOK):
         super().__init__()
         self.src, self.port, self.dst = src, port, dst
+        self.colors = colors
         self.style: str | None = None
         self.selected = False
+        self.halo: QGraphicsPathItem | None = None
         self.setZValue(0)
         self._shape: QPainterPath | None = None
         self._apply_pen()
@@ -358,10 +407,16 @@ class WireItem(QGraphicsPathItem):
         a = self.src.output_pos(self.port)
         b = self.dst.input_pos()
         self.setPath(wire_path(a, b))
+        if self.halo is not None:
+            self.halo.setPath(self.path())
         self._shape = None
 
     def set_style(self, style: str | None) -> None:
         self.style = style
+        self._apply_pen()
+
+    def set_colors(self, colors: CanvasLook) -> None:
+        self.colors = colors
         self._apply_pen()
 
     def set_selected(self, on: bool) -> None:
@@ -370,12 +425,22 @@ class WireItem(QGraphicsPathItem):
             self._apply_pen()
 
     def _apply_pen(self) -> None:
-        color, dash, width = EDGE_STYLES.get(self.style or "", (WIRE_COLOR, Qt.SolidLine, 2.5))
-        if self.selected:
-            color, width = SELECT_COLOR, width + 1.5
-        pen = QPen(color, width)
-        pen.setStyle(dash)
+        ws = self.colors.wire(self.style)
+        width = ws.width + (1.0 if self.selected else 0.0)
+        pen = QPen(QColor(ws.color), width)
+        pen.setStyle(ws.dash)
         self.setPen(pen)
+        if self.selected and self.halo is None:
+            self.halo = QGraphicsPathItem(self)
+            self.halo.setFlag(QGraphicsItem.ItemStacksBehindParent, True)
+            self.halo.setAcceptedMouseButtons(Qt.NoButton)
+            self.halo.setAcceptHoverEvents(False)
+            self.halo.setPath(self.path())
+        if self.halo is not None:
+            glow = self.colors.color("select")
+            glow.setAlpha(150)
+            self.halo.setPen(QPen(glow, width + 6, Qt.SolidLine, Qt.RoundCap))
+            self.halo.setVisible(self.selected)
 
     def shape(self) -> QPainterPath:
         if self._shape is None:

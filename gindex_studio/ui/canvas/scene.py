@@ -2,15 +2,20 @@
 
 The scene never edits the document. Overlays for the compare view::
 
-    scene.set_node_decoration(node_id, Decoration(color="#2ca02c", mark="matched", label="w=0.83"))
+    scene.set_node_decoration(node_id, Decoration(color="#2ca02c", badge=Badge(3, "#E69F00", "star"),
+                                                  label="w=2/3 ≠ topic", hatch=None))
     scene.set_edge_style(src, port, dst, "matched" | "missing" | "extra" | None)
+    scene.set_emphasis(node_id | None)
     scene.clear_decorations()
+
+The node and wire items paint overlays themselves, so overlays never take the mouse. Colours come
+from ``scene.colors`` (a ``CanvasLook``; ``set_colors`` switches theme).
 
 ``node_selected(str)`` is emitted with the id when exactly one node is selected, "" otherwise.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QLineF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -19,12 +24,11 @@ from gindex_studio.core.flow import normalise_wires
 from ..library_access import node_type_color, port_counts
 from ..model.document import FlowDocument
 from . import geometry as g
-from .items import Decoration, NodeItem, NodeLook, WireItem
+from .items import BADGE, NodeItem, NodeLook, WireItem
+from .look import DEFAULT_LOOK, CanvasLook, Decoration
+from .marks import paint_badge
 
 LOW_LOD = 0.3
-SELECT = QColor("#ff7f0e")
-BACKGROUND = QColor("#ffffff")
-GRID_COLOR = QColor("#eeeeee")
 
 
 class FlowScene(QGraphicsScene):
@@ -37,6 +41,8 @@ class FlowScene(QGraphicsScene):
         self.nodes: dict[str, NodeItem] = {}
         self.wires: dict[tuple[str, int, str], WireItem] = {}
         self.workspace: str | None = None  # None: show every workspace
+        self.colors: CanvasLook = DEFAULT_LOOK
+        self._emphasised: str | None = None
         self.snap_to_grid = True
         self.show_grid = True
         self._decorations: dict[str, Decoration] = {}
@@ -97,7 +103,7 @@ class FlowScene(QGraphicsScene):
         self._apply_workspace()
 
     def _make_node(self, node_id: str, problems=None) -> NodeItem:
-        item = NodeItem(node_id, self.look(node_id, problems))
+        item = NodeItem(node_id, self.look(node_id, problems), self.colors)
         item.lod_source = self
         if self.low_detail:
             item.setFlag(NodeItem.ItemHasNoContents, True)
@@ -105,6 +111,7 @@ class FlowScene(QGraphicsScene):
         item.snap_to_grid = self.snap_to_grid
         if node_id in self._decorations:
             item.set_decoration(self._decorations[node_id])
+        item.set_emphasis(node_id == self._emphasised)
         self.addItem(item)
         self.nodes[node_id] = item
         return item
@@ -118,7 +125,7 @@ class FlowScene(QGraphicsScene):
         for port, targets in enumerate(normalise_wires(node.data.get("wires"))):
             for dst in targets:
                 if dst in self.nodes and (src, port, dst) not in self.wires:
-                    item = WireItem(self.nodes[src], port, self.nodes[dst])
+                    item = WireItem(self.nodes[src], port, self.nodes[dst], self.colors)
                     self.nodes[src].wires.add(item)
                     self.nodes[dst].wires.add(item)
                     self.addItem(item)
@@ -289,10 +296,37 @@ class FlowScene(QGraphicsScene):
             if k[0] == src and k[2] == dst and (port is None or k[1] == port):
                 item.set_style(style)
 
+    def set_emphasis(self, node_id: str | None) -> None:
+        """Ring one node (the partner of what is hovered on the other canvas); None: no ring."""
+        old = self.nodes.get(self._emphasised) if self._emphasised else None
+        if old is not None:
+            old.set_emphasis(False)
+        self._emphasised = node_id
+        item = self.nodes.get(node_id) if node_id else None
+        if item is not None:
+            item.set_emphasis(True)
+
+    def emphasised(self) -> str | None:
+        return self._emphasised
+
+    def decoration(self, node_id: str) -> Decoration | None:
+        return self._decorations.get(node_id)
+
+    def set_colors(self, colors: CanvasLook) -> None:
+        """Switch theme: every item repaints in ``colors``."""
+        self.colors = colors
+        for item in self.nodes.values():
+            item.set_colors(colors)
+        for item in self.wires.values():
+            item.set_colors(colors)
+        self.batch_dirty = True
+        self.update()
+
     def clear_decorations(self) -> None:
         self.batch_dirty = True
         self._decorations.clear()
         self._edge_styles.clear()
+        self.set_emphasis(None)
         for item in self.nodes.values():
             if item.decoration is not None:
                 item.set_decoration(None)
@@ -317,7 +351,7 @@ class FlowScene(QGraphicsScene):
 
     def _build_batch(self):
         fills: dict[str, list] = {}
-        selected, status, deco = [], [], []
+        selected, status, deco, badges = [], [], [], []
         for item in self.nodes.values():
             if not item.isVisible():
                 continue
@@ -327,9 +361,15 @@ class FlowScene(QGraphicsScene):
                 selected.append(r.adjusted(-8, -8, 8, 8))
             if item._status:
                 status.append((QRectF(r.right() - 14, r.top() - 8, 20, 20), item._status_color))
-            if item.decoration is not None and item.decoration.color:
-                deco.append((r.adjusted(-10, -10, 10, 10), item.decoration.color))
-        return [(QColor(c), rs) for c, rs in fills.items()], selected, status, deco
+            d = item.decoration
+            if d is not None and d.hatch:
+                deco.append((r.adjusted(-10, -10, 10, 10), self.colors.marks.get(d.hatch, d.color or "#555555")))
+            elif d is not None and d.color:
+                deco.append((r.adjusted(-10, -10, 10, 10), d.color))
+            if d is not None and d.badge is not None:
+                s = BADGE * 1.6
+                badges.append((QRectF(r.left(), r.top() - s - 4, s, s), d.badge))
+        return [(QColor(c), rs) for c, rs in fills.items()], selected, status, deco, badges
 
     def drawForeground(self, p: QPainter, rect: QRectF) -> None:
         if not self.low_detail or not self.nodes:
@@ -337,22 +377,28 @@ class FlowScene(QGraphicsScene):
         if self.batch_dirty or self._batch is None:
             self._batch = self._build_batch()
             self.batch_dirty = False
-        fills, selected, status, deco = self._batch
+        fills, selected, status, deco, badges = self._batch
         p.setPen(Qt.NoPen)
         for r, color in deco:
             p.fillRect(r, QColor(color))
         if selected:
-            p.setBrush(SELECT)
+            p.setBrush(self.colors.color("select"))
             p.drawRects(selected)
         for color, rs in fills:
             p.setBrush(color)
             p.drawRects(rs)
         for r, color in status:
             p.fillRect(r, color)
+        for r, badge in badges:
+            paint_badge(p, r, badge)
+        if self._emphasised in self.nodes:
+            p.setPen(QPen(QColor("#000000"), 3 / max(self.lod, 0.01), Qt.DashLine))
+            p.setBrush(Qt.NoBrush)
+            p.drawRect(self.nodes[self._emphasised].scene_body().adjusted(-14, -14, 14, 14))
 
     # ----- background -------------------------------------------------------------------------
     def drawBackground(self, p: QPainter, rect: QRectF) -> None:
-        p.fillRect(rect, BACKGROUND)
+        p.fillRect(rect, self.colors.color("background"))
         if not self.show_grid:
             return
         scale = p.worldTransform().m11()
@@ -361,10 +407,9 @@ class FlowScene(QGraphicsScene):
             step *= 5
         left = int(rect.left() // step) * step
         top = int(rect.top() // step) * step
-        pen = QPen(GRID_COLOR, 0)
+        pen = QPen(self.colors.color("grid"), 0)
         p.setPen(pen)
         lines = []
-        from PySide6.QtCore import QLineF
 
         x = left
         while x < rect.right():

@@ -92,13 +92,21 @@ class FlowView(QGraphicsView):
             self.viewport_moved.emit()
 
     # ----- gestures ---------------------------------------------------------------------------
+    def item_at(self, pos) -> NodeItem | WireItem | None:
+        """The topmost node or wire under viewport point ``pos``. Items that take no mouse button
+        (selection halos, overlays, the gesture's temporary wire) are looked through."""
+        for item in self.items(pos):
+            if isinstance(item, (NodeItem, WireItem)) and item.isVisible():
+                return item
+        return None
+
     def mousePressEvent(self, e):
         if e.button() == Qt.MiddleButton or (e.button() == Qt.LeftButton and self.space_down):
             self.gesture = PanGesture(self, e)
             e.accept()
             return
         if e.button() == Qt.LeftButton:
-            item = self.itemAt(e.position().toPoint())
+            item = self.item_at(e.position().toPoint())
             port = item.port_at(self.mapToScene(e.position().toPoint())) if isinstance(item, NodeItem) else None
             if port is not None:
                 self.gesture = WireGesture(self, port)
@@ -136,7 +144,7 @@ class FlowView(QGraphicsView):
             g.release(e)
 
     def mouseDoubleClickEvent(self, e):
-        item = self.itemAt(e.position().toPoint())
+        item = self.item_at(e.position().toPoint())
         if item is None:
             self.quick_add_requested.emit(self.mapToScene(e.position().toPoint()), "")
             return

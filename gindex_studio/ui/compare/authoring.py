@@ -11,11 +11,21 @@ from ..model import commands as cmd
 from ..model.document import FlowDocument
 
 
+def is_program_node(doc: FlowDocument, node_id: str) -> bool:
+    """A node of the program's graph as the editor draws it: workspace tabs (``tab``,
+    ``subflow``) and configuration nodes (a bot, a broker) are not, and are never copied across:
+    copying a ``tab`` would make a second workspace on the other side."""
+    return doc.has(node_id) and doc.is_drawn(node_id)
+
+
 def copy_node_command(src: FlowDocument, dst: FlowDocument, node_id: str, partner: dict[str, str],
                       workspace: str = "", side_word: str = "") -> tuple[cmd.Macro, str]:
     """Copy ``node_id`` of ``src`` into ``dst``: same type and attributes, wires kept where both ends
     exist in ``dst`` (``partner`` maps ``src`` ids of mapped nodes to their ``dst`` partners), placed
-    next to the partners of its neighbours. Returns the command and the new node's id."""
+    next to the partners of its neighbours. Returns the command and the new node's id. Raises
+    ValueError for a tab or configuration node (see ``is_program_node``)."""
+    if not is_program_node(src, node_id):
+        raise ValueError(f"{node_id} is not a program node (a workspace tab or configuration node)")
     node = src.node(node_id)
     data = copy.deepcopy(node.data)
     new_id = node_id if not dst.has(node_id) else dst.fresh_id()

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.divergence import ScoreOptions, ScoreResult
-from gindex_studio.core.similarity import IGNORED, PAPER_IGNORED, PROFILES
+from gindex_studio.core.explain import ignored_keys, why_delta
+from gindex_studio.core.similarity import PROFILES
 
 DIFF_BG = QColor("#ffe8b3")  # differing rows (with a ≠ mark and bold text as well)
 IGNORED_FG = QColor("#8a8a8a")
@@ -48,19 +49,18 @@ def fmt_fraction(f: Fraction) -> str:
 
 
 def why_line(r: ScoreResult) -> str:
-    """S, |V'|, |V''| and the formula with the numbers filled in."""
-    n1, n2 = r.n_reference, r.n_generated
-    if n1 == 0 or n2 == 0:
-        side = "reference" if n1 == 0 else "generated program"
+    """S, |V'|, |V''| and the formula with the core's figures filled in (``core.explain``)."""
+    w = why_delta(r)
+    n1, n2 = w.n_reference, w.n_generated
+    if w.empty:
+        side = "reference" if w.empty == "reference" else "generated program"
         return f"Why this Δ: the {side} has no nodes, so Δ = 1 (|V'| = {n1}, |V''| = {n2}) = <b>1</b>"
-    s = Fraction(r.s_exact)
-    s2 = s * s
-    ratio = s2 / (n1 * n2)
+    s, s2 = w.s, w.s_squared
     s_txt = fmt_fraction(s) if s.denominator == 1 else f"{fmt_fraction(s)} ≈ {fmt(float(s))}"
     s2_txt = fmt_fraction(s2) if s2.denominator == 1 else fmt(float(s2))
     return (
-        f"Why this Δ: S = Σw = {s_txt} over {len(r.mapping)} mapped pairs, |V'| = {n1}, |V''| = {n2}<br>"
-        f"Δ = 1 − S²/(|V'|·|V''|) = 1 − {s2_txt}/({n1}·{n2}) = 1 − {fmt(float(ratio))} = <b>{fmt(r.delta)}</b>"
+        f"Why this Δ: S = Σw = {s_txt} over {w.pairs} mapped pairs, |V'| = {n1}, |V''| = {n2}<br>"
+        f"Δ = 1 − S²/(|V'|·|V''|) = 1 − {s2_txt}/({n1}·{n2}) = 1 − {fmt(float(w.ratio))} = <b>{fmt(r.delta)}</b>"
     )
 
 
@@ -261,16 +261,28 @@ class ScorePanel(QWidget):
     def show_failure(self, message: str) -> None:
         self.status_label.setText(f"scoring failed: {message}")
 
-    def set_differences(self, diffs: list[Difference]) -> None:
+    def set_differences(self, diffs: list[Difference], result: ScoreResult | None = None) -> None:
+        """List ``diffs``; with none left and a result, say that the programs match."""
         current = self.diff_list.currentRow()
         self.diff_list.clear()
         for d in diffs:
             it = QListWidgetItem(f"{KIND_WORD[d.kind]}:  {d.text}")
             it.setToolTip(d.text)
             self.diff_list.addItem(it)
+        if not diffs and result is not None:
+            word = "" if result.exact else " as far as the search got"
+            it = QListWidgetItem(f"No differences: the programs match (Δ = {fmt(result.delta)}){word}.")
+            it.setFlags(Qt.NoItemFlags)
+            self.diff_list.addItem(it)
         self.diff_title.setText(f"Differences: {len(diffs)} (F8 next, Shift+F8 previous)")
         if 0 <= current < len(diffs):
             self.diff_list.setCurrentRow(current)
+
+    def show_current(self, k: int) -> None:
+        """Mark row ``k`` as the difference on screen (without re-emitting it)."""
+        self.diff_list.blockSignals(True)
+        self.diff_list.setCurrentRow(k)
+        self.diff_list.blockSignals(False)
 
 
 # ----- attribute diff ---------------------------------------------------------------------------
@@ -348,7 +360,7 @@ class AttributeDiff(QWidget):
     def show_pair(self, title: str, ref: dict | None, gen: dict | None, differing: list[str], profile: str) -> None:
         """Fill the table for a pair (or one unmatched node: the other side None)."""
         self.title.setText(title)
-        ignored = PAPER_IGNORED if profile == "paper" else IGNORED
+        ignored = ignored_keys(profile)
         keys: list[str] = []
         for d in (ref or {}, gen or {}):
             for k in d:

@@ -341,12 +341,11 @@ class CompareWindow(QMainWindow):
                 self.view.set_generated_text_pair(ref, text or "", os.path.basename(reference), ref_path=reference)
                 gen_name = "pasted model output"
         except FlowError as e:
-            self.dialogs.error("Cannot open the reference", str(e))
-            return False
-        except OSError as e:
-            self.dialogs.error("Cannot open the generated program", f"{generated}: {e.strerror or e}")
+            side = getattr(e, "side", "reference")
+            self.dialogs.error(f"Cannot open the {side} program", str(e))
             return False
         self._leave_experiment()
+        self.statusBar().clearMessage()  # messages were about the previous pair
         self.setWindowTitle(f"{os.path.basename(reference)} ↔ {gen_name} — Compare — gindex-studio")
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
         return True
@@ -432,6 +431,7 @@ class CompareWindow(QMainWindow):
         self.view.panel.set_options(opts)
         self.view.set_pair(task.reference.copy(), task.generated.copy(), task.syntax, task.generated_text,
                            ref_name=f"{task.id}", gen_name=f"{task.id} (model output)")
+        self.statusBar().clearMessage()
         self.tasks.select_task(index, emit=False)
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
 

@@ -1,0 +1,138 @@
+"""One side of the compare view: a title with the program's counts, the editor, and (generated
+side) the model text with the syntax error marked where it happened."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTextEdit, QVBoxLayout, QWidget
+
+from gindex_studio.core.flow import Flow
+from gindex_studio.core.lenient import SyntaxIssue
+
+from ..editor import FlowEditor
+
+
+class Side(QWidget):
+    """One side of the comparison: a title, the editor and (generated side) the model text with
+    the syntax error marked where it happened."""
+
+    def __init__(self, role: str, library, parent=None):
+        super().__init__(parent)
+        self.role = role
+        self.editor = FlowEditor(Flow(), None, library)
+        self.title = QLabel()
+        self.title.setObjectName(f"{role}-title")
+        self.title.setStyleSheet("QLabel { background: #f2f2f2; padding: 4px 6px; border-bottom: 1px solid #ddd; }")
+        self.title.setTextFormat(Qt.RichText)
+        self.title.setWordWrap(True)  # a long name wraps instead of widening its side
+        self.banner = QLabel()
+        self.banner.setObjectName("syntax-banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("QLabel { background: #fde2e1; color: #7a1212; padding: 4px 6px; }")
+        self.banner.setCursor(Qt.PointingHandCursor)
+        self.banner.hide()
+        self.source = QPlainTextEdit()
+        self.source.setObjectName("model-text")
+        self.source.setReadOnly(True)
+        self.source.setLineWrapMode(QPlainTextEdit.NoWrap)
+        mono = QFont("DejaVu Sans Mono")
+        mono.setStyleHint(QFont.Monospace)
+        mono.setPixelSize(11)
+        self.source.setFont(mono)
+        self.source_label = QLabel()
+        self.source_box = QWidget()
+        sl = QVBoxLayout(self.source_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.setSpacing(0)
+        sl.addWidget(self.source_label)
+        sl.addWidget(self.source)
+        self.source_label.setStyleSheet("QLabel { background: #f2f2f2; padding: 2px 6px; }")
+        self.source_box.hide()
+        self.split = QSplitter(Qt.Vertical)
+        self.split.addWidget(self.editor)
+        self.split.addWidget(self.source_box)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.title)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.split, 1)
+        self.banner.mousePressEvent = lambda _e: self.reveal_error()
+        self.syntax: SyntaxIssue | None = None
+        self.name = ""
+
+    def set_title(self, name: str, detail: str = "") -> None:
+        self.name = name
+        word = "Reference" if self.role == "reference" else "Generated"
+        extra = f" <span style='color:#666'>{detail}</span>" if detail else ""
+        self.title.setText(f"<b>{word}</b> — {name or 'untitled'}{extra}")
+
+    def set_detail(self, detail: str) -> None:
+        """New counts under the same name (after an edit)."""
+        self.set_title(self.name, detail)
+
+    def show_source(self, text: str | None, syntax: SyntaxIssue | None, edited: bool = False) -> None:
+        """Show the model text (if any) and the syntax error next to it."""
+        self.syntax = syntax
+        if text is None:
+            self.source_box.hide()
+        else:
+            if self.source.toPlainText() != text:
+                self.source.setPlainText(text)
+            lines = text.count("\n") + 1
+            self.source_label.setText(f"Model output as written ({lines} lines)")
+            was_hidden = self.source_box.isHidden()
+            self.source_box.show()
+            if was_hidden:
+                total = max(self.split.height(), 400)
+                self.split.setSizes([int(total * 0.62), total - int(total * 0.62)])
+        self.set_syntax(syntax, edited)
+
+    def set_syntax(self, syntax: SyntaxIssue | None, edited: bool) -> None:
+        """The banner tells what the canvas shows: the nodes recovered from broken text. Once the
+        program is edited the canvas shows the user's flow, so the banner goes (the error stays
+        marked in the model text); undoing back to the text's reading brings it back."""
+        if syntax is None:
+            self.banner.hide()
+            self.source.setExtraSelections([])
+            return
+        s = syntax
+        self.banner.setText(
+            f"<b>Syntax error</b> at line {s.line}, column {s.column}: {s.message}. "
+            f"The canvas shows the {s.recovered_nodes} recovered node{'s' if s.recovered_nodes != 1 else ''}."
+            + (" <u>Show in text</u>" if self.source_box.isVisible() else ""))
+        self.banner.setVisible(not edited)
+        sel = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor("#fbd0ce"))
+        fmt.setProperty(QTextFormat.FullWidthSelection, True)
+        sel.format = fmt
+        cur = QTextCursor(self.source.document())
+        cur.setPosition(min(s.offset, max(0, len(self.source.toPlainText()))))
+        sel.cursor = cur
+        mark = QTextEdit.ExtraSelection()
+        mfmt = QTextCharFormat()
+        mfmt.setBackground(QColor("#d62728"))
+        mfmt.setForeground(QColor("#ffffff"))
+        mark.format = mfmt
+        c2 = QTextCursor(cur)
+        c2.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor)
+        mark.cursor = c2
+        self.source.setExtraSelections([sel, mark])
+        self.reveal_error()
+
+    def reveal_error(self) -> None:
+        if self.syntax is None or not self.source_box.isVisible():
+            return
+        cur = QTextCursor(self.source.document())
+        cur.setPosition(min(self.syntax.offset, len(self.source.toPlainText())))
+        self.source.setTextCursor(cur)
+        self.source.centerCursor()
+
+    def error_line(self) -> int | None:
+        """1-based line of the text cursor (where the error is shown)."""
+        if self.syntax is None:
+            return None
+        return self.source.textCursor().blockNumber() + 1
