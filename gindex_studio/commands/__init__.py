@@ -18,6 +18,8 @@ from types import ModuleType
 #: Modules (relative to this package) that add subcommands, in the order they appear in ``--help``.
 MODULES: tuple[str, ...] = (
     "curate",
+    "experiment",
+    "report",
 )
 
 

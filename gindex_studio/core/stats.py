@@ -70,16 +70,22 @@ class TestResult:
 
 
 def _as_strata(strata: Sequence | None, n: int) -> list[np.ndarray]:
-    """Index arrays of the tasks of each stratum (one stratum when ``strata`` is None)."""
+    """Index arrays of the tasks of each stratum (one stratum when ``strata`` is None). Strata of
+    a single task are pooled into one stratum: a stratum of one cannot vary under resampling, and
+    a benchmark with one task per domain would otherwise get an interval of zero width."""
     if strata is None:
         return [np.arange(n)]
-    labels = np.asarray(list(strata), dtype=object)
-    if labels.size != n:
-        raise ValueError(f"{labels.size} strata labels for {n} tasks")
+    labels = list(strata)
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} strata labels for {n} tasks")
     groups: dict = {}
     for i, s in enumerate(labels):
         groups.setdefault(s, []).append(i)
-    return [np.asarray(g) for g in groups.values()]
+    single = [g[0] for g in groups.values() if len(g) == 1]
+    out = [np.asarray(g) for g in groups.values() if len(g) > 1]
+    if single:
+        out.append(np.asarray(sorted(single)))
+    return out
 
 
 def stratified_indices(n: int, strata: Sequence | None = None, resamples: int = DEFAULT_RESAMPLES,

@@ -208,3 +208,14 @@ def test_difference_sentence():
     assert s == "B's g-index is higher than A's by 412 [95% CI 120, 701], p = 0.004 over 80 shared tasks"
     same = stats.difference_sentence("mean θ", "A", "B", stats.Estimate(0, -0.1, 0.1, 0.95, 2000, 0, 3), test, 3)
     assert same.startswith("A and B have the same mean θ")
+
+
+def test_single_task_strata_are_pooled():
+    # one task per domain: resampled as one pooled stratum, not frozen
+    v = np.arange(10, dtype=float)
+    e = stats.bootstrap_mean(v, [f"d{i}" for i in range(10)], seed=2)
+    plain = stats.bootstrap_mean(v, None, seed=2)
+    assert e.high > e.low and (e.low, e.high) == (plain.low, plain.high)
+    idx = stats.stratified_indices(5, ["a", "a", "b", "c", "d"], 500, seed=0)
+    assert set(np.unique(idx[:, :2])) == {0, 1}  # stratum a stays within a
+    assert set(np.unique(idx[:, 2:])) == {2, 3, 4}  # b, c, d pooled

@@ -1,0 +1,20 @@
+"""The Analysis window (issue 10): systems compared in the paper's figures, with intervals.
+
+Entry points: ``AnalysisWindow``, ``open_analysis(paths)``, ``install_actions(main_window)`` (File →
+Analysis…), ``write_report(analysis, path)`` for the HTML report.
+"""
+from __future__ import annotations
+
+__all__ = ["AnalysisWindow", "open_analysis", "install_actions", "write_report"]
+
+
+def __getattr__(name):  # lazy: importing the package does not build Qt classes
+    if name in ("AnalysisWindow", "open_analysis", "install_actions"):
+        from . import window
+
+        return getattr(window, name)
+    if name == "write_report":
+        from .report import write_report
+
+        return write_report
+    raise AttributeError(name)

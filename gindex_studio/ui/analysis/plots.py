@@ -1,0 +1,267 @@
+"""The Analysis window's figures (pyqtgraph), drawn from ``core.analysis.Analysis`` arrays.
+
+``build_figures(analysis)`` returns one ``Figure`` per plot, keyed by a stable id (``FIGURES``).
+A figure holds its ``PlotWidget`` and the items it drew, each item tagged with the system it
+shows, so tests (and the report) can read the plotted arrays back. Scatter points carry
+``(system label, task id)`` as data: hover shows them, ``Figure.task_clicked`` emits them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Signal
+
+from gindex_studio.core.analysis import Analysis
+
+#: figure id → title (the order of the window's tabs and of the report)
+FIGURES = {
+    "theta_size": "θ vs program size (Fig. 10)",
+    "skill_size": "Skill level and pass@k vs program size (Fig. 11)",
+    "theta_samples": "θ vs training samples, bubble = g-index (Fig. 12)",
+    "theta_compute": "θ vs compute, bubble = g-index (Fig. 13)",
+    "resp_samples": "g-index vs training samples (Fig. 7)",
+    "resp_compute": "g-index vs compute (Fig. 8)",
+    "resp_theta": "g-index vs θ (Fig. 9)",
+    "theta_omega": "θ vs Ω by task domain",
+    "tc_share": "Share of each task in the g-index (TC_j / Σ TC)",
+}
+
+#: colour-blind safe colours for systems (Okabe-Ito), then domains cycle through ``DOMAIN_COLOURS``
+SYSTEM_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
+DOMAIN_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                  "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"]
+SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h"]
+
+
+def system_colour(i: int) -> str:
+    return SYSTEM_COLOURS[i % len(SYSTEM_COLOURS)]
+
+
+class _Clicks(QObject):
+    task_clicked = Signal(str, str)  # system label, task id
+
+
+@dataclass
+class Figure:
+    """A plot: its id, title, widget and the items drawn, by system label (``items[label]`` is a
+    list; scatter items first)."""
+
+    id: str
+    title: str
+    widget: pg.PlotWidget
+    items: dict[str, list] = field(default_factory=dict)
+    signals: _Clicks = field(default_factory=_Clicks)
+
+    @property
+    def task_clicked(self):
+        return self.signals.task_clicked
+
+    def add(self, label: str, item) -> None:
+        self.widget.addItem(item)
+        self.items.setdefault(label, []).append(item)
+
+    def scatter(self, label: str) -> pg.ScatterPlotItem:
+        return next(i for i in self.items[label] if isinstance(i, pg.ScatterPlotItem))
+
+    def curve(self, label: str, n: int = 0) -> pg.PlotDataItem:
+        return [i for i in self.items[label] if isinstance(i, pg.PlotDataItem)][n]
+
+
+def _tip(x, y, data):
+    label, tid = data if isinstance(data, tuple) else ("", str(data))
+    return f"{tid}\n{label}\nx = {x:.4g}, y = {y:.4g}"
+
+
+def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False) -> Figure:
+    w = pg.PlotWidget(background="w")
+    w.setMinimumSize(320, 240)
+    p = w.getPlotItem()
+    p.setTitle(FIGURES[fid], color="#222", size="11pt")
+    p.setLabel("bottom", xlabel, color="#222")
+    p.setLabel("left", ylabel, color="#222")
+    p.showGrid(x=True, y=True, alpha=0.2)
+    p.addLegend(offset=(10, 10), labelTextColor="#222")
+    for ax in ("left", "bottom"):
+        p.getAxis(ax).setPen("#444")
+        p.getAxis(ax).setTextPen("#222")
+        p.getAxis(ax).enableAutoSIPrefix(False)
+    if logx:  # the data are log10 values; the axis labels them as powers of ten
+        p.getAxis("bottom").setLogMode(True)
+    return Figure(fid, FIGURES[fid], w)
+
+
+def _points(fig: Figure, label: str, x, y, data, colour, symbol="o", size=8, brushes=None, name=None) -> pg.ScatterPlotItem:
+    item = pg.ScatterPlotItem(x=np.asarray(x, float), y=np.asarray(y, float), data=data, symbol=symbol,
+                              size=size, pen=pg.mkPen("#333", width=0.5),
+                              brush=brushes if brushes is not None else pg.mkBrush(colour),
+                              hoverable=True, tip=_tip, name=name)
+    item.sigClicked.connect(lambda _item, pts, _ev: pts and fig.task_clicked.emit(*pts[0].data()))
+    fig.add(label, item)
+    return item
+
+
+def theta_vs_size(an: Analysis) -> Figure:
+    fig = _plot("theta_size", "program size (characters of the reference)", "θ")
+    for i, a in enumerate(an.arrays):
+        _points(fig, a.label, a.size, a.theta, [(a.label, t) for t in a.ids], system_colour(i), SYMBOLS[i % 8],
+                name=a.label)
+    fig.widget.setYRange(0, 1.02)
+    return fig
+
+
+def skill_vs_size(an: Analysis) -> Figure:
+    fig = _plot("skill_size", "program size (bin centre, characters)", "share of tasks")
+    b = an.bins
+    for i, a in enumerate(an.arrays):
+        c = system_colour(i)
+        fig.add(a.label, pg.PlotDataItem(b.centre, b.skill[a.label], pen=pg.mkPen(c, width=2), symbol="o",
+                                         symbolBrush=c, name=f"{a.label}: skill level (θ = 1)", connect="finite"))
+        if a.label in b.pass_k:
+            fig.add(a.label, pg.PlotDataItem(b.centre, b.pass_k[a.label], pen=pg.mkPen(c, width=2, style=pg.QtCore.Qt.DashLine),
+                                             symbol="t", symbolBrush=c, name=f"{a.label}: pass@{b.k}", connect="finite"))
+    fig.widget.setYRange(0, 1.02)
+    return fig
+
+
+def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str) -> Figure:
+    fig = _plot(fid, xlabel, "mean θ", logx=True)
+    gmax = max((s.g_index.value for s in an.summary), default=1.0) or 1.0
+    for i, s in enumerate(an.summary):
+        x = max(getattr(s, attr), 1e-9)
+        size = 12 + 48 * s.g_index.value / gmax
+        _points(fig, s.label, [np.log10(x)], [s.theta.value], [(s.label, f"g-index {s.g_index.value:.1f}")],
+                system_colour(i), size=size)
+        text = pg.TextItem(f"{s.label}\ng-index {s.g_index.value:,.0f}", color="#222", anchor=(0, 1.1))
+        text.setPos(np.log10(x), s.theta.value)
+        fig.add(s.label, text)
+    fig.widget.setYRange(0, 1.02)
+    return fig
+
+
+def _response(an: Analysis, fid: str, param: str, xlabel: str, logx: bool) -> Figure:
+    fig = _plot(fid, xlabel, "g-index", logx=logx)
+    for i, a in enumerate(an.arrays):
+        c = an.curves.get(a.label, {}).get(param)
+        if c is None:
+            continue
+        col = pg.mkColor(system_colour(i))
+        x = np.log10(c.x) if logx else c.x
+        low = pg.PlotDataItem(x, c.low, pen=pg.mkPen(None))
+        high = pg.PlotDataItem(x, c.high, pen=pg.mkPen(None))
+        band = pg.FillBetweenItem(low, high, brush=pg.mkBrush(col.red(), col.green(), col.blue(), 50))
+        fig.add(a.label, pg.PlotDataItem(x, c.y, pen=pg.mkPen(col, width=2),
+                                         name=f"{a.label} (band: 5-95% of {c.splits} random splits)"))
+        fig.add(a.label, low)
+        fig.add(a.label, high)
+        fig.add(a.label, band)
+        cx = np.log10(c.current) if logx else c.current
+        _points(fig, a.label, [cx], [np.interp(cx, x, c.y)], [(a.label, f"this experiment: {c.current:.4g}")],
+                system_colour(i), symbol="star", size=14)
+    return fig
+
+
+def theta_vs_omega(an: Analysis) -> Figure:
+    fig = _plot("theta_omega", "Ω (distance of the task from the curriculum)", "θ")
+    domains = sorted({d for a in an.arrays for d in a.domains})
+    colour = {d: DOMAIN_COLOURS[k % len(DOMAIN_COLOURS)] for k, d in enumerate(domains)}
+    for i, a in enumerate(an.arrays):
+        brushes = [pg.mkBrush(colour[d]) for d in a.domains]
+        _points(fig, a.label, a.omega, a.theta, [(a.label, f"{t} ({d})") for t, d in zip(a.ids, a.domains)],
+                None, SYMBOLS[i % 8], size=9, brushes=brushes, name=f"{a.label} ({SYMBOLS[i % 8]})")
+    fig.widget.setYRange(0, 1.02)
+    fig.domain_colours = colour
+    return fig
+
+
+def tc_share(an: Analysis) -> Figure:
+    fig = _plot("tc_share", "task rank by the first system's share (hover a bar top for its id)", "TC_j / Σ TC")
+    if not an.arrays:
+        return fig
+    order = [an.arrays[0].ids[j] for j in np.argsort(-an.arrays[0].share, kind="stable")]
+    order += sorted({t for a in an.arrays[1:] for t in a.ids} - set(order))
+    pos = {t: k for k, t in enumerate(order)}
+    width = 0.8 / len(an.arrays)
+    for i, a in enumerate(an.arrays):
+        x = np.array([pos[t] for t in a.ids], float) - 0.4 + width * (i + 0.5)
+        fig.add(a.label, pg.BarGraphItem(x=x, height=a.share, width=width, brush=system_colour(i), name=a.label))
+        _points(fig, a.label, x, a.share, [(a.label, t) for t in a.ids], system_colour(i), size=5)
+    ax = fig.widget.getPlotItem().getAxis("bottom")
+    step = max(1, int(np.ceil(len(order) / 12)))
+    ax.setTicks([[(k, str(k + 1)) for k in range(0, len(order), step)], []])
+    fig.order = order
+    return fig
+
+
+def build_figures(an: Analysis) -> dict[str, Figure]:
+    """Every figure of ``FIGURES`` for ``an``."""
+    return {
+        "theta_size": theta_vs_size(an),
+        "skill_size": skill_vs_size(an),
+        "theta_samples": _bubbles(an, "theta_samples", "samples", "training samples (log)"),
+        "theta_compute": _bubbles(an, "theta_compute", "compute", "compute (log)"),
+        "resp_samples": _response(an, "resp_samples", "samples", "total training samples (log)", True),
+        "resp_compute": _response(an, "resp_compute", "compute", "compute (log)", True),
+        "resp_theta": _response(an, "resp_theta", "theta", "θ of every task", False),
+        "theta_omega": theta_vs_omega(an),
+        "tc_share": tc_share(an),
+    }
+
+
+# ----- export ------------------------------------------------------------------------------------
+
+
+def export_png(fig: Figure, path: str, width: int = 1200) -> None:
+    from pyqtgraph.exporters import ImageExporter
+
+    ex = ImageExporter(fig.widget.getPlotItem())
+    ex.parameters()["width"] = width
+    ex.export(str(path))
+
+
+def svg_bytes(fig: Figure) -> bytes:
+    """The figure as SVG, drawn by Qt's SVG generator at the widget's size (pyqtgraph's own SVG
+    exporter fails on the paths of PySide6 6.11)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    w, h = max(fig.widget.width(), 100), max(fig.widget.height(), 100)
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.WriteOnly)
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buf)
+    gen.setSize(QSize(w, h))
+    gen.setViewBox(QRect(0, 0, w, h))
+    gen.setTitle(fig.title)
+    gen.setResolution(fig.widget.logicalDpiX())  # the widget's own scale, else axes and data disagree
+    painter = QPainter(gen)
+    items = _paint_items(fig.widget.getPlotItem())
+    opts = {"antialias": True, "background": pg.mkColor("w"), "painter": painter}
+    for it in items:  # pyqtgraph's export mode: symbols drawn as paths, not cached pixmaps
+        it.setExportMode(True, opts)
+    try:
+        fig.widget.render(painter)
+    finally:
+        for it in items:
+            it.setExportMode(False, opts)
+        painter.end()
+    buf.close()
+    return bytes(data.data())
+
+
+def _paint_items(root) -> list:
+    out, todo = [], [root]
+    while todo:
+        it = todo.pop()
+        if hasattr(it, "setExportMode"):
+            out.append(it)
+        todo += it.childItems()
+    return out
+
+
+def export_svg(fig: Figure, path: str) -> None:
+    with open(path, "wb") as f:
+        f.write(svg_bytes(fig))

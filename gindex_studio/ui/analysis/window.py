@@ -1,0 +1,351 @@
+"""The Analysis window: systems of a study compared in the paper's figures, a Table 1 like
+comparison with bootstrap intervals, and paired comparisons in plain sentences.
+
+Open it on study or experiment files (``open_paths``; scoring runs off the GUI thread) or on
+systems already scored (``set_systems``). Clicking a task's point opens it in the compare view.
+"""
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTextBrowser,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gindex_studio.core.analysis import TABLE_COLUMNS, Analysis, System, analyse, score_systems, table_marks
+from gindex_studio.core.experiment import ExperimentError
+from gindex_studio.core.study import open_inputs
+
+from ..compare.scoring import LatestRunner
+from .plots import Figure, build_figures, export_png, export_svg
+
+STUDY_FILTER = "Studies and experiments (*.json);;All files (*)"
+#: tabs of the window: title → figure ids, laid out two per row
+TABS = {
+    "θ and program size": ("theta_size", "skill_size"),
+    "Samples and compute": ("theta_samples", "theta_compute"),
+    "Responsiveness": ("resp_samples", "resp_compute", "resp_theta"),
+    "Per task": ("theta_omega", "tc_share"),
+}
+BEST = QColor("#d7f0d7")
+WORST = QColor("#f6d5d5")
+
+
+def fmt_est(e, digits: int = 3) -> str:
+    if e is None:
+        return "—"
+    if abs(e.value) >= 100:
+        return f"{e.value:,.1f} [{e.low:,.1f}, {e.high:,.1f}]"
+    return f"{e.value:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def table_rows(an: Analysis) -> list[list[str]]:
+    """The comparison table as text: system, then ``TABLE_COLUMNS``, then pass@k."""
+    return [[s.label, fmt_est(s.g_index), fmt_est(s.theta), f"{s.samples:,}", f"{s.compute:g}",
+             f"{s.mean_omega:.3f}", fmt_est(s.skill), fmt_est(s.pass_k)] for s in an.summary]
+
+
+def table_header(an: Analysis) -> list[str]:
+    return ["system", *TABLE_COLUMNS, f"pass@{an.k}"]
+
+
+class FigurePanel(QWidget):
+    """A figure with its export buttons."""
+
+    def __init__(self, fig: Figure, exporter, parent=None):
+        super().__init__(parent)
+        self.figure = fig
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(fig.widget, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.png_button = QPushButton("Export PNG…")
+        self.svg_button = QPushButton("Export SVG…")
+        self.png_button.clicked.connect(lambda: exporter(fig, "png"))
+        self.svg_button.clicked.connect(lambda: exporter(fig, "svg"))
+        row.addWidget(self.png_button)
+        row.addWidget(self.svg_button)
+        lay.addLayout(row)
+
+
+class AnalysisWindow(QMainWindow):
+    analysed = Signal(object)  # Analysis
+    failed = Signal(str)
+
+    def __init__(self, library=None, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Analysis — gindex-studio")
+        self.resize(1300, 820)
+        self.library = library
+        self.paths: list[str] = []
+        self.systems: list[System] = []
+        self.analysis: Analysis | None = None
+        self.figures: dict[str, Figure] = {}
+        self.panels: dict[str, FigurePanel] = {}
+        self.compare_windows: list = []
+        self.ask_save_path = self._ask_save_path  # replaced in tests
+        self.runner = LatestRunner(self)
+        self.runner.done.connect(self._scored)
+        self.runner.failed.connect(self._fail)
+
+        bar = QToolBar("Analysis")
+        bar.setObjectName("analysis.toolbar")
+        self.addToolBar(bar)
+        self.actions_by_id: dict[str, QAction] = {}
+        for aid, text, slot in (("analysis.add", "Add Experiment…", self.add_experiment_dialog),
+                                ("analysis.report", "Export Report…", self.export_report_dialog)):
+            act = QAction(text, self)
+            act.setObjectName(aid)
+            act.triggered.connect(lambda _c=False, s=slot: s())
+            bar.addAction(act)
+            self.actions_by_id[aid] = act
+        bar.addSeparator()
+        bar.addWidget(QLabel(" pass@k, k = "))
+        self.k_spin = QSpinBox()
+        self.k_spin.setRange(1, 100)
+        self.k_spin.setValue(1)
+        self.k_spin.setToolTip("k of the unbiased pass@k estimate (at most the fewest attempts of a task)")
+        self.k_spin.valueChanged.connect(lambda _k: self.reanalyse())
+        bar.addWidget(self.k_spin)
+
+        self.tabs = QTabWidget()
+        self.setCentralWidget(self.tabs)
+        self.table = QTableWidget()
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.comparisons = QTextBrowser()
+        overview = QSplitter(Qt.Vertical)
+        overview.addWidget(self.table)
+        overview.addWidget(self.comparisons)
+        overview.setSizes([260, 400])
+        self.tabs.addTab(overview, "Comparison")
+        self.status_label = QLabel("Open a study or add experiments")
+        self.statusBar().addPermanentWidget(self.status_label)
+
+    # ----- loading ---------------------------------------------------------------------------
+    def open_paths(self, paths: list[str]) -> bool:
+        """Read studies / experiments and score them off the GUI thread (``analysed`` follows)."""
+        try:
+            _name, pairs = open_inputs(list(paths))
+        except ExperimentError as e:
+            self._fail(str(e))
+            return False
+        self.paths += [str(p) for p in paths]
+        keep = list(self.systems)
+        self.status_label.setText(f"Scoring {len(pairs)} experiment(s)…")
+        self.runner.submit(lambda _p, _s: keep + score_systems(pairs, workers=1))
+        return True
+
+    def wait_idle(self, ms: int = 60_000) -> None:
+        self.runner.wait(ms)
+
+    def _scored(self, systems) -> None:
+        labels = [s.label for s in systems]
+        for k, s in enumerate(systems):  # labels unique across additions
+            if labels.count(s.label) > 1 and labels.index(s.label) != k:
+                s.label = f"{s.label} ({k + 1})"
+        self.set_systems(systems)
+
+    def _fail(self, message: str) -> None:
+        self.status_label.setText(message)
+        self.failed.emit(message)
+        if self.isVisible():
+            QMessageBox.warning(self, "Analysis", message)
+
+    def set_systems(self, systems: list[System]) -> None:
+        self.systems = list(systems)
+        self.reanalyse()
+
+    def reanalyse(self) -> None:
+        """Recompute every number and redraw (after new systems or another k)."""
+        if not self.systems:
+            return
+        k = self.k_spin.value()
+        self.analysis = analyse(self.systems, k=k)
+        self._fill_table()
+        self._fill_comparisons()
+        self._build_plots()
+        n = len(self.analysis.arrays[0].ids) if self.analysis.arrays else 0
+        self.status_label.setText(f"{len(self.systems)} systems, {n} tasks in the first; "
+                                  f"{self.analysis.resamples} bootstrap resamples (seed {self.analysis.seed})")
+        self.analysed.emit(self.analysis)
+
+    # ----- table and sentences ------------------------------------------------------------------
+    def _fill_table(self) -> None:
+        an = self.analysis
+        header = table_header(an)
+        rows = table_rows(an)
+        self.table.clear()
+        self.table.setColumnCount(len(header))
+        self.table.setRowCount(len(rows))
+        self.table.setHorizontalHeaderLabels(header)
+        marks = table_marks(an.summary) if len(rows) > 1 else {}
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignVCenter | (Qt.AlignLeft if c == 0 else Qt.AlignRight))
+                col = header[c]
+                if col in marks:
+                    best, worst = marks[col]
+                    if r == best:
+                        item.setBackground(QBrush(BEST))
+                        item.setToolTip(f"best {col}")
+                        f = QFont()
+                        f.setBold(True)
+                        item.setFont(f)
+                    elif r == worst:
+                        item.setBackground(QBrush(WORST))
+                        item.setToolTip(f"worst {col}")
+                self.table.setItem(r, c, item)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+
+    def _fill_comparisons(self) -> None:
+        an = self.analysis
+        parts = [f"<p><b>Intervals</b>: {an.level:.0%} percentile bootstrap over tasks, stratified by task domain, "
+                 f"{an.resamples} resamples, seed {an.seed}. Best of each column green, worst red.</p>"]
+        for p in an.pairs:
+            parts.append(
+                f"<h4>{html.escape(p.a)} vs {html.escape(p.b)} ({len(p.shared)} shared tasks)</h4><ul>"
+                f"<li>{html.escape(p.g_sentence)} (paired bootstrap; p: paired permutation test on TC, "
+                f"{'exact' if p.g_test.exact else 'Monte Carlo'})</li>"
+                f"<li>{html.escape(p.theta_sentence)} (p: permutation test on θ)</li>"
+                f"<li>sign test on per-task θ: {p.theta_sign.stats['positive']} tasks higher for {html.escape(p.a)}, "
+                f"{p.theta_sign.stats['negative']} for {html.escape(p.b)}, {p.theta_sign.stats['ties']} ties, "
+                f"p = {p.theta_sign.p:.3g}</li>"
+                f"<li>McNemar on solved (θ = 1): only {html.escape(p.a)} {p.mcnemar.stats['only_a']}, only "
+                f"{html.escape(p.b)} {p.mcnemar.stats['only_b']}, p = {p.mcnemar.p:.3g}</li></ul>")
+        parts += [f"<p><i>{html.escape(n)}</i></p>" for n in an.notes]
+        self.comparisons.setHtml("".join(parts))
+
+    # ----- plots -----------------------------------------------------------------------------------
+    def _build_plots(self) -> None:
+        current = self.tabs.currentIndex()
+        while self.tabs.count() > 1:
+            w = self.tabs.widget(1)
+            self.tabs.removeTab(1)
+            w.deleteLater()
+        self.figures = build_figures(self.analysis)
+        self.panels = {}
+        for title, ids in TABS.items():
+            page = QWidget()
+            grid = QGridLayout(page)
+            grid.setContentsMargins(4, 4, 4, 4)
+            for k, fid in enumerate(ids):
+                fig = self.figures[fid]
+                fig.task_clicked.connect(self.open_task)
+                panel = self.panels[fid] = FigurePanel(fig, self.export_figure)
+                grid.addWidget(panel, k // 2, k % 2)
+            self.tabs.addTab(page, title)
+        self.tabs.setCurrentIndex(max(0, min(current, self.tabs.count() - 1)))
+
+    def export_figure(self, fig: Figure, kind: str, path: str | None = None) -> str | None:
+        if path is None:
+            path = self.ask_save_path(f"Export {kind.upper()}", f"{fig.id}.{kind}",
+                                      f"{kind.upper()} (*.{kind})")
+            if not path:
+                return None
+        (export_png if kind == "png" else export_svg)(fig, path)
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return path
+
+    def _ask_save_path(self, title: str, suggestion: str, filt: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self, title, suggestion, filt)
+        return path or None
+
+    # ----- actions ----------------------------------------------------------------------------------
+    def add_experiment_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Add experiments or a study", "", STUDY_FILTER)
+        if paths:
+            self.open_paths(paths)
+
+    def export_report_dialog(self) -> str | None:
+        if self.analysis is None:
+            return None
+        path = self.ask_save_path("Export report", "report.html", "HTML (*.html)")
+        if not path:
+            return None
+        from .report import write_report
+
+        write_report(self.analysis, path)
+        self.statusBar().showMessage(f"Report written to {path}", 8000)
+        return path
+
+    def open_task(self, label: str, task_id: str):
+        """The compare view on ``task_id`` of system ``label`` (reference and first attempt)."""
+        system = next((s for s in self.systems if s.label == label), None)
+        if system is None or system.experiment is None or system.experiment.path is None:
+            return None
+        try:
+            index = system.experiment.task_index(task_id)
+        except KeyError:
+            return None  # a bubble or a curve marker, not a task
+        from ..compare.window import open_compare
+
+        win = open_compare(None, library=self.library)
+        if not win.open_experiment(os.fspath(system.experiment.path)):
+            return win
+        win.show_task(index)
+        self.compare_windows.append(win)
+        return win
+
+    def closeEvent(self, e):
+        self.runner.cancel()
+        self.runner.wait(5000)
+        e.accept()
+
+
+WINDOWS: list[AnalysisWindow] = []
+
+
+def open_analysis(paths: list[str] | None = None, library=None) -> AnalysisWindow:
+    """A new Analysis window (kept alive in ``WINDOWS``), scoring ``paths`` if given."""
+    win = AnalysisWindow(library)
+    WINDOWS.append(win)
+    win.setAttribute(Qt.WA_DeleteOnClose, True)
+    win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
+    if paths:
+        win.open_paths(paths)
+    win.show()
+    return win
+
+
+def install_actions(main_window) -> None:
+    """File → Analysis… (open studies or experiments in a new Analysis window)."""
+    act = QAction("&Analysis…", main_window)
+    act.setObjectName("file.analysis")
+    act.setToolTip("Compare systems: open a study or experiments in the Analysis window")
+
+    def run():
+        paths, _ = QFileDialog.getOpenFileNames(main_window, "Open a study or experiments", "", STUDY_FILTER)
+        if paths:
+            open_analysis([str(Path(p)) for p in paths], getattr(main_window, "library", None))
+
+    act.triggered.connect(lambda _c=False: run())
+    main_window.addAction(act)
+    file_menu = next((a.menu() for a in main_window.menuBar().actions()
+                      if a.menu() is not None and a.text().replace("&", "") == "File"), None)
+    if file_menu is not None:
+        before = next((a for a in file_menu.actions() if a.objectName() == "file.save"), None)
+        file_menu.insertAction(before, act) if before is not None else file_menu.addAction(act)
+    main_window.analysis_action = act
