@@ -297,7 +297,7 @@ class _Model:
 def responsiveness(result: GIndexResult, splits: int = DEFAULT_SPLITS, points: int = RESPONSE_POINTS,
                    seed: int = 0) -> dict[str, Curve]:
     """The three responsiveness curves of a result: ``samples`` (total training samples from the
-    number of domains to 100× the experiment's, split in its proportions), ``compute`` (from 2 to
+    least that gives every domain one sample to 100× the experiment's, split in its proportions), ``compute`` (from 2 to
     100× the experiment's, one compute for every domain) and ``theta`` (every task at θ from 0 to 1).
     Each has a band over ``splits`` random uneven splits of the samples (of each total, for the
     samples curve; of the experiment's total otherwise)."""
@@ -309,7 +309,8 @@ def responsiveness(result: GIndexResult, splits: int = DEFAULT_SPLITS, points: i
     d = len(m.inc)
     out = {}
 
-    xs = np.geomspace(max(d, 1.0), max(total * 100, d + 1.0), points)
+    lowest = total / float(m.samples.min())  # the smallest total that gives every domain >= 1 sample
+    xs = np.geomspace(lowest, max(total * 100, lowest + 1.0), points)
     xs = np.unique(np.append(xs, total))
     own = m.gindex(np.outer(xs, m.samples / total), m.e)
     band = np.array([m.gindex(m.splits(x, splits, rng), m.e) for x in xs])

@@ -136,6 +136,10 @@ def build_experiment(spec: BuildSpec, out_path: str | Path) -> Experiment:
     """Build, validate and write the experiment to ``out_path``; returns it loaded."""
     out_path = Path(out_path)
     value = build_value(spec, out_path)
+    try:
+        out_path.parent.mkdir(parents=True, exist_ok=True)  # relative paths resolve from there
+    except OSError as e:
+        raise ExperimentError(f"{out_path.parent}: cannot create the folder ({e.strerror})") from None
     exp = experiment_from_value(value, out_path)
     try:
         atomic_write_bytes(out_path, orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")

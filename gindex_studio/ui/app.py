@@ -101,6 +101,9 @@ class MainWindow(QMainWindow):
         from .curation.window import install_actions as install_curation  # File → Curate…
 
         install_curation(self)
+        from .analysis.window import install_actions as install_analysis  # File → Analysis…
+
+        install_analysis(self)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
 

@@ -1,0 +1,123 @@
+"""gindex-studio report and experiment new, driven through a subprocess; the HTML report opened in
+headless Chromium when it is installed."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from gindex_studio.core import stats
+from gindex_studio.core.analysis import System, analyse
+from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.study import open_inputs
+from gindex_studio.paths import DEMO_DIR
+
+from test_cli import run
+
+STUDY = DEMO_DIR / "study" / "study.json"
+
+
+@pytest.fixture(scope="module")
+def html_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    code, stdout, err = run("report", STUDY, "-o", out, "--workers", "1")
+    assert code == 0, err
+    assert stdout.strip() == f"wrote {out}: 3 systems, 3 paired comparisons"
+    return out
+
+
+def test_report_json_equals_the_core(tmp_path):
+    code, out, err = run("report", STUDY, "--json", "-k", "2", "--resamples", "500", "--seed", "3", "--workers", "1")
+    assert code == 0, err
+    data = json.loads(out)
+    _name, pairs = open_inputs([STUDY])
+    an = analyse([System(lab, e, compute_gindex(e, workers=1)) for lab, e in pairs], k=2, resamples=500, seed=3)
+    assert data["k"] == 2 and data["resamples"] == 500 and data["seed"] == 3
+    for got, row in zip(data["systems"], an.summary):
+        assert got["label"] == row.label
+        for key in ("g_index", "theta", "skill", "pass_k"):
+            assert got[key] == {**getattr(row, key).to_dict()}
+        assert len(got["tasks_detail"]) == 22
+    for got, p in zip(data["comparisons"], an.pairs):
+        assert got["g_sentence"] == p.g_sentence and got["mcnemar"]["p"] == p.mcnemar.p
+    assert data["comparisons"][2]["g_sentence"].startswith("gpt2-large's g-index is higher than gpt2-medium's by")
+
+
+def test_report_html_is_self_contained(html_report):
+    text = html_report.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert text.count('src="data:image/svg+xml;base64,') == 9
+    assert "http://" not in text.replace("http://www.w3.org", "")  # nothing fetched
+    assert 'id="comparison"' in text and "gpt2-large&#x27;s g-index is higher" in text
+    assert "Worst tasks" in text and "missing node(s)" in text
+
+
+def test_report_bad_input_is_one_line(tmp_path):
+    code, out, err = run("report", STUDY)
+    assert code == 1 and err.strip() == "gindex-studio: give -o report.html, or --json for the numbers"
+    code, out, err = run("report", tmp_path / "none.json", "--json")
+    assert code == 1 and err.count("\n") == 1 and "none.json: no such file" in err
+    (tmp_path / "s.json").write_text(json.dumps({"format": "gindex-studio.study/1", "experiments": ["x.json"]}))
+    code, out, err = run("report", tmp_path / "s.json", "--json")
+    assert code == 1 and "experiments[0]: no such experiment file 'x.json'" in err and err.count("\n") == 1
+
+
+def test_experiment_new_then_report(tmp_path):
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    lines = []
+    for d in ("http", "twitter"):
+        shutil.copy(DEMO_DIR / "programs" / d / f"{d}-4.json", refs)
+        ref = json.loads((refs / f"{d}-4.json").read_text())["flow"]
+        lines.append(json.dumps({"task_id": f"{d}-4", "outputs": [json.dumps(ref), "sorry"]}))
+    (tmp_path / "out.jsonl").write_text("\n".join(lines) + "\n")
+    cur = tmp_path / "cur"
+    for d in ("http", "twitter"):
+        (cur / d).mkdir(parents=True)
+        shutil.copy(DEMO_DIR / "programs" / d / f"{d}-1.json", cur / d)
+    code, out, err = run("experiment", "new", "--curriculum", cur, "--tasks", refs, "--outputs", tmp_path / "out.jsonl",
+                         "--compute", "74.75", "--samples", "40", "--samples", "http=80", "--system", "mine",
+                         "-o", tmp_path / "exp.json")
+    assert code == 0, err
+    assert out.startswith(f"wrote {tmp_path / 'exp.json'}: 2 tasks, 4 attempts, 2 curriculum domains (120 samples)")
+    code, out, err = run("report", tmp_path / "exp.json", "--json", "-k", "2", "--workers", "1")
+    assert code == 0, err
+    row = json.loads(out)["systems"][0]
+    assert row["label"] == "mine" and row["theta"]["value"] == 0.5  # one perfect and one empty attempt per task
+    assert row["pass_k"]["value"] == 1.0 and row["skill"]["value"] == 0.0
+    code, out, err = run("experiment", "new", "--curriculum", cur, "--tasks", refs, "--outputs", tmp_path / "out.jsonl",
+                         "--compute", "74.75", "--samples", "lots", "-o", tmp_path / "x.json")
+    assert code == 1 and err.strip() == "gindex-studio: --samples lots: give a whole number, or DOMAIN=NUMBER"
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def _colour_pixels(png, colour: str, tol: int = 30) -> int:
+    from PySide6.QtGui import QImage
+
+    img = QImage(str(png)).convertToFormat(QImage.Format_RGB888)
+    arr = np.frombuffer(img.constBits(), np.uint8)[: img.height() * img.bytesPerLine()]
+    arr = arr.reshape(img.height(), img.bytesPerLine())[:, : img.width() * 3].reshape(img.height(), img.width(), 3)
+    target = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(arr.astype(int) - target).max(axis=2) <= tol).sum())
+
+
+def test_report_opens_in_chromium_and_shows_the_plots(html_report, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium)")
+    shot = tmp_path / "shot.png"
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1100,6000",
+                        f"--screenshot={shot}", html_report.as_uri()], capture_output=True, text=True, timeout=120)
+    assert shot.is_file(), p.stderr[-500:]
+    # the three systems' colours fill the plotted points, curves and bars (the table alone has none)
+    from gindex_studio.ui.analysis.plots import SYSTEM_COLOURS
+
+    for colour in SYSTEM_COLOURS[:3]:
+        assert _colour_pixels(shot, colour) > 3000, colour
