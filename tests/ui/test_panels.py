@@ -92,7 +92,7 @@ def test_inspector_edits_every_kind_and_undo_restores(window, qtbot):
         {"id": "f", "type": "function", "name": "calc", "func": "return msg;", "outputs": 1, "x": 200, "y": 100, "wires": [[]]},
         {"id": "i", "type": "inject", "name": "", "once": False, "x": 100, "y": 200, "wires": [[]]},
         {"id": "h", "type": "http request", "method": "GET", "x": 100, "y": 300, "wires": [[]]},
-        {"id": "c", "type": "change", "rules": [{"t": "set"}], "x": 300, "y": 300, "wires": [[]]},
+        {"id": "c", "type": "switch", "rules": [{"t": "set"}], "x": 300, "y": 300, "wires": [[]]},
     ])
     ed = window.add_editor(flow, None)
     qtbot.waitUntil(lambda: ed.view.zoom() < 1.6)
@@ -137,7 +137,7 @@ def test_inspector_edits_every_kind_and_undo_restores(window, qtbot):
     assert ed.doc.node("h").data["method"] == "POST"
 
     _select(ed, "c")
-    js = insp.editors["rules"]
+    js = insp.editors["rules"]  # a switch's rules are JSON (a change node's have rows: test_structured_editors)
     assert isinstance(js, JsonEditor)
     js.text.setPlainText('[{"t": "set", }')
     assert js.error.isVisible() and "Not valid JSON" in js.error.text() and "line 1" in js.error.text()

@@ -30,11 +30,21 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.flow import LAYOUT_KEYS, STRUCTURE_KEYS
 
 from ..library_access import node_type_color
-from ..model.commands import SetAttribute, remove_nodes
-from .config_field import ConfigRefField, config_users
+from ..model.commands import Macro, SetAttribute, remove_nodes
 from ..model.document import MISSING
+from .change_rules import ChangeRulesEditor
+from .config_field import ConfigRefField, config_users
+from .typed_value import TypedValueField, value_text
 
 HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
+#: attributes with an editor of their own: (node type, key) → editor class taking the value
+STRUCTURED = {("change", "rules"): ChangeRulesEditor}
+
+
+def typed_pairs(keys) -> dict[str, str]:
+    """Value key → type key for Node-RED's typed values (``payload`` with ``payloadType``)."""
+    keys = set(keys)
+    return {k: k + "Type" for k in keys if k + "Type" in keys}
 
 
 class _TextEdit(QPlainTextEdit):
@@ -189,7 +199,7 @@ class Inspector(QWidget):
         lab = QLabel(text)
         lab.setAlignment(Qt.AlignCenter)
         lab.setStyleSheet("color: #777")
-        self.scroll.setWidget(lab)
+        self._show_page(lab)
 
     # ----- building ---------------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -230,24 +240,47 @@ class Inspector(QWidget):
         if nt is not None:
             for a in nt.attributes:
                 known[a.key] = a
+        pairs = typed_pairs(list(known) + list(data))
+        type_keys = set(pairs.values())
         for key, a in known.items():
-            if key in HIDDEN_KEYS:
+            if key in HIDDEN_KEYS or key in type_keys:
+                continue
+            if key in pairs:
+                t = known.get(pairs[key])
+                self._add_typed_row(form, key, pairs[key], data, a.default, t.default if t else "str", a.label or key)
                 continue
             self._add_row(form, key, a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
-                          removable=key in data, label=a.label or key, ref=getattr(a, "ref", ""))
+                          removable=key in data, label=a.label or key, ref=getattr(a, "ref", ""),
+                          structured=STRUCTURED.get((node.type, key)))
         for key in data:
-            if key in HIDDEN_KEYS or key in known:
+            if key in HIDDEN_KEYS or key in known or key in type_keys:
+                continue
+            if key in pairs:
+                self._add_typed_row(form, key, pairs[key], data, "", "str", key)
                 continue
             self._add_row(form, key, "json", data[key], (), None, removable=True, label=key)
         v.addWidget(self._add_attribute_row())
         v.addStretch(1)
+        self._show_page(page)
+
+    def _show_page(self, page: QWidget) -> None:
+        """Replace the shown page; the old one is deleted later, as the edit that caused the
+        rebuild may still be running inside one of its widgets."""
+        old = self.scroll.takeWidget()
+        if old is not None:
+            old.hide()
+            old.deleteLater()
         self.scroll.setWidget(page)
 
-    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="") -> None:
+    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="", structured=None) -> None:
         present = value is not MISSING
         shown = value if present else default
         if ref and (isinstance(shown, str) or shown is None):
             w, get_value = self._config_field(key, ref, shown or "")
+        elif structured is not None:
+            w = structured(shown)
+            w.committed.connect(lambda k=key: self.commit(k))
+            get_value = w.value
         else:
             w, get_value = self._make_editor(key, kind, shown, choices)
         self.editors[key] = w
@@ -266,6 +299,9 @@ class Inspector(QWidget):
             self.editor.push(SetAttribute(doc, self.node_id, key, new, f"Edit {key}"))
 
         self._committers[key] = commit
+        self._place_row(form, key, w, removable, label, present)
+
+    def _place_row(self, form, key: str, w: QWidget, removable: bool, label: str, present: bool, also=()) -> None:
         row = QWidget()
         h = QHBoxLayout(row)
         h.setContentsMargins(0, 0, 0, 0)
@@ -275,11 +311,40 @@ class Inspector(QWidget):
             rm.setText("✕")
             rm.setToolTip(f"Remove the attribute {key!r}")
             rm.setObjectName(f"remove:{key}")
-            rm.clicked.connect(lambda _=False, k=key: self.remove_attribute(k))
+            rm.clicked.connect(lambda _=False, k=(key, *also): self.remove_attribute(*k))
             h.addWidget(rm, 0, Qt.AlignTop)
         lab = QLabel(label if present else f"<i>{label}</i>")
         lab.setToolTip(key if present else f"{key} (not set: showing the default)")
         form.addRow(lab, row)
+
+    def _add_typed_row(self, form, key: str, type_key: str, data: dict, default, type_default, label: str) -> None:
+        """A value and its type (``payload`` / ``payloadType``) as one control; an edit of
+        either is one undo entry that writes only what changed."""
+        present = key in data or type_key in data
+        w = TypedValueField(data.get(key, default), data.get(type_key, type_default) or "str", name=key)
+        w.committed.connect(lambda k=key: self.commit(k))
+        self.editors[key] = w
+
+        def commit():
+            doc, nid = self.editor.doc, self.node_id
+            text, vtype = w.value()
+            cur_v, cur_t = doc.get_attribute(nid, key), doc.get_attribute(nid, type_key)
+            shown_v = "" if cur_v is MISSING else value_text(cur_v)
+            changes = {}
+            if cur_v is MISSING and text != value_text(default) or cur_v is not MISSING and text != shown_v:
+                changes[key] = text
+            if (cur_t if cur_t is not MISSING else type_default) != vtype or cur_t is MISSING and changes:
+                changes[type_key] = vtype
+            if cur_v is MISSING and type_key in changes and key not in changes:
+                changes[key] = text
+            if changes:
+                m = Macro(f"Edit {key}")
+                for k, v in changes.items():
+                    m.add(SetAttribute(doc, nid, k, v))
+                self.editor.push(m)
+
+        self._committers[key] = commit
+        self._place_row(form, key, w, key in data, label, present, also=(type_key,) if type_key in data else ())
 
     def _make_editor(self, key, kind, value, choices):
         if kind == "boolean":
@@ -390,8 +455,16 @@ class Inspector(QWidget):
         if self.node_id and key in self._committers:
             self._committers[key]()
 
-    def remove_attribute(self, key: str) -> None:
-        self.editor.push(SetAttribute(self.editor.doc, self.node_id, key, MISSING, f"Remove {key}"))
+    def remove_attribute(self, key: str, *also: str) -> None:
+        """Remove ``key`` (and with it ``also``: a typed value's type key) as one undo entry."""
+        doc = self.editor.doc
+        if not also:
+            self.editor.push(SetAttribute(doc, self.node_id, key, MISSING, f"Remove {key}"))
+            return
+        m = Macro(f"Remove {key}")
+        for k in (key, *also):
+            m.add(SetAttribute(doc, self.node_id, k, MISSING))
+        self.editor.push(m)
 
     def add_attribute(self) -> None:
         key = self.new_key.text().strip()
@@ -414,13 +487,26 @@ class Inspector(QWidget):
             fw = None
         data = self.editor.doc.node(self.node_id).data
         for key, w in self.editors.items():
-            if fw is not None and (w is fw or w.isAncestorOf(fw)) and not isinstance(w, ConfigRefField):
-                continue
             value = data.get(key, MISSING)
             if value is MISSING:
                 continue
+            if isinstance(w, (TypedValueField, ChangeRulesEditor)):
+                shows = w.value() if isinstance(w, ChangeRulesEditor) and not w.raw.isChecked() else None
+                if isinstance(w, TypedValueField):
+                    shows = w.value()
+                    value_now = (value_text(value), data.get(key + "Type", shows[1]))
+                else:
+                    value_now = value
+                if shows == value_now:
+                    continue  # what it shows is the model's (do not rebuild under the user's hands)
+            elif fw is not None and (w is fw or w.isAncestorOf(fw)) and not isinstance(w, ConfigRefField):
+                continue
             w.blockSignals(True)
-            if isinstance(w, ConfigRefField):
+            if isinstance(w, TypedValueField):
+                w.set_value(value, data.get(key + "Type", w.value()[1]))
+            elif isinstance(w, ChangeRulesEditor):
+                w.set_value(value)
+            elif isinstance(w, ConfigRefField):
                 w.set_value(value if isinstance(value, str) else "")
             elif isinstance(w, QLineEdit):
                 w.setText(value if isinstance(value, str) else json.dumps(value))

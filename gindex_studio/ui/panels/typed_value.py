@@ -1,0 +1,89 @@
+"""A typed value as one control: Node-RED's "value + type" attribute pairs (``payload`` with
+``payloadType``, a change rule's ``to`` with ``tot``) edited as a type menu beside the value.
+
+``TypedValueField.value()`` is ``(text, type)``; ``committed`` fires when the user finished an
+edit (Return, focus out, a type picked). A type the menu does not list is kept and shown.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
+
+#: Node-RED's typed-input types with the words its editor shows for them
+TYPE_LABELS = {
+    "msg": "msg.", "flow": "flow.", "global": "global.", "str": "string", "num": "number",
+    "bool": "boolean", "json": "JSON", "bin": "buffer", "re": "regex", "date": "timestamp",
+    "jsonata": "expression", "env": "env variable",
+}
+ALL_TYPES = tuple(TYPE_LABELS)
+#: where a value is read from or written to (a property), not a literal
+PROPERTY_TYPES = ("msg", "flow", "global")
+#: types that take no value text (the timestamp is made when the message is)
+NO_VALUE = {"date"}
+
+
+def value_text(value: Any) -> str:
+    """The text shown for a stored value (strings as they are, anything else as JSON)."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class TypedValueField(QWidget):
+    """A type menu and a value line, bound to nothing: the owner reads ``value()`` on ``committed``."""
+
+    committed = Signal()
+
+    def __init__(self, value: Any, vtype: str, types=ALL_TYPES, name: str = "", parent=None):
+        super().__init__(parent)
+        self.types = tuple(types)
+        self.kind = QComboBox()
+        self.kind.setObjectName(f"type:{name}")
+        self.kind.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.kind.setToolTip("What the value is: a message / flow / global property, or a literal of a type")
+        self.edit = QLineEdit()
+        self.edit.setObjectName(f"value:{name}")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.kind)
+        lay.addWidget(self.edit, 1)
+        self.set_value(value, vtype)
+        self.kind.activated.connect(self._kind_picked)
+        self.edit.editingFinished.connect(self._edited)
+        self._last = self.value()
+
+    def set_value(self, value: Any, vtype: str) -> None:
+        """Show ``value`` of type ``vtype`` (no signal)."""
+        self.kind.blockSignals(True)
+        self.kind.clear()
+        types = list(self.types)
+        if vtype and vtype not in types:
+            types.insert(0, vtype)
+        for t in types:
+            self.kind.addItem(TYPE_LABELS.get(t, t), t)
+        self.kind.setCurrentIndex(max(0, self.kind.findData(vtype or types[0])))
+        self.kind.blockSignals(False)
+        self.edit.setText(value_text(value))
+        self._sync_enabled()
+        self._last = self.value()
+
+    def value(self) -> tuple[str, str]:
+        return self.edit.text(), self.kind.currentData()
+
+    def _sync_enabled(self) -> None:
+        t = self.kind.currentData()
+        self.edit.setEnabled(t not in NO_VALUE)
+        self.edit.setPlaceholderText("property path, e.g. payload" if t in PROPERTY_TYPES else "")
+
+    def _kind_picked(self, _k: int) -> None:
+        self._sync_enabled()
+        self._edited()
+
+    def _edited(self) -> None:
+        if self.value() != self._last:
+            self._last = self.value()
+            self.committed.emit()
