@@ -79,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gindex-studio",
         description="Score flow programs with the divergence Δ, measure Ω and the g-index, or open the studio.",
     )
+    desk = parser.add_mutually_exclusive_group()
+    desk.add_argument("--install-desktop", action="store_true",
+                      help="add the launcher, its icon and the experiment file type to your desktop (Linux, per user)")
+    desk.add_argument("--uninstall-desktop", action="store_true", help="remove what --install-desktop added")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("score", help="Δ of a generated program against its reference")
@@ -375,12 +379,35 @@ def cmd_gui(files: list[str], compare: tuple[str, str] | None = None) -> int:
                          "the command-line tools work without one: gindex-studio --help")
     try:
         from .ui import app
+        from .ui.application import studio_application
     except ImportError as e:  # Qt missing or broken on this machine
         hint = " (install the studio's window with: pip install 'gindex-studio[gui]')" if "PySide6" in str(e) else ""
         raise InputError(f"the studio window cannot start: {e}{hint}") from None
+    studio_application()
     if compare is not None and hasattr(app, "main_compare"):
         return app.main_compare(*compare)
+    from .desktop import looks_like_experiment
+
+    if files and all(looks_like_experiment(f) for f in files):  # e.g. opened from the file manager
+        return app.main_experiments(files)
     return app.main(files)
+
+
+def cmd_desktop(install: bool) -> int:
+    from . import desktop
+
+    try:
+        res = desktop.install() if install else desktop.uninstall()
+    except OSError as e:
+        raise InputError(f"desktop integration: {e.filename or ''}: {e.strerror or e}") from None
+    verb = "installed" if install else "removed"
+    for f in res.files:
+        print(f"{verb} {f}")
+    if not res.files:
+        print("nothing to remove: the desktop integration is not installed")
+    for note in res.notes:
+        print(note)
+    return 0
 
 
 COMMANDS: dict[str, Callable[[Any], int]] = {
@@ -412,6 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not Path(f).is_file():
                     raise InputError(f"{f}: no such file")
             return cmd_gui([args.reference, args.generated], compare=(args.reference, args.generated))
+        if args.install_desktop or args.uninstall_desktop:
+            return cmd_desktop(args.install_desktop)
         if args.command is None:
             parser.print_help()
             return 2

@@ -1,6 +1,6 @@
 """Where gindex-studio finds its bundled resources and keeps the user's data.
 
-The bundled resources (node library, demo data, icons) live in the repository's top-level
+The bundled resources (node library, demo data, the application icon) live in the repository's top-level
 ``resources/`` folder. The build copies that folder into the package as package data
 (``gindex_studio/resources``, see ``setup.py``), so an installed wheel or a frozen app finds it with
 :mod:`importlib.resources`; an editable install of a checkout has no such copy and falls back to
@@ -30,6 +30,8 @@ def _find_resources() -> Path:
 RESOURCES: Path = _find_resources()
 LIBRARY_DIR: Path = RESOURCES / "library"
 DEMO_DIR: Path = RESOURCES / "demo"
+ICONS_DIR: Path = RESOURCES / "icons"
+APP_ICON: Path = ICONS_DIR / "gindex-studio.svg"  # the window and launcher icon
 
 
 def user_data_dir(create: bool = True) -> Path:

@@ -433,6 +433,18 @@ def report_user_library_errors(win: QMainWindow) -> None:
         win.statusBar().showMessage(f"Your node library was left out: {NodeLibrary.user_errors[0]}", 15000)
 
 
+def main_experiments(paths: list[str]) -> int:
+    """``gindex-studio EXPERIMENT...`` (how the file manager opens experiment files): one compare
+    window per experiment, with its task table and g-index."""
+    from .compare.window import open_compare
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("gindex-studio")
+    for path in paths:
+        open_compare(None).open_experiment(path)
+    return app.exec()
+
+
 def main_compare(reference: str, generated: str) -> int:
     """``gindex-studio compare REF GEN``: the compare window on one pair (see ui/compare)."""
     from .compare.window import main_compare as run

@@ -162,3 +162,15 @@ def test_pure_python_search_when_the_extension_is_absent(dist, user_env, tmp_pat
 
     expected = score(read_flow_file(DEMO_DIR / DEMO_PAIR[0]), read_model_output(read_user_file(DEMO_DIR / DEMO_PAIR[1])).flow)
     assert out["exact"] is True and out["delta"] == expected.delta
+
+
+def test_desktop_integration_from_the_wheel_launches_the_venv(venv, user_env, tmp_path):
+    """``--install-desktop`` of a normal install: the launcher runs that install's script."""
+    _run([venv / "bin" / "python", "-m", "gindex_studio", "--install-desktop"], cwd=tmp_path, env=user_env)
+    data = Path(user_env["XDG_DATA_HOME"])
+    entry = (data / "applications" / "gindex-studio.desktop").read_text()
+    assert f"Exec={venv / 'bin' / 'gindex-studio'} %F" in entry.splitlines()
+    icon = data / "icons" / "hicolor" / "scalable" / "apps" / "gindex-studio.svg"
+    assert icon.read_bytes() == (REPO / "resources" / "icons" / "gindex-studio.svg").read_bytes()
+    out = _run([venv / "bin" / "gindex-studio", "--uninstall-desktop"], cwd=tmp_path, env=user_env).stdout
+    assert "removed" in out and not icon.exists()
