@@ -1,10 +1,14 @@
-"""gindex-studio report and experiment new, driven through a subprocess; the HTML report opened in
-headless Chromium when it is installed."""
+"""gindex-studio report and experiment new, driven through a subprocess. The HTML report's figures
+are checked twice: every embedded SVG decoded and rendered by Qt's SVG renderer (no browser needed,
+so CI checks it), and the whole page opened in headless Chromium when it is installed."""
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -14,6 +18,7 @@ from gindex_studio.core.analysis import System, analyse
 from gindex_studio.core.gindex import compute_gindex
 from gindex_studio.core.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
+from gindex_studio.ui.analysis.plots import FIGURES
 
 from test_cli import run
 
@@ -49,10 +54,11 @@ def test_report_json_equals_the_core(tmp_path):
 def test_report_html_is_self_contained(html_report):
     text = html_report.read_text()
     assert text.startswith("<!DOCTYPE html>")
-    assert text.count('src="data:image/svg+xml;base64,') == 9
+    assert text.count('src="data:image/svg+xml;base64,') == len(FIGURES) == 10
     assert "http://" not in text.replace("http://www.w3.org", "")  # nothing fetched
     assert 'id="comparison"' in text and "gpt2-large&#x27;s g-index is higher" in text
     assert "Worst tasks" in text and "missing node(s)" in text
+    assert "<th>θ over attempts</th>" in text
 
 
 def test_report_bad_input_is_one_line(tmp_path):
@@ -105,6 +111,63 @@ def _colour_pixels(png, colour: str, tol: int = 30) -> int:
     arr = arr.reshape(img.height(), img.bytesPerLine())[:, : img.width() * 3].reshape(img.height(), img.width(), 3)
     target = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
     return int((np.abs(arr.astype(int) - target).max(axis=2) <= tol).sum())
+
+
+class _Images(HTMLParser):
+    """The <img> data URIs of a page with the caption of their <figure>."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[str, str]] = []  # (figure id, src)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure":
+            self._figure = a.get("id", "")
+        elif tag == "img":
+            self.found.append((getattr(self, "_figure", ""), a.get("src", "")))
+
+
+def _render_svg(data: bytes, size=(900, 520)):
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    renderer = QSvgRenderer(QByteArray(data))
+    assert renderer.isValid()
+    img = QImage(*size, QImage.Format_RGB888)
+    img.fill(QColor("white"))
+    painter = QPainter(img)
+    renderer.render(painter)
+    painter.end()
+    return img
+
+
+def test_report_figures_render_without_a_browser(html_report, qapp, tmp_path):
+    """Every figure is an embedded SVG that parses as XML, renders, and draws the systems'
+    colours: the plotted points, curves and bars are in the file, not only the axes."""
+    from gindex_studio.ui.analysis.plots import SYSTEM_COLOURS
+
+    parser = _Images()
+    parser.feed(html_report.read_text())
+    assert [fid for fid, _src in parser.found] == [f"fig-{f}" for f in FIGURES]
+    pixels = {c: 0 for c in SYSTEM_COLOURS[:3]}
+    for fid, src in parser.found:
+        head, _, b64 = src.partition(",")
+        assert head == "data:image/svg+xml;base64"
+        data = base64.b64decode(b64, validate=True)
+        root = ET.fromstring(data)
+        assert root.tag.endswith("svg")
+        img = _render_svg(data)
+        png = tmp_path / f"{fid}.png"
+        img.save(str(png))
+        drawn = {c: _colour_pixels(png, c) for c in pixels}
+        # every figure shows every system, except θ vs Ω (coloured by domain, not system)
+        if fid != "fig-theta_omega":
+            assert all(n > 30 for n in drawn.values()), (fid, drawn)
+        for c, n in drawn.items():
+            pixels[c] += n
+    assert min(pixels.values()) > 3000, pixels
 
 
 def test_report_opens_in_chromium_and_shows_the_plots(html_report, tmp_path):

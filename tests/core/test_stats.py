@@ -116,6 +116,38 @@ def test_bootstrap_covers_skill_levels_at_nominal_rate():
     assert cov >= 0.93
 
 
+def test_paired_difference_covers_the_true_difference_at_nominal_rate():
+    # two systems on the same tasks: per-task θ share a task effect (pairing matters), B is better
+    # by a domain-dependent amount; truth = the expected mean difference over the strata
+    strata = np.repeat([0, 1, 2, 3], [10, 20, 30, 40])
+    shift = np.array([0.10, 0.0, 0.05, 0.02])[strata]
+    rng = np.random.default_rng(77)
+    hits = 0
+    for s in range(500):
+        task = rng.beta(2, 2, strata.size)
+        a = task + rng.normal(0, 0.08, strata.size)  # not clipped to [0, 1]: clipping would move the truth
+        b = task + shift + rng.normal(0, 0.08, strata.size)
+        hits += stats.paired_bootstrap(b, a, strata, seed=s).contains(float(shift.mean()))
+    assert hits / 500 >= 0.93
+
+
+def test_pass_at_k_interval_covers_the_population_value_at_nominal_rate():
+    # tasks with success probability p ~ Beta(a_h, b_h) per domain, 5 attempts each; the value
+    # pass@2 estimates is E[1 - (1 - p)^2] = 1 - B(a, b + 2) / B(a, b), averaged over the tasks' domains
+    from scipy.special import beta as B
+
+    strata = np.repeat([0, 1, 2, 3], [10, 20, 30, 40])
+    a, b = np.array([1.0, 2.0, 0.5, 3.0]), np.array([3.0, 2.0, 1.5, 1.0])
+    truth = float(np.mean((1 - B(a, b + 2) / B(a, b))[strata]))
+    rng = np.random.default_rng(8)
+    hits = 0
+    for s in range(500):
+        p = rng.beta(a[strata], b[strata])
+        c = rng.binomial(5, p)
+        hits += stats.bootstrap_mean(stats.pass_at_k(5, c, 2), strata, seed=s).contains(truth)
+    assert hits / 500 >= 0.93
+
+
 def test_identical_systems_difference_contains_zero():
     v = np.random.default_rng(4).random(80) * 1000
     d = stats.paired_bootstrap(v, v.copy(), np.arange(80) % 5)

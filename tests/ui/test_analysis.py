@@ -15,6 +15,7 @@ from gindex_studio.core.analysis import System
 from gindex_studio.core.gindex import compute_gindex
 from gindex_studio.core.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
+from gindex_studio.ui.analysis.plots import FIGURES
 
 STUDY = DEMO_DIR / "study" / "study.json"
 
@@ -69,7 +70,7 @@ def test_plotted_arrays_equal_the_core(awin):
     for i, (a, row) in enumerate(zip(an.arrays, an.summary)):
         x, y = f["theta_size"].scatter(a.label).getData()
         assert x.tolist() == a.size.tolist() and y.tolist() == a.theta.tolist()
-        assert [p.data() for p in f["theta_size"].scatter(a.label).points()] == [(a.label, t) for t in a.ids]
+        assert [p.data()[:2] for p in f["theta_size"].scatter(a.label).points()] == [(a.label, t) for t in a.ids]
         x, y = f["theta_omega"].scatter(a.label).getData()
         assert x.tolist() == a.omega.tolist() and y.tolist() == a.theta.tolist()
         _x, y = f["skill_size"].curve(a.label, 0).getData()
@@ -143,6 +144,59 @@ def test_hover_names_the_task_and_click_opens_it_in_the_compare_view(awin, qtbot
     assert ref_ids == sorted(n.id for n in exp.tasks[index].reference.nodes)
 
 
+def hover(fig, qtbot, x, y, *words):
+    """Move the mouse onto the data point (x, y) and wait for a tooltip holding ``words``."""
+    pos = viewport_pos(fig, x, y)
+    QTest.mouseMove(fig.widget.viewport(), pos)
+    vb = fig.widget.getPlotItem().getViewBox()
+    qtbot.waitUntil(lambda: all(w in vb.toolTip() for w in words))
+    return pos
+
+
+def test_spread_over_attempts_is_plotted_hovered_and_clicked(awin, qtbot):
+    fig = show_figure(awin, "theta_spread", qtbot)
+    an = awin.analysis
+    for a in an.arrays:
+        bars = next(it for it in fig.items[a.label] if type(it).__name__ == "ErrorBarItem")
+        x, y = fig.scatter(a.label).getData()
+        assert y.tolist() == a.theta.tolist() and bars.opts["x"].tolist() == x.tolist()
+        np.testing.assert_allclose(bars.opts["y"] + bars.opts["top"], a.theta_max)
+        np.testing.assert_allclose(bars.opts["y"] - bars.opts["bottom"], a.theta_min)
+        # θ is the mean over attempts; min and max bracket it
+        assert (a.theta_min <= a.theta + 1e-12).all() and (a.theta <= a.theta_max + 1e-12).all()
+    a = an.arrays[1]
+    j = int(np.argmax(a.theta_max - a.theta_min))  # the task whose attempts disagree most
+    x = fig.scatter(a.label).getData()[0][j]
+    words = (a.ids[j], a.label, f"θ over {a.attempts[j]} attempts: {a.theta_min[j]:.3f}-{a.theta_max[j]:.3f}")
+    pos = hover(fig, qtbot, x, a.theta[j], *words)
+    QTest.mouseClick(fig.widget.viewport(), Qt.LeftButton, Qt.NoModifier, pos)
+    qtbot.waitUntil(lambda: len(awin.compare_windows) == 1)
+    assert awin.compare_windows[0].current_task == awin.systems[1].experiment.task_index(a.ids[j])
+
+
+def test_bubble_hover_names_the_system(awin, qtbot):
+    fig = show_figure(awin, "theta_samples", qtbot)
+    row = max(awin.analysis.summary, key=lambda r: r.g_index.value)  # the biggest bubble, drawn last or not
+    x, y = fig.scatter(row.label).getData()
+    hover(fig, qtbot, x[0], y[0], row.label, f"g-index {row.g_index.value:.1f}")
+    QTest.mouseClick(fig.widget.viewport(), Qt.LeftButton, Qt.NoModifier, viewport_pos(fig, x[0], y[0]))
+    QTest.qWait(50)
+    assert awin.compare_windows == []  # a system, not a task: nothing to open
+
+
+def test_theta_omega_point_click_opens_its_task(awin, qtbot):
+    fig = show_figure(awin, "theta_omega", qtbot)
+    an = awin.analysis
+    a = an.arrays[-1]
+    others = {(round(o.omega[k], 6), round(o.theta[k], 6)) for o in an.arrays[:-1] for k in range(len(o.ids))}
+    mine = [(round(a.omega[k], 6), round(a.theta[k], 6)) for k in range(len(a.ids))]
+    j = next(k for k in range(len(a.ids)) if mine.count(mine[k]) == 1 and mine[k] not in others)  # alone at its spot
+    pos = hover(fig, qtbot, a.omega[j], a.theta[j], a.ids[j], a.domains[j], a.label)
+    QTest.mouseClick(fig.widget.viewport(), Qt.LeftButton, Qt.NoModifier, pos)
+    qtbot.waitUntil(lambda: len(awin.compare_windows) == 1)
+    assert awin.compare_windows[0].current_task == awin.systems[-1].experiment.task_index(a.ids[j])
+
+
 def test_exports_write_valid_png_and_svg(awin, qtbot, tmp_path):
     fig = show_figure(awin, "resp_samples", qtbot)
     panel = awin.panels["resp_samples"]
@@ -165,7 +219,7 @@ def test_export_report_from_the_window(awin, tmp_path):
     awin.ask_save_path = lambda *a: str(tmp_path / "r.html")
     awin.actions_by_id["analysis.report"].trigger()
     text = (tmp_path / "r.html").read_text()
-    assert text.count("data:image/svg+xml;base64,") == 9 and "Paired comparisons" in text
+    assert text.count("data:image/svg+xml;base64,") == len(FIGURES) == 10 and "Paired comparisons" in text
 
 
 def test_open_study_scores_off_the_gui_thread(qtbot, library):

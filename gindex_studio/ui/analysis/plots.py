@@ -26,6 +26,7 @@ FIGURES = {
     "resp_theta": "g-index vs θ (Fig. 9)",
     "theta_omega": "θ vs Ω by task domain",
     "tc_share": "Share of each task in the g-index (TC_j / Σ TC)",
+    "theta_spread": "θ over attempts per task (mean, min-max)",
 }
 
 #: colour-blind safe colours for systems (Okabe-Ito), then domains cycle through ``DOMAIN_COLOURS``
@@ -70,8 +71,19 @@ class Figure:
 
 
 def _tip(x, y, data):
-    label, tid = data if isinstance(data, tuple) else ("", str(data))
-    return f"{tid}\n{label}\nx = {x:.4g}, y = {y:.4g}"
+    """Hover text: the task (or the point's name), the system, extra words, the coordinates.
+    ``data`` is (system label, task id[, extra text])."""
+    label, tid, *extra = data if isinstance(data, tuple) else ("", str(data))
+    return "\n".join([tid, label, *extra, f"x = {x:.4g}, y = {y:.4g}"])
+
+
+def spread_text(a, j: int) -> str:
+    """θ of task j of system arrays ``a`` over its attempts, in words."""
+    n = int(a.attempts[j])
+    if n == 1:
+        return "1 attempt"
+    return (f"θ over {n} attempts: {a.theta_min[j]:.3f}-{a.theta_max[j]:.3f} (sd {a.theta_sd[j]:.3f}), "
+            f"{int(a.perfect[j])} exact")
 
 
 def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False) -> Figure:
@@ -97,7 +109,7 @@ def _points(fig: Figure, label: str, x, y, data, colour, symbol="o", size=8, bru
                               size=size, pen=pg.mkPen("#333", width=0.5),
                               brush=brushes if brushes is not None else pg.mkBrush(colour),
                               hoverable=True, tip=_tip, name=name)
-    item.sigClicked.connect(lambda _item, pts, _ev: pts and fig.task_clicked.emit(*pts[0].data()))
+    item.sigClicked.connect(lambda _item, pts, _ev: pts and fig.task_clicked.emit(*pts[0].data()[:2]))
     fig.add(label, item)
     return item
 
@@ -105,8 +117,8 @@ def _points(fig: Figure, label: str, x, y, data, colour, symbol="o", size=8, bru
 def theta_vs_size(an: Analysis) -> Figure:
     fig = _plot("theta_size", "program size (characters of the reference)", "θ")
     for i, a in enumerate(an.arrays):
-        _points(fig, a.label, a.size, a.theta, [(a.label, t) for t in a.ids], system_colour(i), SYMBOLS[i % 8],
-                name=a.label)
+        _points(fig, a.label, a.size, a.theta, [(a.label, t, spread_text(a, j)) for j, t in enumerate(a.ids)],
+                system_colour(i), SYMBOLS[i % 8], name=a.label)
     fig.widget.setYRange(0, 1.02)
     return fig
 
@@ -168,7 +180,7 @@ def theta_vs_omega(an: Analysis) -> Figure:
     colour = {d: DOMAIN_COLOURS[k % len(DOMAIN_COLOURS)] for k, d in enumerate(domains)}
     for i, a in enumerate(an.arrays):
         brushes = [pg.mkBrush(colour[d]) for d in a.domains]
-        _points(fig, a.label, a.omega, a.theta, [(a.label, f"{t} ({d})") for t, d in zip(a.ids, a.domains)],
+        _points(fig, a.label, a.omega, a.theta, [(a.label, t, f"domain {d}") for t, d in zip(a.ids, a.domains)],
                 None, SYMBOLS[i % 8], size=9, brushes=brushes, name=f"{a.label} ({SYMBOLS[i % 8]})")
     fig.widget.setYRange(0, 1.02)
     fig.domain_colours = colour
@@ -179,18 +191,40 @@ def tc_share(an: Analysis) -> Figure:
     fig = _plot("tc_share", "task rank by the first system's share (hover a bar top for its id)", "TC_j / Σ TC")
     if not an.arrays:
         return fig
-    order = [an.arrays[0].ids[j] for j in np.argsort(-an.arrays[0].share, kind="stable")]
+    width = 0.8 / len(an.arrays)
+    for i, (a, x) in enumerate(zip(an.arrays, _ranked(fig, an, an.arrays[0].share))):
+        fig.add(a.label, pg.BarGraphItem(x=x, height=a.share, width=width, brush=system_colour(i), name=a.label))
+        _points(fig, a.label, x, a.share, [(a.label, t) for t in a.ids], system_colour(i), size=5)
+    return fig
+
+
+def _ranked(fig: Figure, an: Analysis, key: np.ndarray) -> list[np.ndarray]:
+    """Tasks ranked by the first system's ``key`` (highest first; other systems' own tasks after):
+    per system, the x of each of its tasks, side by side within a rank. Sets the rank ticks and
+    ``fig.order`` (the task id at each rank)."""
+    order = [an.arrays[0].ids[j] for j in np.argsort(-key, kind="stable")]
     order += sorted({t for a in an.arrays[1:] for t in a.ids} - set(order))
     pos = {t: k for k, t in enumerate(order)}
     width = 0.8 / len(an.arrays)
-    for i, a in enumerate(an.arrays):
-        x = np.array([pos[t] for t in a.ids], float) - 0.4 + width * (i + 0.5)
-        fig.add(a.label, pg.BarGraphItem(x=x, height=a.share, width=width, brush=system_colour(i), name=a.label))
-        _points(fig, a.label, x, a.share, [(a.label, t) for t in a.ids], system_colour(i), size=5)
-    ax = fig.widget.getPlotItem().getAxis("bottom")
+    xs = [np.array([pos[t] for t in a.ids], float) - 0.4 + width * (i + 0.5) for i, a in enumerate(an.arrays)]
     step = max(1, int(np.ceil(len(order) / 12)))
-    ax.setTicks([[(k, str(k + 1)) for k in range(0, len(order), step)], []])
+    fig.widget.getPlotItem().getAxis("bottom").setTicks([[(k, str(k + 1)) for k in range(0, len(order), step)], []])
     fig.order = order
+    return xs
+
+
+def theta_spread(an: Analysis) -> Figure:
+    """Per task (ranked by the first system's mean θ), each system's mean θ over attempts with a
+    bar from the lowest to the highest attempt's θ."""
+    fig = _plot("theta_spread", "task rank by the first system's θ (hover a point for its id)", "θ")
+    if not an.arrays:
+        return fig
+    for i, (a, x) in enumerate(zip(an.arrays, _ranked(fig, an, an.arrays[0].theta))):
+        fig.add(a.label, pg.ErrorBarItem(x=x, y=a.theta, top=a.theta_max - a.theta, bottom=a.theta - a.theta_min,
+                                         beam=0, pen=pg.mkPen(system_colour(i), width=2)))
+        _points(fig, a.label, x, a.theta, [(a.label, t, spread_text(a, j)) for j, t in enumerate(a.ids)],
+                system_colour(i), SYMBOLS[i % 8], size=7, name=a.label)
+    fig.widget.setYRange(-0.02, 1.02)
     return fig
 
 
@@ -206,6 +240,7 @@ def build_figures(an: Analysis) -> dict[str, Figure]:
         "resp_theta": _response(an, "resp_theta", "theta", "θ of every task", False),
         "theta_omega": theta_vs_omega(an),
         "tc_share": tc_share(an),
+        "theta_spread": theta_spread(an),
     }
 
 

@@ -86,15 +86,17 @@ def _figures(figs: dict[str, Figure]) -> str:
 
 def _worst(an: Analysis, count: int) -> str:
     out = []
-    for s in an.systems:
+    for s, a in zip(an.systems, an.arrays):
         rows = []
         for index, why in worst_tasks(s, count):
             t = s.result.tasks[index]
-            n = len(t.attempt_deltas) or 1
+            spread = f"{a.theta_min[index]:.3f}-{a.theta_max[index]:.3f} (sd {a.theta_sd[index]:.3f})"
             rows.append(f"<tr><td>{_esc(t.id)}</td><td>{_esc(t.domain)}</td><td>{t.theta:.3f}</td>"
-                        f"<td>{n}</td><td>{t.omega:.3f}</td><td style='text-align:left'>{_esc('; '.join(why) or '—')}</td></tr>")
+                        f"<td>{a.attempts[index]}</td><td>{spread}</td><td>{t.omega:.3f}</td>"
+                        f"<td style='text-align:left'>{_esc('; '.join(why) or '—')}</td></tr>")
         out.append(f"<h3>{_esc(s.label)}</h3><table><tr><th>task</th><th>domain</th><th>θ</th><th>attempts</th>"
-                   f"<th>Ω</th><th>Δ of the first attempt: what differs</th></tr>{''.join(rows)}</table>")
+                   f"<th>θ over attempts</th><th>Ω</th><th>Δ of the first attempt: what differs</th></tr>"
+                   f"{''.join(rows)}</table>")
     return "".join(out)
 
 

@@ -45,7 +45,7 @@ TABS = {
     "θ and program size": ("theta_size", "skill_size"),
     "Samples and compute": ("theta_samples", "theta_compute"),
     "Responsiveness": ("resp_samples", "resp_compute", "resp_theta"),
-    "Per task": ("theta_omega", "tc_share"),
+    "Per task": ("theta_omega", "tc_share", "theta_spread"),
 }
 BEST = QColor("#d7f0d7")
 WORST = QColor("#f6d5d5")
