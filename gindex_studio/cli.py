@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gindex", help="the g-index of an experiment")
     p.add_argument("experiment", help="experiment file (gindex-studio format, or the companion's with --domains)")
     p.add_argument("--domains", help="the companion's domain folder (for its experiment files)")
+    p.add_argument("--symmetrise-directory-order", action="store_true",
+                   help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
+                        "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
     p.add_argument("--workers", type=int, default=None, help="processes for Ω (default: all cores)")
     _add_scoring(p)
     _add_cluster(p)
@@ -301,10 +304,13 @@ def cmd_gindex(args) -> int:
     from .core import experiment as ex
     from .core import gindex as gi
 
+    if args.symmetrise_directory_order and not args.domains:
+        raise InputError("--symmetrise-directory-order applies to the companion's experiments: give --domains too")
     try:
         if args.domains:
             exp = ex.load_companion_experiment(args.experiment, args.domains)
-            result = gi.compute_companion_gindex(exp, args.domains)
+            result = gi.compute_companion_gindex(exp, args.domains,
+                                                 symmetrise_in_directory_order=args.symmetrise_directory_order)
         else:
             exp = ex.load_experiment(args.experiment)
             with _cluster(args) as client:

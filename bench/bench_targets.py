@@ -1,0 +1,268 @@
+"""Benchmark: the performance targets of issue 15, each with a baseline measured in the same process.
+
+    python3 bench/bench_targets.py --companion PATH   # PATH: a local copy of the companion repository
+    python3 bench/bench_targets.py --rounds 9         # more repeats (default 7)
+    python3 bench/bench_targets.py --only companion-pairs,paper,companion-search
+
+Sections (``--only`` takes a comma-separated list of these names):
+
+- ``companion-search``: Δ in the companion profile (prepare + exact search) on 30-node near and far
+  pairs (``generate.random_flow`` / ``perturb``): median and p95 per pair, the share exact, and the
+  paper profile on the same pairs as the in-process reference. With ``--companion`` also the
+  companion's ``node_divergence`` on a few of the same pairs (a child process, 20 s a pair; its
+  large product graphs need ``pip install cliquematch``, the companion's own dependency).
+- ``companion-pairs`` (needs ``--companion``): the companion's own 32 domain programs, all 1024
+  ordered pairs, Δ in the companion profile against the companion's ``node_divergence`` on the
+  same pairs: with parsed input (both sides get the parsed JSON values) and with file reading
+  included (both sides read both files for every pair). The two run interleaved pair by pair,
+  ``--rounds`` times; the ratio (theirs / ours, total over the 1024 pairs) is given as the median
+  and the worst (p95 of the slow side) over the rounds, and the per-pair ratio's median. Every Δ
+  is checked against the companion's.
+- ``paper``: paper profile on 30-node near pairs: ``prepare`` per flow, ``score_prepared`` (the
+  search, the weights and the report), and ``score`` (both prepares included), median and p95;
+  the in-process baseline is ``orjson.loads`` of the same flow's JSON (the floor of reading it).
+
+Times are medians and p95 over all repeats of all pairs; this machine is shared, so rerun when a
+figure looks off. The companion's code is imported from PATH at run time and is not part of this
+repository.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import multiprocessing as mp
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import orjson  # noqa: E402
+
+from gindex_studio.core.divergence import ScoreOptions, prepare, score, score_prepared  # noqa: E402
+from gindex_studio.core.flow import flow_from_value, read_flow_file  # noqa: E402
+from gindex_studio.core.generate import perturb, random_flow  # noqa: E402
+from gindex_studio.core.matching import native_search_available  # noqa: E402
+
+PAPER = ScoreOptions()
+COMPANION = ScoreOptions(profile="companion")
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, math.ceil(p * len(xs)) - 1))]
+
+
+def us(x: float) -> str:
+    return f"{x * 1e6:8.1f}"
+
+
+def ms(x: float) -> str:
+    return f"{x * 1e3:8.2f}"
+
+
+def pairs_for(n: int, kind: str, count: int, seed: int):
+    out = []
+    for k in range(count):
+        rng = random.Random(seed * 1000 + k)
+        a = random_flow(n, rng, "a")
+        b = perturb(a, rng, 0.1) if kind == "near" else random_flow(n, random.Random(seed * 7777 + k), "b")
+        out.append((a, b))
+    return out
+
+
+# ----- the companion's code, imported from a local copy -----------------------------------------
+
+
+def companion_module(path: str):
+    """The companion's ``node_utils`` module, imported from ``path``."""
+    sys.path.insert(0, os.path.abspath(path))
+    import node_utils  # noqa: F401  (the companion's module)
+
+    return node_utils
+
+
+def _companion_worker(path, conn):
+    nu = companion_module(path)
+    while True:
+        item = conn.recv()
+        if item is None:
+            return
+        a, b = item
+        t = time.perf_counter()
+        d = nu.node_divergence(a, b)
+        conn.send((time.perf_counter() - t, d))
+
+
+def companion_timed(path: str, pairs, limit: float):
+    """The companion's node_divergence per pair in a child process (killed after ``limit`` s)."""
+    ctx = mp.get_context("fork")
+    out = []
+    parent = proc = None
+    for a, b in pairs:
+        if proc is None:
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_companion_worker, args=(path, child), daemon=True)
+            proc.start()
+        parent.send((a, b))
+        stop = time.perf_counter() + limit
+        while not parent.poll(0.05) and proc.is_alive() and time.perf_counter() < stop:
+            pass
+        if parent.poll(0):
+            out.append(parent.recv())
+        else:  # over the limit, or the companion's code failed (its traceback is printed)
+            proc.kill()
+            proc.join()
+            proc = None
+            out.append(None)
+    if proc is not None:
+        parent.send(None)
+        proc.join(1)
+    return out
+
+
+# ----- sections ---------------------------------------------------------------------------------
+
+
+def bench_companion_search(args):
+    print("Companion profile, 30-node pairs: Δ per pair = prepare both + exact search + report "
+          f"(native search: {native_search_available()}); times in ms")
+    print(f"{'kind':<5} {'pairs':>5} {'median':>8} {'p95':>8} {'max':>8} {'exact':>6} "
+          f"{'paper med':>9} {'ratio':>6} {'companion med':>13} {'×faster':>8}")
+    for kind in ("near", "far"):
+        pairs = pairs_for(30, kind, args.pairs, seed=30 + (kind == "far"))
+        times, ptimes, exact = [], [], 0
+        for _round in range(args.rounds):
+            for a, b in pairs:
+                t = time.perf_counter()
+                r = score(a, b, COMPANION)
+                t1 = time.perf_counter()
+                score(a, b, PAPER)
+                t2 = time.perf_counter()
+                times.append(t1 - t)
+                ptimes.append(t2 - t1)
+                exact += r.exact
+        comp = "-"
+        faster = "-"
+        if args.companion:
+            few = pairs[: args.companion_pairs]
+            res = companion_timed(args.companion, [(a.to_json_value(), b.to_json_value()) for a, b in few], 20.0)
+            ct = [r[0] if r else 20.0 for r in res]
+            capped = any(r is None for r in res)
+            ours = [statistics.median(times[k::len(pairs)]) for k in range(len(few))]
+            comp = f"{'>' if capped else ''}{ms(statistics.median(ct)).strip()}"
+            faster = f"{'>' if capped else ''}{statistics.median(c / o for c, o in zip(ct, ours)):.0f}x"
+        med, pmed = statistics.median(times), statistics.median(ptimes)
+        print(f"{kind:<5} {len(pairs):>5} {ms(med)} {ms(pct(times, 0.95))} {ms(max(times))} "
+              f"{exact / len(times):6.0%} {ms(pmed):>9} {med / pmed:5.1f}x {comp:>13} {faster:>8}", flush=True)
+
+
+def bench_companion_pairs(args):
+    if not args.companion:
+        print("companion-pairs: skipped (give --companion PATH, a local copy of the companion repository)")
+        return
+    nu = companion_module(args.companion)
+    files = sorted(glob.glob(os.path.join(args.companion, "domains", "*", "*.json")))
+    values = [json.load(open(f)) for f in files]
+    n = len(files)
+    print(f"\nThe companion's {n} domain programs, {n * n} ordered pairs, companion profile, "
+          f"{args.rounds} rounds interleaved pair by pair")
+
+    def ours_parsed(i, j):
+        return score(flow_from_value(values[i]), flow_from_value(values[j]), COMPANION).delta
+
+    def theirs_parsed(i, j):
+        return nu.node_divergence(values[i]["flow"], values[j]["flow"])
+
+    def ours_files(i, j):
+        return score(read_flow_file(files[i]), read_flow_file(files[j]), COMPANION).delta
+
+    def theirs_files(i, j):
+        with open(files[i]) as f1, open(files[j]) as f2:
+            return nu.node_divergence(json.load(f1)["flow"], json.load(f2)["flow"])
+
+    worst = 0.0
+    for label, ours, theirs in (("parsed input", ours_parsed, theirs_parsed),
+                                ("file reading included", ours_files, theirs_files)):
+        totals_o, totals_t = [], []
+        per_pair: dict[tuple[int, int], list[tuple[float, float]]] = {}
+        for _round in range(args.rounds):
+            so = st = 0.0
+            for i in range(n):
+                for j in range(n):
+                    t0 = time.perf_counter()
+                    d_o = ours(i, j)
+                    t1 = time.perf_counter()
+                    d_t = theirs(i, j)
+                    t2 = time.perf_counter()
+                    so += t1 - t0
+                    st += t2 - t1
+                    per_pair.setdefault((i, j), []).append((t1 - t0, t2 - t1))
+                    worst = max(worst, abs(d_o - d_t))
+            totals_o.append(so)
+            totals_t.append(st)
+        ratios = [t / o for o, t in zip(totals_o, totals_t)]
+        pair_ratio = [statistics.median(t for _o, t in v) / statistics.median(o for o, _t in v)
+                      for v in per_pair.values()]
+        slower = sum(r < 1 for r in pair_ratio)
+        print(f"  {label:<22} ours {1e6 * statistics.median(totals_o) / (n * n):7.1f} µs/pair, "
+              f"companion {1e6 * statistics.median(totals_t) / (n * n):7.1f} µs/pair → "
+              f"{statistics.median(ratios):5.1f}x faster (median of rounds; worst round {min(ratios):.1f}x); "
+              f"per-pair ratio median {statistics.median(pair_ratio):.1f}x, p5 {pct(pair_ratio, 0.05):.1f}x, "
+              f"{slower} pairs slower", flush=True)
+    print(f"  largest |Δ ours − Δ companion| over all pairs: {worst:.3g}")
+
+
+def bench_paper(args):
+    pairs = pairs_for(30, "near", args.pairs, seed=30)
+    texts = [(a.dumps(indent=False), b.dumps(indent=False)) for a, b in pairs]
+    t_prep, t_sp, t_sc, t_floor = [], [], [], []
+    for _round in range(args.rounds):
+        for (a, b), (ta, tb) in zip(pairs, texts):
+            t0 = time.perf_counter()
+            orjson.loads(ta)
+            t1 = time.perf_counter()
+            pa = prepare(a)
+            t2 = time.perf_counter()
+            pb = prepare(b)
+            t3 = time.perf_counter()
+            score_prepared(pa, pb)
+            t4 = time.perf_counter()
+            score(a, b)
+            t5 = time.perf_counter()
+            t_floor.append(t1 - t0)
+            t_prep += [t2 - t1, t3 - t2]
+            t_sp.append(t4 - t3)
+            t_sc.append(t5 - t4)
+    floor = statistics.median(t_floor)
+    print(f"\nPaper profile, 30-node near pairs ({len(pairs)} pairs × {args.rounds} rounds); times in µs")
+    print(f"{'what':<36} {'median':>8} {'p95':>8}  {'× orjson.loads of one flow (same process)':>10}")
+    for label, xs in (("orjson.loads of one flow (baseline)", t_floor), ("prepare (one flow)", t_prep),
+                      ("score_prepared (search + report)", t_sp), ("score (both prepares + above)", t_sc)):
+        print(f"{label:<36} {us(statistics.median(xs))} {us(pct(xs, 0.95))}  {statistics.median(xs) / floor:8.1f}x")
+
+
+SECTIONS = {"companion-search": bench_companion_search, "companion-pairs": bench_companion_pairs,
+            "paper": bench_paper}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--companion", metavar="PATH", help="a local copy of the companion repository")
+    ap.add_argument("--rounds", type=int, default=7, help="repeats of every measurement (default 7)")
+    ap.add_argument("--pairs", type=int, default=20, help="generated pairs per kind (default 20)")
+    ap.add_argument("--companion-pairs", type=int, default=4,
+                    help="generated pairs the companion's own code is timed on (default 4)")
+    ap.add_argument("--only", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
+    args = ap.parse_args(argv)
+    for name in args.only.split(","):
+        SECTIONS[name.strip()](args)
+
+
+if __name__ == "__main__":
+    main()
