@@ -438,6 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # exits 2 on usage errors
     try:
+        from .cli_numbers import impossible_number
+
+        bad = impossible_number(args)
+        if bad:
+            raise InputError(bad)
         if args.command == "gui":
             return cmd_gui(args.files)
         if args.command == "compare":

@@ -70,7 +70,8 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     ids = [n.id for n in nodes]
     index = {i: k for k, i in enumerate(ids)}
     sigs = [signature(d, options.profile) for d in datas]
-    warnings = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node")]
+    warnings = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node", "encoding")]
+    warnings += loop_warnings(flow)
     edge_idx = []
     edges = set()
     for n in nodes:
@@ -81,6 +82,22 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
                     edge_idx.append((index[n.id], p, index[t]))
                     edges.add((n.id, port, t) if options.port_aware else (n.id, t))
     return Prepared(build_graph(ids, sigs, edge_idx), edges, warnings)
+
+
+def loop_warnings(flow: Flow) -> list[str]:
+    """Self-loops and cycles, as warnings: the metric scores them as edges (spec §1), but the
+    paper's programs are DAGs, so a loop is worth a look."""
+    from .checks import cycle_problems
+
+    out = []
+    for p in cycle_problems(flow):
+        if p.kind == "self-loop":
+            out.append(f"node {p.node_id!r} is wired to itself: the self-loop is scored as an edge "
+                       "(the paper's programs are DAGs)")
+        else:
+            out.append(f"cycle: {p.message} (ids {', '.join(map(repr, p.nodes[:6]))}"
+                       f"{', …' if len(p.nodes) > 6 else ''}): scored as it is (the paper's programs are DAGs)")
+    return out
 
 
 @dataclass

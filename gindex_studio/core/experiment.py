@@ -209,6 +209,8 @@ def _describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**20:
+        return f"a {len(str(abs(value)))}-digit number"
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
@@ -220,8 +222,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _finite(value: Any) -> bool:
+    """A number that a float can hold (JSON integers have no size limit: 10^400 is not one)."""
+    try:
+        return _is_number(value) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _positive(ctx: _Ctx, where: str, value: Any) -> float:
-    if not _is_number(value) or not math.isfinite(value) or value <= 0:
+    if not _finite(value) or value <= 0:
         raise ctx.fail(where, f"must be a positive number, got {_describe(value)}")
     return float(value) if isinstance(value, float) else value
 
@@ -342,7 +352,7 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
     options = ScoreOptions(profile=profile, ignore_types=frozenset(ignore), port_aware=opts.get("port_aware", False),
                            fill_defaults=opts.get("fill_defaults", False))
     priors = top.get("priors", DEFAULT_PRIORS)
-    if not _is_number(priors) or not math.isfinite(priors) or priors < 0:
+    if not _finite(priors) or priors < 0:
         raise ctx.fail("priors", f"must be a number >= 0, got {_describe(priors)}")
     compute = _compute(ctx, "compute", top["compute"])
 
@@ -391,6 +401,8 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[
                 samples = int(samples)
             else:
                 raise ctx.fail(f"{where}.samples", f"must be a whole number >= 0, got {_describe(samples)}")
+        if not _finite(samples):
+            raise ctx.fail(f"{where}.samples", f"is too large: {_describe(samples)}")
         sources = obj["programs"]
         if isinstance(sources, str):
             sources = [sources]
@@ -670,6 +682,8 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
             n = d.get("num_samples")
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 raise ctx.fail(f"{w}.num_samples", f"must be a whole number >= 0, got {_describe(n)}")
+            if not _finite(n):
+                raise ctx.fail(f"{w}.num_samples", f"is too large: {_describe(n)}")
             out.append(CompanionDomain(name, n))
         return out
 
@@ -685,7 +699,7 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
         d = _object(ctx, w, d)
         name = _string(ctx, f"{w}.name", d.get("name"))
         div = d.get("divergence")
-        if not _is_number(div) or not math.isfinite(div) or not 0 <= div <= 1:
+        if not _finite(div) or not 0 <= div <= 1:
             raise ctx.fail(f"{w}.divergence", f"must be a number in [0, 1], got {_describe(div)}")
         perfects = d.get("perfects")
         by_name.setdefault(name, (float(div), float(perfects) if _is_number(perfects) else None))

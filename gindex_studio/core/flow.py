@@ -33,7 +33,7 @@ class Problem:
     """Something wrong in a flow that the studio reports but survives.
 
     kind: one of ``duplicate-id``, ``dangling-wire``, ``invalid-node``, ``self-loop``, ``cycle``,
-    ``unknown-type``, ``invalid-json-attribute``, ``missing-config``, ``wrong-config-type``,
+    ``unknown-type``, ``invalid-json-attribute``, ``missing-config``, ``wrong-config-type``, ``encoding``,
     ``syntax``. ``node_id`` is the node to show first; ``nodes`` every node the problem is about
     (a cycle's members), when more than one.
     """
@@ -189,7 +189,8 @@ class Flow:
         except TypeError:  # integers beyond 64 bits: orjson refuses them, json does not
             import json
 
-            return json.dumps(value, indent=2 if indent else None, ensure_ascii=False).encode()
+            # (also: strings holding bytes that were not UTF-8 when read, see ``loads_json``)
+            return json.dumps(value, indent=2 if indent else None, ensure_ascii=False).encode("utf-8", "surrogateescape")
 
     def copy(self) -> "Flow":
         """A deep copy (node dicts copied through JSON)."""
@@ -211,11 +212,18 @@ def loads_json(data: bytes | str) -> Any:
     except orjson.JSONDecodeError as e:
         import json
 
-        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        if "depth limit" in str(e):
+            raise
+
+        # bytes that are not UTF-8 become lone surrogates ("surrogateescape") so that ``dumps``
+        # writes exactly the same bytes back; never U+FFFD
+        text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
         try:
             return json.loads(text)
         except json.JSONDecodeError:
             raise
+        except RecursionError:
+            raise ValueError("the JSON is nested too deeply") from None
         except Exception:
             raise e
 
@@ -264,12 +272,32 @@ def _flow_from_array(items: list, container: Container) -> Flow:
 
 
 def read_flow_bytes(data: bytes | str) -> Flow:
-    """Parse strict JSON text into a Flow. Raises FlowError with a one-line reason."""
+    """Parse strict JSON text into a Flow. Raises FlowError with a one-line reason.
+
+    Bytes that are not UTF-8 are kept as they are (written back unchanged) and reported as an
+    ``encoding`` problem."""
     try:
         value = loads_json(data)
     except ValueError as e:
         raise FlowError(f"not valid JSON: {e}") from None
-    return flow_from_value(value)
+    flow = flow_from_value(value)
+    bad = _non_utf8_bytes(data)
+    if bad:
+        flow.problems.insert(0, Problem(
+            "encoding", f"the file is not valid UTF-8: {bad} byte{'s' if bad != 1 else ''} kept as they are "
+            "and written back unchanged (shown as \\udcXX)"))
+    return flow
+
+
+def _non_utf8_bytes(data: bytes | str) -> int:
+    """How many bytes of ``data`` are not UTF-8 (0 for text)."""
+    if isinstance(data, str):
+        return 0
+    try:
+        data.decode("utf-8")
+        return 0
+    except UnicodeDecodeError:
+        return sum(1 for c in data.decode("utf-8", "surrogateescape") if "\udc80" <= c <= "\udcff")
 
 
 def read_user_file(path: str | Path, what: str = "a flow file") -> bytes:
@@ -297,29 +325,13 @@ def read_flow_file(path: str | Path) -> Flow:
 
 
 def write_flow_file(flow: Flow, path: str | Path) -> None:
-    """Write atomically: a temporary file in the same folder, fsync, then rename over ``path``."""
+    """Write atomically, keeping the file's mode and links; a read-only file is refused
+    (``files.ReadOnlyError``). See :func:`gindex_studio.core.files.atomic_write_bytes`."""
     atomic_write_bytes(Path(path), flow.dumps())
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that readers see the old or the new file, never half."""
-    import os
-    import tempfile
-
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+# the one safe way to replace a file (kept importable from here: experiments and studies use it)
+from .files import atomic_write_bytes  # noqa: E402
 
 
 def flow_from_nodes(nodes: Iterable[dict[str, Any]]) -> Flow:

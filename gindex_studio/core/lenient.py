@@ -56,9 +56,17 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
 
 
 def read_model_output(text: str | bytes) -> LenientRead:
-    """Read generated text as a flow, recovering as much as possible. Never raises."""
+    """Read generated text as a flow, recovering as much as possible. Never raises: JSON nested
+    too deeply to decode is broken model output like any other (the nodes before it are kept)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
+    try:
+        return _read(text)
+    except RecursionError:  # pragma: no cover - each decoder call below already catches it
+        return _finish(text, [], 0, "no flow could be recovered: the JSON is nested too deeply")
+
+
+def _read(text: str) -> LenientRead:
     # 1. strict JSON of the whole text
     try:
         return LenientRead(flow_from_value(loads_json(text)))
@@ -107,7 +115,7 @@ def _recover(text: str, start: int, strict_error: Exception) -> LenientRead:
                 value, _ = _DECODER.raw_decode(text, obj_at)
                 if isinstance(value, dict) and isinstance(value.get("id"), str):
                     nodes = [value]
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 pass
         offset = getattr(strict_error, "pos", None)
         offset = offset if isinstance(offset, int) else len(text)
@@ -132,6 +140,8 @@ def _recover(text: str, start: int, strict_error: Exception) -> LenientRead:
         except json.JSONDecodeError as e:
             cut = "truncated output" if _is_truncation(text, e.pos) else e.msg
             return _finish(text, nodes, e.pos, f"a node object is broken ({cut})")
+        except RecursionError:
+            return _finish(text, nodes, pos, "a node object is nested too deeply to decode")
         nodes.append(value)
         pos = end
 
