@@ -200,6 +200,10 @@ class ExperimentController(QObject):
             self.dirty = on
             self.dirty_changed.emit(on)
 
+    def forget_edits(self) -> None:
+        """The user chose not to save: the edits stay in memory but nothing asks about them again."""
+        self._set_dirty(False)
+
     # ----- saving -----------------------------------------------------------------------------
     def save(self, path: str | None = None) -> Path:
         """Write the experiment (edited tasks inline). Raises ExperimentError / OSError."""

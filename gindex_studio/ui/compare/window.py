@@ -4,6 +4,7 @@ entry points ``main_compare`` (``gindex-studio compare REF GEN``) and ``install_
 (File → Compare… and File → Open Experiment… in the studio's main window)."""
 from __future__ import annotations
 
+import copy
 import os
 import sys
 
@@ -165,7 +166,11 @@ class CompareWindow(QMainWindow):
         self.controller.dirty_changed.connect(self._on_dirty)
         self.tasks.task_selected.connect(self.show_task)
         self.tasks.save_requested.connect(self.save_experiment)
+        self._saved: dict[str, object] = {}  # role -> the flow's JSON as opened or last saved
+        self._remember_saved()
+        self.view.model.pair_changed.connect(self._remember_saved)
         QApplication.instance().focusChanged.connect(self._on_focus)
+        self._follows_focus = True
 
     # ----- the editor's panels ------------------------------------------------------------------
     def _build_panels(self) -> None:
@@ -329,9 +334,47 @@ class CompareWindow(QMainWindow):
                     return
             w = w.parentWidget()
 
+    # ----- keeping edits ------------------------------------------------------------------------
+    def _remember_saved(self) -> None:
+        self._saved = {r: _as_saved(ed.doc) for r, ed in self.view.editors.items()}
+
+    def unsaved_sides(self) -> list[str]:
+        """The sides of a pair opened on its own (not an experiment task) whose program differs
+        from what was opened or last saved."""
+        if self.current_task is not None:
+            return []
+        return [r for r, ed in self.view.editors.items() if _as_saved(ed.doc) != self._saved.get(r)]
+
+    def keep_edits(self) -> bool:
+        """Before the programs on screen are replaced or closed: ask about unsaved edits (the
+        experiment's, then the pair's). True: go on (saved or discarded); False: the user cancelled
+        or a save failed, and nothing was replaced."""
+        c = self.controller
+        if c.timer.isActive():
+            c.recompute_now()  # the last edit goes into the experiment before asking
+        if c.dirty and c.experiment is not None:
+            answer = self.dialogs.ask_save(c.experiment.name)
+            if answer == "cancel" or (answer == "save" and not self.save_experiment()):
+                return False
+            if answer == "discard":
+                c.forget_edits()
+        sides = self.unsaved_sides()
+        if sides:
+            names = " and ".join(f"the {r} program" for r in sides)
+            answer = self.dialogs.ask_save(names)
+            if answer == "cancel":
+                return False
+            if answer == "save" and not all(self.save_side(r) for r in sides):
+                return False
+            self._saved.update({r: _as_saved(self.view.editors[r].doc) for r in sides})
+        return True
+
     # ----- opening pairs ----------------------------------------------------------------------
     def open_pair(self, reference: str, generated: str | None = None, text: str | None = None) -> bool:
-        """Open a pair: a reference file and a generated file (read leniently) or model text."""
+        """Open a pair: a reference file and a generated file (read leniently) or model text.
+        Unsaved edits of what is on screen are asked about first."""
+        if not self.keep_edits():
+            return False
         try:
             if generated is not None:
                 self.view.load_files(reference, generated)
@@ -371,6 +414,7 @@ class CompareWindow(QMainWindow):
         except OSError as e:
             self.dialogs.error("Cannot save", f"{path}: {e.strerror or e}")
             return False
+        self._saved[role] = _as_saved(ed.doc)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
@@ -380,6 +424,8 @@ class CompareWindow(QMainWindow):
             domains_dir = self.dialogs.open_directory("The companion's domain folder (one folder of programs per domain)")
             if not domains_dir:
                 return False
+        if not self.keep_edits():
+            return False
         try:
             self.controller.load(path, domains_dir)
         except ExperimentError as e:
@@ -462,19 +508,21 @@ class CompareWindow(QMainWindow):
 
     def closeEvent(self, e):
         c = self.controller
-        if c.dirty and c.experiment is not None:
-            answer = self.dialogs.ask_save(c.experiment.name)
-            if answer == "cancel" or (answer == "save" and not self.save_experiment()):
-                e.ignore()
-                return
-        try:
+        if not self.keep_edits():
+            e.ignore()
+            return
+        if self._follows_focus:
             QApplication.instance().focusChanged.disconnect(self._on_focus)
-        except (RuntimeError, TypeError):
-            pass
+            self._follows_focus = False
         self.view.runner.cancel()  # a long exact search stops now rather than delaying the close
         self.view.runner.wait(5000)
         c.runner.wait(5000)
         e.accept()
+
+
+def _as_saved(doc):
+    """What saving ``doc`` would write, as an independent value (node data is edited in place)."""
+    return copy.deepcopy(doc.flow.to_json_value())
 
 
 # ----- entry points -----------------------------------------------------------------------------
