@@ -32,6 +32,8 @@ class ScoreOptions:
         if self.profile not in PROFILES:
             raise ValueError(f"unknown profile {self.profile!r} (use one of: {', '.join(PROFILES)})")
         object.__setattr__(self, "ignore_types", frozenset(self.ignore_types))
+        if self.profile == "flatland":  # edges are typed by their port (out / body)
+            object.__setattr__(self, "port_aware", True)
 
     def to_dict(self) -> dict:
         return {
@@ -57,7 +59,9 @@ class Prepared:
 
 
 def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
-    """Reduce ``flow`` to vertices (minus ignored types), signatures and edges."""
+    """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. Under the
+    ``flatland`` profile self-loops are dropped: Eq. 12 relates distinct vertices only, and the
+    reference puts no condition on self-loops."""
     nodes = [n for n in flow.vertex_nodes() if n.type not in options.ignore_types]
     if options.fill_defaults:
         if library is None:
@@ -77,6 +81,8 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     for n in nodes:
         for port, targets in enumerate(n.ports):
             for t in targets:
+                if t == n.id and options.profile == "flatland":
+                    continue
                 if t in index:
                     p = port if options.port_aware else 0
                     edge_idx.append((index[n.id], p, index[t]))

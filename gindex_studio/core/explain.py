@@ -24,7 +24,7 @@ def ignored_keys(profile: str) -> frozenset:
     """The node keys ``profile`` never compares (layout, identity and presentation keys)."""
     if profile == "paper":
         return PAPER_IGNORED
-    if profile == "companion":
+    if profile in ("companion", "flatland"):
         return IGNORED
     raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
 

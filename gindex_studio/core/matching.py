@@ -212,7 +212,7 @@ def max_common_subgraph(
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     """
     raw, w, scale = _weights(g1, g2, profile, loops_must_agree=(profile == "paper"))
-    mode = "and" if profile == "paper" else "or"
+    mode = "or" if profile == "companion" else "and"  # paper and flatland: Eq. 12 as written
     warm_pairs = consistent_subset(g1, g2, warm, w, mode)
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
     # the search looks for S*D strictly above ``floor`` (an integer)
@@ -227,7 +227,7 @@ def max_common_subgraph(
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
             return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
     native = native_search_available() and floor < _NATIVE_LIMIT and sum(w.values()) < _NATIVE_LIMIT
-    if profile != "paper":
+    if profile == "companion":
         search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
     elif native:
         search = _NativeMcSplit(g1, g2, w, scale)

@@ -8,15 +8,19 @@ no key to compare.
   numbers by value, a boolean never equals a number). Symmetric.
 - ``companion``: K = keys(u) − IGNORED; a key missing or null on both sides is equal, on one side a
   mismatch; Python ``==`` (``True == 1``). Not symmetric: u is the reference node.
+- ``flatland``: Flatland programs (flatland-spec §3): graded weights per node type, from
+  ``flatland.weights``; the weight is an exact fraction with a small denominator. Symmetric.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from .flatland.weights import weight as flatland_weight
+
 IGNORED = frozenset({"id", "type", "x", "y", "z", "wires", "name", "label", "group", "tab", "endpointUrl"})
 PAPER_IGNORED = IGNORED | {"w", "h", "g", "l", "info"}
-PROFILES = ("paper", "companion")
+PROFILES = ("paper", "companion", "flatland")
 
 
 class _JsonBool:
@@ -91,6 +95,9 @@ def signature(data: dict, profile: str = "paper") -> Signature:
         values = {k: canonical_json(v) for k, v in data.items() if k not in PAPER_IGNORED}
     elif profile == "companion":
         values = {k: canonical_python(v) for k, v in data.items() if k not in IGNORED}
+    elif profile == "flatland":
+        values = {k: v for k, v in data.items() if k not in IGNORED}
+        return Signature(str(data.get("type")), frozenset(values), frozenset(), values)
     else:
         raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
     return Signature(str(data.get("type")), frozenset(values), frozenset(values.items()), values)
@@ -105,6 +112,8 @@ def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int,
     """
     if a.type != b.type:
         return 0, 1
+    if profile == "flatland":
+        return flatland_weight(a.type, a.values, b.type, b.values)
     if profile == "paper":
         den = len(a.keys | b.keys)
         if den == 0:
@@ -121,7 +130,7 @@ def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int,
 
 def differing_keys(a: Signature, b: Signature, profile: str = "paper") -> list[str]:
     """The compared keys whose values differ (present on one side only counts), sorted."""
-    if profile == "paper":
+    if profile in ("paper", "flatland"):
         keys = a.keys | b.keys
         return sorted(k for k in keys if k not in a.values or k not in b.values or a.values[k] != b.values[k])
     return sorted(k for k, v in a.values.items() if b.values.get(k) != v)
