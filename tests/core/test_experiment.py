@@ -154,7 +154,7 @@ CASES = [
     ("curriculum missing", _set("curriculum", ...), "curriculum: missing"),
     ("tasks missing", _set("tasks", ...), "tasks: missing"),
     ("unknown key", _set("prior", 0.1), "prior: unknown field (did you mean 'priors'?)"),
-    ("profile", _set("profile", "strict"), "profile: must be one of 'paper', 'companion', got 'strict'"),
+    ("profile", _set("profile", "strict"), "profile: must be one of 'paper', 'companion', 'flatland', got 'strict'"),
     ("options not object", _set("options", [1]), "options: must be an object, got a list"),
     ("options unknown", _set("options", {"port_awre": True}), "options.port_awre: unknown field (did you mean 'port_aware'?)"),
     ("port_aware", _set("options", {"port_aware": "yes"}), "options.port_aware: must be true or false, got 'yes'"),
