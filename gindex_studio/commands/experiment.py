@@ -11,21 +11,12 @@ NAMES = ("experiment",)
 def _samples(values: list[str] | None) -> tuple[int | None, dict[str, int]]:
     """``--samples N`` (every domain) and ``--samples DOMAIN=N`` (one domain)."""
     from gindex_studio.cli import InputError
+    from gindex_studio.core.experiment_build import parse_samples
 
-    default, per = None, {}
-    for v in values or ():
-        dom, eq, num = v.rpartition("=")
-        try:
-            n = int(num)
-        except ValueError:
-            raise InputError(f"--samples {v}: give a whole number, or DOMAIN=NUMBER") from None
-        if n < 0:
-            raise InputError(f"--samples {v}: the number of samples must be >= 0")
-        if eq:
-            per[dom] = n
-        else:
-            default = n
-    return default, per
+    try:
+        return parse_samples(values or ())
+    except ValueError as e:
+        raise InputError(f"--samples {e}") from None
 
 
 def add_parsers(sub) -> None:

@@ -41,6 +41,28 @@ class BuildSpec:
     default_samples: int | None = None
 
 
+def parse_samples(items) -> tuple[int | None, dict[str, int]]:
+    """Sample counts as typed: ``"N"`` (every domain) and ``"DOMAIN=N"`` (one domain) items →
+    (default or None, {domain: N}). Raises ValueError naming the item."""
+    default, per = None, {}
+    for item in items:
+        item = item.strip()
+        if not item:
+            continue
+        dom, eq, num = item.rpartition("=")
+        try:
+            n = int(num)
+        except ValueError:
+            raise ValueError(f"{item}: give a whole number, or DOMAIN=NUMBER") from None
+        if n < 0:
+            raise ValueError(f"{item}: the number of samples must be >= 0")
+        if eq:
+            per[dom.strip()] = n
+        else:
+            default = n
+    return default, per
+
+
 def _programs(folder: Path) -> list[Path]:
     return sorted(f for f in folder.iterdir() if f.is_file() and f.suffix.lower() == PROGRAM_SUFFIX)
 

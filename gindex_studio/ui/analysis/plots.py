@@ -94,7 +94,7 @@ def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False) -> Figure:
     p.setLabel("bottom", xlabel, color="#222")
     p.setLabel("left", ylabel, color="#222")
     p.showGrid(x=True, y=True, alpha=0.2)
-    p.addLegend(offset=(10, 10), labelTextColor="#222")
+    p.addLegend(offset=(10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#bbb"))
     for ax in ("left", "bottom"):
         p.getAxis(ax).setPen("#444")
         p.getAxis(ax).setTextPen("#222")

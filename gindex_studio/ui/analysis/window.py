@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.analysis import TABLE_COLUMNS, Analysis, System, analyse, score_systems, table_marks
 from gindex_studio.core.experiment import ExperimentError
-from gindex_studio.core.study import open_inputs
+from gindex_studio.core.study import Study, StudyEntry, open_inputs, save_study
 
 from ..compare.scoring import LatestRunner
 from .plots import Figure, build_figures, export_png, export_svg
@@ -105,6 +105,7 @@ class AnalysisWindow(QMainWindow):
         self.panels: dict[str, FigurePanel] = {}
         self.compare_windows: list = []
         self.ask_save_path = self._ask_save_path  # replaced in tests
+        self.ask_open_paths = self._ask_open_paths
         self.runner = LatestRunner(self)
         self.runner.done.connect(self._scored)
         self.runner.failed.connect(self._fail)
@@ -113,12 +114,20 @@ class AnalysisWindow(QMainWindow):
         bar.setObjectName("analysis.toolbar")
         self.addToolBar(bar)
         self.actions_by_id: dict[str, QAction] = {}
-        for aid, text, slot in (("analysis.add", "Add Experiment…", self.add_experiment_dialog),
-                                ("analysis.report", "Export Report…", self.export_report_dialog)):
+        file_menu = self.menuBar().addMenu("&File")
+        for aid, text, slot, key, on_bar in (
+                ("analysis.add", "&Add Experiment…", self.add_experiment_dialog, "Ctrl+O", True),
+                ("analysis.new", "&New Experiment from Outputs…", self.new_experiment_dialog, "Ctrl+N", True),
+                ("analysis.save_study", "&Save Study As…", self.save_study_dialog, "Ctrl+S", False),
+                ("analysis.report", "Export &Report…", self.export_report_dialog, "Ctrl+E", True),
+                ("analysis.close", "&Close", self.close, "Ctrl+W", False)):
             act = QAction(text, self)
             act.setObjectName(aid)
+            act.setShortcut(key)
             act.triggered.connect(lambda _c=False, s=slot: s())
-            bar.addAction(act)
+            file_menu.addAction(act)
+            if on_bar:
+                bar.addAction(act)
             self.actions_by_id[aid] = act
         bar.addSeparator()
         bar.addWidget(QLabel(" pass@k, k = "))
@@ -275,9 +284,42 @@ class AnalysisWindow(QMainWindow):
 
     # ----- actions ----------------------------------------------------------------------------------
     def add_experiment_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Add experiments or a study", "", STUDY_FILTER)
+        paths = self.ask_open_paths("Add experiments or a study", STUDY_FILTER)
         if paths:
             self.open_paths(paths)
+
+    def _ask_open_paths(self, title: str, filt: str) -> list[str]:
+        paths, _ = QFileDialog.getOpenFileNames(self, title, "", filt)
+        return paths
+
+    def new_experiment_dialog(self):
+        """The build dialog; the experiment it writes is added to the window as a system."""
+        from .build_dialog import BuildExperimentDialog
+
+        dlg = BuildExperimentDialog(self)
+        dlg.built.connect(lambda path: self.open_paths([path]))
+        dlg.setAttribute(Qt.WA_DeleteOnClose, True)
+        dlg.open()
+        self.build_dialog = dlg
+        return dlg
+
+    def save_study_dialog(self) -> str | None:
+        """Write the systems shown (those read from files) as a study file."""
+        entries = [StudyEntry(str(s.experiment.path), Path(s.experiment.path), s.label)
+                   for s in self.systems if s.experiment is not None and s.experiment.path is not None]
+        if not entries:
+            self.statusBar().showMessage("No experiment read from a file to save as a study", 5000)
+            return None
+        path = self.ask_save_path("Save study", "study.json", "Studies (*.json)")
+        if not path:
+            return None
+        try:
+            save_study(Study(Path(path).stem, entries), path)
+        except OSError as e:
+            self._fail(f"{path}: cannot write ({e.strerror})")
+            return None
+        self.statusBar().showMessage(f"Study written to {path}", 8000)
+        return path
 
     def export_report_dialog(self) -> str | None:
         if self.analysis is None:
@@ -342,10 +384,22 @@ def install_actions(main_window) -> None:
             open_analysis([str(Path(p)) for p in paths], getattr(main_window, "library", None))
 
     act.triggered.connect(lambda _c=False: run())
-    main_window.addAction(act)
+    build = QAction("New Experiment from &Outputs…", main_window)
+    build.setObjectName("file.new_experiment")
+    build.setToolTip("Build an experiment from a curriculum folder, reference tasks and JSONL model outputs, "
+                     "and open it in the Analysis window")
+
+    def run_build():
+        win = open_analysis(None, getattr(main_window, "library", None))
+        win.new_experiment_dialog()
+
+    build.triggered.connect(lambda _c=False: run_build())
     file_menu = next((a.menu() for a in main_window.menuBar().actions()
                       if a.menu() is not None and a.text().replace("&", "") == "File"), None)
-    if file_menu is not None:
-        before = next((a for a in file_menu.actions() if a.objectName() == "file.save"), None)
-        file_menu.insertAction(before, act) if before is not None else file_menu.addAction(act)
+    for a in (act, build):
+        main_window.addAction(a)
+        if file_menu is not None:
+            before = next((x for x in file_menu.actions() if x.objectName() == "file.save"), None)
+            file_menu.insertAction(before, a) if before is not None else file_menu.addAction(a)
     main_window.analysis_action = act
+    main_window.new_experiment_action = build

@@ -343,6 +343,7 @@ class ExperimentPanel(QWidget):
     """The g-index with its components on top, filters, and the sortable task table."""
 
     task_selected = Signal(int)  # experiment task index
+    attempt_selected = Signal(int)  # attempt index (0 = the first) of the current task
     save_requested = Signal()
 
     def __init__(self, parent=None):
@@ -378,6 +379,12 @@ class ExperimentPanel(QWidget):
         filters.addWidget(self.domain)
         filters.addWidget(self.search, 1)
         filters.addWidget(self.count_label)
+        self.attempt = QComboBox()
+        self.attempt.setObjectName("attempt")
+        self.attempt.setToolTip("which of the task's attempts the compare view shows (format 2 experiments)")
+        self.attempt.hide()
+        self.attempt.activated.connect(self.attempt_selected)
+        filters.addWidget(self.attempt)
         lay.addLayout(filters)
         self.model = TaskTableModel(self)
         self.proxy = TaskFilter(self)
@@ -452,6 +459,19 @@ class ExperimentPanel(QWidget):
                 self.table.scrollTo(row)
             finally:
                 self._quiet = quiet
+
+    def set_attempts(self, task, current: int) -> None:
+        """The attempt chooser for a task result (``TaskResult``): one entry per attempt with its
+        Δ, ``current`` chosen; hidden when the task has one attempt."""
+        deltas = list(task.attempt_deltas) if task is not None else []
+        self.attempt.blockSignals(True)
+        self.attempt.clear()
+        n = len(deltas)
+        for k, d in enumerate(deltas):
+            self.attempt.addItem(f"attempt {k + 1} of {n} · Δ {fmt(d)}" + ("" if k == 0 else " (view only)"), k)
+        self.attempt.setCurrentIndex(max(0, min(current, n - 1)))
+        self.attempt.blockSignals(False)
+        self.attempt.setVisible(n > 1)
 
     def visible_tasks(self) -> list[str]:
         res = self.model.result

@@ -147,6 +147,7 @@ class CompareWindow(QMainWindow):
         self.addDockWidget(Qt.BottomDockWidgetArea, self.tasks_dock)
         self.tasks_dock.hide()
         self.current_task: int | None = None
+        self.current_attempt = 0
         self.undo_group = QUndoGroup(self)
         for ed in self.view.editors.values():
             self.undo_group.addStack(ed.undo_stack)
@@ -165,6 +166,7 @@ class CompareWindow(QMainWindow):
         self.controller.busy_changed.connect(lambda b: self.status.setText("computing the g-index…" if b else ""))
         self.controller.dirty_changed.connect(self._on_dirty)
         self.tasks.task_selected.connect(self.show_task)
+        self.tasks.attempt_selected.connect(lambda k: self.current_task is not None and self.show_task(self.current_task, k))
         self.tasks.save_requested.connect(self.save_experiment)
         self._saved: dict[str, object] = {}  # role -> the flow's JSON as opened or last saved
         self._remember_saved()
@@ -455,11 +457,16 @@ class CompareWindow(QMainWindow):
     def _on_gindex(self, res) -> None:
         c = self.controller
         self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == "companion")
+        if self.current_task is not None and self.current_task < len(res.tasks):
+            self.tasks.set_attempts(res.tasks[self.current_task], self.current_attempt)
         if self.current_task is None and res.tasks:
             worst = max(res.tasks, key=lambda t: (t.delta, -t.index))
             self.tasks.select_task(worst.index)
 
-    def show_task(self, index: int) -> None:
+    def show_task(self, index: int, attempt: int = 0) -> None:
+        """Show task ``index`` of the experiment, its ``attempt`` (0 = the first) on the generated
+        side. Only the first attempt is edited in place (the core re-scores it); a later attempt
+        is shown view only: its generated canvas takes no input."""
         c = self.controller
         if c.experiment is None:
             t = c.result.tasks[index] if c.result else None
@@ -475,15 +482,32 @@ class CompareWindow(QMainWindow):
         opts = c.options or task and c.experiment.options
         self.view.options = opts
         self.view.panel.set_options(opts)
-        self.view.set_pair(task.reference.copy(), task.generated.copy(), task.syntax, task.generated_text,
-                           ref_name=f"{task.id}", gen_name=f"{task.id} (model output)")
+        attempts = task.attempts
+        attempt = max(0, min(attempt, len(attempts) - 1))
+        self.current_attempt = attempt
+        shown = attempts[attempt]
+        suffix = f", attempt {attempt + 1} of {len(attempts)}" if len(attempts) > 1 else ""
+        self.view.set_pair(task.reference.copy(), shown.generated.copy(), shown.syntax, shown.text,
+                           ref_name=f"{task.id}", gen_name=f"{task.id} (model output{suffix})")
+        self.view.editors["generated"].setEnabled(attempt == 0)
+        if attempt:
+            self._set_active("reference")
         self.statusBar().clearMessage()
+        if attempt:
+            self.statusBar().showMessage(f"{task.id}: attempt {attempt + 1} of {len(attempts)}, view only "
+                                         f"(edits in the compare view change attempt 1)")
         self.tasks.select_task(index, emit=False)
+        if c.result is not None and index < len(c.result.tasks):
+            self.tasks.set_attempts(c.result.tasks[index], attempt)
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
 
     def _on_view_edited(self, role: str) -> None:
         if self.current_task is None or self.controller.experiment is None:
             return
+        if role == "generated" and self.current_attempt:
+            self.statusBar().showMessage(f"attempt {self.current_attempt + 1} is view only: this change is not kept "
+                                         f"(show attempt 1 to edit the task)", 8000)
+            return  # never written into attempt 1
         ed = self.view.editors[role]
         provide = lambda ed=ed: ed.doc.flow.copy()  # noqa: E731 - read when the debounce fires
         if role == "reference":
