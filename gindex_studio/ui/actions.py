@@ -39,6 +39,10 @@ SPECS: list[ActionSpec] = [
     ActionSpec("edit.paste", "&Paste", "Ctrl+V", "Paste Node-RED JSON or raw model output", "Edit"),
     ActionSpec("edit.delete", "&Delete", "Delete", "Delete the selected nodes and wires", "Edit"),
     ActionSpec("edit.select_all", "Select &All", "Ctrl+A", "Select every node of this workspace", "Edit"),
+    ActionSpec("edit.find", "&Find…", "Ctrl+F", "Find a node by name, type or attribute value", "Edit"),
+    ActionSpec("edit.find_next", "Find &Next", "F3", "Go to the next match", "Edit"),
+    ActionSpec("edit.find_prev", "Find Pre&vious", "Shift+F3", "Go to the previous match", "Edit"),
+    ActionSpec("edit.preferences", "Pre&ferences…", "Ctrl+,", "Theme, default profile and deadline, grid, library folders", "Edit"),
     ActionSpec("edit.quick_add", "&Quick add…", "Ctrl+Shift+A", "Add a node by typing its name (or just type on the canvas)", "Edit"),
     ActionSpec("view.zoom_in", "Zoom &In", "Ctrl+=", "Zoom in", "View"),
     ActionSpec("view.zoom_out", "Zoom &Out", "Ctrl+-", "Zoom out", "View"),
@@ -55,6 +59,9 @@ SPECS: list[ActionSpec] = [
     ActionSpec("arrange.bottom", "Align &Bottom", "Alt+A, B", "Align the selection's bottom edges", "Arrange"),
     ActionSpec("arrange.dist_h", "Distribute &Horizontally", "Alt+A, H", "Equal horizontal gaps", "Arrange"),
     ActionSpec("arrange.dist_v", "Distribute &Vertically", "Alt+A, V", "Equal vertical gaps", "Arrange"),
+    ActionSpec("help.guide", "User &Guide", "F1", "The user guide: authoring, debugging, curating", "Help"),
+    ActionSpec("help.shortcuts", "&Keyboard Shortcuts", "Ctrl+/", "Every command that has a key", "Help"),
+    ActionSpec("help.about", "&About gindex-studio", None, "Versions of the studio and of what it runs on", "Help"),
 ]
 
 

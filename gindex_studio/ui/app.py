@@ -27,12 +27,16 @@ from .actions import ActionRegistry
 from .autosave import AutosaveStore
 from .dialogs import Dialogs
 from .docks import add_docks
+from .docks import remember_layout
 from .editor import FlowEditor
+from .help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from .library_access import bundled_library
 from .loader import LoadJob, load_flow
 from .panels.inspector import Inspector
 from .panels.palette import Palette
 from .panels.problems import ProblemsPanel
+from .preferences import Preferences, PreferencesDialog
+from .theme import apply_theme
 
 MAX_RECENT = 10
 
@@ -110,6 +114,16 @@ class MainWindow(QMainWindow):
         self.autosave_timer = QTimer(self, interval=autosave_interval_ms)
         self.autosave_timer.timeout.connect(self.autosave_now)
         self.autosave_timer.start()
+        from . import preferences
+
+        preferences.STUDIO_SETTINGS[:] = [self.settings]
+        self.prefs = Preferences.load(self.settings)
+        self.apply_preferences(self.prefs)
+        self.guide: GuideWindow | None = None
+        self.shortcuts: ShortcutsDialog | None = None
+        self.preferences_dialog: PreferencesDialog | None = None
+        self.setAcceptDrops(True)
+        remember_layout(self, self.settings, "main")
         self._update_actions()
 
     # ----- current editor ---------------------------------------------------------------------
@@ -172,6 +186,13 @@ class MainWindow(QMainWindow):
         A.connect("edit.paste", self._on_editor(lambda e: e.paste()))
         A.connect("edit.delete", self._on_editor(lambda e: e.delete_selection()))
         A.connect("edit.select_all", self._on_editor(lambda e: e.select_all()))
+        A.connect("edit.find", self._on_editor(lambda e: e.open_find()))
+        A.connect("edit.find_next", self._on_editor(lambda e: e.find_step(1)))
+        A.connect("edit.find_prev", self._on_editor(lambda e: e.find_step(-1)))
+        A.connect("edit.preferences", self.open_preferences)
+        A.connect("help.guide", self.show_guide)
+        A.connect("help.shortcuts", self.show_shortcuts)
+        A.connect("help.about", lambda: show_about(self))
         A.connect("edit.quick_add", self._on_editor(lambda e: e.open_quick_add(e.view.cursor_scene_pos())))
         A.connect("view.zoom_in", self._on_editor(lambda e: e.view.zoom_in()))
         A.connect("view.zoom_out", self._on_editor(lambda e: e.view.zoom_out()))
@@ -195,7 +216,8 @@ class MainWindow(QMainWindow):
             m = bar.addMenu("&" + menu_name)
             m.setToolTipsVisible(True)
             for aid in self.actions.menu_ids(menu_name):
-                if aid in ("file.save", "edit.cut", "view.snap", "arrange.left", "arrange.dist_h", "file.quit", "edit.select_all"):
+                if aid in ("file.save", "edit.cut", "view.snap", "arrange.left", "arrange.dist_h", "file.quit",
+                           "edit.select_all", "edit.find", "edit.preferences"):
                     m.addSeparator()
                 m.addAction(self.actions[aid])
                 if aid == "file.demo":
@@ -203,6 +225,9 @@ class MainWindow(QMainWindow):
         panels = bar.addMenu("&Panels")
         for d in self.docks.values():
             panels.addAction(d.toggleViewAction())
+        self.help_menu = bar.addMenu("&Help")
+        for aid in self.actions.menu_ids("Help"):
+            self.help_menu.addAction(self.actions[aid])
         tb = QToolBar("Main")
         tb.setObjectName("toolbar-main")
         self.addToolBar(tb)
@@ -225,13 +250,115 @@ class MainWindow(QMainWindow):
         items = [p for p in self.recent_files() if p != path]
         self.settings.setValue("recent", [path] + items[: MAX_RECENT - 1])
 
+    def recent_experiments(self) -> list[str]:
+        v = self.settings.value("recent_experiments", [])
+        if isinstance(v, str):
+            v = [v]
+        return [p for p in (v or []) if isinstance(p, str)]
+
+    def remember_experiment(self, path: str) -> None:
+        path = os.path.abspath(path)
+        items = [p for p in self.recent_experiments() if p != path]
+        self.settings.setValue("recent_experiments", [path] + items[: MAX_RECENT - 1])
+
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        files = self.recent_files()
-        if not files:
+        files, experiments = self.recent_files(), self.recent_experiments()
+        if not files and not experiments:
             self.recent_menu.addAction("(none)").setEnabled(False)
         for p in files:
             self.recent_menu.addAction(p, lambda p=p: self.open_files([p]))
+        if experiments:
+            self.recent_menu.addSection("Experiments")
+            for p in experiments:
+                self.recent_menu.addAction(p, lambda p=p: self.open_experiment(p))
+
+    def open_experiment(self, path: str):
+        """A compare window on the experiment at ``path`` (remembered among recent experiments)."""
+        from .compare.window import open_compare
+
+        win = open_compare(None, library=self.library)
+        if win.open_experiment(path):
+            self.remember_experiment(path)
+        return win
+
+    # ----- drops ------------------------------------------------------------------------------
+    def dragEnterEvent(self, e):
+        if dropped_paths(e.mimeData()):
+            e.acceptProposedAction()
+        else:
+            e.ignore()
+
+    def dragMoveEvent(self, e):
+        self.dragEnterEvent(e)
+
+    def dropEvent(self, e):
+        """Dropped files open: experiments in a compare window, everything else as flows."""
+        paths = dropped_paths(e.mimeData())
+        if not paths:
+            e.ignore()
+            return
+        e.acceptProposedAction()
+        flows = []
+        for p in paths:
+            if is_experiment_file(p):
+                self.open_experiment(p)
+            else:
+                flows.append(p)
+        if flows:
+            self.open_files(flows)
+
+    # ----- preferences and help ---------------------------------------------------------------
+    def apply_preferences(self, prefs: Preferences) -> None:
+        self.prefs = prefs
+        apply_theme(prefs.theme)
+        self.actions["view.snap"].setChecked(prefs.snap)
+        for ed in self.editors():
+            ed.scene.show_grid = prefs.show_grid
+            ed.scene.update()
+
+    def open_preferences(self) -> PreferencesDialog:
+        dlg = self.preferences_dialog = PreferencesDialog(self.prefs, self)
+
+        def accepted():
+            prefs = dlg.value()
+            prefs.save(self.settings)
+            self.apply_preferences(prefs)
+            self.statusBar().showMessage("Preferences saved", 5000)
+
+        dlg.accepted.connect(accepted)
+        dlg.open()
+        return dlg
+
+    def show_guide(self) -> GuideWindow:
+        if self.guide is None:
+            self.guide = GuideWindow(self)
+        self.guide.show()
+        self.guide.raise_()
+        return self.guide
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        if self.shortcuts is None:
+            self.shortcuts = ShortcutsDialog(shortcut_rows(self.actions_in_menus()), self)
+        self.shortcuts.show()
+        return self.shortcuts
+
+    def actions_in_menus(self) -> list:
+        """Every action of the menu bar, in menu order (the registry's and those other windows add)."""
+        out, seen = [], set()
+
+        def walk(menu):
+            for a in menu.actions():
+                if a.menu() is not None:
+                    walk(a.menu())
+                elif a not in seen and not a.isSeparator():
+                    seen.add(a)
+                    out.append(a)
+
+        for top in self.menuBar().actions():
+            if top.menu() is not None:
+                walk(top.menu())
+        return out
 
     # ----- documents --------------------------------------------------------------------------
     def add_editor(self, flow: Flow | None, path: str | None) -> FlowEditor:
@@ -240,6 +367,7 @@ class MainWindow(QMainWindow):
         ed.autosave_id = f"doc{self._doc_counter}"
         ed.minimap.set_enabled(self.actions["view.minimap"].isChecked())
         ed.scene.set_snap(self.actions["view.snap"].isChecked())
+        ed.scene.show_grid = self.prefs.show_grid
         self.undo_group.addStack(ed.undo_stack)
         ed.node_selected.connect(lambda i, e=ed: e is self.editor and self.inspector.set_target(e, i))
         ed.title_changed.connect(lambda e=ed: self._retitle(e))
@@ -407,6 +535,29 @@ class MainWindow(QMainWindow):
         ed.add_node(type_id, QPointF(c.x(), c.y()))
 
 
+def dropped_paths(mime) -> list[str]:
+    """The local files among dropped URLs."""
+    if not mime.hasUrls():
+        return []
+    return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and os.path.isfile(u.toLocalFile())]
+
+
+def is_experiment_file(path: str) -> bool:
+    """An experiment file (ours, ``"format": "gindex-studio.experiment/…"``, or the companion's
+    results), not a flow."""
+    import orjson
+
+    from .compare.experiment import is_companion_file
+
+    try:
+        value = orjson.loads(Path(path).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    if isinstance(value, dict) and str(value.get("format", "")).startswith("gindex-studio.experiment"):
+        return True
+    return is_companion_file(path)
+
+
 LAST_WINDOW: MainWindow | None = None
 
 
@@ -416,6 +567,9 @@ def main(files: list[str] | None = None) -> int:
     app.setApplicationName("gindex-studio")
     app.setOrganizationName("gindex-studio")
     global LAST_WINDOW
+    from .preferences import add_library_folders_to_environment
+
+    add_library_folders_to_environment(Preferences.load(QSettings("gindex-studio", "studio")))
     win = LAST_WINDOW = MainWindow()
     win.show()
     report_user_library_errors(win)

@@ -31,6 +31,12 @@ from .model.document import FlowDocument
 from .model.layout import align, distribute, layered_layout
 
 
+#: the navigator's size bounds (pixels): it takes a third of the canvas between them
+MINIMAP_MIN, MINIMAP_MAX = (72, 48), (200, 130)
+#: the canvas never shrinks below this: docks give way first
+CANVAS_MIN = (300, 160)
+
+
 class FlowEditor(QWidget):
     """Canvas editor for one flow. ``node_selected(str)`` mirrors the scene's signal."""
 
@@ -76,8 +82,13 @@ class FlowEditor(QWidget):
         tr.addWidget(self.tabs, 1)
         tr.addWidget(self.config_button)
         lay.addWidget(self.tab_row)
+        from .panels.find_bar import FindBar
+
+        self.find_bar = FindBar(self)
+        lay.addWidget(self.find_bar)
         lay.addWidget(self.view, 1)
         self.minimap = Minimap(self.view, self.view)
+        self.view.setMinimumSize(*CANVAS_MIN)
 
         self.scene.node_selected.connect(self.node_selected)
         self.view.quick_add_requested.connect(lambda p, t: self.open_quick_add(p, t, None))
@@ -121,8 +132,15 @@ class FlowEditor(QWidget):
         self._place_minimap()
 
     def _place_minimap(self) -> None:
+        """Bottom-right of the canvas, at most a third of it each way (so a shrunken window
+        keeps both the navigator and the flow beside it reachable)."""
         vp = self.view.viewport()
-        self.minimap.move(vp.width() - self.minimap.width() - 8, vp.height() - self.minimap.height() - 8)
+        w = int(max(MINIMAP_MIN[0], min(MINIMAP_MAX[0], vp.width() / 3)))
+        h = int(max(MINIMAP_MIN[1], min(MINIMAP_MAX[1], vp.height() / 3)))
+        if (w, h) != (self.minimap.width(), self.minimap.height()):
+            self.minimap.setFixedSize(w, h)
+            self.minimap.refresh()
+        self.minimap.move(vp.width() - w - 6, vp.height() - h - 6)
 
     def showEvent(self, e):
         super().showEvent(e)
@@ -306,6 +324,17 @@ class FlowEditor(QWidget):
             self.view.center_on_node(node_id)
         else:
             self.node_selected.emit(node_id)
+
+    def open_find(self) -> None:
+        """Show the find bar with the focus in it (Ctrl+F)."""
+        self.find_bar.open_bar()
+
+    def find_step(self, direction: int) -> str | None:
+        """The next / previous match of the find bar's text (F3 / Shift+F3)."""
+        if not self.find_bar.edit.text().strip():
+            self.open_find()
+            return None
+        return self.find_bar.step(direction)
 
     # ----- clipboard --------------------------------------------------------------------------
     def copy_text(self) -> str:

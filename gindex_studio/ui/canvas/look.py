@@ -58,6 +58,16 @@ class CanvasLook:
 
 
 DEFAULT_LOOK = CanvasLook()
+_CURRENT = [DEFAULT_LOOK]
+
+
+def current_look() -> CanvasLook:
+    """The look new canvases start with (the theme in force, see ``ui/theme.py``)."""
+    return _CURRENT[0]
+
+
+def set_current_look(look: CanvasLook) -> None:
+    _CURRENT[0] = look
 
 
 @dataclass(frozen=True)

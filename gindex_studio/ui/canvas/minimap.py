@@ -44,7 +44,7 @@ class Minimap(QWidget):
         r = r.adjusted(-40, -40, 40, 40)
         self._source = r
         img = QImage(self.width(), self.height(), QImage.Format_ARGB32_Premultiplied)
-        img.fill(QColor(250, 250, 250, 235))
+        img.fill(self._backdrop())
         p = QPainter(img)
         scene.show_grid, lod = False, scene.lod
         scene.lod = 0.1
@@ -54,6 +54,12 @@ class Minimap(QWidget):
         self._image = img
         self.update()
 
+    def _backdrop(self) -> QColor:
+        """The canvas background of the scene's theme, nearly opaque."""
+        c = QColor(self.view.scene().colors.background)
+        c.setAlpha(235)
+        return c
+
     def _map(self) -> tuple[float, QPointF]:
         r = self._source
         s = min(self.width() / r.width(), self.height() / r.height())
@@ -62,7 +68,7 @@ class Minimap(QWidget):
 
     def paintEvent(self, e):
         p = QPainter(self)
-        p.fillRect(self.rect(), QColor(250, 250, 250, 235))
+        p.fillRect(self.rect(), self._backdrop())
         if self._image is not None:
             p.drawImage(0, 0, self._image)
             s, off = self._map()

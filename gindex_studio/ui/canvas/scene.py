@@ -25,7 +25,7 @@ from ..library_access import node_type_color, port_counts
 from ..model.document import FlowDocument
 from . import geometry as g
 from .items import BADGE, NodeItem, NodeLook, WireItem
-from .look import DEFAULT_LOOK, CanvasLook, Decoration
+from .look import CanvasLook, Decoration, current_look
 from .marks import paint_badge
 
 LOW_LOD = 0.3
@@ -41,7 +41,7 @@ class FlowScene(QGraphicsScene):
         self.nodes: dict[str, NodeItem] = {}
         self.wires: dict[tuple[str, int, str], WireItem] = {}
         self.workspace: str | None = None  # None: show every workspace
-        self.colors: CanvasLook = DEFAULT_LOOK
+        self.colors: CanvasLook = current_look()
         self._emphasised: str | None = None
         self.snap_to_grid = True
         self.show_grid = True

@@ -186,16 +186,23 @@ class FlowView(QGraphicsView):
     def dragEnterEvent(self, e):
         if e.mimeData().hasFormat(PALETTE_MIME):
             e.acceptProposedAction()
+        elif e.mimeData().hasUrls():
+            e.ignore()  # files: the window opens them
         else:
             super().dragEnterEvent(e)
 
     def dragMoveEvent(self, e):
         if e.mimeData().hasFormat(PALETTE_MIME):
             e.acceptProposedAction()
+        elif e.mimeData().hasUrls():
+            e.ignore()
         else:
             super().dragMoveEvent(e)
 
     def dropEvent(self, e):
+        if e.mimeData().hasUrls() and not e.mimeData().hasFormat(PALETTE_MIME):
+            e.ignore()
+            return
         if e.mimeData().hasFormat(PALETTE_MIME):
             type_id = bytes(e.mimeData().data(PALETTE_MIME)).decode()
             self.type_dropped.emit(type_id, self.mapToScene(e.position().toPoint()))

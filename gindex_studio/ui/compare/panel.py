@@ -148,7 +148,7 @@ class ScorePanel(QWidget):
         self.values_label = QLabel("θ —   Δ_E —")
         self.change_label = QLabel("")
         self.change_label.setObjectName("change")
-        self.change_label.setStyleSheet("color: #444")
+        self.change_label.setStyleSheet("color: palette(placeholder-text)")
         self.status_label = QLabel("")
         self.status_label.setWordWrap(True)
         self.errors_label = QLabel("")

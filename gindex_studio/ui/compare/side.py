@@ -22,7 +22,7 @@ class Side(QWidget):
         self.editor = FlowEditor(Flow(), None, library)
         self.title = QLabel()
         self.title.setObjectName(f"{role}-title")
-        self.title.setStyleSheet("QLabel { background: #f2f2f2; padding: 4px 6px; border-bottom: 1px solid #ddd; }")
+        self.title.setStyleSheet("QLabel { background: palette(alternate-base); padding: 4px 6px; border-bottom: 1px solid palette(mid); }")
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)  # a long name wraps instead of widening its side
         self.banner = QLabel()
@@ -46,7 +46,7 @@ class Side(QWidget):
         sl.setSpacing(0)
         sl.addWidget(self.source_label)
         sl.addWidget(self.source)
-        self.source_label.setStyleSheet("QLabel { background: #f2f2f2; padding: 2px 6px; }")
+        self.source_label.setStyleSheet("QLabel { background: palette(alternate-base); padding: 2px 6px; }")
         self.source_box.hide()
         self.split = QSplitter(Qt.Vertical)
         self.split.addWidget(self.editor)

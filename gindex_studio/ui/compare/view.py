@@ -187,7 +187,7 @@ class CompareView(QWidget):
         self.panel.set_differences([])
         self._fit_pending = True
         self._even_sides()
-        QTimer.singleShot(0, self.fit)
+        QTimer.singleShot(0, self, self.fit)  # not after the view is gone
 
     def _sync_texts(self) -> None:
         """Headers and banner say what the canvases show now."""
@@ -235,7 +235,7 @@ class CompareView(QWidget):
     def _show(self, r: ScoreResult, final: bool) -> None:
         if self._fit_pending and final:
             self._fit_pending = False
-            QTimer.singleShot(0, self.fit)
+            QTimer.singleShot(0, self, self.fit)  # not after the view is gone
         for role in SIDES:
             self.overlays[role].apply(r, self.model.badges)
         self.panel.show_result(r, final, edited=self.model.edited_since_open)

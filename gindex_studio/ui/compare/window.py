@@ -558,6 +558,9 @@ def open_compare(parent=None, reference: str | None = None, generated: str | Non
                  text: str | None = None, library=None) -> CompareWindow:
     """A new compare window (kept alive in ``WINDOWS``), showing the pair if one is given."""
     win = CompareWindow(library)
+    from ..preferences import apply_to_compare
+
+    apply_to_compare(win)  # the preferred default profile and deadline
     WINDOWS.append(win)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
     win.setAttribute(Qt.WA_DeleteOnClose, True)

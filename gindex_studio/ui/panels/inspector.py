@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.flow import LAYOUT_KEYS, STRUCTURE_KEYS
 
 from ..library_access import node_type_color
+from ..theme import error_color
 from ..model.commands import Macro, SetAttribute, remove_nodes
 from ..model.document import MISSING
 from .change_rules import ChangeRulesEditor
@@ -90,7 +91,7 @@ class JsonEditor(QWidget):
         self.text.setTabChangesFocus(True)
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c62828")
+        self.error.setStyleSheet(f"color: {error_color()}")
         self.error.hide()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -198,7 +199,7 @@ class Inspector(QWidget):
         self.editors, self._committers, self._keys = {}, {}, ()
         lab = QLabel(text)
         lab.setAlignment(Qt.AlignCenter)
-        lab.setStyleSheet("color: #777")
+        lab.setStyleSheet("color: palette(placeholder-text)")
         self._show_page(lab)
 
     # ----- building ---------------------------------------------------------------------------
@@ -217,7 +218,7 @@ class Inspector(QWidget):
         v = QVBoxLayout(page)
         head = QLabel(f"<b>{(getattr(nt, 'label', '') or node.type) if nt else node.type}</b>"
                       f" &nbsp;<span style='color:#666'>{node.type}</span>")
-        head.setStyleSheet(f"background: {node_type_color(lib, node.type)}; padding: 6px; border-radius: 4px")
+        head.setStyleSheet(f"background: {node_type_color(lib, node.type)}; color: #222222; padding: 6px; border-radius: 4px")  # on the node's own colour
         v.addWidget(head)
         ident = QLabel(f"id <code>{node.id}</code>")
         ident.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -226,7 +227,7 @@ class Inspector(QWidget):
                       ("This node type is not in the node library: its attributes are edited as JSON." if nt is None else ""))
         desc.setWordWrap(True)
         desc.setObjectName("description")
-        desc.setStyleSheet("color: #444")
+        desc.setStyleSheet("color: palette(placeholder-text)")
         v.addWidget(desc)
         if not doc.is_drawn(node.id) and node.type not in ("tab",):
             v.addWidget(self._config_bar(node.id))
@@ -442,7 +443,7 @@ class Inspector(QWidget):
         h.addWidget(self.new_value)
         h.addWidget(add)
         self.add_error = QLabel()
-        self.add_error.setStyleSheet("color: #c62828")
+        self.add_error.setStyleSheet(f"color: {error_color()}")
         wrap = QWidget()
         vv = QVBoxLayout(wrap)
         vv.setContentsMargins(0, 0, 0, 0)

@@ -6,6 +6,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 from ..canvas.items import ERROR_KINDS
+from ..theme import error_color, warning_color
 
 ID_ROLE = Qt.UserRole + 1
 
@@ -46,7 +47,7 @@ class ProblemsPanel(QTreeWidget):
             label = doc.label(p.node_id) if p.node_id and doc.has(p.node_id) else (p.node_id or "")
             it = QTreeWidgetItem([p.kind, label, p.message])
             it.setData(0, ID_ROLE, p.node_id or "")
-            it.setForeground(0, QBrush(QColor("#c62828" if p.kind in ERROR_KINDS else "#b26a00")))
+            it.setForeground(0, QBrush(QColor(error_color() if p.kind in ERROR_KINDS else warning_color())))
             it.setToolTip(2, p.message)
             self.addTopLevelItem(it)
 

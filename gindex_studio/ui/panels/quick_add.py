@@ -27,7 +27,7 @@ class QuickAdd(QFrame):
         self.list = QListWidget()
         self.list.setMinimumHeight(240)
         self.hint = QLabel("↑↓ choose · Enter add · Esc close" + (" · nodes with an input" if need_input else ""))
-        self.hint.setStyleSheet("color:#777; font-size: 11px")
+        self.hint.setStyleSheet("color: palette(placeholder-text); font-size: 11px")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.edit)

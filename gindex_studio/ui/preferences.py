@@ -1,0 +1,210 @@
+"""The studio's preferences, kept with QSettings, and the dialog that edits them.
+
+``Preferences.load(settings)`` / ``save(settings)``: theme (system / light / dark), the default
+scoring profile and deadline for new compare windows, snap to grid and the grid's visibility, and
+the user's node library folders (read when the studio starts, before the library loads).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .theme import MODES
+
+PROFILES = ("paper", "companion")
+
+
+def _bool(v, default: bool) -> bool:
+    if v is None:
+        return default
+    if isinstance(v, str):
+        return v.lower() in ("true", "1", "yes")
+    return bool(v)
+
+
+@dataclass
+class Preferences:
+    theme: str = "system"
+    profile: str = "paper"
+    deadline: float = 0.0  # seconds; 0 = exact, no deadline
+    snap: bool = True
+    show_grid: bool = True
+    library_folders: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, settings: QSettings) -> "Preferences":
+        d = cls()
+        theme = settings.value("prefs/theme", d.theme)
+        profile = settings.value("prefs/profile", d.profile)
+        try:
+            deadline = max(0.0, float(settings.value("prefs/deadline", d.deadline)))
+        except (TypeError, ValueError):
+            deadline = 0.0
+        folders = settings.value("prefs/library_folders", [])
+        if isinstance(folders, str):
+            folders = [folders]
+        return cls(
+            theme=theme if theme in MODES else d.theme,
+            profile=profile if profile in PROFILES else d.profile,
+            deadline=deadline,
+            snap=_bool(settings.value("prefs/snap"), d.snap),
+            show_grid=_bool(settings.value("prefs/show_grid"), d.show_grid),
+            library_folders=[f for f in (folders or []) if isinstance(f, str) and f],
+        )
+
+    def save(self, settings: QSettings) -> None:
+        settings.setValue("prefs/theme", self.theme)
+        settings.setValue("prefs/profile", self.profile)
+        settings.setValue("prefs/deadline", self.deadline)
+        settings.setValue("prefs/snap", self.snap)
+        settings.setValue("prefs/show_grid", self.show_grid)
+        settings.setValue("prefs/library_folders", list(self.library_folders))
+        settings.sync()
+
+
+def add_library_folders_to_environment(prefs: Preferences) -> None:
+    """Put the preferred library folders on ``$GINDEX_LIBRARY_PATH`` (before the library loads)."""
+    have = [p for p in os.environ.get("GINDEX_LIBRARY_PATH", "").split(os.pathsep) if p]
+    extra = [f for f in prefs.library_folders if f not in have]
+    if extra:
+        os.environ["GINDEX_LIBRARY_PATH"] = os.pathsep.join(have + extra)
+
+
+class PreferencesDialog(QDialog):
+    """Edits a copy of the preferences; ``value()`` after Accept."""
+
+    def __init__(self, prefs: Preferences, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        self.setObjectName("preferences")
+        self.theme = QComboBox()
+        self.theme.setObjectName("pref-theme")
+        for mode, text in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            self.theme.addItem(text, mode)
+        self.theme.setCurrentIndex(self.theme.findData(prefs.theme))
+        self.profile = QComboBox()
+        self.profile.setObjectName("pref-profile")
+        self.profile.addItems(PROFILES)
+        self.profile.setCurrentText(prefs.profile)
+        self.profile.setToolTip("The profile new compare windows score with")
+        self.deadline = QDoubleSpinBox()
+        self.deadline.setObjectName("pref-deadline")
+        self.deadline.setRange(0, 600)
+        self.deadline.setDecimals(2)
+        self.deadline.setSuffix(" s")
+        self.deadline.setSpecialValueText("none (exact)")
+        self.deadline.setValue(prefs.deadline)
+        self.snap = QCheckBox("Snap moved nodes to the grid")
+        self.snap.setObjectName("pref-snap")
+        self.snap.setChecked(prefs.snap)
+        self.grid = QCheckBox("Show the grid")
+        self.grid.setObjectName("pref-grid")
+        self.grid.setChecked(prefs.show_grid)
+        self.folders = QListWidget()
+        self.folders.setObjectName("pref-folders")
+        self.folders.addItems(prefs.library_folders)
+        self.folders.setMaximumHeight(90)
+        self.folder_edit = QLineEdit()
+        self.folder_edit.setObjectName("pref-folder-path")
+        self.folder_edit.setPlaceholderText("a folder of node type JSON files")
+        add = QPushButton("Add")
+        add.setObjectName("pref-folder-add")
+        add.clicked.connect(self._add_folder)
+        self.folder_edit.returnPressed.connect(self._add_folder)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        remove = QPushButton("Remove")
+        remove.setObjectName("pref-folder-remove")
+        remove.clicked.connect(lambda: [self.folders.takeItem(self.folders.row(i)) for i in self.folders.selectedItems()])
+        self.folder_error = QLabel()
+        self.folder_error.setObjectName("pref-folder-error")
+        row = QHBoxLayout()
+        row.addWidget(self.folder_edit, 1)
+        for b in (add, browse, remove):
+            row.addWidget(b)
+        lib = QWidget()
+        lv = QVBoxLayout(lib)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.folders)
+        lv.addLayout(row)
+        lv.addWidget(self.folder_error)
+        note = QLabel("Library folders are read when the studio starts.")
+        note.setEnabled(False)
+        lv.addWidget(note)
+
+        form = QFormLayout()
+        form.addRow("Theme", self.theme)
+        form.addRow("Default profile", self.profile)
+        form.addRow("Default deadline", self.deadline)
+        form.addRow("Canvas", self.snap)
+        form.addRow("", self.grid)
+        form.addRow("Node library folders", lib)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.buttons = buttons
+        v = QVBoxLayout(self)
+        v.addLayout(form)
+        v.addWidget(buttons)
+
+    def _add_folder(self) -> None:
+        path = self.folder_edit.text().strip()
+        if not path:
+            return
+        if not os.path.isdir(path):
+            self.folder_error.setText(f"No such folder: {path}")
+            return
+        self.folder_error.setText("")
+        if not self.folders.findItems(path, Qt.MatchExactly):
+            self.folders.addItem(path)
+        self.folder_edit.clear()
+
+    def _browse(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        path = QFileDialog.getExistingDirectory(self, "A node library folder")
+        if path:
+            self.folder_edit.setText(path)
+            self._add_folder()
+
+    def value(self) -> Preferences:
+        return Preferences(
+            theme=self.theme.currentData(), profile=self.profile.currentText(), deadline=self.deadline.value(),
+            snap=self.snap.isChecked(), show_grid=self.grid.isChecked(),
+            library_folders=[self.folders.item(k).text() for k in range(self.folders.count())],
+        )
+
+
+#: the settings the studio window reads (set by it; the user's QSettings when no window made it)
+STUDIO_SETTINGS: list[QSettings] = []
+
+
+def studio_settings() -> QSettings:
+    return STUDIO_SETTINGS[-1] if STUDIO_SETTINGS else QSettings("gindex-studio", "studio")
+
+
+def apply_to_compare(window) -> None:
+    """Give a new compare window the preferred profile and deadline."""
+    from gindex_studio.core.divergence import ScoreOptions
+
+    prefs = Preferences.load(studio_settings())
+    view = getattr(window, "view", None)
+    if view is not None and hasattr(view, "set_options"):
+        view.set_options(ScoreOptions(profile=prefs.profile, deadline=prefs.deadline or None))
