@@ -141,6 +141,7 @@ def shown_compare_window(qtbot, library, width: int, height: int):
     from gindex_studio.ui.compare.window import CompareWindow
 
     win = CompareWindow(library)
+    win.dialogs.ask_save = lambda _name: "discard"  # closing an edited window at teardown asks
     win.resize(width, height)
     qtbot.addWidget(win)
     win.show()
