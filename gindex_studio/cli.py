@@ -33,8 +33,9 @@ def _options(args):
 
 
 def _add_scoring(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", choices=("paper", "companion"), default="paper",
-                   help="scoring profile (default: paper; companion reproduces the public companion code)")
+    p.add_argument("--profile", choices=("paper", "companion", "flatland"), default="paper",
+                   help="scoring profile (default: paper; companion reproduces the public companion code; "
+                        "flatland reads Flatland programs: .fbp, .lisp, flat JSON)")
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out (repeatable)")
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
@@ -134,19 +135,36 @@ def build_parser() -> argparse.ArgumentParser:
 # ----- helpers ----------------------------------------------------------------------------------
 
 
-def _read_strict(path: str):
+def _read_strict(path: str, profile: str = "paper"):
     from .core.flow import FlowError, read_flow_file
 
+    if profile == "flatland":
+        from .core.flatland.errors import FlatlandError
+        from .core.flatland.resolve import load_file
+
+        try:
+            return load_file(path).to_flow()
+        except FlatlandError as e:
+            raise InputError(str(e)) from None
     try:
         return read_flow_file(path)
     except FlowError as e:
         raise InputError(str(e)) from None
 
 
-def _read_generated(path: str):
+def _read_generated(path: str, profile: str = "paper"):
     from .core.flow import FlowError, read_user_file
-    from .core.lenient import read_model_output
+    from .core.lenient import LenientRead, read_model_output
 
+    if profile == "flatland":
+        from .core.flatland.errors import FlatlandError
+        from .core.flatland.files import read_generated_file
+
+        try:
+            g = read_generated_file(path)
+        except FlatlandError as e:
+            raise InputError(str(e)) from None
+        return LenientRead(g.program.to_flow(), g.syntax)
     try:
         return read_model_output(read_user_file(path))
     except FlowError as e:
@@ -182,8 +200,8 @@ def _fmt(v: Any) -> str:
 def cmd_score(args) -> int:
     from .core.divergence import score
 
-    ref = _read_strict(args.reference)
-    read = _read_generated(args.generated)
+    ref = _read_strict(args.reference, args.profile)
+    read = _read_generated(args.generated, args.profile)
     result = score(ref, read.flow, _options(args), syntax=read.syntax)
     if args.json:
         _json_out(result.to_dict())
@@ -215,7 +233,7 @@ def cmd_score(args) -> int:
 def cmd_matrix(args) -> int:
     from .core.curriculum import delta_matrix
 
-    reads = [_read_generated(f) for f in args.files]
+    reads = [_read_generated(f, args.profile) for f in args.files]
     with _cluster(args) as client:
         if client is None:
             m = delta_matrix([r.flow for r in reads], _options(args), deadline=args.deadline)
@@ -246,6 +264,19 @@ def _flow_files(path: Path) -> list[Path]:
         raise InputError(str(e)) from None
 
 
+def _flatland_omega_inputs(root: Path, tasks):
+    """Flatland curriculum programs (as flows, domains, labels) and task files."""
+    from .core.flatland.errors import FlatlandError
+    from .core.flatland.files import program_files, read_folder
+
+    try:
+        programs, domains, labels = read_folder(root)
+        task_files = [f for t in tasks for f in program_files(Path(t))]
+    except FlatlandError as e:
+        raise InputError(str(e)) from None
+    return [p.to_flow() for p in programs], domains, labels, task_files
+
+
 def cmd_omega(args) -> int:
     from .core.curriculum import Curriculum, omega_many, overall
     from .core.curriculum_files import read_curriculum_folder
@@ -255,14 +286,17 @@ def cmd_omega(args) -> int:
     opts = _options(args)
     root = Path(args.curriculum)
     try:
-        flows, domains, labels = read_curriculum_folder(root)
+        if opts.profile == "flatland":
+            flows, domains, labels, task_files = _flatland_omega_inputs(root, args.tasks)
+        else:
+            flows, domains, labels = read_curriculum_folder(root)
+            task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
     except FlowError as e:
         raise InputError(str(e)) from None
     cur = Curriculum.from_flows(flows, domains, labels, opts)
-    task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
     if not task_files:
         raise InputError("no task program given")
-    tasks = [prepare(_read_strict(str(f)), opts) for f in task_files]
+    tasks = [prepare(_read_strict(str(f), opts.profile), opts) for f in task_files]
     progress = None
     if sys.stderr.isatty() and not args.json:
         progress = lambda d, t: print(f"\rΩ: {d}/{t} tasks", end="" if d < t else "\n", file=sys.stderr)

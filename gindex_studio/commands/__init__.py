@@ -20,6 +20,7 @@ MODULES: tuple[str, ...] = (
     "curate",
     "experiment",
     "report",
+    "flatland",
 )
 
 

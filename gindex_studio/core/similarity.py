@@ -97,7 +97,8 @@ def signature(data: dict, profile: str = "paper") -> Signature:
         values = {k: canonical_python(v) for k, v in data.items() if k not in IGNORED}
     elif profile == "flatland":
         values = {k: v for k, v in data.items() if k not in IGNORED}
-        return Signature(str(data.get("type")), frozenset(values), frozenset(), values)
+        items = frozenset((k, canonical_python(v)) for k, v in values.items())  # identity of the node's values
+        return Signature(str(data.get("type")), frozenset(values), items, values)
     else:
         raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
     return Signature(str(data.get("type")), frozenset(values), frozenset(values.items()), values)
