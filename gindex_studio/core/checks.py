@@ -63,13 +63,21 @@ def structure_problems(flow: Flow) -> list[Problem]:
     return out
 
 
+FLATLAND_TYPES = frozenset({"info", "move", "turn", "loop"})
+
+
 def cycle_problems(flow: Flow) -> list[Problem]:
-    """Self-loops, and one ``cycle`` problem per strongly connected group of two or more nodes."""
+    """Self-loops, and one ``cycle`` problem per strongly connected group of two or more nodes.
+    In a Flatland flow (only start / move / turn / loop nodes) a cycle through a loop's body port
+    is the loop itself, not a problem: those wires are left out; other cycles are still reported."""
     ids = flow.by_id()
     succ: dict[str, list[str]] = {i: [] for i in ids}
     out: list[Problem] = []
-    for src, _port, dst in flow.iter_wires():
+    flatland = bool(ids) and all(n.type in FLATLAND_TYPES for n in ids.values())
+    for src, port, dst in flow.iter_wires():
         if dst not in ids:
+            continue
+        if flatland and port == 1 and ids[src].type == "loop":
             continue
         if src == dst:
             out.append(Problem("self-loop", "wired to itself", src))

@@ -108,6 +108,9 @@ class MainWindow(QMainWindow):
         from .analysis.window import install_actions as install_analysis  # File → Analysis…
 
         install_analysis(self)
+        from .flatland.actions import install_actions as install_flatland  # Drawing dock, Flatland menu
+
+        install_flatland(self)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
 
@@ -461,8 +464,17 @@ class MainWindow(QMainWindow):
         return self._write(ed, path) if path else False
 
     def _write(self, ed: FlowEditor, path: str) -> bool:
+        from .flatland.files import is_flatland_path, save_flatland_flow
+        from gindex_studio.core.flatland.errors import FlatlandError
+
         try:
-            write_flow_file(ed.doc.flow, path)
+            if is_flatland_path(path):
+                save_flatland_flow(ed.doc.flow, path)
+            else:
+                write_flow_file(ed.doc.flow, path)
+        except FlatlandError as e:
+            self.dialogs.error("Cannot save", f"{path}\n\ncould not be written as a Flatland program: {e}")
+            return False
         except OSError as e:
             self.dialogs.error("Cannot save", f"{path}\n\ncould not be written: {e.strerror or e}")
             return False

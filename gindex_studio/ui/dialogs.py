@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-FILTER = "Flow files (*.json *.txt);;All files (*)"
+FILTER = "Flow files (*.json *.txt);;Flatland programs (*.fbp *.lisp);;All files (*)"
 
 
 class Dialogs:

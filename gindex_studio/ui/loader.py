@@ -46,7 +46,11 @@ class LoadSignals(QObject):
 
 
 def load_flow(path: str):
-    """(Flow, "") or (None, reason). Never raises."""
+    """(Flow, "") or (None, reason). Never raises. ``.fbp`` / ``.lisp`` files are Flatland programs."""
+    from .flatland.files import is_flatland_path, load_flatland_flow
+
+    if is_flatland_path(path) and os.path.isfile(path):
+        return load_flatland_flow(path)
     try:
         size = os.path.getsize(path)
     except OSError as e:

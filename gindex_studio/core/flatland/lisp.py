@@ -139,3 +139,42 @@ def write_lisp(program, name: str = "main") -> str:
     theta = start.params["theta"]
     lines.append(f"  (run-flow {name} () ({format_value(x)} {format_value(y)}) {format_value(theta)}))")
     return "\n".join(lines) + "\n"
+
+
+def write_fbp(program, name: str = "main") -> str:
+    """A flat program as ``.fbp`` text: one flow whose nodes are defined on the first edge into
+    them (breadth-first from the start). Raises FlatlandError when that cannot express it: the
+    start feeds several nodes, or a node cannot be reached from the start (save as ``.lisp``)."""
+    from .errors import FlatlandError
+
+    start = program.start
+    entry = start.targets.get("out", [])
+    if len(entry) != 1:
+        raise FlatlandError(f"the start feeds {len(entry)} nodes; .fbp has one entry per flow: save as .lisp")
+
+    def define(nid: str) -> str:
+        node = program.nodes[nid]
+        return f"{nid}({node.type} {' '.join(format_value(v) for v in node.arg_values())})"
+
+    lines = [f"{name}(start) -> {define(entry[0])}"]
+    defined, order = {entry[0]}, [entry[0]]
+    for nid in order:
+        node = program.nodes[nid]
+        for port in node.ports():
+            for t in node.targets.get(port, []):
+                src = nid if port == "out" else f"{nid} {port}"
+                if t in defined:
+                    lines.append(f"{src} -> {t}")
+                else:
+                    lines.append(f"{src} -> {define(t)}")
+                    defined.add(t)
+                    order.append(t)
+    missing = [nid for nid in program.nodes if nid not in defined and nid != program.start_id]
+    if missing:
+        raise FlatlandError(f"node {missing[0]!r} cannot be reached from the start; .fbp defines nodes on "
+                            "their incoming edges: save as .lisp")
+    lines.append(f"{entry[0]} -> {name}(end)")
+    x, y = start.params["position"]
+    lines += ["", f'{{"position":[{format_value(x)},{format_value(y)}], "theta":{format_value(start.params["theta"])}}}'
+              f" -> {name}()"]
+    return "\n".join(lines) + "\n"

@@ -74,9 +74,11 @@ class FlatProgram:
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2) + "\n"
 
-    def to_flow(self) -> Flow:
+    def to_flow(self, layout: bool = False) -> Flow:
         """The program as a Flow: one node dict per node, ``wires`` = [out targets, body targets],
-        parameters as attributes (``position`` as a list)."""
+        parameters as attributes (``position`` as a list). ``layout``: also give each node canvas
+        coordinates ``x``, ``y`` (columns by distance from the start, never scored)."""
+        places = self.layout() if layout else {}
         datas = []
         for n in self.nodes.values():
             wires = [list(n.targets.get("out", []))]
@@ -84,8 +86,46 @@ class FlatProgram:
                 wires.append(list(n.targets.get("body", [])))
             d = {"id": n.id, "type": n.type, "wires": wires}
             d.update({k: (list(v) if isinstance(v, tuple) else v) for k, v in n.params.items()})
+            if n.id in places:
+                d["x"], d["y"] = places[n.id]
             datas.append(d)
         return flow_from_nodes(datas)
+
+    def layout(self, dx: float = 170, dy: float = 70) -> dict[str, tuple[float, float]]:
+        """Canvas positions: column = breadth-first distance from the start, one row per node of
+        a column (unreachable nodes in a last column)."""
+        depth = {self.start_id: 0}
+        order = [self.start_id]
+        for nid in order:
+            for port in self.nodes[nid].ports():
+                for t in self.nodes[nid].targets.get(port, []):
+                    if t not in depth:
+                        depth[t] = depth[nid] + 1
+                        order.append(t)
+        last = max(depth.values(), default=0) + 1
+        rows: dict[int, int] = {}
+        out = {}
+        for nid in self.nodes:
+            col = depth.get(nid, last)
+            row = rows.get(col, 0)
+            rows[col] = row + 1
+            out[nid] = (100 + col * dx, 80 + row * dy)
+        return out
+
+
+def program_from_flow(flow: Flow) -> FlatProgram:
+    """A Flow of start / move / turn / loop nodes (as ``to_flow`` makes, or as edited on the
+    canvas) as a FlatProgram: wires[0] are out targets, a loop's wires[1] its body. Raises
+    FlatlandError naming the node at fault (another type, a bad parameter, no single start)."""
+    items = []
+    for n in flow.vertex_nodes():
+        ports = n.ports
+        targets = {"out": list(ports[0]) if ports else []}
+        if n.type == "loop":
+            targets["body"] = list(ports[1]) if len(ports) > 1 else []
+        params = {k: n.data[k] for k in PARAM_KEYS.get(n.type, ()) if k in n.data}
+        items.append({"id": n.id, "type": n.type, "targets": targets, "params": params})
+    return program_from_json(items)
 
 
 def _number(v) -> bool:

@@ -49,6 +49,15 @@ PORT_MARGIN = 4.0
 BADGE = 20.0
 
 
+#: a Flatland loop's ``body`` port (output 1) and its wires are drawn in this colour, the wires dashed
+LOOP_BODY_COLOR = "#e07b10"
+
+
+def is_loop_body(node_type: str, port: int) -> bool:
+    """True for the body port (output 1) of a Flatland ``loop`` node."""
+    return node_type == "loop" and port == 1
+
+
 @dataclass(frozen=True)
 class NodeLook:
     label: str
@@ -310,9 +319,14 @@ class NodeItem(QGraphicsItem):
             p.setPen(QPen(c.color("border"), 1))
             s = g.PORT
             for port in self.ports():
-                p.setBrush(c.color("port_hover") if port.port == self.hover_port else c.color("port_fill"))
+                body_port = is_loop_body(self.look.type, port.port)
+                fill = c.color("port_fill") if not body_port else QColor(LOOP_BODY_COLOR)
+                p.setBrush(c.color("port_hover") if port.port == self.hover_port else fill)
                 pc = port.pos()
-                p.drawRoundedRect(QRectF(pc.x() - s / 2, pc.y() - s / 2, s, s), 2, 2)
+                if body_port:  # a Flatland loop's body port: a round, orange port
+                    p.drawEllipse(QRectF(pc.x() - s / 2 - 1, pc.y() - s / 2 - 1, s + 2, s + 2))
+                else:
+                    p.drawRoundedRect(QRectF(pc.x() - s / 2, pc.y() - s / 2, s, s), 2, 2)
         if self._status:
             p.setPen(Qt.NoPen)
             p.setBrush(self._status_color)
@@ -427,8 +441,9 @@ class WireItem(QGraphicsPathItem):
     def _apply_pen(self) -> None:
         ws = self.colors.wire(self.style)
         width = ws.width + (1.0 if self.selected else 0.0)
-        pen = QPen(QColor(ws.color), width)
-        pen.setStyle(ws.dash)
+        body = self.style is None and is_loop_body(self.src.look.type, self.port)
+        pen = QPen(QColor(LOOP_BODY_COLOR if body else ws.color), width + (0.5 if body else 0.0))
+        pen.setStyle(Qt.DashLine if body else ws.dash)
         self.setPen(pen)
         if self.selected and self.halo is None:
             self.halo = QGraphicsPathItem(self)

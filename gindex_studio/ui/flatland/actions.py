@@ -1,0 +1,135 @@
+"""Flatland in the main window: the Drawing dock (follows the current editor) and the Flatland
+menu: Compare Flatland Programs…, Augment…, New Flatland Dataset…. The work of each menu entry is
+a plain function (``augment_document``, ``write_new_dataset``, ``open_compare``) that the menu
+calls after asking for its inputs, so tests and scripts call the same code."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog
+
+from gindex_studio.core.flatland.augment import augment_to_folder
+from gindex_studio.core.flatland.dataset import generate, write_dataset
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.files import read_generated_file
+from gindex_studio.core.flatland.lisp import write_lisp
+from gindex_studio.core.flatland.program import program_from_flow
+from gindex_studio.core.flatland.resolve import load_file
+
+from .compare import FlatlandCompare
+from .drawing import DrawingPanel
+
+
+def augment_document(editor, n: int, seed: int, folder: str) -> list[Path]:
+    """Write ``n`` seeded variants of the editor's program into ``folder``. A saved, unmodified
+    ``.fbp`` / ``.lisp`` file is augmented from its text (its ``@param`` randomisers apply);
+    otherwise the flat program on the canvas is. Raises FlatlandError."""
+    path = editor.path
+    if path and Path(path).suffix.lower() in (".fbp", ".lisp") and not editor.is_dirty():
+        return augment_to_folder(path, n, seed, folder)
+    program = program_from_flow(editor.doc.flow)
+    stem = Path(path).stem if path else "program"
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / f"{stem}.lisp"
+        src.write_text(write_lisp(program), encoding="utf-8")
+        return augment_to_folder(src, n, seed, folder)
+
+
+def write_new_dataset(folder: str, seed: int, per_domain: int = 50, per_test_domain: int = 8) -> int:
+    """Generate and write the paper's data set; returns the number of tasks."""
+    return write_dataset(generate(seed, per_domain, per_test_domain), folder)
+
+
+def open_compare(reference_path: str, generated_path: str, parent=None) -> FlatlandCompare:
+    """The compare window for two program files (the generated one read leniently)."""
+    gen = read_generated_file(generated_path)
+    w = FlatlandCompare(load_file(reference_path), gen.program, title=f"Flatland: {Path(reference_path).name} vs "
+                        f"{Path(generated_path).name}", parent=parent, syntax=gen.syntax)
+    w.setWindowFlag(Qt.Window, True)
+    w.setAttribute(Qt.WA_DeleteOnClose, True)
+    w.show()
+    return w
+
+
+def install_actions(main_window) -> None:
+    """Add the Drawing dock and the Flatland menu to the studio's main window."""
+    panel = DrawingPanel()
+    dock = QDockWidget("Drawing", main_window)
+    dock.setObjectName("dock-drawing")
+    dock.setWidget(panel)
+    main_window.addDockWidget(Qt.RightDockWidgetArea, dock)
+    main_window.tabifyDockWidget(main_window.docks["history"], dock)
+    main_window.docks["drawing"] = dock
+    main_window.drawing = panel
+
+    def follow(_k=None) -> None:
+        ed = main_window.editor
+        panel.set_document(ed.doc if ed is not None else None)
+
+    def select(node_id: str) -> None:
+        ed = main_window.editor
+        if ed is not None and ed.doc.has(node_id):
+            ed.scene.select_nodes([node_id])
+
+    main_window.tabs.currentChanged.connect(follow)
+    panel.step_node.connect(select)
+    follow()
+
+    menu = main_window.menuBar().addMenu("F&latland")
+    main_window.flatland_menu = menu
+
+    def fail(title: str, e: Exception) -> None:
+        main_window.dialogs.error(title, str(e))
+
+    def ask_compare() -> None:
+        ref, _ = QFileDialog.getOpenFileName(main_window, "Reference program", "", "Flatland (*.fbp *.lisp *.json)")
+        if not ref:
+            return
+        gen, _ = QFileDialog.getOpenFileName(main_window, "Generated program", "", "Flatland (*.fbp *.lisp *.json *.txt)")
+        if gen:
+            try:
+                main_window.flatland_compare = open_compare(ref, gen, main_window)
+            except FlatlandError as e:
+                fail("Cannot compare", e)
+
+    def ask_augment() -> None:
+        ed = main_window.editor
+        if ed is None:
+            return
+        n, ok = QInputDialog.getInt(main_window, "Augment", "Variants:", 10, 1, 10_000)
+        if not ok:
+            return
+        seed, ok = QInputDialog.getInt(main_window, "Augment", "Seed:", 0, 0, 2**31 - 1)
+        if not ok:
+            return
+        folder = QFileDialog.getExistingDirectory(main_window, "Folder for the variants")
+        if folder:
+            try:
+                written = augment_document(ed, n, seed, folder)
+                main_window.statusBar().showMessage(f"Wrote {n} variants ({len(written)} files) to {folder}", 8000)
+            except (FlatlandError, OSError) as e:
+                fail("Cannot augment", e)
+
+    def ask_dataset() -> None:
+        seed, ok = QInputDialog.getInt(main_window, "New Flatland Dataset", "Seed:", 0, 0, 2**31 - 1)
+        if not ok:
+            return
+        folder = QFileDialog.getExistingDirectory(main_window, "Folder for the data set")
+        if folder:
+            try:
+                n = write_new_dataset(folder, seed)
+                main_window.statusBar().showMessage(f"Wrote {n} Flatland tasks to {folder}", 8000)
+            except (FlatlandError, OSError) as e:
+                fail("Cannot write the data set", e)
+
+    for name, text, slot in (("flatland.compare", "&Compare Flatland Programs…", ask_compare),
+                             ("flatland.augment", "&Augment…", ask_augment),
+                             ("flatland.dataset", "New Flatland &Dataset…", ask_dataset)):
+        a = QAction(text, main_window)
+        a.setObjectName(name)
+        a.triggered.connect(lambda _c=False, s=slot: s())
+        menu.addAction(a)
+    menu.addAction(dock.toggleViewAction())
