@@ -60,8 +60,9 @@ class Prepared:
 
 def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
     """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. Under the
-    ``flatland`` profile self-loops are dropped: Eq. 12 relates distinct vertices only, and the
-    reference puts no condition on self-loops."""
+    ``flatland`` profile self-loops are dropped (Eq. 12 relates distinct vertices only, and the
+    reference puts no condition on self-loops), and a loop wired to one node by both ports has one
+    edge labelled ``out`` (the reference reads the first port that holds the target)."""
     nodes = [n for n in flow.vertex_nodes() if n.type not in options.ignore_types]
     if options.fill_defaults:
         if library is None:
@@ -81,8 +82,8 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     for n in nodes:
         for port, targets in enumerate(n.ports):
             for t in targets:
-                if t == n.id and options.profile == "flatland":
-                    continue
+                if options.profile == "flatland" and (t == n.id or (port == 1 and t in n.ports[0])):
+                    continue  # no self-loops; out and body to one target: labelled out, as the reference
                 if t in index:
                     p = port if options.port_aware else 0
                     edge_idx.append((index[n.id], p, index[t]))

@@ -147,3 +147,14 @@ def test_flatland_profile_through_the_generic_scorer():
     r = flow_score(p.to_flow(), q.to_flow(), opts)
     assert r.s_exact == "3/2" and r.delta == pytest.approx(1 - 2.25 / 4)
     assert r.mapping[1].differing_keys == ["dist"]
+
+
+def test_out_and_body_to_one_target_is_labelled_out():
+    """As the reference's get_edgetype: a loop wired to one node by both ports has an out edge."""
+    loop = {"l": ("loop", {"varname": "i", "start": 0, "end": 3}), "m": ("move", {"dist": 5, "penup": False})}
+    both = _prog(loop, [("l", "out", "m"), ("l", "body", "m")])
+    out = _prog(loop, [("l", "out", "m")])
+    body = _prog(loop, [("l", "body", "m")])
+    assert score(both, out).delta == 0
+    assert score(both, body).s_exact == "2"
+    assert Fraction(score(both, body).s_exact) == brute_force_s(both, body)
