@@ -13,10 +13,10 @@ from .conftest import drag, shown_compare_window, snapshot, vp_point
 from .test_compare import demo_pair, settle
 
 
-@pytest.fixture
-def cwin(qtbot, library, tmp_path, monkeypatch):
+@pytest.fixture(params=[(1600, 1000), (1366, 768)], ids=["1600x1000", "1366x768"])
+def cwin(qtbot, library, tmp_path, monkeypatch, request):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    win = shown_compare_window(qtbot, library, 1600, 1000)
+    win = shown_compare_window(qtbot, library, *request.param)
     assert win.open_pair(*demo_pair("telegram-2-reply"))
     settle(qtbot, win.view)
     yield win

@@ -4,9 +4,12 @@ The picture is re-rendered from the scene at most every 250 ms after changes (ne
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QWidget
+
+#: the canvas must be this many times the navigator's size, both ways, for it to show
+ROOM = 2.5
 
 
 class Minimap(QWidget):
@@ -21,6 +24,7 @@ class Minimap(QWidget):
         self._timer.timeout.connect(self.refresh)
         view.scene().changed.connect(lambda *_: self._timer.start())
         view.viewport_moved.connect(self._on_view_moved)
+        view.viewport().installEventFilter(self)  # a smaller canvas may leave no room for it
         self.enabled = True  # the user's choice; shown only while part of the flow is out of view
         self.setToolTip("Navigator: click or drag to move the view")
 
@@ -31,8 +35,19 @@ class Minimap(QWidget):
     def _on_view_moved(self) -> None:
         r = self.view.scene().items_rect()
         needed = not r.isNull() and not self.view.visible_scene_rect().contains(r)
-        self.setVisible(self.enabled and needed)
+        self.setVisible(self.enabled and needed and self.has_room())
         self.update()
+
+    def has_room(self) -> bool:
+        """The navigator covers at most a small corner: on a small canvas (a laptop's compare
+        view) it stays hidden rather than hide the flow it is meant to help find."""
+        vp = self.view.viewport()
+        return vp.width() >= ROOM * self.width() and vp.height() >= ROOM * self.height()
+
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Resize:
+            self._on_view_moved()
+        return False
 
     def refresh(self) -> None:
         scene = self.view.scene()

@@ -8,6 +8,9 @@ from PySide6.QtWidgets import QGraphicsView
 from .interactions import MoveGesture, PanGesture, WireGesture
 from .items import NodeItem, WireItem
 
+#: scene pixels kept around the flow when fitting it to the view
+FIT_MARGIN = 40
+
 MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
 
 
@@ -67,14 +70,21 @@ class FlowView(QGraphicsView):
         self.set_zoom(1.0)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
 
+    def fit_zoom(self, width: float, height: float) -> float:
+        """The zoom ``fit`` would choose in a viewport of ``width`` × ``height`` (at most 100 %)."""
+        r = self.scene().items_rect()
+        if r.isNull():
+            return 1.0
+        r = r.adjusted(-FIT_MARGIN, -FIT_MARGIN, FIT_MARGIN, FIT_MARGIN)
+        return min(width / r.width(), height / r.height(), 1.0)
+
     def fit(self) -> None:
         r = self.scene().items_rect()
         if r.isNull():
             self.zoom_reset()
             return
-        r = r.adjusted(-40, -40, 40, 40)
-        vw, vh = max(self.viewport().width(), 50), max(self.viewport().height(), 50)
-        z = min(vw / r.width(), vh / r.height(), 1.0)
+        r = r.adjusted(-FIT_MARGIN, -FIT_MARGIN, FIT_MARGIN, FIT_MARGIN)
+        z = self.fit_zoom(max(self.viewport().width(), 50), max(self.viewport().height(), 50))
         self.set_zoom(z)
         self.centerOn(r.center())
         self.viewport_moved.emit()

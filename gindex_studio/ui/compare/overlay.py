@@ -106,58 +106,84 @@ class Overlay:
 
 
 class Legend(QWidget):
-    """What the marks mean: pair badges, missing/extra hatches, the three wire styles."""
+    """What the marks mean: pair badges, missing/extra hatches, the three wire styles. The entries
+    flow onto as many rows as the width needs (the score column is narrow on a laptop)."""
 
     ROW = 22
+    GAP = 14
+    NOTE = "w = share of equal attributes;  ≠ lists the attributes that differ"
+    ENTRIES = (("pairs", "mapped pair (alike on both sides)"), ("missing", "missing (reference only)"),
+               ("extra", "extra (generated only)"), ("wire:matched", "matched wire"),
+               ("wire:missing", "missing wire"), ("wire:extra", "extra wire"))
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
-        self.setMinimumHeight(self.ROW * 4 + 8)
-        self.setMinimumWidth(280)
+        sp = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        sp.setHeightForWidth(True)
+        self.setSizePolicy(sp)
+        self.setMinimumWidth(200)
+
+    @staticmethod
+    def _glyph_width(kind: str) -> float:
+        return 80.0 if kind == "pairs" else 33.0
+
+    def _placed(self, width: float) -> tuple[list[tuple[str, str, float, float]], float]:
+        """(kind, word, x, y) of each entry for ``width``, and the note's y."""
+        fm = QFontMetricsF(g.small_font())
+        out, x, y = [], 4.0, 4.0
+        for kind, word in self.ENTRIES:
+            w = self._glyph_width(kind) + fm.horizontalAdvance(word)
+            if x > 4.0 and x + w > width - 4:
+                x, y = 4.0, y + self.ROW
+            out.append((kind, word, x, y))
+            x += w + self.GAP
+        return out, y + self.ROW
+
+    def _note_rect(self, width: float, top: float) -> QRectF:
+        fm = QFontMetricsF(g.small_font())
+        r = fm.boundingRect(QRectF(4, top, max(width - 8, 50), 200), Qt.TextWordWrap, self.NOTE)
+        return QRectF(4, top, max(width - 8, 50), max(r.height(), fm.height()) + 4)
+
+    def heightForWidth(self, width: int) -> int:
+        _placed, top = self._placed(width)
+        return int(self._note_rect(width, top).bottom() + 4)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
 
     def sizeHint(self):
-        return QSize(320, self.ROW * 4 + 8)
+        return QSize(320, self.heightForWidth(320))
+
+    def minimumSizeHint(self):
+        return QSize(200, self.heightForWidth(self.width() or 320))
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        h = self.heightForWidth(self.width())
+        if self.minimumHeight() != h:
+            self.setFixedHeight(h)
 
     def paintEvent(self, _e):
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
         p.setFont(g.small_font())
-        fm = QFontMetricsF(g.small_font())
-        y = 4.0
-        # row 1: pairs
-        x = 4.0
-        for k in range(4):
-            paint_badge(p, QRectF(x, y + 2, 16, 16), pair_style(k))
-            x += 20
-        p.setPen(QColor("#222222"))
-        p.drawText(QRectF(x + 4, y, 400, self.ROW), Qt.AlignVCenter, "mapped pair: same number, hue and shape on both sides")
-        y += self.ROW
-        # row 2: nodes
-        x = 4.0
-        for kind, word in (("missing", "missing (reference only)"), ("extra", "extra (generated only)")):
-            color = QColor(DEFAULT_LOOK.marks[kind])
-            box = QRectF(x, y + 3, 28, 15)
-            p.setPen(QPen(color, 1.5, FRAME[kind]))
-            p.setBrush(QBrush(color, HATCH[kind]))
-            p.drawRoundedRect(box, 3, 3)
+        placed, top = self._placed(self.width())
+        for kind, word, x, y in placed:
+            if kind == "pairs":
+                for k in range(4):
+                    paint_badge(p, QRectF(x + 20 * k, y + 2, 16, 16), pair_style(k))
+            elif kind.startswith("wire:"):
+                ws = DEFAULT_LOOK.wire(kind[5:])
+                pen = QPen(QColor(ws.color), ws.width)
+                pen.setStyle(ws.dash)
+                p.setPen(pen)
+                p.drawLine(QPointF(x, y + self.ROW / 2), QPointF(x + 28, y + self.ROW / 2))
+            else:
+                color = QColor(DEFAULT_LOOK.marks[kind])
+                p.setPen(QPen(color, 1.5, FRAME[kind]))
+                p.setBrush(QBrush(color, HATCH[kind]))
+                p.drawRoundedRect(QRectF(x, y + 3, 28, 15), 3, 3)
             p.setPen(QColor("#222222"))
-            p.drawText(QRectF(box.right() + 5, y, 200, self.ROW), Qt.AlignVCenter, word)
-            x = box.right() + 5 + fm.horizontalAdvance(word) + 16
-        y += self.ROW
-        # row 3: wires
-        x = 4.0
-        for style, word in (("matched", "matched wire"), ("missing", "missing wire"), ("extra", "extra wire")):
-            ws = DEFAULT_LOOK.wire(style)
-            pen = QPen(QColor(ws.color), ws.width)
-            pen.setStyle(ws.dash)
-            p.setPen(pen)
-            p.drawLine(QPointF(x, y + self.ROW / 2), QPointF(x + 30, y + self.ROW / 2))
-            p.setPen(QColor("#222222"))
-            p.drawText(QRectF(x + 35, y, 200, self.ROW), Qt.AlignVCenter, word)
-            x += 35 + fm.horizontalAdvance(word) + 16
-        y += self.ROW
-        p.setPen(QColor("#222222"))
-        p.drawText(QRectF(4, y, self.width() - 8, self.ROW), Qt.AlignVCenter,
-                   "w = share of equal attributes;  ≠ lists the attributes that differ")
+            p.drawText(QRectF(x + self._glyph_width(kind), y, 400, self.ROW), Qt.AlignVCenter, word)
+        p.drawText(self._note_rect(self.width(), top), Qt.TextWordWrap, self.NOTE)
         p.end()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,8 +24,10 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -127,6 +129,18 @@ def differences(r: ScoreResult, ref_label, gen_label, pair_number: dict[str, int
     return out
 
 
+def _Short(base):
+    """``base`` (a list or table) whose preferred height is small: in the score column's scroll
+    areas it then takes the room that is left instead of pushing the rest out of view."""
+
+    class Short(base):
+        def sizeHint(self):
+            return QSize(super().sizeHint().width(), 90)
+
+    Short.__name__ = f"Short{base.__name__}"
+    return Short
+
+
 # ----- score panel -------------------------------------------------------------------------------
 
 
@@ -156,6 +170,9 @@ class ScorePanel(QWidget):
         self.why_label.setWordWrap(True)
         self.why_label.setTextFormat(Qt.RichText)
         self.why_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.values_label.setWordWrap(True)
+        self.delta_label.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+        self.delta_label.setMinimumWidth(self.delta_label.fontMetrics().horizontalAdvance("Δ = 0.0000") + 4)
         top = QHBoxLayout()
         top.addWidget(self.delta_label)
         top.addSpacing(12)
@@ -166,7 +183,20 @@ class ScorePanel(QWidget):
         lay.addWidget(self.errors_label)
         lay.addWidget(self.why_label)
 
-        box = QGroupBox("Scoring options")
+        self.options_toggle = QToolButton()
+        self.options_toggle.setObjectName("options-toggle")
+        self.options_toggle.setText("Scoring options")
+        self.options_toggle.setCheckable(True)
+        self.options_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.options_toggle.setArrowType(Qt.RightArrow)
+        self.options_toggle.setAutoRaise(True)
+        self.options_toggle.setToolTip("Show the scoring options (profile, port-aware wires, defaults, ignored types, deadline)")
+        lay.addWidget(self.options_toggle)
+        box = QGroupBox()
+        box.setObjectName("scoring-options")
+        self.options_box = box
+        self.options_toggle.toggled.connect(self.show_options)
+        box.hide()  # folded: the profile is in the line above; the canvases get the height
         form = QFormLayout(box)
         form.setContentsMargins(6, 4, 6, 4)
         self.profile = QComboBox()
@@ -198,7 +228,7 @@ class ScorePanel(QWidget):
 
         self.diff_title = QLabel("Differences (F8 next, Shift+F8 previous)")
         lay.addWidget(self.diff_title)
-        self.diff_list = QListWidget()
+        self.diff_list = _Short(QListWidget)()
         self.diff_list.setObjectName("differences")
         self.diff_list.setAlternatingRowColors(True)
         self.diff_list.setWordWrap(True)
@@ -209,6 +239,13 @@ class ScorePanel(QWidget):
         self._blocking = False
 
     # ----- options ---------------------------------------------------------------------------
+    def show_options(self, on: bool) -> None:
+        """Unfold (or fold) the scoring options."""
+        self.options_box.setVisible(on)
+        self.options_toggle.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        if self.options_toggle.isChecked() != on:
+            self.options_toggle.setChecked(on)
+
     def options(self) -> ScoreOptions:
         types = frozenset(t.strip() for t in self.ignore_types.text().split(",") if t.strip())
         d = self.deadline.value()
@@ -320,7 +357,8 @@ class AttributeDiff(QWidget):
         self.title = QLabel("Select a node to compare its attributes with its partner's")
         self.title.setWordWrap(True)
         lay.addWidget(self.title)
-        self.table = QTableWidget(0, 4)
+        self.table = _Short(QTableWidget)(0, 4)
+        self.table.setMinimumHeight(60)  # a short screen: it scrolls, the buttons below stay in view
         self.table.setObjectName("attribute-diff")
         self.table.setHorizontalHeaderLabels(["", "attribute", "reference", "generated"])
         self.table.verticalHeader().setVisible(False)
@@ -336,8 +374,8 @@ class AttributeDiff(QWidget):
         h.setSectionResizeMode(3, QHeaderView.Stretch)
         lay.addWidget(self.table, 1)
         row = QHBoxLayout()
-        self.to_ref = QPushButton("← Copy value to reference")
-        self.to_gen = QPushButton("Copy value to generated →")
+        self.to_ref = QPushButton("← To reference")
+        self.to_gen = QPushButton("To generated →")
         self.to_ref.setToolTip("Set the selected attribute of the reference node to the generated node's value (undoable)")
         self.to_gen.setToolTip("Set the selected attribute of the generated node to the reference node's value (undoable)")
         row.addWidget(self.to_ref)

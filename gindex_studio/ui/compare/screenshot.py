@@ -1,11 +1,12 @@
 """Render the compare window on a demo task to a PNG (the README's screenshot).
 
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare.png
-    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-broken.png googlesearch-to-csv-4 --no-palette
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-broken.png googlesearch-to-csv-4
 
 Opens the demo experiment, selects ``telegram-2-reply-4`` (a function error and dataflow errors),
 selects the reference node the model got wrong (the inspector shows it, editable), and saves the
-whole window: palette, both sides, score panel, inspector and task table.
+whole window at a laptop's 1366×768 in its default layout: both sides (stacked: wide flows), the
+score panel, the inspector (``--palette``: the palette's tab in front) and the task table.
 """
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ import sys
 import time
 
 
-def render(out: str, task: str = "telegram-2-reply-4", size=(1920, 1080), palette: bool = True) -> str:
+def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette: bool = False) -> str:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -41,12 +41,8 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1920, 1080), palett
     win.view.wait_idle()
     pump(150)
     v = win.view
-    win.docks["palette"].setVisible(palette)  # Panels → Palette (wide programs want the room)
-    win.resizeDocks([win.docks["palette"], win.docks["inspector"]], [170, 330], Qt.Horizontal)
-    win.resizeDocks([win.tasks_dock], [270], Qt.Vertical)
-    pump()
-    v.main_splitter.setSizes([v.width() - 450, 450])
-    v.right.setSizes([528, 472])
+    if palette:
+        win.docks["palette"].raise_()  # the palette's tab in front of the inspector's
     pump()
     v.fit()
     pump()
@@ -67,4 +63,4 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1920, 1080), palett
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     out = args[0] if args else "docs/screenshots/compare.png"
-    print(render(out, *(args[1:2] or []), palette="--no-palette" not in sys.argv))
+    print(render(out, *(args[1:2] or []), palette="--palette" in sys.argv))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from gindex_studio.core.flow import Flow
 from gindex_studio.core.lenient import SyntaxIssue
@@ -22,7 +22,6 @@ class Side(QWidget):
         self.editor = FlowEditor(Flow(), None, library)
         self.title = QLabel()
         self.title.setObjectName(f"{role}-title")
-        self.title.setStyleSheet("QLabel { background: palette(alternate-base); padding: 4px 6px; border-bottom: 1px solid palette(mid); }")
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)  # a long name wraps instead of widening its side
         self.banner = QLabel()
@@ -53,10 +52,36 @@ class Side(QWidget):
         self.split.addWidget(self.source_box)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 1)
+        # the task's title, domain and prompt (a dataset-shaped reference): folded under a
+        # "Task" button in the header, so that the canvas keeps the height; hovering the button
+        # shows the prompt, pressing it unfolds the editable fields
+        self.task_toggle = QToolButton()
+        self.task_toggle.setObjectName(f"{role}-task-toggle")
+        self.task_toggle.setText("Task")
+        self.task_toggle.setCheckable(True)
+        self.task_toggle.setAutoRaise(True)
+        self.task_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.task_toggle.setArrowType(Qt.RightArrow)
+        self.task_toggle.toggled.connect(self.show_task)
+        self.task_fold = QWidget()
+        fl = QVBoxLayout(self.task_fold)
+        fl.setContentsMargins(0, 0, 0, 0)
+        fl.addWidget(self.editor.prompt_box)  # taken out of the editor's own column
+        self.task_fold.hide()
+        self.header = QWidget()
+        self.header.setObjectName(f"{role}-header")
+        self.header.setStyleSheet(f"QWidget#{role}-header {{ background: palette(alternate-base); border-bottom: 1px solid palette(mid); }}")
+        hl = QHBoxLayout(self.header)
+        hl.setContentsMargins(0, 0, 4, 0)
+        hl.setSpacing(0)
+        self.title.setStyleSheet("QLabel { padding: 4px 6px; }")
+        hl.addWidget(self.title, 1)
+        hl.addWidget(self.task_toggle)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
-        lay.addWidget(self.title)
+        lay.addWidget(self.header)
+        lay.addWidget(self.task_fold)
         lay.addWidget(self.banner)
         lay.addWidget(self.split, 1)
         self.banner.mousePressEvent = lambda _e: self.reveal_error()
@@ -68,6 +93,18 @@ class Side(QWidget):
         word = "Reference" if self.role == "reference" else "Generated"
         extra = f" <span style='color:#666'>{detail}</span>" if detail else ""
         self.title.setText(f"<b>{word}</b> — {name or 'untitled'}{extra}")
+        doc = self.editor.doc
+        self.task_toggle.setVisible(doc.has_prompt)
+        if doc.has_prompt:
+            prompt = self.editor.prompt.toPlainText()
+            self.task_toggle.setToolTip(f"The task's title, domain and prompt (editable):\n{prompt}")
+
+    def show_task(self, on: bool) -> None:
+        """Unfold (or fold) the task's title, domain and prompt above the canvas."""
+        self.task_fold.setVisible(on)
+        self.task_toggle.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        if self.task_toggle.isChecked() != on:
+            self.task_toggle.setChecked(on)
 
     def set_detail(self, detail: str) -> None:
         """New counts under the same name (after an edit)."""

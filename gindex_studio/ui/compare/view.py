@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from gindex_studio.core.divergence import ScoreOptions, ScoreResult
 from gindex_studio.core.flow import Flow
@@ -24,6 +24,12 @@ from .navigation import show_difference
 from .overlay import Legend, Overlay
 from .panel import AttributeDiff, Difference, ScorePanel
 from .side import Side
+
+
+#: how the two sides are split (View → Arrange Sides)
+ARRANGEMENTS = ("auto", "side-by-side", "stacked")
+#: the score column never gets narrower than this (its texts wrap)
+RIGHT_MIN = 280
 
 
 class CompareView(QWidget):
@@ -83,8 +89,10 @@ class CompareView(QWidget):
         self._sides_moved = False  # the user dragged the splitter: keep their split
         sides.splitterMoved.connect(lambda *_: setattr(self, "_sides_moved", True))
         sides.installEventFilter(self)  # resized (window, docks, the score column): even again
+        #: "auto" (whichever shows both programs larger), "side-by-side" or "stacked"
+        self.arrangement = "auto"
         right = QSplitter(Qt.Vertical)
-        right.addWidget(self.panel)
+        right.addWidget(_scrolling(self.panel))  # on a short screen it scrolls rather than clips
         attr_box = QWidget()
         al = QVBoxLayout(attr_box)
         al.setContentsMargins(0, 0, 0, 0)
@@ -94,8 +102,18 @@ class CompareView(QWidget):
         row.setContentsMargins(8, 0, 8, 0)
         row.addWidget(self.copy_node_button)
         al.addLayout(row)
+        self.legend_toggle = QToolButton()
+        self.legend_toggle.setObjectName("legend-toggle")
+        self.legend_toggle.setText("What the marks mean")
+        self.legend_toggle.setCheckable(True)
+        self.legend_toggle.setChecked(True)
+        self.legend_toggle.setAutoRaise(True)
+        self.legend_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.legend_toggle.setArrowType(Qt.DownArrow)
+        self.legend_toggle.toggled.connect(self.show_legend)
+        al.addWidget(self.legend_toggle)
         al.addWidget(self.legend)
-        right.addWidget(attr_box)
+        right.addWidget(_scrolling(attr_box))
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 2)
         self.right = right
@@ -104,12 +122,19 @@ class CompareView(QWidget):
         main.addWidget(right)
         main.setStretchFactor(0, 1)
         main.setStretchFactor(1, 0)
-        right.setMinimumWidth(420)
+        right.setMinimumWidth(RIGHT_MIN)
         main.setChildrenCollapsible(False)
         self.main_splitter = main
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(main)
+
+    def show_legend(self, on: bool) -> None:
+        """Unfold (or fold) the legend under the attribute diff."""
+        self.legend.setVisible(on)
+        self.legend_toggle.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        if self.legend_toggle.isChecked() != on:
+            self.legend_toggle.setChecked(on)
 
     # ----- the model's state, for callers -----------------------------------------------------
     @property
@@ -186,7 +211,7 @@ class CompareView(QWidget):
         self.panel.reset_change()
         self.panel.set_differences([])
         self._fit_pending = True
-        self._even_sides()
+        self._arrange()
         QTimer.singleShot(0, self, self.fit)  # not after the view is gone
 
     def _sync_texts(self) -> None:
@@ -197,16 +222,68 @@ class CompareView(QWidget):
         self.sides["generated"].set_syntax(m.syntax, m.generated_edited())
 
     def _even_sides(self) -> None:
-        """Both programs get the same width (the model text's long lines would otherwise win the
+        """Both programs get the same room (the model text's long lines would otherwise win the
         generated side most of it), until the user moves the splitter."""
         if not self._sides_moved:
-            half = max(1, self.side_splitter.width() // 2)
-            self.side_splitter.setSizes([half, half])
+            sp = self.side_splitter
+            total = sp.width() if sp.orientation() == Qt.Horizontal else sp.height()
+            half = max(1, total // 2)
+            sp.setSizes([half, half])
+
+    def set_arrangement(self, mode: str) -> None:
+        """"side-by-side", "stacked" (reference above) or "auto" (whichever fits both programs at
+        the larger zoom in the room there is now; chosen again when the room changes)."""
+        if mode not in ARRANGEMENTS:
+            raise ValueError(f"unknown arrangement {mode!r}")
+        self.arrangement = mode
+        self._arrange()
+        QTimer.singleShot(0, self, self.fit)
+
+    def fit_zooms(self, orientation) -> dict[str, float]:
+        """The fit zoom each side would get with the sides split in ``orientation``, in the room
+        the two sides have now (their headers and scroll bars taken off)."""
+        sp = self.side_splitter
+        w, h, handle = sp.width(), sp.height(), sp.handleWidth()
+        out = {}
+        for role, side in self.sides.items():
+            view = side.editor.view
+            chrome_w = max(0, side.width() - view.viewport().width())
+            chrome_h = max(0, side.height() - view.viewport().height())
+            if orientation == Qt.Horizontal:
+                cw, ch = (w - handle) / 2 - chrome_w, h - chrome_h
+            else:
+                cw, ch = w - chrome_w, (h - handle) / 2 - chrome_h
+            out[role] = view.fit_zoom(max(cw, 50), max(ch, 50))
+        return out
+
+    def _arrange(self) -> None:
+        """Split the sides as ``arrangement`` says; "auto" takes the split whose smaller fit zoom
+        is larger (stacked wins wide, flat programs on a laptop screen), keeping the current one
+        unless the other is clearly better."""
+        sp = self.side_splitter
+        want = {"side-by-side": Qt.Horizontal, "stacked": Qt.Vertical}.get(self.arrangement)
+        if want is None:
+            now = sp.orientation()
+            other = Qt.Vertical if now == Qt.Horizontal else Qt.Horizontal
+            if min(self.fit_zooms(other).values()) > 1.15 * min(self.fit_zooms(now).values()):
+                want = other
+            else:
+                want = now
+        if want != sp.orientation():
+            sp.setOrientation(want)
+            self._sides_moved = False
+        self._even_sides()
 
     def eventFilter(self, obj, ev):
         if obj is self.side_splitter and ev.type() == QEvent.Resize:
-            QTimer.singleShot(0, self._even_sides)
+            QTimer.singleShot(0, self, self._on_room_changed)
         return super().eventFilter(obj, ev)
+
+    def _on_room_changed(self) -> None:
+        before = self.side_splitter.orientation()
+        self._arrange()
+        if self.side_splitter.orientation() != before:
+            QTimer.singleShot(0, self, self.fit)
 
     def fit(self) -> None:
         for ed in self.editors.values():
@@ -359,6 +436,16 @@ class CompareView(QWidget):
     @property
     def linked(self) -> bool:
         return self.link.on
+
+
+def _scrolling(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless vertical scroll area that gives it the whole width."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+    return area
 
 
 def _is_plain_json(text: str) -> bool:

@@ -8,8 +8,8 @@ import copy
 import os
 import sys
 
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
+from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -37,7 +37,7 @@ from ..docks import add_docks
 from ..panels.inspector import Inspector
 from ..panels.palette import Palette
 from .experiment import ExperimentController, ExperimentPanel, is_companion_file
-from .view import CompareView
+from .view import RIGHT_MIN, CompareView
 
 FLOW_FILTER = "Flow files (*.json);;All files (*)"
 GEN_FILTER = "Model output (*.json *.txt *.md);;All files (*)"
@@ -132,8 +132,15 @@ class CompareDialogs:
 
 
 class CompareWindow(QMainWindow):
-    def __init__(self, library=None, parent=None):
+    """``settings``: where the panels' layout, the sides' arrangement and the folded options are
+    remembered (None: nothing is remembered, as in tests)."""
+
+    STATE_VERSION = 2
+
+    def __init__(self, library=None, parent=None, settings: QSettings | None = None):
         super().__init__(parent)
+        self.settings = settings
+        self._laid_out = False
         self.setWindowTitle("Compare — gindex-studio")
         self.resize(1600, 1000)
         self.dialogs = CompareDialogs(self)
@@ -189,9 +196,12 @@ class CompareWindow(QMainWindow):
             ("history", "History", self.history, Qt.RightDockWidgetArea),
         ))
         self.docks["experiment"] = self.tasks_dock
-        self.splitDockWidget(self.docks["inspector"], self.docks["history"], Qt.Vertical)
+        # one column of tabs on the right, so that the canvases get the width; each can be
+        # closed, floated or shown again from the Panels menu, and the layout is remembered
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["palette"])
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["history"])
         self.docks["history"].hide()  # Panels → History shows it
-        self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [180, 330], Qt.Horizontal)
+        self.docks["inspector"].raise_()
         self.view.selection_changed.connect(self._on_selection)
         self._retarget("reference")  # (a replaced flow empties the inspector by itself)
 
@@ -240,7 +250,9 @@ class CompareWindow(QMainWindow):
         tip = tip or text.replace("&", "").rstrip("…")
         a.setToolTip(f"{tip} ({keys})" if keys else tip)
         a.setStatusTip(tip)
-        if checkable:
+        if checkable and aid.startswith("view.arrange."):
+            a.triggered.connect(lambda _c=False: slot())
+        elif checkable:
             a.toggled.connect(slot)
         else:
             a.triggered.connect(lambda _c=False: slot())
@@ -283,6 +295,13 @@ class CompareWindow(QMainWindow):
                 A("edit.layout", "Auto-&layout", self._on_active(lambda e: e.auto_layout()), "Ctrl+Shift+L"),
             ],
             "&View": [
+                A("view.arrange.auto", "Arrange Sides &Automatically", lambda: self.set_arrangement("auto"), None,
+                  "Side by side or one above the other, whichever shows both programs larger", True),
+                A("view.arrange.side", "Sides Side &by Side", lambda: self.set_arrangement("side-by-side"), None,
+                  "The reference on the left, the model's program on the right", True),
+                A("view.arrange.stacked", "Sides &Stacked", lambda: self.set_arrangement("stacked"), None,
+                  "The reference above the model's program (wide flows on a small screen)", True),
+                None,
                 A("view.link", "&Link Zoom and Scroll", v.set_linked, "Ctrl+L", "Zoom and scroll both sides together", True),
                 A("view.fit", "&Fit Both", v.fit, "Ctrl+0"),
                 A("view.zoom_in", "Zoom &In", self._on_active(lambda e: e.view.zoom_in()), "Ctrl+="),
@@ -313,9 +332,70 @@ class CompareWindow(QMainWindow):
             t = d.toggleViewAction()
             t.setObjectName(f"panels.{key}")
             panels.addAction(t)
+        arrange = QActionGroup(self)
+        for key in ("auto", "side", "stacked"):
+            arrange.addAction(self.actions[f"view.arrange.{key}"])
+        self.actions["view.arrange.auto"].setChecked(True)
         self.actions["compare.save_experiment"].setEnabled(False)
         self.undo_group.canUndoChanged.connect(self.actions["edit.undo"].setEnabled)
         self.undo_group.canRedoChanged.connect(self.actions["edit.redo"].setEnabled)
+
+    def set_arrangement(self, mode: str) -> None:
+        """View → Arrange Sides: "auto", "side-by-side" or "stacked"."""
+        self.view.set_arrangement(mode)
+        key = {"auto": "auto", "side-by-side": "side", "stacked": "stacked"}[mode]
+        self.actions[f"view.arrange.{key}"].setChecked(True)
+
+    # ----- the layout: fitted to the screen, remembered -----------------------------------------
+    def showEvent(self, e):
+        super().showEvent(e)
+        if not self._laid_out:
+            self._laid_out = True
+            if not self._restore_layout():
+                self.lay_out_panels()
+
+    def lay_out_panels(self) -> None:
+        """Sizes for the window as it is now: the panel column and the score column take a
+        share of the width (bounded), the canvases the rest."""
+        w = self.width()
+        self.resizeDocks([self.docks["inspector"]], [max(200, min(300, int(0.17 * w)))], Qt.Horizontal)
+        right = max(RIGHT_MIN, min(400, int(0.22 * w)))
+        ms = self.view.main_splitter
+        ms.setSizes([max(1, ms.width() - right), right])
+        self.view.show_legend(self.height() >= 900)  # a laptop: the legend is one click away
+        rs = self.view.right
+        rs.setSizes([int(0.6 * rs.height()), rs.height() - int(0.6 * rs.height())])
+
+    def _experiment_height(self) -> int:
+        return max(150, min(320, int(0.27 * self.height())))
+
+    def _restore_layout(self) -> bool:
+        st = self.settings
+        if st is None or st.value("compare/version", 0, int) != self.STATE_VERSION:
+            return False
+        state = st.value("compare/state")
+        splitter = st.value("compare/splitter")
+        ok = bool(state) and self.restoreState(state, self.STATE_VERSION)
+        if splitter:
+            self.view.main_splitter.restoreState(splitter)
+        self.set_arrangement(st.value("compare/arrangement", "auto", str))
+        self.view.panel.show_options(st.value("compare/options", False, bool))
+        self.view.show_legend(st.value("compare/legend", True, bool))
+        if self.current_task is None and self.controller.experiment is None:
+            self.tasks_dock.hide()  # shown when an experiment is opened
+        return ok
+
+    def save_layout(self) -> None:
+        st = self.settings
+        if st is None:
+            return
+        st.setValue("compare/version", self.STATE_VERSION)
+        st.setValue("compare/state", self.saveState(self.STATE_VERSION))
+        st.setValue("compare/splitter", self.view.main_splitter.saveState())
+        st.setValue("compare/arrangement", self.view.arrangement)
+        st.setValue("compare/options", self.view.panel.options_box.isVisible())
+        st.setValue("compare/legend", self.view.legend.isVisible())
+        st.sync()
 
     def _toggle_text(self, on: bool) -> None:
         self.view.sides["generated"].source_box.setVisible(on and self.view.model_text is not None)
@@ -435,8 +515,10 @@ class CompareWindow(QMainWindow):
             return False
         self.current_task = None
         self.tasks._current_task = None
+        was_hidden = self.tasks_dock.isHidden()
         self.tasks_dock.show()
-        self.resizeDocks([self.tasks_dock], [260], Qt.Vertical)
+        if was_hidden:
+            self.resizeDocks([self.tasks_dock], [self._experiment_height()], Qt.Vertical)
         if self.controller.options is not None:
             self.view.options = self.controller.options
             self.view.panel.set_options(self.controller.options)
@@ -535,6 +617,7 @@ class CompareWindow(QMainWindow):
         if not self.keep_edits():
             e.ignore()
             return
+        self.save_layout()
         if self._follows_focus:
             QApplication.instance().focusChanged.disconnect(self._on_focus)
             self._follows_focus = False
@@ -557,7 +640,7 @@ WINDOWS: list[CompareWindow] = []
 def open_compare(parent=None, reference: str | None = None, generated: str | None = None,
                  text: str | None = None, library=None) -> CompareWindow:
     """A new compare window (kept alive in ``WINDOWS``), showing the pair if one is given."""
-    win = CompareWindow(library)
+    win = CompareWindow(library, settings=QSettings("gindex-studio", "compare"))
     from ..preferences import apply_to_compare
 
     apply_to_compare(win)  # the preferred default profile and deadline
