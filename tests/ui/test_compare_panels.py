@@ -63,8 +63,10 @@ def mapped_chatbot_message(view) -> tuple[str, str]:
 def test_the_panels_are_the_editors_own_widgets(cwin):
     assert isinstance(cwin.inspector, Inspector) and isinstance(cwin.palette, Palette)
     assert cwin.docks["inspector"].isVisible() and cwin.docks["palette"].isVisible()
-    assert cwin.dockWidgetArea(cwin.docks["palette"]) == Qt.LeftDockWidgetArea
+    # one column of tabs on the right (the canvases get the width; issue 7, defect 5)
+    assert cwin.dockWidgetArea(cwin.docks["palette"]) == Qt.RightDockWidgetArea
     assert cwin.dockWidgetArea(cwin.docks["inspector"]) == Qt.RightDockWidgetArea
+    assert cwin.docks["palette"] in cwin.tabifiedDockWidgets(cwin.docks["inspector"])
     panels = next(a.menu() for a in cwin.menuBar().actions() if a.text().replace("&", "") == "Panels")
     names = {a.objectName() for a in panels.actions()}
     assert {"panels.palette", "panels.inspector", "panels.history", "panels.experiment"} <= names
