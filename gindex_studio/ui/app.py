@@ -29,6 +29,7 @@ from .dialogs import Dialogs
 from .docks import add_docks
 from .docks import remember_layout
 from .editor import FlowEditor
+from .icons import ACTION_ICONS, action_icon
 from .help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from .library_access import bundled_library
 from .loader import LoadJob, load_flow
@@ -233,6 +234,7 @@ class MainWindow(QMainWindow):
             self.help_menu.addAction(self.actions[aid])
         tb = QToolBar("Main")
         tb.setObjectName("toolbar-main")
+        tb.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
         self.addToolBar(tb)
         for aid in ("file.new", "file.open", "file.save", None, "edit.undo", "edit.redo", None,
                     "view.zoom_out", "view.zoom_in", "view.fit", None, "arrange.layout"):
@@ -314,7 +316,12 @@ class MainWindow(QMainWindow):
     # ----- preferences and help ---------------------------------------------------------------
     def apply_preferences(self, prefs: Preferences) -> None:
         self.prefs = prefs
-        apply_theme(prefs.theme)
+        dark = apply_theme(prefs.theme)
+        for aid in ACTION_ICONS:
+            if aid in self.actions.actions:
+                icon = action_icon(aid, "#e6e6e6" if dark else "#333333")
+                if icon is not None:
+                    self.actions[aid].setIcon(icon)
         self.actions["view.snap"].setChecked(prefs.snap)
         for ed in self.editors():
             ed.scene.show_grid = prefs.show_grid

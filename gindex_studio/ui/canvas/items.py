@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle
 
+from ..icons import type_pixmap
 from . import geometry as g
 from .look import DEFAULT_LOOK, Badge, CanvasLook, Decoration
 from .marks import paint_badge, paint_emphasis, paint_hatch
@@ -68,6 +69,7 @@ class NodeLook:
     glyph: str = ""
     problems: tuple[tuple[str, str], ...] = ()  # (kind, message)
     unknown: bool = False
+    category: str = ""  # the library category (its icon when the type has none of its own)
 
 
 class PortItem:
@@ -308,9 +310,15 @@ class NodeItem(QGraphicsItem):
         p.drawRect(band)
         p.restore()
         if lod >= 0.34:
-            p.setPen(QColor(0, 0, 0, 140))
-            p.setFont(g.glyph_font())
-            p.drawText(band, Qt.AlignCenter, self.look.glyph)
+            icon = None if self.look.unknown else type_pixmap(self.look.type, self.look.category, 48)
+            if icon is not None and not icon.isNull():
+                s = g.ICON_W * 0.6
+                mid = band.center()
+                p.drawPixmap(QRectF(mid.x() - s / 2, mid.y() - s / 2, s, s), icon, QRectF(icon.rect()))
+            else:  # no icon set installed, or a type the library does not know: its initial
+                p.setPen(QColor(0, 0, 0, 140))
+                p.setFont(g.glyph_font())
+                p.drawText(band, Qt.AlignCenter, self.look.glyph)
             p.setPen(c.color("text"))
             p.setFont(g.label_font())
             text_rect = QRectF(body.left() + g.ICON_W + g.PAD - 2, body.top(), body.width() - g.ICON_W - 2 * g.PAD + 4, body.height())

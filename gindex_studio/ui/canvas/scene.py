@@ -85,6 +85,7 @@ class FlowScene(QGraphicsScene):
             glyph=glyph,
             problems=tuple((p.kind, p.message) for p in problems),
             unknown=nt is None,
+            category=getattr(nt, "category", "") if nt is not None else "",
         )
 
     def rebuild(self) -> None:

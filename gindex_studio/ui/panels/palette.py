@@ -13,6 +13,7 @@ from PySide6.QtGui import QBrush, QColor, QDrag
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ..canvas.view import PALETTE_MIME
+from ..icons import type_icon
 from ..library_access import node_type_color
 from ..model.search import rank_types
 
@@ -52,6 +53,9 @@ def _type_item(library: Any, nt: Any, text: str) -> QTreeWidgetItem:
     it.setToolTip(0, f"{nt.type}\n{nt.description}")
     it.setBackground(0, QBrush(QColor(node_type_color(library, nt.type))))
     it.setForeground(0, QBrush(QColor("#222222")))
+    icon = type_icon(nt.type, nt.category)
+    if icon is not None:
+        it.setIcon(0, icon)
     it.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled)
     return it
 
