@@ -241,7 +241,8 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     ``progress(done, total)`` is called after each task. Results are in task order. Worker
     processes are forked when this process runs a single thread (the curriculum is shared without
     copying); with other threads alive (a GUI, a thread pool) forking is unsafe, so they are
-    spawned and receive the curriculum once each.
+    spawned and receive the curriculum once each. They are spawned too when the program set a
+    start method other than fork (``multiprocessing.set_start_method``).
     """
     global _WORKER_CURRICULUM
     total = len(tasks)
@@ -257,7 +258,8 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    forking = threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
+    chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
+    forking = chosen in (None, "fork") and threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
     if forking:
         _WORKER_CURRICULUM = curriculum
         pool_args = dict(mp_context=mp.get_context("fork"))

@@ -174,3 +174,24 @@ def test_desktop_integration_from_the_wheel_launches_the_venv(venv, user_env, tm
     assert icon.read_bytes() == (REPO / "resources" / "icons" / "gindex-studio.svg").read_bytes()
     out = _run([venv / "bin" / "gindex-studio", "--uninstall-desktop"], cwd=tmp_path, env=user_env).stdout
     assert "removed" in out and not icon.exists()
+
+
+def test_the_wheels_studio_on_a_real_x_server(venv, user_env, tmp_path):
+    """packaging/x11_check.py on Xvfb: the wheel's ``gindex-studio experiment.json`` (what the file
+    manager runs) shows the experiment's compare window, is drawn, carries the icon and quits with
+    Ctrl+W, exit status 0. (packaging/check-app.sh runs every scene, on the wheel and the bundle.)"""
+    import shutil
+
+    missing = [t for t in ("Xvfb", "xdotool", "xprop") if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (Debian: apt-get install xvfb xdotool x11-utils)")
+    pytest.importorskip("PIL", reason="Pillow (screenshots from the X server) is not installed")
+    demo = _installed(venv, user_env, tmp_path)["demo"]
+    p = subprocess.run([sys.executable, REPO / "packaging" / "x11_check.py", "--name", "wheel", "--only", "experiment",
+                        "--out", tmp_path / "shots", "--demo", demo, "--", venv / "bin" / "gindex-studio"],
+                       capture_output=True, text=True, timeout=180, env=user_env)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    (res,) = json.loads(p.stdout.strip().splitlines()[-1])["results"]
+    assert res["ok"] and res["exit"] == 0 and res["icon"]
+    assert res["title"] == "Demo: a fine-tuned GPT-2 on the sixteen domains — Compare — gindex-studio"
+    assert Path(res["screenshot"]).is_file() and res["size"][0] >= 800
