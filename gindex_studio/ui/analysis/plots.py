@@ -148,6 +148,11 @@ def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str) -> Figure:
         text = pg.TextItem(f"{s.label}\ng-index {s.g_index.value:,.0f}", color="#222", anchor=(0, 1.1))
         text.setPos(np.log10(x), s.theta.value)
         fig.add(s.label, text)
+    fig.widget.getPlotItem().legend.setVisible(False)  # each bubble is labelled where it is
+    xs = [np.log10(max(getattr(s, attr), 1e-9)) for s in an.summary]
+    if xs:  # room for the bubbles and, on the right, their labels
+        span = max(max(xs) - min(xs), 0.5)
+        fig.widget.setXRange(min(xs) - 0.15 * span, max(xs) + 0.4 * span, padding=0)
     fig.widget.setYRange(0, 1.02)
     return fig
 
