@@ -22,6 +22,7 @@ EXP = DEMO_DIR / "study" / "gpt2-medium.json"
 @pytest.fixture
 def cwin(qtbot, library):
     win = shown_compare_window(qtbot, library, 1366, 768)
+    win.dialogs.ask_save = lambda *_a: "discard"  # closing never waits on a message box
     yield win
     win.view.runner.wait(5000)
     win.controller.runner.wait(5000)
