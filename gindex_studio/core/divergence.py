@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from typing import Iterable
 
-from .flow import Flow
+from .flow import Flow, normalise_wires
 from .lenient import SyntaxIssue
 from .matching import Graph, Match, build_graph, max_common_subgraph
 from .similarity import PROFILES, differing_keys, signature
@@ -63,31 +63,41 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     ``flatland`` profile self-loops are dropped (Eq. 12 relates distinct vertices only, and the
     reference puts no condition on self-loops), and a loop wired to one node by both ports has one
     edge labelled ``out`` (the reference reads the first port that holds the target)."""
-    nodes = [n for n in flow.vertex_nodes() if n.type not in options.ignore_types]
+    nodes = [n.data for n in flow.vertex_nodes()]
+    if options.ignore_types:
+        nodes = [d for d in nodes if d["type"] not in options.ignore_types]
     if options.fill_defaults:
         if library is None:
             from .library import NodeLibrary
 
             library = NodeLibrary.bundled()
-        datas = [library.fill_defaults(n.data) for n in nodes]
+        datas = [library.fill_defaults(d) for d in nodes]
     else:
-        datas = [n.data for n in nodes]
-    ids = [n.id for n in nodes]
+        datas = nodes
+    ids = [d["id"] for d in nodes]
     index = {i: k for k, i in enumerate(ids)}
-    sigs = [signature(d, options.profile) for d in datas]
+    profile = options.profile
+    sigs = [signature(d, profile) for d in datas]
     warnings = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node", "encoding")]
     warnings += loop_warnings(flow)
     edge_idx = []
     edges = set()
-    for n in nodes:
-        for port, targets in enumerate(n.ports):
+    port_aware = options.port_aware
+    for k, d in enumerate(nodes):
+        src = ids[k]
+        ports = normalise_wires(d.get("wires"))
+        for port, targets in enumerate(ports):
             for t in targets:
-                if options.profile == "flatland" and (t == n.id or (port == 1 and t in n.ports[0])):
+                if profile == "flatland" and (t == src or (port == 1 and t in ports[0])):
                     continue  # no self-loops; out and body to one target: labelled out, as the reference
-                if t in index:
-                    p = port if options.port_aware else 0
-                    edge_idx.append((index[n.id], p, index[t]))
-                    edges.add((n.id, port, t) if options.port_aware else (n.id, t))
+                j = index.get(t)
+                if j is not None:
+                    if port_aware:
+                        edge_idx.append((k, port, j))
+                        edges.add((src, port, t))
+                    else:
+                        edge_idx.append((k, 0, j))
+                        edges.add((src, t))
     return Prepared(build_graph(ids, sigs, edge_idx), edges, warnings)
 
 
@@ -116,10 +126,18 @@ class MappedPair:
     differing_keys: list[str]
 
 
+_REPORT_FIELDS = ("mapping", "missing_nodes", "extra_nodes", "matched_edges", "missing_edges", "extra_edges",
+                  "edge_delta", "errors")
+
+
 @dataclass
 class ScoreResult:
     """Everything scoring-spec §3 lists. Ids are node ids; edges are lists [src, dst] (or
-    [src, port, dst] when port-aware)."""
+    [src, port, dst] when port-aware).
+
+    ``score`` builds the report (mapping, missing/extra nodes and edges, edge Δ, errors) lazily: on
+    the first access to any of those fields, from the search result it keeps; the values are the
+    same as if built at once. ``seconds`` is the time of the search and Δ, without the report."""
 
     delta: float
     theta: float
@@ -142,6 +160,20 @@ class ScoreResult:
     warnings: list[str]
     search_nodes: int = 0
     seconds: float = 0.0
+
+    def __getattr__(self, name: str):
+        # only reached for a report field not built yet (a lazily made result)
+        src = self.__dict__.get("_report_src")
+        if src is None or name not in _REPORT_FIELDS:
+            raise AttributeError(name)
+        self.__dict__.update(_report(*src))
+        del self.__dict__["_report_src"]
+        return self.__dict__[name]
+
+    def __getstate__(self):
+        for name in _REPORT_FIELDS:  # a pickled result carries its report, not the flows
+            getattr(self, name)
+        return self.__dict__
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -192,20 +224,61 @@ def score_prepared(
     """``score`` on flows already reduced by ``prepare`` with the same options."""
     t0 = time.perf_counter()
     g1, g2 = p1.graph, p2.graph
-    i1 = {k: i for i, k in enumerate(g1.ids)}
-    i2 = {k: i for i, k in enumerate(g2.ids)}
-    warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
+    warm_idx = []
+    if warm:
+        i1 = {k: i for i, k in enumerate(g1.ids)}
+        i2 = {k: i for i, k in enumerate(g2.ids)}
+        warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
     m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx, cancel=cancel)
-    s = Fraction(*m.weight)
-    delta = delta_from_s(s, g1.n, g2.n)
-    delta_lower = delta_from_s(Fraction(*m.upper), g1.n, g2.n) if not m.exact else delta
+    delta = _delta_of(m.weight, g1.n, g2.n)
+    delta_lower = _delta_of(m.upper, g1.n, g2.n) if not m.exact else delta
+    warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
+    if not m.exact:
+        why = "was cancelled" if m.cancelled else f"stopped at the {options.deadline:g} s deadline"
+        warnings.append(
+            f"search {why}: Δ is an upper bound, the exact value lies in "
+            f"[{float(delta_lower):.6f}, {float(delta):.6f}]"
+        )
+    num, den = m.weight
+    r = ScoreResult.__new__(ScoreResult)
+    r.__dict__.update(
+        delta=float(delta),
+        theta=float(1 - delta),
+        profile=options.profile,
+        options=options.to_dict(),
+        exact=m.exact,
+        delta_lower=float(delta_lower),
+        s=num / den,
+        s_exact=f"{num}/{den}" if den != 1 else str(num),
+        n_reference=g1.n,
+        n_generated=g2.n,
+        warnings=warnings,
+        search_nodes=m.nodes,
+        _report_src=(p1, p2, m, options.profile, syntax),
+    )
+    r.seconds = time.perf_counter() - t0
+    return r
+
+
+def _delta_of(s: tuple[int, int], n1: int, n2: int) -> Fraction:
+    """``delta_from_s`` for S = num/den given as a reduced integer pair: one Fraction, integers."""
+    if n1 == 0 or n2 == 0:
+        return Fraction(1)
+    num, den = s
+    total = den * den * n1 * n2
+    return Fraction(total - num * num, total)
+
+
+def _report(p1: Prepared, p2: Prepared, m: Match, profile: str, syntax) -> dict:
+    """The report fields of a ScoreResult (see ``_REPORT_FIELDS``) from a search result."""
+    g1, g2 = p1.graph, p2.graph
     mapping = []
     phi = {}
     for u, v, (num, den) in m.pairs:
         a, b = g1.ids[u], g2.ids[v]
         phi[a] = b
         mapping.append(
-            MappedPair(a, b, num / den, f"{num}/{den}", differing_keys(g1.sigs[u], g2.sigs[v], options.profile))
+            MappedPair(a, b, num / den, f"{num}/{den}", differing_keys(g1.sigs[u], g2.sigs[v], profile))
         )
     mapped_gen = set(phi.values())
     missing_nodes = [k for k in g1.ids if k not in phi]
@@ -230,24 +303,7 @@ def score_prepared(
     function_errors += [{"kind": "extra-node", "generated": k} for k in extra_nodes]
     dataflow_errors = [{"kind": "missing-edge", "edge": e} for e in missing_edges]
     dataflow_errors += [{"kind": "extra-edge", "edge": e} for e in extra_edges]
-    warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
-    if not m.exact:
-        why = "was cancelled" if m.cancelled else f"stopped at the {options.deadline:g} s deadline"
-        warnings.append(
-            f"search {why}: Δ is an upper bound, the exact value lies in "
-            f"[{float(delta_lower):.6f}, {float(delta):.6f}]"
-        )
-    return ScoreResult(
-        delta=float(delta),
-        theta=float(1 - delta),
-        profile=options.profile,
-        options=options.to_dict(),
-        exact=m.exact,
-        delta_lower=float(delta_lower),
-        s=float(s),
-        s_exact=str(s),
-        n_reference=g1.n,
-        n_generated=g2.n,
+    return dict(
         mapping=mapping,
         missing_nodes=missing_nodes,
         extra_nodes=extra_nodes,
@@ -260,9 +316,6 @@ def score_prepared(
             "function": function_errors,
             "dataflow": dataflow_errors,
         },
-        warnings=warnings,
-        search_nodes=m.nodes,
-        seconds=time.perf_counter() - t0,
     )
 
 

@@ -136,8 +136,9 @@ class Flow:
         seen: set[str] = set()
         out = []
         for n in self.nodes:
-            if n.id not in seen:
-                seen.add(n.id)
+            i = n.data["id"]
+            if i not in seen:
+                seen.add(i)
                 out.append(n)
         return out
 

@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .similarity import Signature, similarity
+from .similarity import Signature, companion_matches, similarity
 
 try:
     from . import _mcsplit as _native
@@ -107,6 +107,16 @@ class Graph:
     def n(self) -> int:
         return len(self.ids)
 
+    def by_type(self) -> dict[str, list[int]]:
+        """Node type → its vertices in order (computed once; a Graph is not changed after it is built)."""
+        bt = self.__dict__.get("_by_type")
+        if bt is None:
+            bt = {}
+            for v, s in enumerate(self.sigs):
+                bt.setdefault(s.type, []).append(v)
+            self.__dict__["_by_type"] = bt
+        return bt
+
     def has_edge(self, u: int, v: int) -> frozenset:
         """Ports of the edges u→v (empty frozenset when there is none)."""
         return frozenset(p for p, m in self.adj_out[u].items() if (m >> v) & 1)
@@ -152,20 +162,56 @@ class _Deadline(Exception):
 
 
 def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
-    """Association vertices with w > 0: per ref vertex a list of (w_int, gen vertex) by w desc."""
+    """Association vertices with w > 0: ``raw`` {(u, v): (num, den)}, ``w`` {(u, v): w·D} and the
+    scale D (least common multiple of the denominators). ``similarity`` inlined, pairs of equal
+    type only (the same values as calling it on every pair)."""
     raw: dict[tuple[int, int], tuple[int, int]] = {}
-    by_type: dict[str, list[int]] = {}
-    for v, s in enumerate(g2.sigs):
-        by_type.setdefault(s.type, []).append(v)
+    by_type = g2.by_type()
+    sigs2 = g2.sigs
+    loops1, loops2 = g1.selfloop, g2.selfloop
+    paper = profile == "paper"
+    dens = set()
     for u, su in enumerate(g1.sigs):
-        for v in by_type.get(su.type, ()):
-            if loops_must_agree and g1.selfloop[u] != g2.selfloop[v]:
+        vs = by_type.get(su.type)
+        if vs is None:
+            continue
+        if paper:
+            ak, ai, lu = su.keys, su.items, loops1[u]
+            for v in vs:
+                if loops_must_agree and lu != loops2[v]:
+                    continue
+                sv = sigs2[v]
+                den = len(ak | sv.keys)
+                if den == 0:
+                    raw[(u, v)] = (1, 1)
+                    continue
+                num = len(ai & sv.items)
+                if num:
+                    raw[(u, v)] = (num, den)
+                    dens.add(den)
+            continue
+        if profile == "flatland":  # graded weights per type (flatland.weights)
+            for v in vs:
+                if loops_must_agree and loops1[u] != loops2[v]:
+                    continue
+                num, den = similarity(su, sigs2[v], profile)
+                if num > 0:
+                    raw[(u, v)] = (num, den)
+                    dens.add(den)
+            continue
+        den = len(su.keys)
+        for v in vs:
+            if loops_must_agree and loops1[u] != loops2[v]:
                 continue
-            num, den = similarity(su, g2.sigs[v], profile)
-            if num > 0:
+            if den == 0:
+                raw[(u, v)] = (1, 1)
+                continue
+            num = companion_matches(su, sigs2[v])
+            if num:
                 raw[(u, v)] = (num, den)
+                dens.add(den)
     scale = 1
-    for _num, den in raw.values():
+    for den in dens:
         scale = scale * den // math.gcd(scale, den)
     w = {k: num * (scale // den) for k, (num, den) in raw.items()}
     return raw, w, scale

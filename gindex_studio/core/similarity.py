@@ -79,6 +79,9 @@ def canonical_python(value: Any) -> Any:
     return value
 
 
+_PLAIN = frozenset({str, int, float, type(None)})
+
+
 @dataclass(frozen=True)
 class Signature:
     """What similarity needs of one node: its type, compared keys and (key, value) items."""
@@ -87,21 +90,36 @@ class Signature:
     keys: frozenset
     items: frozenset
     values: dict  # key -> canonical value (companion lookups and differing-key reports)
+    none_keys: frozenset = frozenset()  # keys whose value is null (companion: equal to a missing key)
+    self_equal: bool = True  # every value equals itself under == (False for a top-level NaN)
 
 
 def signature(data: dict, profile: str = "paper") -> Signature:
     """Reduce a node dict to the Signature used by ``similarity`` under ``profile``."""
+    # strings, numbers and null are their own canonical value (bool is not: type(True) is bool)
+    plain = _PLAIN
     if profile == "paper":
-        values = {k: canonical_json(v) for k, v in data.items() if k not in PAPER_IGNORED}
+        values = {k: v if type(v) in plain else canonical_json(v) for k, v in data.items() if k not in PAPER_IGNORED}
     elif profile == "companion":
-        values = {k: canonical_python(v) for k, v in data.items() if k not in IGNORED}
+        values = {k: v if type(v) in plain else canonical_python(v) for k, v in data.items() if k not in IGNORED}
     elif profile == "flatland":
         values = {k: v for k, v in data.items() if k not in IGNORED}
         items = frozenset((k, canonical_python(v)) for k, v in values.items())  # identity of the node's values
         return Signature(str(data.get("type")), frozenset(values), items, values)
     else:
         raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
-    return Signature(str(data.get("type")), frozenset(values), frozenset(values.items()), values)
+    sig = object.__new__(Signature)  # the frozen dataclass's fields, set without its per-field __setattr__
+    sig.__dict__.update(type=str(data.get("type")), keys=frozenset(values), items=frozenset(values.items()),
+                        values=values)
+    if profile == "companion":  # only the companion's w reads these
+        sig.__dict__["none_keys"] = frozenset(k for k, v in values.items() if v is None)
+        sig.__dict__["self_equal"] = all(v == v for v in values.values() if type(v) is float)
+    else:
+        sig.__dict__.update(none_keys=_EMPTY, self_equal=True)
+    return sig
+
+
+_EMPTY = frozenset()
 
 
 def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int, int]:
@@ -124,9 +142,17 @@ def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int,
     den = len(a.keys)
     if den == 0:
         return 1, 1
+    return companion_matches(a, b), den
+
+
+def companion_matches(a: Signature, b: Signature) -> int:
+    """How many of a's compared keys have a value in b equal under Python ``==`` (a key missing in
+    b counts as null): the items both share, plus a's null keys that b lacks. A top-level NaN
+    (never == itself, yet one object in both item sets) takes the key-by-key loop instead."""
+    if a.self_equal:
+        return len(a.items & b.items) + (len(a.none_keys - b.keys) if a.none_keys else 0)
     bv = b.values
-    num = sum(1 for k, v in a.values.items() if bv.get(k) == v)
-    return num, den
+    return sum(1 for k, v in a.values.items() if bv.get(k) == v)
 
 
 def differing_keys(a: Signature, b: Signature, profile: str = "paper") -> list[str]:
