@@ -127,14 +127,14 @@ class Curriculum:
         profile = self.options.profile
         weights = np.zeros((n1, len(self._sigs)))
         onehot = np.zeros((n1, n_types))
+        sigs = self._sigs
         for u, su in enumerate(task.graph.sigs):
             t = self.vocab.get(su.type)
             if t is None:
                 continue
             onehot[u, t] = 1.0
-            for g in self._sigs_by_type[su.type]:
-                num, den = similarity(su, self._sigs[g], profile)
-                weights[u, g] = num / den
+            gs = self._sigs_by_type[su.type]
+            weights[u, gs] = _weights_to(su, [sigs[g] for g in gs], profile)
         per_node = weights[:, self.node_sig]  # task nodes × curriculum nodes
         best_prog_node = per_node.max(axis=0)
         side_prog = np.bincount(self.node_program * n_types + self.node_type, weights=best_prog_node,
@@ -194,6 +194,23 @@ class Curriculum:
         return {
             d: _finish_nearest(best[d], best_idx[d], cut[d], searched[d], skipped[d]) for d in groups
         }
+
+
+def _weights_to(su, others: list, profile: str) -> list[float]:
+    """w(su, s) as floats (num / den) for signatures ``others`` of su's type: ``similarity``
+    inlined for the paper profile (the same values)."""
+    if profile != "paper":
+        out = []
+        for sv in others:
+            num, den = similarity(su, sv, profile)
+            out.append(num / den)
+        return out
+    ak, ai = su.keys, su.items
+    out = []
+    for sv in others:
+        den = len(ak | sv.keys)
+        out.append(len(ai & sv.items) / den if den else 1.0)
+    return out
 
 
 def _finish_nearest(best: Fraction, index: int | None, cut: list[Fraction], searched: int, skipped: int) -> Nearest:
