@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QUndoView,
 )
 
+from gindex_studio.core.files import FileStamp, ReadOnlyError
 from gindex_studio.core.flow import Flow, write_flow_file
 
 from .actions import ActionRegistry
@@ -32,7 +33,7 @@ from .editor import FlowEditor
 from .icons import ACTION_ICONS, action_icon
 from .help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from .library_access import bundled_library
-from .loader import LoadJob, load_flow
+from .loader import LARGE_FLOW_NODES, LoadJob, load_flow
 from .panels.inspector import Inspector
 from .panels.palette import Palette
 from .panels.problems import ProblemsPanel
@@ -413,6 +414,7 @@ class MainWindow(QMainWindow):
         self.open_files(self.dialogs.open_files(folder))
 
     def open_demo(self) -> None:
+        """The bundled demo program, opened as an untitled copy (see ``_loaded``)."""
         p = demo_program()
         if p:
             self.open_files([p])
@@ -449,11 +451,20 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Could not open the file", 8000)
             self.dialogs.error("Cannot open file", err)
             return
+        if is_bundled(path):  # never write into the installed resources: an untitled copy
+            ed = self.add_editor(flow, None)
+            ed.suggested_name = os.path.basename(path)
+            ed.title_changed.emit()
+            self.statusBar().showMessage(f"Opened a copy of the bundled {os.path.basename(path)}: "
+                                         "Save asks where to keep it", 8000)
+            return
         ed = self.add_editor(flow, path)
+        ed.disk_stamp = FileStamp.of(path)
         self._add_recent(path)
         n = len(flow.nodes)
         probs = len(ed.doc.problems())
-        self.statusBar().showMessage(f"Opened {path}: {n} nodes" + (f", {probs} problems" if probs else ""), 8000)
+        large = f" (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
+        self.statusBar().showMessage(f"Opened {path}: {n:,} nodes" + (f", {probs} problems" if probs else "") + large, 8000)
 
     def save(self, ed: FlowEditor | None = None) -> bool:
         ed = ed or self.editor
@@ -467,12 +478,26 @@ class MainWindow(QMainWindow):
         ed = ed or self.editor
         if ed is None:
             return False
-        path = self.dialogs.save_file(ed.path or "untitled.json")
+        suggestion = ed.path or os.path.join(os.path.expanduser("~"), ed.suggested_name)
+        path = self.dialogs.save_file(suggestion)
         return self._write(ed, path) if path else False
 
     def _write(self, ed: FlowEditor, path: str) -> bool:
-        from .flatland.files import is_flatland_path, save_flatland_flow
+        """Save ``ed`` to ``path``; a file another program changed since it was read or saved here
+        is not overwritten without asking (reload, overwrite, save as, or cancel)."""
+        same = ed.path is not None and os.path.abspath(ed.path) == os.path.abspath(path)
+        if same and ed.disk_stamp is not None and ed.disk_stamp.changed_on_disk(path):
+            answer = self.dialogs.ask_changed_on_disk(path)
+            if answer == "reload":
+                self.reload(ed)
+                return False
+            if answer == "save_as":
+                return self.save_as(ed)
+            if answer != "overwrite":
+                return False
         from gindex_studio.core.flatland.errors import FlatlandError
+
+        from .flatland.files import is_flatland_path, save_flatland_flow
 
         try:
             if is_flatland_path(path):
@@ -482,14 +507,35 @@ class MainWindow(QMainWindow):
         except FlatlandError as e:
             self.dialogs.error("Cannot save", f"{path}\n\ncould not be written as a Flatland program: {e}")
             return False
+        except ReadOnlyError:
+            self.dialogs.error("Cannot save", f"{path}\n\nis read-only, so it was left as it is. "
+                               "Use File → Save As… to keep your changes in another file.")
+            return False
         except OSError as e:
             self.dialogs.error("Cannot save", f"{path}\n\ncould not be written: {e.strerror or e}")
             return False
+        ed.disk_stamp = FileStamp.of(path)
         ed.mark_saved(path)
         self.autosave.discard(ed.autosave_id)
         self._add_recent(path)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
+
+    def reload(self, ed: FlowEditor) -> FlowEditor | None:
+        """Replace ``ed`` by its file as it is on disk now (its edits are dropped); None when the
+        file cannot be read any more (``ed`` stays)."""
+        flow, err = load_flow(ed.path)
+        if flow is None:
+            self.dialogs.error("Cannot reload", err)
+            return None
+        k = self.tabs.indexOf(ed)
+        new = self.add_editor(flow, ed.path)
+        new.disk_stamp = FileStamp.of(ed.path)
+        self.close_editor(ed, ask=False)
+        self.tabs.tabBar().moveTab(self.tabs.indexOf(new), k)
+        self.tabs.setCurrentWidget(new)
+        self.statusBar().showMessage(f"Reloaded {ed.path} from disk", 8000)
+        return new
 
     def close_editor(self, ed: FlowEditor, ask: bool = True) -> bool:
         if ask and ed.is_dirty():
@@ -575,6 +621,16 @@ def is_experiment_file(path: str) -> bool:
     if isinstance(value, dict) and str(value.get("format", "")).startswith("gindex-studio.experiment"):
         return True
     return is_companion_file(path)
+
+
+def is_bundled(path: str) -> bool:
+    """True for a file inside the installed resources (the demo data): never saved in place."""
+    from gindex_studio.paths import RESOURCES
+
+    try:
+        return Path(path).resolve().is_relative_to(RESOURCES.resolve())
+    except OSError:
+        return False
 
 
 LAST_WINDOW: MainWindow | None = None

@@ -23,6 +23,21 @@ class Dialogs:
         )
         return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
 
+    def ask_changed_on_disk(self, path: str) -> str:
+        """Another program changed (or removed) ``path`` since the studio read it:
+        'reload', 'overwrite', 'save_as' or 'cancel'."""
+        box = QMessageBox(QMessageBox.Warning, "File changed on disk",
+                          f"{path}\n\nwas changed by another program since you opened it. "
+                          "Saving now would replace those changes with yours.", QMessageBox.NoButton, self.parent)
+        buttons = {
+            box.addButton("Reload from disk", QMessageBox.DestructiveRole): "reload",
+            box.addButton("Overwrite", QMessageBox.AcceptRole): "overwrite",
+            box.addButton("Save As…", QMessageBox.ActionRole): "save_as",
+            box.addButton(QMessageBox.Cancel): "cancel",
+        }
+        box.exec()
+        return buttons.get(box.clickedButton(), "cancel")
+
     def ask_restore(self, names: list[str]) -> bool:
         text = "The studio did not close normally. Restore the unsaved work?\n\n" + "\n".join(names)
         return QMessageBox.question(self.parent, "Restore unsaved work", text) == QMessageBox.Yes

@@ -53,6 +53,8 @@ class FlowEditor(QWidget):
         self.view = FlowView(self.scene, self.push)
         self.forced_dirty = False  # restored from autosave: dirty until saved
         self.autosave_id: str | None = None
+        self.disk_stamp = None  # core.files.FileStamp of the file as last read or saved (the app sets it)
+        self.suggested_name = "untitled.json"  # Save As's proposal for an untitled flow
 
         self.tabs = QTabBar()
         self.tabs.setDocumentMode(True)
@@ -112,7 +114,10 @@ class FlowEditor(QWidget):
     def title(self) -> str:
         import os
 
-        name = os.path.basename(self.path) if self.path else "untitled"
+        if self.path:
+            name = os.path.basename(self.path)
+        else:
+            name = "untitled" if self.suggested_name == "untitled.json" else f"{self.suggested_name} (copy)"
         return name + (" •" if self.is_dirty() else "")
 
     def mark_saved(self, path: str) -> None:

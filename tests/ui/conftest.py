@@ -25,6 +25,8 @@ class ScriptedDialogs:
         self.asked_restore: list[list[str]] = []
         self.next_save_path: str | None = None
         self.next_open: list[str] = []
+        self.changed_answer = "cancel"
+        self.asked_changed: list[str] = []
 
     def error(self, title, text):
         self.errors.append((title, text))
@@ -36,6 +38,10 @@ class ScriptedDialogs:
     def ask_restore(self, names):
         self.asked_restore.append(names)
         return self.restore_answer
+
+    def ask_changed_on_disk(self, path):
+        self.asked_changed.append(path)
+        return self.changed_answer
 
     def open_files(self, folder=""):
         return self.next_open

@@ -93,34 +93,27 @@ def test_missing_file_and_folder_are_explained(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: len(window.dialogs.errors) == 2, timeout=5000)
 
 
-def test_huge_file_is_sized_up_off_the_gui_thread_and_refused(window, qtbot, tmp_path, monkeypatch):
+def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(window, qtbot, tmp_path, monkeypatch):
     import time
 
-    import gindex_studio.ui.loader as loader
+    import gindex_studio.core.limits as limits
 
-    monkeypatch.setattr(loader, "MAX_NODES", 1000)
-    monkeypatch.setattr(loader, "PRESCAN_BYTES", 100_000)
     nodes = [{"id": f"n{i}", "type": "debug", "name": "x" * 200, "wires": []} for i in range(20000)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"flows": nodes}))
-    assert loader.count_entries_elsewhere(str(path)) == 20000
-    gaps, last = [], [time.perf_counter()]
-    from PySide6.QtCore import QTimer
-
-    def tick():
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    t = QTimer(interval=5)
-    t.timeout.connect(tick)
-    t.start()
+    size = path.stat().st_size
+    monkeypatch.setattr(limits, "available_memory", lambda: 100 * size)  # 50× the file is needed: fits
+    window.open_files([str(path)], wait=True)
+    assert len(window.editors()) == 1 and not window.dialogs.errors
+    window.close_editor(window.editor, ask=False)
+    monkeypatch.setattr(limits, "available_memory", lambda: 20 * size)
+    t = time.perf_counter()
     window.open_files([str(path)])
     qtbot.waitUntil(lambda: bool(window.dialogs.errors), timeout=10000)
-    t.stop()
-    assert "20,000 nodes" in window.dialogs.errors[0][1]
+    assert time.perf_counter() - t < 1.0  # refused before reading, not after
+    text = window.dialogs.errors[0][1]
+    assert f"needs about {limits.human_bytes(50 * size)} of memory and {limits.human_bytes(20 * size)} is free" in text
     assert window.pending_loads() == 0 and window.editors() == []
-    assert max(gaps) < 0.5  # the window kept running while the file was read
 
 
 def test_copy_paste_round_trip_through_the_clipboard(make_editor):
