@@ -41,6 +41,8 @@ def _add_scoring(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
     p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                    help="stop each search after this long and report the proven bound")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr (the default when stderr is a terminal)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -197,19 +199,52 @@ def _fmt(v: Any) -> str:
 # ----- commands ---------------------------------------------------------------------------------
 
 
-def cmd_score(args) -> int:
+def _score_with_progress(ref, read, options, show: bool):
+    """Score, refusing a pair that cannot fit in memory before any work. With ``show``: a quick
+    anytime pass first (its proven interval), then the exact search with a live node count."""
+    from dataclasses import replace
+
+    from . import progress
     from .core.divergence import score
+    from .core.limits import scoring_too_big
+
+    too_big = scoring_too_big(ref, read.flow, options.ignore_types)
+    if too_big:
+        raise InputError(f"{too_big}; nothing was computed")
+    if not show or (options.deadline is not None and options.deadline <= 1.0):
+        return score(ref, read.flow, options, syntax=read.syntax)
+    quick = score(ref, read.flow, replace(options, deadline=1.0), syntax=read.syntax)
+    if quick.exact:
+        return quick
+    hint = "" if options.deadline else "; --deadline SECONDS gives the best mapping found by then"
+    progress.say(f"after 1 s: Δ ≤ {quick.delta:.6f}, proven ≥ {quick.delta_lower:.6f}; searching for the exact "
+                 f"value{hint}", final=True)
+    ticker = progress.Ticker("exact search", hint)
+    try:
+        warm = [(p.reference, p.generated) for p in quick.mapping]
+        rest = replace(options, deadline=options.deadline - 1.0) if options.deadline else options
+        return score(ref, read.flow, rest, syntax=read.syntax, warm=warm, cancel=ticker)
+    finally:
+        ticker.done()
+
+
+def cmd_score(args) -> int:
+    from . import progress
 
     ref = _read_strict(args.reference, args.profile)
     read = _read_generated(args.generated, args.profile)
-    result = score(ref, read.flow, _options(args), syntax=read.syntax)
+    result = _score_with_progress(ref, read, _options(args), progress.wanted(args))
     if args.json:
         _json_out(result.to_dict())
         return 0
     exact = "exact" if result.exact else f"not exact: true Δ in [{result.delta_lower:.6f}, {result.delta:.6f}]"
     print(f"Δ = {result.delta:.6f}   θ = {result.theta:.6f}   ({result.profile} profile, {exact})")
-    print(f"S = {result.s_exact} over |V'| = {result.n_reference}, |V''| = {result.n_generated}:  "
-          f"Δ = 1 − {result.s:.6g}² / ({result.n_reference}·{result.n_generated})")
+    if result.n_reference and result.n_generated:
+        print(f"S = {result.s_exact} over |V'| = {result.n_reference}, |V''| = {result.n_generated}:  "
+              f"Δ = 1 − {result.s:.6g}² / ({result.n_reference}·{result.n_generated})")
+    else:
+        empty = "reference" if not result.n_reference else "generated program"
+        print(f"Δ = 1 because the {empty} has no nodes (|V'| = {result.n_reference}, |V''| = {result.n_generated})")
     print(f"edge divergence Δ_E = {result.edge_delta:.6f}   "
           f"matched edges {len(result.matched_edges)}, missing {len(result.missing_edges)}, extra {len(result.extra_edges)}")
     if result.mapping:
@@ -298,8 +333,11 @@ def cmd_omega(args) -> int:
         raise InputError("no task program given")
     tasks = [prepare(_read_strict(str(f), opts.profile), opts) for f in task_files]
     progress = None
-    if sys.stderr.isatty() and not args.json:
-        progress = lambda d, t: print(f"\rΩ: {d}/{t} tasks", end="" if d < t else "\n", file=sys.stderr)
+    from . import progress as shown
+
+    if shown.wanted(args):
+        shown.say(f"Ω: 0/{len(tasks)} tasks")
+        progress = lambda d, t: shown.say(f"Ω: {d}/{t} tasks", final=d == t)
     with _cluster(args) as client:
         if client is None:
             results = omega_many(tasks, cur, workers=args.workers, deadline=args.deadline, progress=progress)

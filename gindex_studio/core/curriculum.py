@@ -241,9 +241,26 @@ def overall(per_domain: dict[str, Nearest]) -> Nearest:
 _WORKER_CURRICULUM: Curriculum | None = None
 
 
-def _init_worker(curriculum: Curriculum) -> None:
+def _init_worker(curriculum: Curriculum | None = None) -> None:
+    """A worker leaves Ctrl-C to the parent (which stops every worker at once, see
+    ``stop_pool_now``); a spawned worker also receives the curriculum."""
     global _WORKER_CURRICULUM
-    _WORKER_CURRICULUM = curriculum
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if curriculum is not None:
+        _WORKER_CURRICULUM = curriculum
+
+
+def stop_pool_now(pool) -> None:
+    """Stop a ``ProcessPoolExecutor`` at once: queued work is dropped and running workers are
+    terminated (a search in C does not return until it ends; shutting down would wait for it)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except Exception:
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _worker_nearest(args):
@@ -279,16 +296,21 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     forking = chosen in (None, "fork") and threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
     if forking:
         _WORKER_CURRICULUM = curriculum
-        pool_args = dict(mp_context=mp.get_context("fork"))
+        pool_args = dict(mp_context=mp.get_context("fork"), initializer=_init_worker)
     else:
         pool_args = dict(mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(curriculum,))
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, total), **pool_args) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, total), **pool_args)
+        try:
             futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
             for done, fut in enumerate(as_completed(futures), 1):
                 results[futures[fut]] = fut.result()
                 if progress:
                     progress(done, total)
+        except BaseException:  # Ctrl-C or an error: no worker keeps searching
+            stop_pool_now(pool)
+            raise
+        pool.shutdown()
     finally:
         _WORKER_CURRICULUM = None
     return results

@@ -16,6 +16,7 @@ from .flow import Flow, normalise_wires
 from .lenient import SyntaxIssue
 from .matching import Graph, Match, build_graph, max_common_subgraph
 from .similarity import PROFILES, differing_keys, signature
+from .summary import summarise
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     profile = options.profile
     sigs = [signature(d, profile) for d in datas]
     warnings = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node", "encoding")]
-    warnings += loop_warnings(flow)
+    warnings = summarise(warnings + loop_warnings(flow))
     edge_idx = []
     edges = set()
     port_aware = options.port_aware

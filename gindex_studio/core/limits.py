@@ -30,8 +30,8 @@ def available_memory() -> int | None:
 
 
 def human_bytes(n: float) -> str:
-    """``1.3 GB``, ``250 MB``, ``12 kB`` (powers of 1000, as file managers show sizes)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+    """``1.25 TB``, ``1.3 GB``, ``250 MB``, ``12 kB`` (powers of 1000, as file managers show sizes)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{int(n)} bytes"
@@ -48,3 +48,28 @@ def too_big(what: str, needed: int, available: int | None = None) -> str | None:
 def editor_memory_needed(file_bytes: int) -> int:
     """Memory the studio needs to open and draw a flow file of ``file_bytes`` bytes."""
     return file_bytes * EDITOR_BYTES_PER_FILE_BYTE
+
+
+#: bytes the exact search needs per association pair (same-type node pair), setup included:
+#: 350-500 B measured on generated 500-4,000-node pairs (bench: /tmp script in the issue report)
+SCORE_BYTES_PER_PAIR = 500
+#: from this many same-type pairs on, scoring takes seconds before the search even starts
+SLOW_PAIRS = 1_000_000
+
+
+def same_type_pairs(reference, generated, ignore_types=frozenset()) -> int:
+    """How many (reference node, generated node) pairs share a type: the association vertices
+    of the search (only such pairs can have w > 0), counted without building anything."""
+    from collections import Counter
+
+    c1 = Counter(n.type for n in reference.vertex_nodes() if n.type not in ignore_types)
+    c2 = Counter(n.type for n in generated.vertex_nodes() if n.type not in ignore_types)
+    return sum(k * c2[t] for t, k in c1.items())
+
+
+def scoring_too_big(reference, generated, ignore_types=frozenset(), available: int | None = None) -> str | None:
+    """One line when scoring this pair would not fit in the free memory, else None."""
+    pairs = same_type_pairs(reference, generated, ignore_types)
+    n1, n2 = len(reference.vertex_nodes()), len(generated.vertex_nodes())
+    return too_big(f"scoring {n1:,} × {n2:,} nodes ({pairs:,} same-type node pairs)",
+                   pairs * SCORE_BYTES_PER_PAIR, available)
