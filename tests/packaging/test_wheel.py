@@ -139,11 +139,12 @@ def test_the_studio_window_starts_from_the_wheel(venv, user_env, tmp_path):
         "import sys; from PySide6.QtWidgets import QApplication; app = QApplication(sys.argv[:1]); "
         "from gindex_studio.ui.app import MainWindow, demo_program; w = MainWindow(); w.show(); "
         "w.open_files([demo_program()], wait=True); app.processEvents(); "
-        "print(len(w.library.types), w.editor.path, len(w.editor.doc.flow.nodes)); w.close()"
+        "print(len(w.library.types), demo_program(), w.editor.path, len(w.editor.doc.flow.nodes)); w.close()"
     )
     out = _run([venv / "bin" / "python", "-c", code], cwd=tmp_path, env=user_env).stdout.split()
     assert int(out[0]) >= 103
-    assert out[1].startswith(str(venv / "lib")) and int(out[2]) > 0
+    assert out[1].startswith(str(venv / "lib")) and int(out[3]) > 0
+    assert out[2] == "None"  # the bundled demo opens as an untitled copy: Save never writes into site-packages
 
 
 def test_pure_python_search_when_the_extension_is_absent(dist, user_env, tmp_path):
