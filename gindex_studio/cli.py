@@ -77,11 +77,33 @@ def _cluster(args):
         close(client)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .core.search_info import search_in_use
+
+    try:
+        v = version("gindex-studio")
+    except PackageNotFoundError:
+        v = "(not installed)"
+    return f"gindex-studio {v}; {search_in_use()}"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: one unwrapped line, computed only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gindex-studio",
         description="Score flow programs with the divergence Δ, measure Ω and the g-index, or open the studio.",
     )
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the version and which exact search (C or pure Python) is in use")
     desk = parser.add_mutually_exclusive_group()
     desk.add_argument("--install-desktop", action="store_true",
                       help="add the launcher, its icon and the experiment file type to your desktop (Linux, per user)")

@@ -1,6 +1,8 @@
 """Auto-layout, align/distribute, problems panel, actions registry, app entry."""
 from __future__ import annotations
 
+import os
+
 import itertools
 import random
 
@@ -188,6 +190,7 @@ def test_main_opens_the_demo_when_given_no_files(monkeypatch, qtbot, tmp_path):
         win = app.LAST_WINDOW
         qtbot.waitUntil(lambda: bool(win.editors()), timeout=5000)
         seen["path"] = win.editor.path
+        seen["title"] = win.editor.title()
         seen["nodes"] = len(win.editor.scene.nodes)
         win.close_editor(win.editor, ask=False)
         win.close()
@@ -197,7 +200,9 @@ def test_main_opens_the_demo_when_given_no_files(monkeypatch, qtbot, tmp_path):
     monkeypatch.setattr(QApplication, "exec", staticmethod(fake_exec))
     monkeypatch.setattr(app.MainWindow, "offer_restore", lambda self: 0)
     assert app.main([]) == 0
-    assert seen["path"] == app.demo_program() and seen["nodes"] > 3
+    # the demo is an untitled copy of the bundled program (Save never writes into the resources)
+    assert seen["path"] is None and seen["nodes"] > 3
+    assert seen["title"] == f"{os.path.basename(app.demo_program())} (copy)"
 
 
 def test_config_nodes_are_listed_and_open_in_the_inspector(window, qtbot):
