@@ -83,7 +83,7 @@ def screenshots(app, out: Path, big: list[dict]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as d:
         win = MainWindow(QSettings(str(Path(d) / "s.ini"), QSettings.IniFormat), str(Path(d) / "auto"))
-        win.resize(1600, 960)
+        win.resize(1366, 768)
         win.show()
         demo = Path(DEMO_DIR, "programs", "telegram-3-reply", "telegram-3-reply-1.json")
         win.open_files([str(demo)], wait=True)
@@ -93,6 +93,15 @@ def screenshots(app, out: Path, big: list[dict]) -> None:
         ed.scene.select_nodes([ed.doc.drawn_ids()[2]])
         pump()
         win.grab().save(str(out / "editor.png"))
+        from dataclasses import replace
+
+        win.apply_preferences(replace(win.prefs, theme="dark"))  # the same window in the dark theme
+        win.inspector.rebuild()
+        pump()
+        win.grab().save(str(out / "editor-dark.png"))
+        win.apply_preferences(replace(win.prefs, theme="light"))
+        win.inspector.rebuild()
+        pump()
         # problems: an unknown type, a dangling wire, broken JSON, a cycle
         flow = read_flow_file(Path(DEMO_DIR, "programs", "googlesearch-to-csv", "googlesearch-to-csv-1.json"))
         nodes = flow.nodes
