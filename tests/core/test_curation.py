@@ -263,6 +263,61 @@ def test_cache_returns_the_same_values_and_recomputes_only_changed_pairs(tmp_pat
     cache.close()
 
 
+@pytest.mark.parametrize("snapshot", [True, False])
+def test_known_matrix_reads_the_cache_in_bulk_and_leaves_edited_pairs_unknown(tmp_path, world, snapshot):
+    flows, domains, cur, tests, facts, D = world
+    flows = flows[:14]
+    n = len(flows)
+    order = list(range(n))[::-1]
+    cache = DeltaCache(tmp_path / "cache.sqlite")
+    eng = PairEngine(flows, cache=cache)
+    rows = list(an.matrix_rows(eng, order))
+    values = np.vstack([r.values for r in rows])
+    if snapshot:
+        eng.save_matrix(order, values, np.vstack([r.lower for r in rows]), np.vstack([r.exact for r in rows]), None)
+    eng.flush()
+    expected = np.array([[float(D[i][j]) for j in order] for i in order])
+    assert np.array_equal(values, expected)
+
+    again = PairEngine(flows, cache=DeltaCache(tmp_path / "cache.sqlite"))
+    known = again.known_matrix(order, order, 0.05)
+    assert known.have.all() and known.exact.all()
+    assert np.array_equal(known.values, expected) and np.array_equal(known.lower, expected)
+    assert again.stats.searched == 0 and again._prepared is None  # nothing searched, nothing even prepared
+
+    edited = list(flows)
+    edited[3] = _one_attr_changed(flows[3], "edit")
+    third = PairEngine(edited, cache=DeltaCache(tmp_path / "cache.sqlite"))
+    cols = [1, 3, 5, 7]
+    known = third.known_matrix(order, cols, None)
+    r3, c3 = order.index(3), cols.index(3)
+    unknown = np.argwhere(~known.have)
+    assert {(int(r), int(c)) for r, c in unknown} == {(r, c3) for r in range(n)} | {(r3, c) for c in range(len(cols))}
+    mask = known.have
+    assert np.array_equal(known.values[mask], expected[:, [order.index(c) for c in cols]][mask])
+
+
+def test_cut_searches_are_kept_and_not_repeated(tmp_path):
+    rng = random.Random(2)
+    template = random_flow(60, rng, "a")  # large near-copies: their searches outlast 128 steps
+    flows = [perturb(template, rng, 0.2, prefix=f"p{k}x") for k in range(4)] + [random_flow(5, rng, f"s{k}x") for k in range(6)]
+    cache = DeltaCache(tmp_path / "cache.sqlite")
+    eng = PairEngine(flows, cache=cache)
+    # a deadline of 0 seconds cuts every search that is not over at once
+    first = eng.estimate_many([(i, j) for i in range(10) for j in range(10)], 0.0)
+    eng.flush()
+    cut = [k for k, (_v, _lo, ex) in enumerate(first) if not ex]
+    assert 0 < len(cut) < len(first)
+    again = PairEngine(flows, cache=DeltaCache(tmp_path / "cache.sqlite"))
+    second = again.estimate_many([(i, j) for i in range(10) for j in range(10)], 0.0)
+    assert second == first and again.stats.searched == 0
+    longer = PairEngine(flows, cache=DeltaCache(tmp_path / "cache.sqlite"))
+    longer.estimate_many([(i, j) for i in range(10) for j in range(10)], None)  # exact asks search again
+    assert longer.stats.searched == len({longer._key(k // 10, k % 10) for k in cut})
+    for (v, lo, ex), (i, j) in zip(first, [(i, j) for i in range(10) for j in range(10)]):
+        assert lo <= longer.delta(i, j) <= v
+
+
 def test_digest_ignores_position_only():
     rng = random.Random(1)
     f = random_flow(6, rng, "a")

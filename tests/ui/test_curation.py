@@ -2,82 +2,31 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import orjson
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 
 from gindex_studio.cli import main
-from gindex_studio.core.curation.cache import DeltaCache
 from gindex_studio.core.curation.workspace import load_workspace
 from gindex_studio.core.curriculum import delta_matrix
 from gindex_studio.core.experiment import load_experiment
 from gindex_studio.core.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
-from gindex_studio.ui.curation.window import CurationWindow
+
+from .curation_support import close_window, compared, drag_slider, hover, index_of, open_window
 
 EXPERIMENT = DEMO_DIR / "experiment.json"
-
-
-class ScriptedCurationDialogs:
-    def __init__(self):
-        self.errors, self.save_path, self.compute, self.domain = [], None, None, None
-
-    def error(self, title, text):
-        self.errors.append((title, text))
-
-    def save_file(self, suggestion):
-        return self.save_path
-
-    def ask_compute(self):
-        return self.compute
-
-    def ask_domain(self, current, names):
-        return self.domain
 
 
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    ws = load_workspace(EXPERIMENT)
-    win = CurationWindow(ws, DeltaCache(tmp_path / "cache.sqlite"), deadline=None)
-    win.dialogs = ScriptedCurationDialogs()
-    qtbot.addWidget(win)
-    win.resize(1366, 768)
-    win.show()
-    qtbot.waitExposed(win)
-    win.wait_for_report()
-    win.wait_for_matrix()
+    win = open_window(qtbot, load_workspace(EXPERIMENT), tmp_path)
     qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
     yield win
-    for cw in win.compare_windows:
-        cw.close()
-    win.close()
-
-
-def index_of(win, tail):
-    return next(i for i, it in enumerate(win.model.ws.items) if it.label.endswith(tail))
-
-
-def hover(widget, pos):
-    """A mouse move with no button held, as the pointer passing over (QTest.mouseMove moves the
-    cursor, which the offscreen platform does not turn into events)."""
-    from PySide6.QtCore import QEvent
-    from PySide6.QtGui import QMouseEvent
-    from PySide6.QtWidgets import QApplication
-
-    ev = QMouseEvent(QEvent.MouseMove, QPointF(pos), QPointF(widget.mapToGlobal(pos)), Qt.NoButton, Qt.NoButton,
-                     Qt.NoModifier)
-    QApplication.sendEvent(widget, ev)
-
-
-def compared(win):
-    cw = win.compare_windows[-1]
-    ref, gen = cw.windowTitle().split(" — ")[0].split(" ↔ ")  # "REF ↔ GEN — Compare — gindex-studio"
-    assert Path(cw.view.ref.doc.path).name == ref
-    return ref, gen
+    close_window(win)
 
 
 def test_heatmap_shows_the_matrix_the_core_computes(window):
@@ -178,16 +127,19 @@ def test_leak_slider_filters_and_redraws_the_threshold(window, qtbot):
     view = window.leaks
     window.tabs.setCurrentWidget(view)
     before = view.table.rowCount()
-    view.slider.slider.setValue(0)  # Δ ≤ 0: only the identical copy
+    drag_slider(qtbot, view.slider.slider, 0)  # Δ ≤ 0: only the identical copy
+    assert view.slider.slider.value() == 0 and window.model.leak_threshold == 0
     assert view.table.rowCount() == 1 and view.table.item(0, 0).text().endswith("youtube-resume-4.json")
     assert view.line.value() == 0.0
-    view.slider.slider.setValue(200)
+    drag_slider(qtbot, view.slider.slider, 200)
+    assert view.slider.slider.value() == 200
     assert view.table.rowCount() == 16 > before
 
 
 def test_duplicate_slider_searches_again(window, qtbot):
     view = window.duplicates
-    view.slider.slider.setValue(0)
+    drag_slider(qtbot, view.slider.slider, 0)
+    assert view.slider.slider.value() == 0
     window.wait_for_report()
     qtbot.waitUntil(lambda: window.model.report.duplicates.threshold == Fraction(0))
     assert view.tree.topLevelItemCount() == 1  # youtube-resume-1 = youtube-resume-4

@@ -250,42 +250,91 @@ class MatrixRow:
 
 
 def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None = None,
-                rows: Sequence[int] | None = None):
-    """Yield a ``MatrixRow`` per display row (``rows``: which, default all, in turn). For a
+                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None):
+    """Yield a ``MatrixRow`` per display row (``rows``: which, default all, in turn): Δ(order[r],
+    cols[c]) for every display column c (``cols`` default ``order``: the square matrix). For a
     symmetric profile each unordered pair is searched once: cells of earlier rows are reused."""
     order = [int(x) for x in order]
-    n = len(order)
+    cols = order if cols is None else [int(x) for x in cols]
+    n = len(cols)
     done: dict[tuple[int, int], tuple[Fraction, Fraction, bool]] = {}
-    for r in (range(n) if rows is None else rows):
-        vals, low, ex = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
+    for r in (range(len(order)) if rows is None else rows):
         i = order[r]
-        for c in range(n):
-            j = order[c]
-            if i == j:
-                res = engine.estimate(i, j, deadline)
-            elif engine.symmetric and (j, i) in done:
+        todo = [(i, j) for j in cols if not (engine.symmetric and i != j and (j, i) in done)]
+        fresh = dict(zip(todo, engine.estimate_many(todo, deadline)))
+        vals, low, ex = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
+        for c, j in enumerate(cols):
+            res = fresh.get((i, j))
+            if res is None:
                 res = done.pop((j, i))
-            else:
-                res = engine.estimate(i, j, deadline)
-                if engine.symmetric:
-                    done[(i, j)] = res
+            elif engine.symmetric and i != j:
+                done[(i, j)] = res
             vals[c], low[c], ex[c] = float(res[0]), float(res[1]), res[2]
         yield MatrixRow(r, vals, low, ex)
 
 
 def coarse_matrix(engine: PairEngine, order: Sequence[int], samples: int = 24,
-                  deadline: float | None = None) -> np.ndarray:
+                  deadline: float | None = None, cols: Sequence[int] | None = None) -> np.ndarray:
     """A quick preview: Δ on a grid of about ``samples`` × ``samples`` display positions, each
-    value filling its block (shape n × n, in display order)."""
+    value filling its block (shape rows × columns, in display order; ``cols`` default ``order``)."""
     order = [int(x) for x in order]
-    n = len(order)
-    if n == 0:
-        return np.zeros((0, 0))
-    step = max(1, -(-n // samples))
-    picks = list(range(0, n, step))
-    out = np.empty((n, n))
-    for a in picks:
-        for b in picks:
-            v = float(engine.estimate(order[a], order[b], deadline)[0])
-            out[a:a + step, b:b + step] = v
+    cols = order if cols is None else [int(x) for x in cols]
+    n, m = len(order), len(cols)
+    out = np.empty((n, m))
+    if n == 0 or m == 0:
+        return out
+    rstep, cstep = max(1, -(-n // samples)), max(1, -(-m // samples))
+    pairs = [(a, b) for a in range(0, n, rstep) for b in range(0, m, cstep)]
+    for (a, b), res in zip(pairs, engine.estimate_many([(order[a], cols[b]) for a, b in pairs], deadline)):
+        out[a:a + rstep, b:b + cstep] = float(res[0])
     return out
+
+
+# ----- the domain × domain summary (above the full matrix's size) ---------------------------
+
+
+@dataclass
+class SummaryRow:
+    """Row ``a`` of the domain × domain summary, over a sample of each domain's programs: per
+    column domain b the mean and least Δ of the sampled pairs (NaN: no pair), how many pairs were
+    sampled out of the block's, and whether every sampled value is exact."""
+
+    a: int
+    mean: np.ndarray
+    least: np.ndarray
+    sampled: np.ndarray
+    total: np.ndarray
+    exact: np.ndarray
+
+
+def summary_sample(members: Sequence[int], per_domain: int) -> list[int]:
+    """Up to ``per_domain`` of ``members``, evenly spaced (all of them when there are fewer)."""
+    members = list(members)
+    if len(members) <= per_domain:
+        return members
+    step = len(members) / per_domain
+    return [members[int(k * step)] for k in range(per_domain)]
+
+
+def domain_summary(engine: PairEngine, blocks: Sequence[Sequence[int]], per_domain: int = 10,
+                   deadline: float | None = None):
+    """Yield a ``SummaryRow`` per domain (``blocks[a]``: its programs): Δ over every pair (i ≠ j)
+    of the samples of domains a and b. A block whose programs are all sampled, with exact values,
+    has its true mean and least Δ; otherwise they are estimates from the sample (the least Δ of a
+    sample is never below the block's true least Δ)."""
+    picks = [summary_sample(b, per_domain) for b in blocks]
+    sizes = [len(b) for b in blocks]
+    d = len(blocks)
+    for a in range(d):
+        mean, least = np.full(d, np.nan), np.full(d, np.nan)
+        sampled, total, exact = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64), np.ones(d, dtype=bool)
+        for b in range(d):
+            pairs = [(i, j) for i in picks[a] for j in picks[b] if i != j]
+            total[b] = sizes[a] * sizes[b] - (sizes[a] if a == b else 0)
+            if not pairs:
+                continue
+            res = engine.estimate_many(pairs, deadline)
+            vals = np.array([float(v) for v, _lo, _ex in res])
+            mean[b], least[b], sampled[b] = vals.mean(), vals.min(), len(pairs)
+            exact[b] = all(ex for _v, _lo, ex in res)
+        yield SummaryRow(a, mean, least, sampled, total, exact)

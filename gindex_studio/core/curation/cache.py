@@ -1,11 +1,16 @@
 """Δ values kept on disk, keyed by the two programs' content (issue 9: "results are kept").
 
-A ``DeltaCache`` is an SQLite file (default: ``<user data>/curation-cache.sqlite``). A row holds
-the exact Δ of one ordered pair (reference digest, generated digest) under one options key; for a
+A ``DeltaCache`` is an SQLite file (default: ``<user data>/curation-cache.sqlite``). A row of
+``delta`` holds the exact Δ of one ordered pair (reference digest, generated digest) under one options key; for a
 symmetric profile the pair is stored once, smaller digest first. A program's digest
 (``content_digest``) covers everything Δ can see: its nodes with every attribute except the
 canvas position ``x``/``y``, in file order, and its wires; so editing a program changes its digest
-and only the pairs it takes part in are computed again.
+and only the pairs it takes part in are computed again. A row of ``estimate`` keeps what a search
+cut by a deadline proved (best Δ found, lower bound, seconds searched), so that reopening a
+heatmap does not repeat hard searches; exact questions never read it. A row of ``snapshot`` is a
+whole matrix as the heatmap last showed it (over unique digests, float arrays), so reopening a
+1,000-program matrix reads a few blobs instead of half a million rows; pairs it lacks come from
+the other tables.
 """
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ import hashlib
 import json
 import sqlite3
 import threading
+
+import numpy as np
 from fractions import Fraction
 from pathlib import Path
 from typing import Iterable
@@ -31,8 +38,29 @@ CREATE TABLE IF NOT EXISTS delta (
     num TEXT NOT NULL,
     den TEXT NOT NULL,
     PRIMARY KEY (opts, a, b)
-) WITHOUT ROWID
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS estimate (
+    opts TEXT NOT NULL,
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    num TEXT NOT NULL,
+    den TEXT NOT NULL,
+    lnum TEXT NOT NULL,
+    lden TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    PRIMARY KEY (opts, a, b)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshot (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    opts TEXT NOT NULL,
+    digests BLOB NOT NULL,
+    vals BLOB NOT NULL,
+    lows BLOB NOT NULL,
+    exact BLOB NOT NULL,
+    seconds REAL
+);
 """
+SNAPSHOTS_KEPT = 4  # per options key: the matrices of the last few workspaces
 
 
 def content_digest(flow: Flow) -> int:
@@ -72,7 +100,7 @@ class DeltaCache:
         self._db = sqlite3.connect(target, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL") if self.path is not None else None
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._db.executescript(_SCHEMA)
         self._db.commit()
 
     @classmethod
@@ -93,9 +121,7 @@ class DeltaCache:
         if not wanted:
             return out
         with self._lock:
-            cur = self._db.execute("CREATE TEMP TABLE IF NOT EXISTS want (d INTEGER PRIMARY KEY)")
-            self._db.execute("DELETE FROM want")
-            self._db.executemany("INSERT OR IGNORE INTO want VALUES (?)", ((d,) for d in wanted))
+            self._want(wanted)
             cur = self._db.execute(
                 "SELECT a, b, num, den FROM delta WHERE opts = ? AND a IN (SELECT d FROM want) "
                 "AND b IN (SELECT d FROM want)", (opts,))
@@ -111,6 +137,102 @@ class DeltaCache:
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO delta VALUES (?, ?, ?, ?, ?)", rows)
             self._db.commit()
+
+    def get_one(self, opts: str, a: int, b: int) -> Fraction | None:
+        """The exact Δ of one stored pair, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT num, den FROM delta WHERE opts = ? AND a = ? AND b = ?", (opts, a, b)).fetchone()
+        return Fraction(int(row[0]), int(row[1])) if row else None
+
+    def get_estimate_one(self, opts: str, a: int, b: int) -> tuple[Fraction, Fraction, float] | None:
+        """The cut search of one stored pair (Δ found, lower bound, seconds), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT num, den, lnum, lden, seconds FROM estimate WHERE opts = ? AND a = ? AND b = ?",
+                                   (opts, a, b)).fetchone()
+        return (Fraction(int(row[0]), int(row[1])), Fraction(int(row[2]), int(row[3])), row[4]) if row else None
+
+    def get_estimates(self, opts: str, digests: Iterable[int]) -> dict[tuple[int, int], tuple[Fraction, Fraction, float]]:
+        """Every stored cut search (Δ found, lower bound, seconds) whose two digests are in ``digests``."""
+        wanted = set(digests)
+        if not wanted:
+            return {}
+        with self._lock:
+            self._want(wanted)
+            rows = self._db.execute(
+                "SELECT a, b, num, den, lnum, lden, seconds FROM estimate WHERE opts = ? AND a IN (SELECT d FROM want) "
+                "AND b IN (SELECT d FROM want)", (opts,)).fetchall()
+        return {(a, b): (Fraction(int(n), int(d)), Fraction(int(ln), int(ld)), s) for a, b, n, d, ln, ld, s in rows}
+
+    def put_estimates(self, opts: str, values: Iterable[tuple[int, int, Fraction, Fraction, float]]) -> None:
+        rows = [(opts, a, b, str(v.numerator), str(v.denominator), str(lo.numerator), str(lo.denominator), float(s))
+                for a, b, v, lo, s in values]
+        if not rows:
+            return
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO estimate VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self._db.commit()
+
+    def floats(self, opts: str, digests: Iterable[int], deadline: float | None, involving: Iterable[int] | None = None
+               ) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float, float]]]:
+        """Exact values as (a, b, Δ) and cut searches at least ``deadline`` seconds long (None:
+        none) as (a, b, Δ found, lower bound), floats computed by SQLite, for pairs within
+        ``digests`` (and with ``involving``: only pairs with a side among those)."""
+        wanted = set(digests)
+        if not wanted:
+            return [], []
+        inside = "opts = ? AND a IN (SELECT d FROM want) AND b IN (SELECT d FROM want)"
+        with self._lock:
+            self._want(wanted)
+            if involving is not None:
+                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS touch (d INTEGER PRIMARY KEY)")
+                self._db.execute("DELETE FROM touch")
+                self._db.executemany("INSERT OR IGNORE INTO touch VALUES (?)", ((int(d),) for d in involving))
+                inside += " AND (a IN (SELECT d FROM touch) OR b IN (SELECT d FROM touch))"
+            exact = self._db.execute(
+                f"SELECT a, b, CAST(num AS REAL) / CAST(den AS REAL) FROM delta WHERE {inside}", (opts,)).fetchall()
+            cut = [] if deadline is None else self._db.execute(
+                "SELECT a, b, CAST(num AS REAL) / CAST(den AS REAL), CAST(lnum AS REAL) / CAST(lden AS REAL) "
+                f"FROM estimate WHERE {inside} AND seconds >= ?", (opts, float(deadline))).fetchall()
+        return exact, cut
+
+    def put_snapshot(self, opts: str, digests: np.ndarray, vals: np.ndarray, lows: np.ndarray, exact: np.ndarray,
+                     seconds: float | None) -> None:
+        """Keep a square matrix over ``digests`` (sorted, unique): Δ found, lower bounds, exact
+        flags; ``seconds``: the per-pair deadline of its cut cells (None: all exact)."""
+        with self._lock:
+            self._db.execute("INSERT INTO snapshot (opts, digests, vals, lows, exact, seconds) VALUES (?, ?, ?, ?, ?, ?)",
+                             (opts, np.asarray(digests, dtype=np.int64).tobytes(), np.asarray(vals, dtype=np.float64).tobytes(),
+                              np.asarray(lows, dtype=np.float64).tobytes(), np.asarray(exact, dtype=np.bool_).tobytes(),
+                              seconds))
+            self._db.execute("DELETE FROM snapshot WHERE opts = ? AND id NOT IN (SELECT id FROM snapshot WHERE opts = ? "
+                             "ORDER BY id DESC LIMIT ?)", (opts, opts, SNAPSHOTS_KEPT))
+            self._db.commit()
+
+    def best_snapshot(self, opts: str, digests: np.ndarray):
+        """The kept matrix sharing most digests with ``digests``: (digests, vals, lows, exact,
+        seconds), or None when none shares any."""
+        wanted = np.asarray(digests, dtype=np.int64)
+        with self._lock:
+            heads = self._db.execute("SELECT id, digests FROM snapshot WHERE opts = ?", (opts,)).fetchall()
+        best, best_id = 0, None
+        for sid, blob in heads:
+            shared = int(np.isin(np.frombuffer(blob, dtype=np.int64), wanted).sum())
+            if shared > best:
+                best, best_id = shared, sid
+        if best_id is None:
+            return None
+        with self._lock:
+            d, v, lo, ex, sec = self._db.execute("SELECT digests, vals, lows, exact, seconds FROM snapshot WHERE id = ?",
+                                                 (best_id,)).fetchone()
+        d = np.frombuffer(d, dtype=np.int64)
+        u = len(d)
+        return (d, np.frombuffer(v, dtype=np.float64).reshape(u, u), np.frombuffer(lo, dtype=np.float64).reshape(u, u),
+                np.frombuffer(ex, dtype=np.bool_).reshape(u, u), sec)
+
+    def _want(self, digests: set[int]) -> None:
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS want (d INTEGER PRIMARY KEY)")
+        self._db.execute("DELETE FROM want")
+        self._db.executemany("INSERT OR IGNORE INTO want VALUES (?)", ((d,) for d in digests))
 
     def count(self, opts: str | None = None) -> int:
         with self._lock:

@@ -1,19 +1,39 @@
 """Exact Δ between the programs of a curation workspace, searching as few pairs as it can.
 
-``PairEngine`` holds the programs prepared once and answers three questions exactly:
+``PairEngine`` holds the programs prepared once and answers these questions:
 
-- ``delta(i, j)``: Δ(i as reference, j as generated);
-- ``nearest(i, cols, groups)``: per group the column of least Δ from i, and that Δ;
-- ``within(rows, cols, limit)``: every pair with Δ ≤ limit.
+- ``delta(i, j)``: exact Δ(i as reference, j as generated);
+- ``nearest(i, cols, groups)``: per group the column of least Δ from i, and that Δ (exact);
+- ``within(rows, cols, limit)``: every pair with Δ ≤ limit (exact);
+- ``estimate_many(pairs, deadline)``: (Δ, lower bound, exact) of a batch of pairs, each search
+  cut after ``deadline`` seconds (the heatmap's matrix, coarse preview and domain summary).
+
+How work is submitted, and how progress and cancelling are reported (the contract a distributed
+back end, e.g. a Dask path, must keep):
+
+- Every pair search goes through ``_search`` (one pair, with a threshold: "is Δ ≤ limit, and
+  then what is it?") or ``estimate_many`` (a batch, a per-pair deadline). A back end that farms
+  searches out replaces those two and keeps their results: exact values are handed to ``_store``
+  (memory, and the disk cache on ``flush``), and ``stats`` counts what was searched or cached.
+- The engine does not report progress itself. Callers submit work in units they can count (one
+  program's ``nearest``, a block of ``within`` rows, one matrix row through ``estimate_many``) and
+  report progress between units (``analysis.matrix_rows`` yields row by row; the UI jobs emit
+  Qt signals from there). A back end may therefore block until a unit is complete.
+- Cancelling: ``cancel`` is any object with ``is_set()`` (``matching.CancelToken``), given to the
+  constructor or set on ``engine.cancel`` before work starts. A search in progress checks it; the
+  engine then raises ``Cancelled`` out of whatever query is running. Values found before the
+  cancel are kept (``flush`` still writes them).
+- Indices are positions in the ``flows`` given to the constructor; the engine is not thread-safe:
+  one engine per thread (the disk cache is shared safely).
 
 A pair is searched only when a lower bound cannot rule it out. The bound, for every pair at once
 (numpy and a sparse product), bounds S = Σ w over the mapping: a mapped pair has the same node
 type (at most Σ_type min(count) pairs), w = 1 only for identical signatures in the paper profile
 (at most Σ_signature min(count) such pairs), and any other pair of type t has w ≤ 1 − 1/K_t, K_t
 the number of keys nodes of type t have anywhere in the workspace. So
-S ≤ Σ_t (1 − 1/K_t)·Σ min(type counts) + Σ_signatures (1/K_t)·min(signature counts). A searched pair gets the limit as its threshold, so the
-search stops once its own bound proves it cannot get under it. Exact values are remembered in
-memory and, with a ``DeltaCache``, on disk.
+S ≤ Σ_t (1 − 1/K_t)·Σ min(type counts) + Σ_signatures (1/K_t)·min(signature counts). A searched
+pair gets the limit as its threshold, so the search stops once its own bound proves it cannot get
+under it. Exact values are remembered in memory and, with a ``DeltaCache``, on disk.
 """
 from __future__ import annotations
 
@@ -91,11 +111,22 @@ class Stats:
     cached: int = 0
 
 
+@dataclass
+class KnownBlock:
+    """Floats for a block of pairs: Δ (best found), proven lower bound, exact, and known at all."""
+
+    values: np.ndarray
+    lower: np.ndarray
+    exact: np.ndarray
+    have: np.ndarray
+
+
 class PairEngine:
-    """Programs prepared once for exact, bounded pair queries (indices are positions in ``flows``)."""
+    """Programs prepared once for exact, bounded pair queries (indices are positions in ``flows``;
+    ``digests``: their ``content_digest``s when already known)."""
 
     def __init__(self, flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(),
-                 cache: DeltaCache | None = None, library=None, cancel=None):
+                 cache: DeltaCache | None = None, library=None, cancel=None, digests: Sequence[int] | None = None):
         self.options = options
         self.cancel = cancel
         self.cache = cache
@@ -104,13 +135,13 @@ class PairEngine:
         self._library = library
         self._prepared: list | None = None
         self._tables = False
-        self.digests = [content_digest(f) for f in flows]
+        self.digests = list(digests) if digests is not None else [content_digest(f) for f in flows]
         self.stats = Stats()
         self._opts = options_key(options)
         self._known: dict[tuple[int, int], Fraction] = {}
         self._new: list[tuple[int, int, Fraction]] = []
-        if cache is not None:
-            self._known.update(cache.get_many(self._opts, self.digests))
+        self._estimates: dict[tuple[int, int], tuple[Fraction, Fraction, float]] = {}  # cut searches
+        self._new_estimates: list[tuple[int, int, Fraction, Fraction, float]] = []
 
     def __len__(self) -> int:
         return len(self._flows)
@@ -221,8 +252,24 @@ class PairEngine:
         return (min(a, b), max(a, b)) if self.symmetric else (a, b)
 
     def known(self, i: int, j: int) -> Fraction | None:
-        """Δ(i, j) if it is already known (computed or cached), else None."""
-        return self._known.get(self._key(i, j))
+        """Δ(i, j) if it is already known (computed here, or in the disk cache: looked up pair by
+        pair, so a question about a few pairs never reads a large cache whole)."""
+        key = self._key(i, j)
+        v = self._known.get(key)
+        if v is None and self.cache is not None:
+            v = self.cache.get_one(self._opts, *key)
+            if v is not None:
+                self._known[key] = v
+        return v
+
+    def _cut(self, key: tuple[int, int]) -> tuple[Fraction, Fraction, float] | None:
+        """The kept cut search of a pair (here or in the disk cache), if any."""
+        est = self._estimates.get(key)
+        if est is None and self.cache is not None:
+            est = self.cache.get_estimate_one(self._opts, *key)
+            if est is not None:
+                self._estimates[key] = est
+        return est
 
     def _store(self, i: int, j: int, value: Fraction) -> None:
         key = self._key(i, j)
@@ -266,11 +313,20 @@ class PairEngine:
 
     def estimate(self, i: int, j: int, deadline: float | None) -> tuple[Fraction, Fraction, bool]:
         """(Δ, proven lower bound, exact) of (i, j) after at most ``deadline`` seconds of search
-        (None: exact). A cut search gives the best mapping found: the true Δ lies in [lower, Δ]."""
+        (None: exact). A cut search gives the best mapping found: the true Δ lies in [lower, Δ].
+        A pair already searched at least ``deadline`` seconds (here or, through the cache, in an
+        earlier session) is not searched again."""
         v = self.known(i, j)
         if v is not None:
             self.stats.cached += 1
             return v, v, True
+        key = self._key(i, j)
+        cut = self._cut(key) if deadline is not None else None
+        if cut is not None:
+            v, lo, seconds = cut
+            if seconds >= deadline:
+                self.stats.cached += 1
+                return v, lo, False
         a, b = self.prepared[i], self.prepared[j]
         if a.n == 0 or b.n == 0:
             self._store(i, j, Fraction(1))
@@ -285,13 +341,90 @@ class PairEngine:
         if m.exact:
             self._store(i, j, value)
             return value, value, True
-        return value, delta_from_s(Fraction(*m.upper), a.n, b.n), False
+        lower = delta_from_s(Fraction(*m.upper), a.n, b.n)
+        self._estimates[key] = (value, lower, float(deadline))
+        self._new_estimates.append((key[0], key[1], value, lower, float(deadline)))
+        return value, lower, False
+
+    def known_matrix(self, rows: Sequence[int], cols: Sequence[int], deadline: float | None) -> KnownBlock:
+        """What is known of Δ(rows[r], cols[c]) without searching: exact values, and cut searches
+        at least ``deadline`` long (as ``estimate`` would return them), as float arrays. Reads the
+        disk cache in bulk (after a ``flush``), so reopening a large matrix costs no per-pair work."""
+        self.flush()
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        digests = np.array(self.digests, dtype=np.int64)
+        ur, pos_r = np.unique(digests[rows], return_inverse=True)
+        uc, pos_c = np.unique(digests[cols], return_inverse=True)
+        vals, low = np.full((len(ur), len(uc)), np.nan), np.full((len(ur), len(uc)), np.nan)
+        exact_mask = np.zeros(vals.shape, dtype=bool)
+        wanted = set(ur.tolist()) | set(uc.tolist())
+        snap = self.cache.best_snapshot(self._opts, np.array(sorted(wanted), dtype=np.int64)) if self.cache else None
+        involving = None
+        if snap is not None:  # a kept matrix: its cells first, then the pairs it lacks from the tables
+            sd, sv, sl, se, sec = snap
+            cut_ok = deadline is not None and sec is not None and sec >= deadline
+            usable = (se | cut_ok) & ~np.isnan(sv)
+            hr, hc = np.searchsorted(sd, ur), np.searchsorted(sd, uc)
+            in_r = (hr < len(sd)) & (sd[np.minimum(hr, len(sd) - 1)] == ur)
+            in_c = (hc < len(sd)) & (sd[np.minimum(hc, len(sd) - 1)] == uc)
+            sub = np.ix_(hr[in_r], hc[in_c])
+            ok = usable[sub]
+            for target, source in ((vals, sv), (low, sl)):
+                block = target[np.ix_(in_r, in_c)]
+                block[ok] = source[sub][ok]
+                target[np.ix_(in_r, in_c)] = block
+            block = exact_mask[np.ix_(in_r, in_c)]
+            block[ok] = se[sub][ok]
+            exact_mask[np.ix_(in_r, in_c)] = block
+            involving = set(ur[~in_r].tolist()) | set(uc[~in_c].tolist())
+        if self.cache is not None and involving == set():
+            exact, cut = [], []
+        elif self.cache is not None:
+            exact, cut = self.cache.floats(self._opts, wanted, deadline, involving)
+        else:
+            exact = [(a, b, float(v)) for (a, b), v in self._known.items() if a in wanted and b in wanted]
+            cut = [(a, b, float(v), float(lo)) for (a, b), (v, lo, sec) in self._estimates.items()
+                   if deadline is not None and sec >= deadline and a in wanted and b in wanted]
+        for table, is_exact in ((cut, False), (exact, True)):  # exact values win over cut searches
+            if not table:
+                continue
+            columns = list(zip(*table))
+            a, b = np.array(columns[0], dtype=np.int64), np.array(columns[1], dtype=np.int64)
+            v = np.array(columns[2], dtype=float)
+            lo = v if is_exact else np.array(columns[3], dtype=float)
+            for x, y in ((a, b), (b, a)) if self.symmetric else ((a, b),):
+                ir, ic = np.searchsorted(ur, x), np.searchsorted(uc, y)
+                ok = (ir < len(ur)) & (ic < len(uc))
+                ok[ok] &= (ur[ir[ok]] == x[ok]) & (uc[ic[ok]] == y[ok])
+                vals[ir[ok], ic[ok]], low[ir[ok], ic[ok]] = v[ok], lo[ok]
+                exact_mask[ir[ok], ic[ok]] = is_exact
+        grid = np.ix_(pos_r, pos_c)
+        vals, low, exact_mask = vals[grid], low[grid], exact_mask[grid]
+        return KnownBlock(vals, low, exact_mask, ~np.isnan(vals))
+
+    def save_matrix(self, order: Sequence[int], values: np.ndarray, lower: np.ndarray, exact: np.ndarray,
+                    deadline: float | None) -> None:
+        """Keep a complete square matrix (display ``order``, as ``known_matrix`` reads it back) in
+        the disk cache, so the next ``known_matrix`` over these programs reads it whole."""
+        if self.cache is None or not len(order):
+            return
+        digests = np.array(self.digests, dtype=np.int64)[np.asarray(order, dtype=np.int64)]
+        uniq, first = np.unique(digests, return_index=True)
+        grid = np.ix_(first, first)
+        self.cache.put_snapshot(self._opts, uniq, values[grid], lower[grid], exact[grid], deadline)
+
+    def estimate_many(self, pairs: Sequence[tuple[int, int]], deadline: float | None
+                      ) -> list[tuple[Fraction, Fraction, bool]]:
+        """``estimate`` of each pair, in order: the one place batches of pair searches are
+        submitted (a distributed back end replaces this; see the module docstring)."""
+        return [self.estimate(int(i), int(j), deadline) for i, j in pairs]
 
     def flush(self) -> None:
-        """Write the values found since the last flush to the disk cache."""
-        if self.cache is not None and self._new:
+        """Write the values (and cut searches) found since the last flush to the disk cache."""
+        if self.cache is not None:
             self.cache.put_many(self._opts, self._new)
-        self._new = []
+            self.cache.put_estimates(self._opts, self._new_estimates)
+        self._new, self._new_estimates = [], []
 
     # ----- queries -----------------------------------------------------------------------------
 

@@ -13,9 +13,10 @@ DEFAULT_LEAKS = Fraction(5, 100)
 DEFAULT_OUTLIERS = Fraction(1, 2)
 
 
-def engine_for(ws: Workspace, cache=None, cancel=None) -> PairEngine:
-    """A ``PairEngine`` over every program of the workspace (indices = item positions)."""
-    return PairEngine([it.flow for it in ws.items], ws.options, cache, cancel=cancel)
+def engine_for(ws: Workspace, cache=None, cancel=None, digests=None) -> PairEngine:
+    """A ``PairEngine`` over every program of the workspace (indices = item positions);
+    ``digests``: the programs' content digests when another engine already has them."""
+    return PairEngine([it.flow for it in ws.items], ws.options, cache, cancel=cancel, digests=digests)
 
 
 @dataclass

@@ -56,7 +56,8 @@ class HeatmapView(QWidget):
         self._marks: list = []
         self.labels: list[str] = []
         self.domains: list[str] = []
-        self.order: list[int] = []
+        self.order: list[int] = []  # program of each display row
+        self.cols: list[int] = []  # program of each display column (the same as order when square)
         self.values = np.zeros((0, 0))
         self.lower = np.zeros((0, 0))
         self.exact = np.zeros((0, 0), dtype=bool)
@@ -65,16 +66,25 @@ class HeatmapView(QWidget):
 
     # ----- data ----------------------------------------------------------------------------------
 
-    def set_programs(self, labels: list[str], domains: list[str], order: list[int]) -> None:
-        """Programs in display ``order``; every cell unknown until rows arrive."""
+    def set_programs(self, labels: list[str], domains: list[str], order: list[int],
+                     cols: list[int] | None = None) -> None:
+        """Programs in display ``order`` along the rows and ``cols`` along the columns (default:
+        the same, a square matrix); every cell unknown until rows arrive."""
         self.labels, self.domains, self.order = list(labels), list(domains), list(order)
-        n = len(order)
-        self.values = np.full((n, n), np.nan)
-        self.lower = np.full((n, n), np.nan)
-        self.exact = np.zeros((n, n), dtype=bool)
+        self.cols = list(order) if cols is None else list(cols)
+        n, m = len(self.order), len(self.cols)
+        self.values = np.full((n, m), np.nan)
+        self.lower = np.full((n, m), np.nan)
+        self.exact = np.zeros((n, m), dtype=bool)
         self._redraw_image()
         self._draw_bands()
-        self.plot.getViewBox().setRange(QRectF(-0.3 * n - 1, -0.06 * n - 1, 1.31 * n + 1, 1.07 * n + 1), padding=0)
+        s = max(n, m)
+        self.plot.getViewBox().setRange(QRectF(-0.3 * s - 1, -0.06 * s - 1, m + 0.31 * s + 1, n + 0.07 * s + 1),
+                                        padding=0)
+
+    @property
+    def square(self) -> bool:
+        return self.cols == self.order
 
     def reorder(self, order: list[int]) -> None:
         """Show the same cells in a new display order."""
@@ -84,6 +94,7 @@ class HeatmapView(QWidget):
         self.lower = self.lower[np.ix_(perm, perm)]
         self.exact = self.exact[np.ix_(perm, perm)]
         self.order = list(order)
+        self.cols = list(order)
         self._redraw_image()
         self._draw_bands()
 
@@ -101,7 +112,8 @@ class HeatmapView(QWidget):
         self._redraw_image()
 
     def matrix(self) -> np.ndarray:
-        """The values in program-index order (NaN where unknown)."""
+        """The values in program-index order (NaN where unknown); square matrices only."""
+        assert self.square
         n = len(self.order)
         out = np.full((n, n), np.nan)
         idx = np.array(self.order, dtype=int)
@@ -119,31 +131,34 @@ class HeatmapView(QWidget):
         for item in self._bands:
             self.plot.removeItem(item)
         self._bands = []
-        n = len(self.order)
-        if not n:
+        if not self.order:
             return
-        width = max(1.0, 0.035 * n)
+        width = max(0.25, 0.035 * max(len(self.order), len(self.cols)))
         colors = domain_colors(sorted(set(self.domains)))
-        start = 0
-        for k in range(1, n + 1):
-            if k == n or self.domains[self.order[k]] != self.domains[self.order[start]]:
-                color = colors[self.domains[self.order[start]]]
-                for rect in (QRectF(-width - 0.3, start, width, k - start), QRectF(start, -width - 0.3, k - start, width)):
-                    item = QGraphicsRectItem(rect)
-                    item.setBrush(QBrush(color))
-                    item.setPen(QPen(Qt.NoPen))
-                    item.setToolTip(self.domains[self.order[start]])
-                    self.plot.addItem(item)
-                    self._bands.append(item)
-                label = pg.TextItem(self.domains[self.order[start]], color=QColor(40, 40, 40), anchor=(1.0, 0.5))
-                label.setPos(-width - 0.6, (start + k) / 2.0)
-                self.plot.addItem(label)
-                self._bands.append(label)
+        for axis, seq in ((0, self.order), (1, self.cols)):
+            n, start = len(seq), 0
+            for k in range(1, n + 1):
+                if k < n and self.domains[seq[k]] == self.domains[seq[start]]:
+                    continue
+                name = self.domains[seq[start]]
+                rect = (QRectF(-width - 0.3, start, width, k - start) if axis == 0
+                        else QRectF(start, -width - 0.3, k - start, width))
+                item = QGraphicsRectItem(rect)
+                item.setBrush(QBrush(colors[name]))
+                item.setPen(QPen(Qt.NoPen))
+                item.setToolTip(name)
+                self.plot.addItem(item)
+                self._bands.append(item)
+                if axis == 0 and self.square:  # domain names along the left (a block's are named above it)
+                    label = pg.TextItem(name, color=QColor(40, 40, 40), anchor=(1.0, 0.5))
+                    label.setPos(-width - 0.6, (start + k) / 2.0)
+                    self.plot.addItem(label)
+                    self._bands.append(label)
                 if k < n:  # a thin line between domains
-                    for line in (pg.InfiniteLine(pos=k, angle=0), pg.InfiniteLine(pos=k, angle=90)):
-                        line.setPen(pg.mkPen(QColor(255, 255, 255, 150), width=0))
-                        self.plot.addItem(line)
-                        self._bands.append(line)
+                    line = pg.InfiniteLine(pos=k, angle=0 if axis == 0 else 90)
+                    line.setPen(pg.mkPen(QColor(255, 255, 255, 150), width=0))
+                    self.plot.addItem(line)
+                    self._bands.append(line)
                 start = k
 
     def mark(self, rows: list[int]) -> None:
@@ -151,18 +166,16 @@ class HeatmapView(QWidget):
         for item in self._marks:
             self.plot.removeItem(item)
         self._marks = []
-        pos = {p: k for k, p in enumerate(self.order)}
-        n = len(self.order)
-        for i in rows:
-            if i not in pos:
-                continue
-            k = pos[i]
-            for rect in (QRectF(0, k, n, 1), QRectF(k, 0, 1, n)):
-                item = QGraphicsRectItem(rect)
-                item.setPen(pg.mkPen(QColor(255, 60, 60), width=0))
-                item.setBrush(QBrush(Qt.NoBrush))
-                self.plot.addItem(item)
-                self._marks.append(item)
+        rpos = {p: k for k, p in enumerate(self.order)}
+        cpos = {p: k for k, p in enumerate(self.cols)}
+        n, m = len(self.order), len(self.cols)
+        rects = [QRectF(0, rpos[i], m, 1) for i in rows if i in rpos] + [QRectF(cpos[i], 0, 1, n) for i in rows if i in cpos]
+        for rect in rects:
+            item = QGraphicsRectItem(rect)
+            item.setPen(pg.mkPen(QColor(255, 60, 60), width=0))
+            item.setBrush(QBrush(Qt.NoBrush))
+            self.plot.addItem(item)
+            self._marks.append(item)
 
     # ----- pointer -------------------------------------------------------------------------------
 
@@ -170,8 +183,7 @@ class HeatmapView(QWidget):
         """(display row, display column) under a scene position, or None outside the matrix."""
         p = self.plot.getViewBox().mapSceneToView(scene_pos)
         r, c = int(np.floor(p.y())), int(np.floor(p.x()))
-        n = len(self.order)
-        if 0 <= r < n and 0 <= c < n:
+        if 0 <= r < len(self.order) and 0 <= c < len(self.cols):
             return r, c
         return None
 
@@ -181,7 +193,7 @@ class HeatmapView(QWidget):
         return self.plot.mapFromScene(scene)
 
     def describe(self, r: int, c: int) -> str:
-        i, j = self.order[r], self.order[c]
+        i, j = self.order[r], self.cols[c]
         v, lo, ex = self.values[r, c], self.lower[r, c], self.exact[r, c]
         head = f"{self.labels[i]} ({self.domains[i]})  ×  {self.labels[j]} ({self.domains[j]})"
         if np.isnan(lo):
@@ -203,4 +215,4 @@ class HeatmapView(QWidget):
         cell = self.cell_at(ev.scenePos())
         if cell is not None:
             ev.accept()
-            self.pairClicked.emit(self.order[cell[0]], self.order[cell[1]])
+            self.pairClicked.emit(self.order[cell[0]], self.cols[cell[1]])

@@ -15,6 +15,22 @@ from gindex_studio.core.curation.report import analyse
 from gindex_studio.core.matching import CancelToken
 
 
+#: seconds per pair of the coarse preview (a preview: the rows bring the real values)
+PREVIEW_DEADLINE = 0.002
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(first, end) of each run of True in ``mask``."""
+    out, start = [], None
+    for k, v in enumerate(list(mask) + [False]):
+        if v and start is None:
+            start = k
+        elif not v and start is not None:
+            out.append((start, k))
+            start = None
+    return out
+
+
 class ReportJob(QThread):
     """One ``analyse`` pass; ``finished_report(report)`` or ``failed(message)``."""
 
@@ -42,7 +58,7 @@ class ReportJob(QThread):
 
 
 class MatrixJob(QThread):
-    """The full Δ matrix in display ``order``: first a coarse preview, then bands of complete rows
+    """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a coarse preview, then bands of complete rows
     (each band at most ``band_seconds`` of work, the first as soon as its first row is done).
 
     Signals: ``coarse(matrix)``, ``band(first_row, values, lower, exact)`` (arrays rows × n),
@@ -55,9 +71,10 @@ class MatrixJob(QThread):
     failed = Signal(str)
 
     def __init__(self, engine, order, deadline: float | None = 0.05, band_seconds: float = 0.25,
-                 preview: bool = True, parent=None):
+                 preview: bool = True, parent=None, cols=None):
         super().__init__(parent)
         self.engine, self.order = engine, list(order)
+        self.cols = None if cols is None else list(cols)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
         self.token = CancelToken()
         engine.cancel = self.token
@@ -69,16 +86,33 @@ class MatrixJob(QThread):
         start = time.perf_counter()
         n = len(self.order)
         try:
-            if self.preview and n > 48:
-                self.coarse.emit(an.coarse_matrix(self.engine, self.order, 24, self.deadline))
-            rows, t0 = [], time.perf_counter()
-            for row in an.matrix_rows(self.engine, self.order, self.deadline):
-                rows.append(row)
-                if time.perf_counter() - t0 >= self.band_seconds or row.r == n - 1 or row.r == 0:
+            known = self.engine.known_matrix(self.order, self.cols or self.order, self.deadline)
+            self.values, self.lower, self.exact = known.values, known.lower, known.exact
+            complete = known.have.all(axis=1)
+            done = int(complete.sum())
+            for first, last in _runs(complete):  # rows already known (the cache): shown at once
+                self.band.emit(first, known.values[first:last], known.lower[first:last], known.exact[first:last])
+            if done:
+                self.progress.emit(done, n)
+            todo = [r for r in range(n) if not complete[r]]
+            if todo and self.preview and len(todo) * len(self.cols or self.order) > 48 * 48:
+                quick = PREVIEW_DEADLINE if self.deadline is None else min(self.deadline, PREVIEW_DEADLINE)
+                self.coarse.emit(an.coarse_matrix(self.engine, self.order, 24, quick, self.cols))
+            rows, t0, first = [], time.perf_counter(), True
+            for row in an.matrix_rows(self.engine, self.order, self.deadline, rows=todo, cols=self.cols):
+                if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
                     self._emit(rows)
-                    self.progress.emit(row.r + 1, n)
+                    rows = []
+                rows.append(row)
+                done += 1
+                if first or done == n or time.perf_counter() - t0 >= self.band_seconds:
+                    self._emit(rows)
+                    self.progress.emit(done, n)
                     self.engine.flush()
-                    rows, t0 = [], time.perf_counter()
+                    rows, t0, first = [], time.perf_counter(), False
+            if rows:
+                self._emit(rows)
+                self.progress.emit(done, n)
         except Cancelled:
             self.engine.flush()
             return
@@ -86,8 +120,48 @@ class MatrixJob(QThread):
             self.failed.emit(f"{type(e).__name__}: {e}")
             return
         self.engine.flush()
+        if self.cols is None and not complete.all():  # kept whole: the next window reads it at once
+            self.engine.save_matrix(self.order, self.values, self.lower, self.exact, self.deadline)
         self.done.emit(time.perf_counter() - start)
 
     def _emit(self, rows) -> None:
+        for r in rows:
+            self.values[r.r], self.lower[r.r], self.exact[r.r] = r.values, r.lower, r.exact
         self.band.emit(rows[0].r, np.vstack([r.values for r in rows]), np.vstack([r.lower for r in rows]),
                        np.vstack([r.exact for r in rows]))
+
+
+class SummaryJob(QThread):
+    """The domain × domain summary (``analysis.domain_summary``), a domain row at a time.
+
+    Signals: ``row(SummaryRow)``, ``progress(done_domains, domains)``, ``done(seconds)``,
+    ``failed(message)``."""
+
+    row = Signal(object)
+    progress = Signal(int, int)
+    done = Signal(float)
+    failed = Signal(str)
+
+    def __init__(self, engine, blocks, per_domain: int = 10, deadline: float | None = 0.05, parent=None):
+        super().__init__(parent)
+        self.engine, self.blocks, self.per_domain, self.deadline = engine, blocks, per_domain, deadline
+        self.token = CancelToken()
+        engine.cancel = self.token
+
+    def cancel(self) -> None:
+        self.token.set()
+
+    def run(self) -> None:
+        start = time.perf_counter()
+        try:
+            for r in an.domain_summary(self.engine, self.blocks, self.per_domain, self.deadline):
+                self.row.emit(r)
+                self.progress.emit(r.a + 1, len(self.blocks))
+                self.engine.flush()
+        except Cancelled:
+            self.engine.flush()
+            return
+        except Exception as e:
+            self.failed.emit(f"{type(e).__name__}: {e}")
+            return
+        self.done.emit(time.perf_counter() - start)

@@ -16,8 +16,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-    QSplitter, QTabWidget,
+    QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
+    QPushButton, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from gindex_studio.core.curation.analysis import cluster_order
@@ -28,12 +28,15 @@ from gindex_studio.core.experiment import Compute
 from gindex_studio.core.flow import write_flow_file
 
 from .heatmap import HeatmapView
-from .jobs import MatrixJob, ReportJob
+from .jobs import MatrixJob, ReportJob, SummaryJob
 from .model import CurationModel
+from .summary import DomainSummaryView
 from .views import CoverageView, DuplicatesView, LeaksView, MapView, SplitView
 
-#: above this many programs the full matrix is not computed (the views still work)
+#: above this many programs the heatmap is a domain × domain summary with drill-down into a block
 FULL_MATRIX_LIMIT = 1000
+#: programs per domain whose pairs the summary samples
+SUMMARY_SAMPLE = 10
 
 
 class CurationDialogs:
@@ -63,7 +66,7 @@ class CurationDialogs:
 
 class CurationWindow(QMainWindow):
     def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None, deadline: float | None = 0.05,
-                 parent=None):
+                 parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE):
         super().__init__(parent)
         self.setWindowTitle(f"{ws.base.name} — Curate — gindex-studio")
         self.resize(1400, 860)
@@ -76,8 +79,12 @@ class CurationWindow(QMainWindow):
         self.matrix_seconds: float | None = None
         self._report_job: ReportJob | None = None
         self._report_again = False
-        self._matrix_job: MatrixJob | None = None
+        self._matrix_job: MatrixJob | SummaryJob | None = None
         self._report_engine = engine_for(ws, cache)
+        self._matrix_engine = None  # made on first use, kept for every matrix, summary and block
+        self.full_matrix_limit = full_matrix_limit
+        self.summary_sample = summary_sample
+        self.block: tuple[str, str] | None = None  # the domains of the open block (summary mode)
         self._tmp = tempfile.TemporaryDirectory(prefix="gindex-curate-")
 
         self.heatmap = HeatmapView()
@@ -90,8 +97,13 @@ class CurationWindow(QMainWindow):
         for w, name in ((self.duplicates, "Near-duplicates"), (self.leaks, "Leaks"), (self.coverage, "Coverage"),
                         (self.map, "Map"), (self.split, "Split")):
             self.tabs.addTab(w, name)
+        self.summary_mode = len(ws.items) > full_matrix_limit
+        self.summary: DomainSummaryView | None = None
+        left = self.heatmap
+        if self.summary_mode:
+            left = self._summary_pages()
         splitter = QSplitter(Qt.Horizontal)
-        splitter.addWidget(self.heatmap)
+        splitter.addWidget(left)
         splitter.addWidget(self.tabs)
         splitter.setSizes([760, 640])
         self.setCentralWidget(splitter)
@@ -118,14 +130,33 @@ class CurationWindow(QMainWindow):
 
         items = ws.items
         self.order = sorted(range(len(items)), key=lambda i: (items[i].domain, items[i].label))
-        self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
-        self.request_report()
-        if len(items) <= FULL_MATRIX_LIMIT:
-            self.start_matrix()
+        if self.summary_mode:
+            self.map.note.setText(f"The map needs the full Δ matrix: it is drawn up to {full_matrix_limit} programs.")
+            self.start_summary()
         else:
-            self.progress.hide()
-            self.cancel_button.hide()
-            self.status.setText(f"{len(items)} programs: above {FULL_MATRIX_LIMIT} the full matrix is not computed")
+            self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
+            self.start_matrix()
+        self.request_report()
+
+    def _summary_pages(self) -> QStackedWidget:
+        """The summary and, behind it, the block page (a back button over the heatmap)."""
+        self.summary = DomainSummaryView()
+        self.summary.pairClicked.connect(self.open_block)
+        self.back_button = QPushButton("← All domains")
+        self.back_button.clicked.connect(self.show_summary)
+        self.block_label = QLabel()
+        page = QWidget()
+        bar = QHBoxLayout()
+        bar.addWidget(self.back_button)
+        bar.addWidget(self.block_label, 1)
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(bar)
+        lay.addWidget(self.heatmap, 1)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.summary)
+        self.pages.addWidget(page)
+        return self.pages
 
     def _build_actions(self) -> None:
         menu = self.menuBar().addMenu("&Edit")
@@ -187,25 +218,84 @@ class CurationWindow(QMainWindow):
 
     # ----- matrix --------------------------------------------------------------------------------
 
-    def start_matrix(self) -> None:
-        engine = engine_for(self.model.ws, self.cache)
-        job = MatrixJob(engine, self.order, self.deadline, parent=self)
-        job.coarse.connect(self.heatmap.set_coarse)
-        job.band.connect(self.heatmap.set_rows)
-        job.progress.connect(self._on_progress)
-        job.done.connect(self._on_matrix_done)
-        job.failed.connect(lambda msg: self.dialogs.error("Δ matrix failed", msg))
-        self.progress.setRange(0, len(self.order))
+    def _engine(self):
+        if self._matrix_engine is None:
+            self._matrix_engine = engine_for(self.model.ws, self.cache, digests=self._report_engine.digests)
+        return self._matrix_engine
+
+    def _run(self, job, what: str, total: int, **slots) -> None:
+        """Start ``job`` (a matrix, block or summary job; ``slots``: signal name → slot) after
+        stopping the one running: signals of a stopped job are ignored, so a late band never
+        lands in the wrong matrix."""
+        self._stop_matrix_job()
+
+        def live(f):
+            return lambda *a: f(*a) if job is self._matrix_job else None
+
+        slots = {"progress": self._on_progress, "failed": lambda msg: self.dialogs.error("Δ matrix failed", msg), **slots}
+        for name, slot in slots.items():
+            getattr(job, name).connect(live(slot))
+        self.progress.setFormat(f"{what} %v / %m")
+        self.progress.setRange(0, total)
         self.progress.setValue(0)
         self.cancel_button.setEnabled(True)
         self._matrix_job = job
         job.start()
 
+    def _stop_matrix_job(self) -> None:
+        job, self._matrix_job = self._matrix_job, None
+        if job is not None and job.isRunning():
+            job.cancel()
+            job.wait()
+
+    def start_matrix(self, rows: list[int] | None = None, cols: list[int] | None = None) -> None:
+        """The full matrix in display order, or the block ``rows`` × ``cols`` (summary mode)."""
+        job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols)
+        self._run(job, "matrix rows" if cols is None else "block rows", len(rows or self.order),
+                  coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, done=self._on_matrix_done)
+
+    def start_summary(self) -> None:
+        ws = self.model.ws
+        names = ws.domain_names()
+        blocks = [sorted((i for i in range(len(ws)) if ws.items[i].domain == d), key=lambda i: ws.items[i].label)
+                  for d in names]
+        self.summary.set_domains(names, [len(b) for b in blocks])
+        self.summary_blocks = dict(zip(names, blocks))
+        job = SummaryJob(self._engine(), blocks, self.summary_sample, self.deadline, parent=self)
+        self._run(job, "summary domains", len(names), row=self.summary.set_summary_row, done=self._on_summary_done)
+        self.status.setText(f"{len(ws)} programs: above {self.full_matrix_limit} the heatmap summarises domain "
+                            f"pairs (a sample of {self.summary_sample} programs per domain); click a block to open it")
+
+    def _on_summary_done(self, seconds: float) -> None:
+        self.summary_seconds = seconds
+        self.cancel_button.setEnabled(False)
+        self.progress.setFormat(f"summary done in {seconds:.1f} s")
+
+    def open_block(self, a: int, b: int) -> None:
+        """Drill down: the matrix of domain ``a``'s programs (rows) × domain ``b``'s (columns)."""
+        names = self.summary.names
+        rows, cols = self.summary_blocks[names[a]], self.summary_blocks[names[b]]
+        self.block = (names[a], names[b])
+        items = self.model.ws.items
+        self.matrix_seconds = None
+        self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], rows, cols)
+        self.block_label.setText(f"{names[a]} ({len(rows)}) × {names[b]} ({len(cols)})")
+        self.pages.setCurrentIndex(1)
+        self.start_matrix(rows, cols)
+
+    def show_summary(self) -> None:
+        """Back from a block to the summary (a running block matrix stops)."""
+        if self.block is not None:
+            self._stop_matrix_job()
+            self.cancel_button.setEnabled(False)
+        self.block = None
+        self.pages.setCurrentIndex(0)
+
     def cancel_matrix(self) -> None:
         if self._matrix_job is not None:
             self._matrix_job.cancel()
             self.cancel_button.setEnabled(False)
-            self.progress.setFormat("matrix cancelled at %v / %m rows")
+            self.progress.setFormat(self.progress.format().replace("%v", "cancelled at %v"))
 
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setValue(done)
@@ -213,6 +303,9 @@ class CurationWindow(QMainWindow):
     def _on_matrix_done(self, seconds: float) -> None:
         self.matrix_seconds = seconds
         self.cancel_button.setEnabled(False)
+        if not self.heatmap.square or self.summary_mode:
+            self.progress.setFormat(f"block done in {seconds:.1f} s")
+            return
         m = self.heatmap.matrix()
         self.order = cluster_order(np.nan_to_num(m, nan=1.0), self.model.ws.domains)
         self.heatmap.reorder(self.order)
@@ -278,6 +371,7 @@ class CurationWindow(QMainWindow):
             if job is not None and job.isRunning():
                 job.cancel()
                 job.wait(5000)
+        self._matrix_job = None
         self._tmp.cleanup()
         super().closeEvent(e)
 

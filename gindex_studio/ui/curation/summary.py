@@ -1,0 +1,54 @@
+"""The domain × domain summary shown instead of the full Δ matrix above ``FULL_MATRIX_LIMIT``
+programs: one cell per pair of domains coloured by the mean Δ of a sample of its pairs; hover
+tells the mean and least Δ and how many pairs they come from; a click asks for the block
+(``pairClicked(a, b)``, domain indices) to be opened as a matrix of its own."""
+from __future__ import annotations
+
+import numpy as np
+
+from gindex_studio.core.curation.analysis import SummaryRow
+
+from .heatmap import HeatmapView
+
+
+class DomainSummaryView(HeatmapView):
+    """``set_domains(names, sizes)``, then ``set_summary_row`` as domain rows arrive."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.names: list[str] = []
+        self.rows_done: set[int] = set()
+        self.sizes: list[int] = []
+        self.least = np.zeros((0, 0))
+        self.sampled = np.zeros((0, 0), dtype=np.int64)
+        self.total = np.zeros((0, 0), dtype=np.int64)
+        self.info.setText("Domain × domain summary: hover a block for its mean and least Δ, click it to open "
+                          "the block's programs")
+
+    def set_domains(self, names: list[str], sizes: list[int]) -> None:
+        self.names, self.sizes = list(names), list(sizes)
+        d = len(names)
+        self.set_programs(self.names, self.names, list(range(d)))
+        self.least = np.full((d, d), np.nan)
+        self.sampled = np.zeros((d, d), dtype=np.int64)
+        self.total = np.zeros((d, d), dtype=np.int64)
+        self.rows_done: set[int] = set()
+
+    def set_summary_row(self, row: SummaryRow) -> None:
+        a = row.a
+        self.rows_done.add(a)
+        self.least[a], self.sampled[a], self.total[a] = row.least, row.sampled, row.total
+        complete = row.exact & (row.sampled == row.total)
+        self.set_rows(a, row.mean[None, :], np.where(complete, row.mean, np.nan)[None, :], complete[None, :])
+
+    def describe(self, r: int, c: int) -> str:
+        a, b = self.names[r], self.names[c]
+        head = f"{a} ({self.sizes[r]}) × {b} ({self.sizes[c]})"
+        if r not in self.rows_done:
+            return head + ":  not computed yet"
+        if self.sampled[r, c] == 0:
+            return head + ":  no pair (a single program)"
+        how = ("all pairs" if self.exact[r, c]
+               else f"{self.sampled[r, c]:,} sampled pairs of {self.total[r, c]:,}")
+        return (head + f":  mean Δ {self.values[r, c]:.4f}, least Δ {self.least[r, c]:.4f} ({how}); "
+                       "click to open the block")
