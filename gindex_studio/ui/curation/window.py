@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThread
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
@@ -79,6 +79,7 @@ class CurationWindow(QMainWindow):
         self.matrix_seconds: float | None = None
         self._report_job: ReportJob | None = None
         self._report_again = False
+        self._report_started = False
         self._matrix_job: MatrixJob | SummaryJob | None = None
         self._report_engine = engine_for(ws, cache)
         self._matrix_engine = None  # made on first use, kept for every matrix, summary and block
@@ -136,7 +137,9 @@ class CurationWindow(QMainWindow):
         else:
             self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
             self.start_matrix()
-        self.request_report()
+        if self.summary_mode:
+            self.request_report()
+        # else: the report starts once the first rows are on screen (both jobs share one interpreter)
 
     def _summary_pages(self) -> QStackedWidget:
         """The summary and, behind it, the block page (a back button over the heatmap)."""
@@ -183,6 +186,7 @@ class CurationWindow(QMainWindow):
             self._report_job.cancel()
             return
         m = self.model
+        self._report_started = True
         self._report_again = False
         self.status.setText("searching near-duplicates, Ω and neighbours…")
         job = ReportJob(m.ws, self._report_engine, (m.duplicate_threshold, m.leak_threshold, m.outlier_threshold), self)
@@ -211,7 +215,10 @@ class CurationWindow(QMainWindow):
             self.request_report()
 
     def wait_for_report(self, timeout_ms: int = 60_000) -> None:
-        """Block until no report job runs (tests and scripts)."""
+        """Block until the report has started and no report job runs (tests and scripts)."""
+        while not self._report_started:
+            QApplication.processEvents()
+            QThread.msleep(5)
         while self._report_job is not None and (self._report_job.isRunning() or self._report_again):
             self._report_job.wait(timeout_ms)
             QApplication.processEvents()
@@ -251,6 +258,7 @@ class CurationWindow(QMainWindow):
     def start_matrix(self, rows: list[int] | None = None, cols: list[int] | None = None) -> None:
         """The full matrix in display order, or the block ``rows`` × ``cols`` (summary mode)."""
         job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols)
+        job.finished.connect(lambda: None if self._report_started else self.request_report())  # cancelled, failed
         self._run(job, "matrix rows" if cols is None else "block rows", len(rows or self.order),
                   coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, done=self._on_matrix_done)
 
@@ -299,6 +307,8 @@ class CurationWindow(QMainWindow):
 
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setValue(done)
+        if not self._report_started:
+            self.request_report()
 
     def _on_matrix_done(self, seconds: float) -> None:
         self.matrix_seconds = seconds
