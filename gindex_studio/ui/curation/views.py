@@ -29,9 +29,9 @@ class ThresholdSlider(QWidget):
 
     changed = Signal(object)
 
-    def __init__(self, text: str, value: Fraction, parent=None):
+    def __init__(self, text: str, value: Fraction, parent=None, relation: str = "≤"):
         super().__init__(parent)
-        self.text = text
+        self.text, self.relation = text, relation
         self.slider = QSlider(Qt.Horizontal)
         self.slider.setRange(0, SLIDER_STEPS)
         self.slider.setPageStep(5)
@@ -49,7 +49,7 @@ class ThresholdSlider(QWidget):
         return Fraction(self.slider.value(), SLIDER_STEPS)
 
     def _show(self) -> None:
-        self.label.setText(f"Δ ≤ {float(self.value()):.3f}")
+        self.label.setText(f"Δ {self.relation} {float(self.value()):.3f}")
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -63,11 +63,17 @@ def _table(headers: list[str]) -> QTableWidget:
     return t
 
 
+def _name(item) -> str:
+    """A program's file name (its domain has a column of its own; the full label is the tooltip)."""
+    return item.label.rsplit("/", 1)[-1]
+
+
 def _fill(table: QTableWidget, rows: list[list], pairs: list[tuple[int, int] | None]) -> None:
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
         for c, v in enumerate(row):
             item = QTableWidgetItem(str(v))
+            item.setToolTip(str(v))
             if c == 0 and pairs[r] is not None:
                 item.setData(Qt.UserRole, pairs[r])
             table.setItem(r, c, item)
@@ -161,7 +167,7 @@ class LeaksView(QWidget):
     def refresh(self) -> None:
         m, items = self.model, self.model.ws.items
         leaks = m.leaks()
-        rows = [[items[x.task].label, items[x.task].domain, _fmt(x.delta), items[x.nearest].label, items[x.nearest].domain]
+        rows = [[_name(items[x.task]), items[x.task].domain, _fmt(x.delta), _name(items[x.nearest]), items[x.nearest].domain]
                 for x in leaks]
         _fill(self.table, rows, [(x.task, x.nearest) for x in leaks])
         self.hist.clear()
@@ -202,8 +208,7 @@ class CoverageView(QWidget):
         self.model = model
         self.table = _table(["domain", "curriculum", "test", "mean Δ within", "mean Ω of tests"])
         self.mis = _table(["likely mislabelled", "domain", "Δ own domain", "Δ other", "nearest other (domain)"])
-        self.slider = ThresholdSlider("Outliers:", model.outlier_threshold)
-        self.slider.label.setText("")
+        self.slider = ThresholdSlider("Outliers:", model.outlier_threshold, relation="≥")
         self.slider.changed.connect(lambda v: model.set_thresholds(outliers=v))
         self.out = _table(["outlier", "domain", "Δ to nearest of its domain", "nearest"])
         for t in (self.mis, self.out):
@@ -227,11 +232,11 @@ class CoverageView(QWidget):
             return
         _fill(self.table, [[c.domain, c.curriculum, c.tests, _fmt(c.mean_within), _fmt(c.mean_omega)] for c in rep.coverage],
               [None] * len(rep.coverage))
-        _fill(self.mis, [[items[n.index].label, items[n.index].domain, _fmt(n.same.delta), _fmt(n.other.delta),
-                          f"{items[n.other.index].label} ({items[n.other.index].domain})"] for n in rep.mislabels],
+        _fill(self.mis, [[_name(items[n.index]), items[n.index].domain, _fmt(n.same.delta), _fmt(n.other.delta),
+                          f"{_name(items[n.other.index])} ({items[n.other.index].domain})"] for n in rep.mislabels],
               [(n.index, n.other.index) for n in rep.mislabels])
         outs = self.model.outliers()
-        _fill(self.out, [[items[n.index].label, items[n.index].domain, _fmt(n.same.delta), items[n.same.index].label]
+        _fill(self.out, [[_name(items[n.index]), items[n.index].domain, _fmt(n.same.delta), _name(items[n.same.index])]
                          for n in outs], [(n.index, n.same.index) for n in outs])
 
     def _clicked(self, table: QTableWidget, row: int) -> None:
