@@ -45,6 +45,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--window", action="store_true",
                    help="open the curation window instead (heatmap, views, split editing)")
+    from ..cli import _add_cluster
+
+    _add_cluster(p)
 
 
 def _options(args, ws_options):
@@ -90,7 +93,10 @@ def report_value(ws, rep) -> dict:
 
 
 def run(args) -> int:
-    from ..cli import InputError, _json_out, _table
+    import sys
+
+    from ..cli import InputError, _cluster, _json_out, _table
+    from ..core.distributed import ClusterError
     from ..core.curation.cache import DeltaCache
     from ..core.curation.report import analyse, engine_for
     from ..core.curation.workspace import CurationError, load_workspace
@@ -112,7 +118,15 @@ def run(args) -> int:
     ws.options = _options(args, ws.options)
     cache = None if args.no_cache else DeltaCache.default()
     try:
-        rep = analyse(ws, engine_for(ws, cache), args.duplicates, args.leaks, args.outliers)
+        with _cluster(args) as client:
+            engine = engine_for(ws, cache, client=client)
+            if sys.stderr.isatty():
+                engine.progress = lambda d, t: print(f"\rcurate: {d}/{t}", end="" if d < t else "\n",
+                                                     file=sys.stderr, flush=True)
+            try:
+                rep = analyse(ws, engine, args.duplicates, args.leaks, args.outliers)
+            except ClusterError as e:
+                raise InputError(str(e)) from None
     finally:
         if cache is not None:
             cache.close()

@@ -31,3 +31,16 @@ def test_zero_dask_workers_is_refused():
     code, _, err = run("omega", "--curriculum", DEMO_DIR / "programs", "--tasks", DEMO_DIR / "programs" / "facebook",
                        "--dask-workers", "0")
     assert code == 1 and "--dask-workers must be at least 1" in err
+
+
+def test_curate_on_a_local_dask_cluster_gives_the_local_report():
+    folder = DEMO_DIR / "programs"
+    code, local, err = run("curate", folder, "--json", "--no-cache")
+    assert code == 0, err
+    code, remote, err = run("curate", folder, "--json", "--no-cache", "--dask-workers", "2")
+    assert code == 0, err
+    a, b = json.loads(local), json.loads(remote)
+    for report in (a, b):  # work counts differ: workers reuse only the values they found themselves
+        report.pop("pairs_searched")
+        report["duplicates"].pop("pairs_searched")
+    assert a == b

@@ -22,15 +22,9 @@ from gindex_studio.core.gindex import compute_gindex  # noqa: E402
 from gindex_studio.paths import DEMO_DIR  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+@pytest.fixture
+def client(dask_client):
+    return dask_client
 
 
 def _generated(n_programs, n_tasks, seed=3):

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .engine import PairEngine
+from .engine import NearestQuery, PairEngine
 
 
 # ----- near-duplicates -----------------------------------------------------------------------
@@ -86,10 +86,11 @@ def omega(engine: PairEngine, tests: Sequence[int], curriculum: Sequence[int],
           limit: Fraction | None = None) -> dict[int, Nearest]:
     """Ω(T', C) for each test program (as reference) against the curriculum programs, exact, with
     the nearest program. With ``limit``, only tasks with Ω ≤ limit get a value (the rest: None)."""
+    tests = [int(t) for t in tests]
+    queries = [NearestQuery(t, [int(c) for c in curriculum if c != t], limit=limit) for t in tests]
     out = {}
-    for t in tests:
-        best = engine.nearest(t, [c for c in curriculum if c != t], limit=limit)[0]
-        out[int(t)] = Nearest(best[0], best[1]) if best else Nearest(None, None)
+    for t, (best,) in zip(tests, engine.nearest_many(queries)):
+        out[t] = Nearest(best[0], best[1]) if best else Nearest(None, None)
     return out
 
 
@@ -126,11 +127,12 @@ class Neighbours:
 def neighbours(engine: PairEngine, members: Sequence[int], domains: Sequence[str]) -> dict[int, Neighbours]:
     """For each member, its nearest other member of the same domain and of another domain."""
     members = [int(m) for m in members]
-    out = {}
+    queries = []
     for i in members:
         cols = [j for j in members if j != i]
-        groups = [0 if domains[j] == domains[i] else 1 for j in cols]
-        same, other = engine.nearest(i, cols, groups, 2)
+        queries.append(NearestQuery(i, cols, [0 if domains[j] == domains[i] else 1 for j in cols], 2))
+    out = {}
+    for i, (same, other) in zip(members, engine.nearest_many(queries)):
         out[i] = Neighbours(i, Nearest(*same) if same else Nearest(None, None),
                             Nearest(*other) if other else Nearest(None, None))
     return out
@@ -167,20 +169,19 @@ def coverage(engine: PairEngine, domains: Sequence[str], curriculum: Sequence[in
              omegas: dict[int, Nearest]) -> list[DomainCoverage]:
     """Per domain (sorted by name): counts, mean within-domain Δ of the curriculum, mean Ω."""
     names = sorted({domains[i] for i in list(curriculum) + list(tests)})
+    cur_of = {d: [i for i in curriculum if domains[i] == d] for d in names}
+    pairs_of = {}
+    for d, cur in cur_of.items():
+        pairs = [(a, b) for k, a in enumerate(cur) for b in cur[k + 1:]]
+        pairs_of[d] = pairs if engine.symmetric else pairs + [(b, a) for a, b in pairs]
+    values = iter(engine.deltas([p for d in names for p in pairs_of[d]]))  # one batch for every domain
     out = []
     for d in names:
-        cur = [i for i in curriculum if domains[i] == d]
-        tst = [i for i in tests if domains[i] == d]
-        pairs = [(a, b) for k, a in enumerate(cur) for b in cur[k + 1:]]
-        within = None
-        if pairs:
-            vals = [engine.delta(a, b) for a, b in pairs]
-            if not engine.symmetric:
-                vals += [engine.delta(b, a) for a, b in pairs]
-            within = float(sum(vals) / len(vals))
-        oms = [omegas[t].delta for t in tst if t in omegas and omegas[t].delta is not None]
+        vals = [next(values) for _ in pairs_of[d]]
+        within = float(sum(vals) / len(vals)) if vals else None
+        oms = [omegas[t].delta for t in tests if domains[t] == d and t in omegas and omegas[t].delta is not None]
         mean_omega = float(sum(oms) / len(oms)) if oms else None
-        out.append(DomainCoverage(d, len(cur), len(tst), within, mean_omega))
+        out.append(DomainCoverage(d, len(cur_of[d]), sum(1 for t in tests if domains[t] == d), within, mean_omega))
     return out
 
 

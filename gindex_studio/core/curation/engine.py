@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -103,6 +103,17 @@ class Cancelled(Exception):
 
 
 @dataclass
+class NearestQuery:
+    """Arguments of one ``PairEngine.nearest`` call (plain data: it may travel to a cluster)."""
+
+    i: int
+    cols: list[int]
+    groups: list[int] | None = None
+    n_groups: int = 1
+    limit: Fraction | None = None
+
+
+@dataclass
 class Stats:
     """Work done: pairs considered, pairs whose Δ had to be searched, pairs found in the cache."""
 
@@ -129,6 +140,7 @@ class PairEngine:
                  cache: DeltaCache | None = None, library=None, cancel=None, digests: Sequence[int] | None = None):
         self.options = options
         self.cancel = cancel
+        self.progress: Callable[[int, int], None] | None = None  # (done, total) of the running batch
         self.cache = cache
         self.symmetric = symmetric(options)
         self._flows = list(flows)
@@ -488,6 +500,29 @@ class PairEngine:
                 if v is not None and v <= limit:
                     out.append((i, j, v))
         return out
+
+    # ----- batches (one call per analysis step; ``ClusterPairEngine`` spreads them over a cluster) --
+
+    def nearest_many(self, queries: Sequence["NearestQuery"]) -> list[list[tuple[Fraction, int] | None]]:
+        """``nearest`` for each query, in order; ``progress(done, total)`` after each."""
+        out = []
+        for k, q in enumerate(queries, 1):
+            out.append(self.nearest(q.i, q.cols, q.groups, q.n_groups, q.limit))
+            self._report(k, len(queries))
+        return out
+
+    def deltas(self, pairs: Sequence[tuple[int, int]]) -> list[Fraction]:
+        """Exact Δ of each (i, j) pair, in order."""
+        out = []
+        for k, (i, j) in enumerate(pairs, 1):
+            out.append(self.delta(i, j))
+            if k % 64 == 0 or k == len(pairs):
+                self._report(k, len(pairs))
+        return out
+
+    def _report(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
 
     def row(self, i: int, cols: Sequence[int]) -> list[Fraction]:
         """Exact Δ(i, j) for every j in ``cols``."""

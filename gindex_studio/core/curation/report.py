@@ -13,10 +13,16 @@ DEFAULT_LEAKS = Fraction(5, 100)
 DEFAULT_OUTLIERS = Fraction(1, 2)
 
 
-def engine_for(ws: Workspace, cache=None, cancel=None, digests=None) -> PairEngine:
+def engine_for(ws: Workspace, cache=None, cancel=None, digests=None, client=None) -> PairEngine:
     """A ``PairEngine`` over every program of the workspace (indices = item positions);
-    ``digests``: the programs' content digests when another engine already has them."""
-    return PairEngine([it.flow for it in ws.items], ws.options, cache, cancel=cancel, digests=digests)
+    ``digests``: the programs' content digests when another engine already has them; with a
+    Dask ``client``, one whose batch queries run on that cluster (same values)."""
+    flows = [it.flow for it in ws.items]
+    if client is not None:
+        from .cluster import ClusterPairEngine
+
+        return ClusterPairEngine(flows, ws.options, cache, cancel=cancel, digests=digests, client=client)
+    return PairEngine(flows, ws.options, cache, cancel=cancel, digests=digests)
 
 
 @dataclass
