@@ -110,7 +110,8 @@ def run(args) -> int:
             raise InputError("no display to open the curation window on; without --window the report is printed")
         from ..ui.curation.window import main_curate
 
-        return main_curate(args.path, args.tasks)
+        with _cluster(args) as client:
+            return main_curate(args.path, args.tasks, client)
     try:
         ws = load_workspace(args.path, args.tasks)
     except CurationError as e:

@@ -32,16 +32,19 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 
 
 class ReportJob(QThread):
-    """One ``analyse`` pass; ``finished_report(report)`` or ``failed(message)``."""
+    """One ``analyse`` pass; ``finished_report(report)`` or ``failed(message)``;
+    ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units)."""
 
     finished_report = Signal(object)
     failed = Signal(str)
+    progress = Signal(int, int)
 
     def __init__(self, ws, engine, thresholds, parent=None):
         super().__init__(parent)
         self.ws, self.engine, self.thresholds = ws, engine, thresholds
         self.token = CancelToken()
         engine.cancel = self.token
+        engine.progress = self.progress.emit
 
     def cancel(self) -> None:
         self.token.set()

@@ -66,7 +66,8 @@ class CurationDialogs:
 
 class CurationWindow(QMainWindow):
     def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None, deadline: float | None = 0.05,
-                 parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE):
+                 parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE,
+                 client=None):
         super().__init__(parent)
         self.setWindowTitle(f"{ws.base.name} — Curate — gindex-studio")
         self.resize(1400, 860)
@@ -81,7 +82,8 @@ class CurationWindow(QMainWindow):
         self._report_again = False
         self._report_started = False
         self._matrix_job: MatrixJob | SummaryJob | None = None
-        self._report_engine = engine_for(ws, cache)
+        self.client = client  # a Dask client: the report's searches run on its cluster
+        self._report_engine = engine_for(ws, cache, client=client)
         self._matrix_engine = None  # made on first use, kept for every matrix, summary and block
         self.full_matrix_limit = full_matrix_limit
         self.summary_sample = summary_sample
@@ -188,13 +190,19 @@ class CurationWindow(QMainWindow):
         m = self.model
         self._report_started = True
         self._report_again = False
-        self.status.setText("searching near-duplicates, Ω and neighbours…")
         job = ReportJob(m.ws, self._report_engine, (m.duplicate_threshold, m.leak_threshold, m.outlier_threshold), self)
+        self._on_report_progress(0, 0)
+        job.progress.connect(self._on_report_progress)
         job.finished_report.connect(self._on_report)
         job.failed.connect(lambda msg: self.dialogs.error("Curation failed", msg))
         job.finished.connect(self._on_report_job_end)
         self._report_job = job
         job.start()
+
+    def _on_report_progress(self, done: int, total: int) -> None:
+        where = " on the Dask cluster" if self.client is not None else ""
+        self.status.setText(f"searching near-duplicates, Ω and neighbours{where}…"
+                            + (f" {done} / {total}" if total else ""))
 
     def _on_report(self, report) -> None:
         if self._report_again:
@@ -392,14 +400,15 @@ WINDOWS: list[CurationWindow] = []
 
 
 def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = None,
-                  parent=None) -> CurationWindow | None:
-    """A curation window on ``path`` (+ ``tasks``); None, with an error box, when it cannot be read."""
+                  parent=None, client=None) -> CurationWindow | None:
+    """A curation window on ``path`` (+ ``tasks``); None, with an error box, when it cannot be read.
+    ``client``: a Dask client whose cluster runs the report's searches (default: local)."""
     try:
         ws = load_workspace(path, tasks)
     except CurationError as e:
         CurationDialogs(parent).error("Cannot curate", str(e))
         return None
-    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library)
+    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library, client=client)
     WINDOWS.append(win)
     win.setAttribute(Qt.WA_DeleteOnClose, True)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
@@ -437,8 +446,9 @@ def install_actions(main_window) -> None:
     main_window.curate_action = action
 
 
-def main_curate(path: str, tasks=()) -> int:
-    """``gindex-studio curate PATH --window``: the curation window until it is closed."""
+def main_curate(path: str, tasks=(), client=None) -> int:
+    """``gindex-studio curate PATH --window``: the curation window until it is closed (with
+    ``--scheduler``/``--dask-workers``, the report's searches on that cluster)."""
     try:
         load_workspace(path, tasks)  # fail before any window opens
     except CurationError as e:
@@ -446,7 +456,7 @@ def main_curate(path: str, tasks=()) -> int:
         return 1
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("gindex-studio")
-    win = open_curation(path, tasks)
+    win = open_curation(path, tasks, client=client)
     if win is None:
         return 1
     win.setAttribute(Qt.WA_DeleteOnClose, False)
