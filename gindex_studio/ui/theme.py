@@ -12,9 +12,9 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QGraphicsView
+from PySide6.QtWidgets import QApplication
 
-from .canvas.look import DEFAULT_LOOK, CanvasLook, set_current_look
+from .canvas.look import DEFAULT_LOOK, CanvasLook, recolour_followers, set_current_look
 
 MODES = ("system", "light", "dark")
 
@@ -98,11 +98,9 @@ def apply_theme(mode: str = "system") -> bool:
         if app.style().name() != _state["system_style"]:
             app.setStyle(_state["system_style"])
         app.setPalette(_state["system_palette"])
-    look = current_look()
-    for w in app.allWidgets():
-        if isinstance(w, QGraphicsView) and hasattr(w.scene(), "set_colors"):
-            w.scene().set_colors(look)
-            w.viewport().update()
+    # only scenes that registered: walking app.allWidgets() reached views of windows being torn
+    # down and crashed in scene()
+    recolour_followers(current_look())
     return dark
 
 

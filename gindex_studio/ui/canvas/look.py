@@ -7,6 +7,7 @@ overlays never take the mouse. A theme supplies a different ``CanvasLook`` (``sc
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
@@ -94,3 +95,24 @@ class Decoration:
     label: str = ""
     badge: Badge | None = None
     hatch: str | None = None
+
+
+_FOLLOWERS: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def follow_look(scene) -> None:
+    """Register a scene (anything with ``set_colors(look)`` and ``views()``) to be recoloured when
+    the theme changes; held weakly, so a closed window's scene simply drops out."""
+    _FOLLOWERS.add(scene)
+
+
+def recolour_followers(look: CanvasLook) -> None:
+    """Give every live registered scene ``look`` and repaint its views. A scene whose Qt object is
+    already gone (a window closed but not yet collected) is skipped, never touched."""
+    for scene in list(_FOLLOWERS):
+        try:
+            scene.set_colors(look)
+            for view in scene.views():
+                view.viewport().update()
+        except RuntimeError:  # its C++ object was deleted
+            _FOLLOWERS.discard(scene)

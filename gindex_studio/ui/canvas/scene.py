@@ -25,7 +25,7 @@ from ..library_access import node_type_color, port_counts
 from ..model.document import FlowDocument
 from . import geometry as g
 from .items import BADGE, NodeItem, NodeLook, WireItem
-from .look import CanvasLook, Decoration, current_look
+from .look import CanvasLook, Decoration, current_look, follow_look
 from .marks import paint_badge
 
 LOW_LOD = 0.3
@@ -48,6 +48,7 @@ class FlowScene(QGraphicsScene):
         self._decorations: dict[str, Decoration] = {}
         self._edge_styles: dict[tuple, str] = {}
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
+        follow_look(self)
         doc.node_added.connect(self._on_node_added)
         doc.node_removed.connect(self._on_node_removed)
         doc.node_changed.connect(self._on_node_changed)
