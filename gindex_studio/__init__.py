@@ -1,7 +1,8 @@
 """gindex-studio: measure general machine intelligence with the g-index.
 
 The scoring core is a library: ``import gindex_studio as gs`` gives ``gs.score``, ``gs.omega``,
-``gs.gindex``, ``gs.read_flow``, ``gs.read_curriculum`` and ``gs.load_experiment`` (see
+``gs.gindex``, ``gs.read_flow``, ``gs.read_curriculum``, ``gs.load_experiment``, ``gs.curate``,
+``gs.read_flatland`` and ``gs.draw_flatland`` (see
 :mod:`gindex_studio.api` and ``docs/python-api.md``). The names load on first use, so importing
 the package stays cheap, and nothing here imports Qt.
 
@@ -16,6 +17,7 @@ __all__ = [
     "Flow", "FlowError", "ScoreOptions", "ScoreResult", "OmegaResult", "GIndexResult",
     "Experiment", "ExperimentError",
     "read_flow", "read_curriculum", "score", "omega", "gindex", "load_experiment",
+    "curate", "CurationResult", "read_flatland", "draw_flatland",
     "__version__",
 ]
 

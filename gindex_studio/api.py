@@ -23,6 +23,7 @@ __all__ = [
     "Flow", "FlowError", "FlowLike", "ScoreOptions", "ScoreResult", "OmegaResult", "GIndexResult",
     "Experiment", "ExperimentError",
     "read_flow", "read_curriculum", "score", "omega", "gindex", "load_experiment",
+    "curate", "CurationResult", "read_flatland", "draw_flatland",
 ]
 
 
@@ -310,3 +311,93 @@ def gindex(experiment: Experiment | str | os.PathLike | Mapping[str, Any], *, wo
         exp = load_experiment(experiment)
     opts = _options(options, option_kwargs) if (options is not None or option_kwargs) else None
     return compute_gindex(exp, options=opts, workers=workers, client=client)
+
+
+def curate(source: str | os.PathLike, tasks: Iterable[str | os.PathLike] = (), *, duplicates: float = 0.05,
+           leaks: float = 0.05, outliers: float = 0.5, client=None, options: ScoreOptions | None = None,
+           **option_kwargs):
+    """Curation report of a folder of programs (one sub-folder per domain), an experiment, or a
+    curriculum folder plus ``tasks``: near-duplicate groups, Ω and leaks of the test programs,
+    neighbours, likely mislabels, outliers and per-domain coverage (exact Δ, as ``curate``).
+
+    Parameters
+    ----------
+    source, tasks : paths, as for the ``curate`` command.
+    duplicates, leaks, outliers : the thresholds (Δ ≤ duplicates, Ω ≤ leaks, nearest own-domain
+        program at Δ ≥ outliers).
+    client : a ``distributed.Client``: the searches run on its cluster (same values).
+    options, **option_kwargs : scoring options (default: the experiment's, else the paper profile).
+
+    Returns
+    -------
+    CurationResult
+        ``.report`` (a ``CurationReport``: indices refer to ``.workspace.items``, each with
+        ``label``, ``domain``, ``role``) and ``.to_dict()``, the ``curate --json`` data.
+
+    Examples
+    --------
+    >>> from gindex_studio.paths import DEMO_DIR
+    >>> res = curate(DEMO_DIR / "programs")
+    >>> len(res.workspace.items), res.to_dict()["leaks"] == []
+    (64, True)
+    """
+    from fractions import Fraction
+
+    from .core.curation.report import analyse, engine_for
+    from .core.curation.workspace import load_workspace
+
+    ws = load_workspace(source, list(tasks))
+    if options is not None or option_kwargs:
+        ws.options = _options(options if options is not None else ws.options, option_kwargs)
+    rep = analyse(ws, engine_for(ws, client=client), Fraction(str(duplicates)), Fraction(str(leaks)),
+                  Fraction(str(outliers)))
+    return CurationResult(ws, rep)
+
+
+@dataclass
+class CurationResult:
+    """What ``curate`` found: the workspace (programs, domains, roles) and the report."""
+
+    workspace: Any
+    report: Any
+
+    def to_dict(self) -> dict:
+        """Plain data, as ``gindex-studio curate --json`` prints it."""
+        from .commands.curate import report_value
+
+        return report_value(self.workspace, self.report)
+
+
+def read_flatland(source: str | os.PathLike, *, library: str | os.PathLike | None = None):
+    """A Flatland program (``.fbp``, ``.lisp`` or the flat JSON), resolved into one flat program
+    of start / move / turn / loop nodes; sub-flows are included from ``library`` (default: the
+    bundled Flatland library). A path, or the program's text.
+
+    Examples
+    --------
+    >>> from gindex_studio.paths import RESOURCES
+    >>> car = read_flatland(RESOURCES / "flatland" / "car.fbp")
+    >>> score(car.to_flow(), car.to_flow(), profile="flatland").delta
+    0.0
+    """
+    from .core.flatland.resolve import load_file, load_text
+
+    text = os.fspath(source) if not isinstance(source, os.PathLike) else None
+    if text is not None and ("\n" in text or text.lstrip().startswith(("(", "[", "{"))):
+        return load_text(text, library=library)
+    return load_file(source, library=library)
+
+
+def draw_flatland(program):
+    """The 128×128 boolean drawing (numpy) of a Flatland program (see ``read_flatland``).
+
+    Examples
+    --------
+    >>> from gindex_studio.paths import RESOURCES
+    >>> img = draw_flatland(read_flatland(RESOURCES / "flatland" / "square.fbp"))
+    >>> img.shape, bool(img.any())
+    ((128, 128), True)
+    """
+    from .core.flatland.score import draw
+
+    return draw(program)
