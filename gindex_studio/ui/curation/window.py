@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -222,10 +223,23 @@ class CurationWindow(QMainWindow):
         if rep is not None and rep.duplicates.threshold != self.model.duplicate_threshold:
             self.request_report()
 
+    def _start_report_if_waiting(self) -> None:
+        if not self._report_started:
+            self.request_report()
+
     def wait_for_report(self, timeout_ms: int = 60_000) -> None:
-        """Block until the report has started and no report job runs (tests and scripts)."""
+        """Block until the report has started and no report job runs (tests and scripts). The
+        report waits for the matrix's first rows; if the matrix job is no longer running and the
+        report has not started, it is started here. Raises TimeoutError after ``timeout_ms``."""
+        end = time.monotonic() + timeout_ms / 1000
         while not self._report_started:
             QApplication.processEvents()
+            if self._matrix_job is None or not self._matrix_job.isRunning():
+                QApplication.processEvents()  # a finished job's queued signals first
+                self._start_report_if_waiting()
+                break
+            if time.monotonic() > end:
+                raise TimeoutError("the curation report did not start")
             QThread.msleep(5)
         while self._report_job is not None and (self._report_job.isRunning() or self._report_again):
             self._report_job.wait(timeout_ms)
@@ -266,7 +280,7 @@ class CurationWindow(QMainWindow):
     def start_matrix(self, rows: list[int] | None = None, cols: list[int] | None = None) -> None:
         """The full matrix in display order, or the block ``rows`` × ``cols`` (summary mode)."""
         job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols)
-        job.finished.connect(lambda: None if self._report_started else self.request_report())  # cancelled, failed
+        job.finished.connect(self._start_report_if_waiting)  # cancelled, failed, or done without a row
         self._run(job, "matrix rows" if cols is None else "block rows", len(rows or self.order),
                   coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, done=self._on_matrix_done)
 
