@@ -140,9 +140,7 @@ class CurationWindow(QMainWindow):
         else:
             self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
             self.start_matrix()
-        if self.summary_mode:
-            self.request_report()
-        # else: the report starts once the first rows are on screen (both jobs share one interpreter)
+        self.request_report()  # at once: waiting for the matrix's first rows hung intermittently
 
     def _summary_pages(self) -> QStackedWidget:
         """The summary and, behind it, the block page (a back button over the heatmap)."""
