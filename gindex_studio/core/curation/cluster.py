@@ -124,9 +124,7 @@ class ClusterPairEngine(PairEngine):
                         continue
                     answers[index[fut.key]] = answer
                     for a, b, v in found:
-                        if (a, b) not in self._known:
-                            self._known[(a, b)] = v
-                            self._new.append((a, b, v))
+                        self._store_key((a, b), v)
                     self.stats.searched += searched
                     done += 1
                     self._report(done, len(futures))

@@ -284,7 +284,10 @@ class PairEngine:
         return est
 
     def _store(self, i: int, j: int, value: Fraction) -> None:
-        key = self._key(i, j)
+        self._store_key(self._key(i, j), value)
+
+    def _store_key(self, key: tuple[int, int], value: Fraction) -> None:
+        """Remember an exact value by its digest key (written to the disk cache on ``flush``)."""
         if key not in self._known:
             self._known[key] = value
             self._new.append((key[0], key[1], value))
