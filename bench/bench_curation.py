@@ -3,6 +3,7 @@
     python3 bench/bench_curation.py                 # the issue's sizes (several minutes)
     python3 bench/bench_curation.py --quick         # smaller sizes, same measurements
     python3 bench/bench_curation.py --only core     # duplicates and leaks only
+    python3 bench/bench_curation.py --only summary  # the domain × domain summary (exact least Δ)
     python3 bench/bench_curation.py --only window   # matrix, pan/zoom, reopening only
 
 Sections:
@@ -13,13 +14,17 @@ Sections:
   with Δ ≤ 0.05 must be in the groups;
 - leaks at Ω ≤ 0.05 (and the full Ω the window's histogram needs) of --tasks tasks against the
   same curriculum, with planted leaks, against the same unpruned estimate;
+- the domain × domain summary the window shows above 1,000 programs, over the --programs
+  programs: the sampled mean and the exact least Δ of every block, wall time and pairs searched,
+  against every pair of the curriculum scored without bounds (the unpruned per-pair rate);
 - the full matrix of --matrix programs in the real curation window's heatmap (offscreen Qt): time
   until the first complete row band is on screen (painted), full matrix time, and the per-pair
   rate of the unpruned matrix baseline (``matrix_rows`` without the symmetric reuse);
 - heatmap pan/zoom: mean and worst time of one repaint of the heatmap after a pan or a zoom step,
   on the full matrix (the 16 ms frame budget), against a repaint with no change;
 - reopening from the cache: a new window on the same programs with the disk cache the first run
-  filled, until every cell is shown, against computing them (the first run).
+  filled: until every cell is painted, and until the clustering order and the map are applied
+  (and painted), against computing them (the first run).
 """
 from __future__ import annotations
 
@@ -156,6 +161,31 @@ def bench_leaks(n: int, n_tasks: int, sample: int) -> None:
           f"{est / (t3 - t1):.0f}x (leaks + full Ω)")
 
 
+def bench_summary(n: int, sample: int) -> None:
+    print(f"\nDomain × domain summary over {n} programs (16 domains; sampled mean of 10 programs a domain, "
+          f"exact least Δ of every block)")
+    _d, flows, names, _copies = curriculum(n, n // 50)
+    engine = PairEngine(flows, ScoreOptions())
+    doms = sorted(set(names))
+    blocks = [[i for i, d in enumerate(names) if d == x] for x in doms]
+    t0 = time.perf_counter()
+    engine.prepared
+    t1 = time.perf_counter()
+    rows = list(an.domain_summary(engine, blocks, 10, 0.05))
+    t2 = time.perf_counter()
+    rng = random.Random(5)
+    pairs = [tuple(rng.sample(range(n), 2)) for _ in range(sample)]
+    per_pair, values = unpruned_per_pair(flows, pairs)
+    pos = {i: k for k, b in enumerate(blocks) for i in b}
+    below = sum(float(v) < rows[pos[i]].least[pos[j]] for (i, j), v in zip(pairs, values))
+    total = n * (n - 1)
+    est = per_pair * total / 2
+    print(f"prepare {t1 - t0:.1f} s; summary {t2 - t1:.1f} s ({len(doms)}×{len(doms)} blocks; "
+          f"{engine.stats.searched} pair searches for {total} ordered pairs)")
+    print(f"check: {len(pairs)} random pairs scored without bounds, {below} below their block's least Δ")
+    print(f"baseline: every unordered pair scored, {per_pair * 1e3:.2f} ms/pair → {est:.0f} s → ratio {est / (t2 - t1):.0f}x")
+
+
 def bench_window(m: int, frames: int) -> None:
     """The real curation window (offscreen) on ``m`` generated programs: first band, full matrix,
     pan/zoom repaint, then a second window on the cache the first one filled."""
@@ -174,26 +204,33 @@ def bench_window(m: int, frames: int) -> None:
     def workspace():
         return Workspace([Item(f"{d}/p{i:05d}.json", None, f, d, "curriculum") for i, (f, d) in enumerate(zip(flows, names))])
 
-    def open_until_done(cache_path) -> tuple[CurationWindow, float, float]:
-        t0 = time.perf_counter()
+    def open_until_done(cache_path) -> tuple[CurationWindow, float, float, float, float]:
+        """(window, first complete band painted, every cell painted, arranged: clustering order
+        and map applied and painted), seconds after the window was asked for, and the CPU
+        seconds this process spent until then (all threads: what a busy machine cannot inflate)."""
+        t0, c0 = time.perf_counter(), time.process_time()
         win = CurationWindow(workspace(), DeltaCache(cache_path))
         win.resize(1366, 768)
         win.show()
-        hm, first = win.heatmap, None
-        while win.matrix_seconds is None:
+        hm, first, cells = win.heatmap, None, None
+        while True:
             app.processEvents()
             if first is None and hm.lower.size and not np.isnan(hm.lower[0]).any():
                 hm.plot.viewport().repaint()  # the band painted
                 first = time.perf_counter() - t0
+            if cells is None and hm.lower.size and not np.isnan(hm.lower).any():
+                hm.plot.viewport().repaint()
+                cells = time.perf_counter() - t0
+            if win.matrix_seconds is not None:
+                hm.plot.viewport().repaint()
+                return win, first, cells, time.perf_counter() - t0, time.process_time() - c0
             time.sleep(0.002)
-        app.processEvents()
-        return win, first, time.perf_counter() - t0
 
     import numpy as np
 
     with tempfile.TemporaryDirectory() as tmp:
         cache_path = Path(tmp) / "cache.sqlite"
-        win, first, full = open_until_done(cache_path)
+        win, first, _cells, full, _cpu = open_until_done(cache_path)
         hm = win.heatmap
         print(f"first complete row band on screen {first:.2f} s after the window opened; full matrix {full:.1f} s "
               f"({win.matrix_seconds:.1f} s in the matrix job; {int((~hm.exact).sum())} of {m * m} cells cut by the deadline)")
@@ -204,29 +241,38 @@ def bench_window(m: int, frames: int) -> None:
               f"→ ratio {per_pair * m * m / win.matrix_seconds:.1f}x")
         vb, view = hm.plot.getViewBox(), hm.plot.viewport()
 
-        def frame_times(step) -> list[float]:
-            out = []
+        def frame_times(step) -> tuple[list[float], list[float]]:
+            """Wall and GUI-thread CPU seconds of each repaint after ``step``."""
+            wall, cpu = [], []
             for k in range(frames):
                 step(k)
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.thread_time()
                 view.repaint()
-                out.append(time.perf_counter() - t)
-            return out
+                wall.append(time.perf_counter() - t)
+                cpu.append(time.thread_time() - c)
+            return wall, cpu
 
         still = frame_times(lambda k: None)
         pan = frame_times(lambda k: vb.translateBy(QPointF(m / 50 * (1 if k % 2 else -1), m / 70)))
         zoom = frame_times(lambda k: vb.scaleBy((0.8, 0.8) if k % 2 else (1.25, 1.25)))
-        ms = lambda xs: f"mean {1e3 * sum(xs) / len(xs):.1f} ms, worst {1e3 * max(xs):.1f} ms"  # noqa: E731
+
+        def ms(xs) -> str:
+            wall, cpu = xs
+            return (f"mean {1e3 * sum(wall) / len(wall):.1f} ms, worst {1e3 * max(wall):.1f} ms "
+                    f"(CPU mean {1e3 * sum(cpu) / len(cpu):.1f} ms, worst {1e3 * max(cpu):.1f} ms)")
+
         print(f"heatmap repaint ({view.width()}×{view.height()} px, {frames} frames each): pan {ms(pan)}; zoom {ms(zoom)}; "
               f"baseline repaint with nothing changed {ms(still)}")
-        first_values = hm.matrix()
+        first_values, hm_order = hm.matrix(), list(hm.order)
         win.close()
         win.deleteLater()
         app.processEvents()
-        win2, first2, full2 = open_until_done(cache_path)
+        win2, first2, cells2, full2, cpu2 = open_until_done(cache_path)
         same = np.array_equal(win2.heatmap.matrix(), first_values)
-        print(f"reopening from the cache: every cell shown {full2:.2f} s after the window opened (first band {first2:.2f} s) "
-              f"against {full:.1f} s computing them → ratio {full / full2:.0f}x; same values: {same}")
+        same_order = win2.heatmap.order == hm_order
+        print(f"reopening from the cache: every cell on screen {cells2:.2f} s after the window was asked for (first "
+              f"band {first2:.2f} s), in the clustering order with the map {full2:.2f} s ({cpu2:.2f} s of this process's "
+              f"CPU, all threads), against {full:.1f} s computing them → ratio {full / full2:.0f}x; same values: {same}; same order: {same_order}")
         win2.close()
 
 
@@ -238,15 +284,17 @@ def main() -> None:
     ap.add_argument("--matrix", type=int)
     ap.add_argument("--sample", type=int, default=1500, help="pairs timed for the unpruned baseline")
     ap.add_argument("--frames", type=int, default=40)
-    ap.add_argument("--only", choices=("core", "window"))
+    ap.add_argument("--only", choices=("core", "summary", "window"))
     a = ap.parse_args()
     n = a.programs or (1000 if a.quick else 5000)
     tasks = a.tasks or (50 if a.quick else 200)
     m = a.matrix or (300 if a.quick else 1000)
-    if a.only != "window":
+    if a.only in (None, "core"):
         bench_duplicates(n, a.sample)
         bench_leaks(n, tasks, a.sample)
-    if a.only != "core":
+    if a.only in (None, "summary"):
+        bench_summary(n, a.sample)
+    if a.only in (None, "window"):
         bench_window(m, a.frames)
 
 

@@ -351,3 +351,105 @@ def test_classical_mds_recovers_planar_distances():
     d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
     got = an.classical_mds(d)
     assert np.allclose(np.linalg.norm(got[:, None] - got[None], axis=-1), d, atol=1e-9)
+
+
+def test_classical_mds_of_a_large_matrix_equals_the_full_eigendecomposition():
+    """Above 64 programs only the top eigenpairs are computed: the same points as a full eigh."""
+    rng = np.random.default_rng(5)
+    pts = rng.normal(size=(300, 4)) * np.array([3.0, 2.0, 0.5, 0.2])
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
+    d = np.clip(d / d.max() + rng.uniform(0, 0.02, d.shape), 0, 1)  # not Euclidean: noise, asymmetry
+    got = an.classical_mds(d)
+    sym = (d + d.T) / 2
+    n = len(d)
+    j = np.eye(n) - np.ones((n, n)) / n
+    vals, vecs = np.linalg.eigh(-0.5 * j @ (sym * sym) @ j)
+    want = vecs[:, [-1, -2]] * np.sqrt(vals[[-1, -2]])
+    for k in range(2):
+        col = want[:, k]
+        if col[np.argmax(np.abs(col))] < 0:
+            want[:, k] = -col
+    assert np.allclose(got, want, atol=1e-8)
+
+
+def test_arrangement_is_kept_in_the_cache_for_the_same_matrix_only(tmp_path, world, monkeypatch):
+    flows, domains, cur, tests, facts, D = world
+    M = np.array(D, dtype=float)
+    cache = DeltaCache(tmp_path / "cache.sqlite")
+    order, points = an.arrange(M, domains, cache)
+    assert order == an.cluster_order(M, domains) and np.array_equal(points, an.classical_mds(M))
+    cache.close()
+    cache = DeltaCache(tmp_path / "cache.sqlite")
+
+    def fail(*_a):
+        raise AssertionError("computed again")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(an, "cluster_order", fail)
+        mp.setattr(an, "classical_mds", fail)
+        again = an.arrange(M, domains, cache)
+    assert again[0] == order and np.array_equal(again[1], points)
+    other = list(domains)
+    other[0] = "moved"
+    assert an.arrange(M, other, cache)[0] == an.cluster_order(M, other)  # other domains: computed
+    M2 = M.copy()
+    M2[0, 1] = M2[1, 0] = 0.5
+    assert np.array_equal(an.arrange(M2, domains, cache)[1], an.classical_mds(M2))
+
+
+# ----- the least Δ of a block (the domain summary) ----------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["paper", "companion"])
+def test_least_of_a_block_equals_brute_force(world, profile):
+    flows, domains, cur, tests, facts, D = world
+    opts = ScoreOptions(profile=profile)
+    M = D if profile == "paper" else brute_matrix(flows, opts)
+    names = sorted(set(domains))
+    blocks = [[i for i, d in enumerate(domains) if d == n] for n in names]
+    eng = PairEngine(flows, opts)
+    for a in blocks:
+        for b in blocks:
+            got = eng.least(a, b)
+            want = min(M[i][j] for i in a for j in b if i != j)
+            assert got[0] == want and M[got[1]][got[2]] == want and got[1] in a and got[2] in b and got[1] != got[2]
+    assert eng.least([3], [3]) is None and eng.least([], [1, 2]) is None
+
+
+def test_least_searches_fewer_pairs_than_the_block_and_a_start_prunes_more(world):
+    flows, domains, cur, tests, facts, D = world
+    a = [i for i, d in enumerate(domains) if d == "dom0"]
+    b = [i for i, d in enumerate(domains) if d == "dom2"]
+    eng = PairEngine(flows)
+    plain = eng.least(a, b)
+    cold = eng.stats.searched
+    assert cold < len(a) * len(b)
+    eng2 = PairEngine(flows)
+    start = (D[a[0]][b[0]], a[0], b[0])
+    assert eng2.least(a, b, start)[0] == plain[0]
+    assert eng2.stats.searched <= cold
+
+
+def test_domain_summary_least_is_exact_over_the_whole_block(world):
+    flows, domains, cur, tests, facts, D = world
+    names = sorted(set(domains))
+    blocks = [[i for i, d in enumerate(domains) if d == n] for n in names]
+    d = len(blocks)
+    rows = list(an.domain_summary(PairEngine(flows), blocks, per_domain=2))
+    assert [r.a for r in rows] == list(range(d)) * 2
+    first, final = rows[:d], rows[d:]
+    for r in first:  # the sample's least: never below the block's, flagged as not exact
+        for b, block in enumerate(blocks):
+            sa, sb = an.summary_sample(blocks[r.a], 2), an.summary_sample(block, 2)
+            vals = [float(D[i][j]) for i in sa for j in sb if i != j]
+            assert r.least[b] == min(vals) and not r.least_exact[b]
+            assert r.mean[b] == pytest.approx(np.mean(vals), abs=1e-12) and r.sampled[b] == len(vals)
+    for r in final:
+        for b, block in enumerate(blocks):
+            want = min(D[i][j] for i in blocks[r.a] for j in block if i != j)
+            assert r.least_exact[b] and r.least[b] == float(want)
+            i, j = r.least_pair[b]
+            assert D[i][j] == want and i in blocks[r.a] and j in block
+            assert r.mean[b] == first[r.a].mean[b]  # the mean stays the sample's
+    # the sample alone missed some block's least: the exact search matters here
+    assert any(f.least[b] < s.least[b] for s, f in zip(first, final) for b in range(d))

@@ -53,7 +53,7 @@ def cell_pos(view, r, c):
 # ----- the summary and drill-down ---------------------------------------------------------------
 
 
-def test_summary_shows_mean_and_least_delta_of_the_sampled_pairs(summary_window, demo_matrix, qtbot):
+def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window, demo_matrix, qtbot):
     win = summary_window
     assert win.pages.currentWidget() is win.summary and win.summary.isVisible()
     ws = win.model.ws
@@ -68,8 +68,11 @@ def test_summary_shows_mean_and_least_delta_of_the_sampled_pairs(summary_window,
                 assert np.isnan(win.summary.values[a, b])
                 continue
             assert win.summary.values[a, b] == pytest.approx(np.mean(vals), abs=1e-12)
-            assert win.summary.least[a, b] == pytest.approx(min(vals), abs=1e-12)
             assert win.summary.sampled[a, b] == len(vals)
+            block = [demo_matrix[i, j] for i in win.summary_blocks[na] for j in win.summary_blocks[nb] if i != j]
+            assert win.summary.least[a, b] == min(block)  # exact, over the whole block
+            i, j = win.summary.least_pair[a][b]
+            assert demo_matrix[i, j] == min(block)
     # what is drawn is the mean matrix
     assert np.array_equal(win.summary.image.image, win.summary.values, equal_nan=True)
 
@@ -79,6 +82,15 @@ def test_summary_shows_mean_and_least_delta_of_the_sampled_pairs(summary_window,
     text = win.summary.info.text()
     assert "× youtube-play" in text and f"mean Δ {win.summary.values[a, b]:.4f}" in text
     assert f"{win.summary.sampled[a, b]:,} sampled pairs of {win.summary.total[a, b]:,}" in text
+    assert f"least Δ {win.summary.least[a, b]:.4f} (exact, over all {win.summary.total[a, b]:,} pairs: " in text
+
+    # while the exact least is still searched, the hover says the value is the sample's
+    blocks = [win.summary_blocks[n] for n in names]
+    sample_row = next(an.domain_summary(engine_for(ws), blocks, 3, None))  # domain 0, from the sample only
+    win.summary.set_summary_row(sample_row)
+    hover(win.summary.plot.viewport(), cell_pos(win.summary, 0, b))
+    qtbot.waitUntil(lambda: win.summary.info.text().startswith(names[0]))
+    assert f"least Δ ≤ {sample_row.least[b]:.4f} (the sample's; the exact least over all" in win.summary.info.text()
 
 
 def test_clicking_a_block_opens_its_matrix_and_a_cell_there_compares_the_pair(summary_window, demo_matrix, qtbot):

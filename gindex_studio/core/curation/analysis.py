@@ -216,15 +216,25 @@ def cluster_order(matrix: np.ndarray, domains: Sequence[str]) -> list[int]:
 
 
 def classical_mds(matrix: np.ndarray, dims: int = 2) -> np.ndarray:
-    """Classical (Torgerson) MDS of a Δ matrix: points (n × dims) whose distances approximate Δ."""
+    """Classical (Torgerson) MDS of a Δ matrix: points (n × dims) whose distances approximate Δ.
+    Above 64 programs only the ``dims`` largest eigenpairs are computed (Lanczos from a fixed
+    start): the same points as a full eigendecomposition, for 1,000 programs in a fraction of a
+    second instead of seconds."""
     d = np.asarray(matrix, dtype=float)
     d = (d + d.T) / 2.0
     n = len(d)
     if n == 0:
         return np.zeros((0, dims))
-    j = np.eye(n) - np.ones((n, n)) / n
-    b = -0.5 * j @ (d * d) @ j
-    vals, vecs = np.linalg.eigh(b)
+    sq = d * d  # double centring, -½·J·D²·J without the n × n products
+    b = -0.5 * (sq - sq.mean(axis=0)[None, :] - sq.mean(axis=1)[:, None] + sq.mean())
+    if n > 64 and dims < n - 1:
+        from scipy.sparse.linalg import LinearOperator, eigsh
+
+        # products by einsum, not BLAS: a threaded BLAS spins for tens of times longer on a busy machine
+        op = LinearOperator((n, n), matvec=lambda x: np.einsum("ij,j->i", b, np.ravel(x)), dtype=float)
+        vals, vecs = eigsh(op, k=dims, which="LA", v0=np.random.default_rng(0).standard_normal(n))  # (ones ⟂ B)
+    else:
+        vals, vecs = np.linalg.eigh(b)
     top = np.argsort(vals)[::-1][:dims]
     pts = vecs[:, top] * np.sqrt(np.clip(vals[top], 0.0, None))
     if pts.shape[1] < dims:
@@ -234,6 +244,31 @@ def classical_mds(matrix: np.ndarray, dims: int = 2) -> np.ndarray:
         if len(col) and col[np.argmax(np.abs(col))] < 0:
             pts[:, k] = -col
     return pts
+
+
+def arrangement_key(matrix: np.ndarray, domains: Sequence[str]) -> bytes:
+    """A digest of everything ``arrange`` reads: the matrix's floats and the domains."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=20)
+    m = np.ascontiguousarray(matrix, dtype=np.float64)
+    h.update(np.array(m.shape, dtype=np.int64).tobytes())
+    h.update(m.tobytes())
+    h.update("\x00".join(domains).encode())
+    return h.digest()
+
+
+def arrange(matrix: np.ndarray, domains: Sequence[str], cache=None) -> tuple[list[int], np.ndarray]:
+    """``cluster_order`` and ``classical_mds`` of a complete matrix (program-index order); with a
+    ``DeltaCache``, kept there and read back for the same matrix and domains."""
+    key = arrangement_key(matrix, domains) if cache is not None else None
+    kept = cache.get_arrangement(key) if cache is not None else None
+    if kept is not None and len(kept[0]) == len(matrix):
+        return [int(x) for x in kept[0]], kept[1].copy()
+    order, points = cluster_order(matrix, domains), classical_mds(matrix)
+    if cache is not None:
+        cache.put_arrangement(key, order, points)
+    return order, points
 
 
 # ----- the full matrix, row by row -----------------------------------------------------------
@@ -296,9 +331,11 @@ def coarse_matrix(engine: PairEngine, order: Sequence[int], samples: int = 24,
 
 @dataclass
 class SummaryRow:
-    """Row ``a`` of the domain × domain summary, over a sample of each domain's programs: per
-    column domain b the mean and least Δ of the sampled pairs (NaN: no pair), how many pairs were
-    sampled out of the block's, and whether every sampled value is exact."""
+    """Row ``a`` of the domain × domain summary: per column domain b the mean Δ over a sample of
+    the two domains' programs (NaN: no pair), how many pairs were sampled out of the block's,
+    whether every sampled value is exact, and the least Δ: where ``least_exact[b]``, exact over
+    every pair of the block (``least_pair[b]``: its programs); elsewhere the sample's least (never
+    below the block's). NaN / None when the block has no pair."""
 
     a: int
     mean: np.ndarray
@@ -306,6 +343,8 @@ class SummaryRow:
     sampled: np.ndarray
     total: np.ndarray
     exact: np.ndarray
+    least_exact: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    least_pair: list = field(default_factory=list)
 
 
 def summary_sample(members: Sequence[int], per_domain: int) -> list[int]:
@@ -318,17 +357,20 @@ def summary_sample(members: Sequence[int], per_domain: int) -> list[int]:
 
 
 def domain_summary(engine: PairEngine, blocks: Sequence[Sequence[int]], per_domain: int = 10,
-                   deadline: float | None = None):
-    """Yield a ``SummaryRow`` per domain (``blocks[a]``: its programs): Δ over every pair (i ≠ j)
-    of the samples of domains a and b. A block whose programs are all sampled, with exact values,
-    has its true mean and least Δ; otherwise they are estimates from the sample (the least Δ of a
-    sample is never below the block's true least Δ)."""
+                   deadline: float | None = None, exact_least: bool = True):
+    """Yield ``SummaryRow``s (``blocks[a]``: domain a's programs): first one per domain from the
+    samples (every pair i ≠ j of up to ``per_domain`` programs of each side; the true mean when a
+    block is sampled whole with exact values); then, with ``exact_least``, one per domain again
+    with every block's least Δ exact over the whole block (``PairEngine.least``, started from
+    the sample's least exact value; for a symmetric profile block (b, a) reuses (a, b))."""
     picks = [summary_sample(b, per_domain) for b in blocks]
     sizes = [len(b) for b in blocks]
     d = len(blocks)
+    rows, starts = [], {}
     for a in range(d):
         mean, least = np.full(d, np.nan), np.full(d, np.nan)
         sampled, total, exact = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64), np.ones(d, dtype=bool)
+        pairs_at: list = [None] * d
         for b in range(d):
             pairs = [(i, j) for i in picks[a] for j in picks[b] if i != j]
             total[b] = sizes[a] * sizes[b] - (sizes[a] if a == b else 0)
@@ -338,4 +380,28 @@ def domain_summary(engine: PairEngine, blocks: Sequence[Sequence[int]], per_doma
             vals = np.array([float(v) for v, _lo, _ex in res])
             mean[b], least[b], sampled[b] = vals.mean(), vals.min(), len(pairs)
             exact[b] = all(ex for _v, _lo, ex in res)
-        yield SummaryRow(a, mean, least, sampled, total, exact)
+            starts[(a, b)] = min(((v, i, j) for (i, j), (v, _lo, ex) in zip(pairs, res) if ex), default=None)
+            if exact[b] and sampled[b] == total[b]:  # sampled whole: its least is the block's
+                pairs_at[b] = starts[(a, b)][1:]
+        row = SummaryRow(a, mean, least, sampled, total, exact, exact & (sampled == total) & (sampled > 0), pairs_at)
+        rows.append(row)
+        yield row
+    if not exact_least:
+        return
+    found: dict[tuple[int, int], tuple[Fraction, int, int] | None] = {}
+    for row in rows:
+        a = row.a
+        lower = engine.bounds(blocks[a]) if len(blocks[a]) else None
+        least, least_pair = row.least.copy(), list(row.least_pair)
+        for b in range(d):
+            if row.total[b] == 0:
+                continue
+            if engine.symmetric and (b, a) in found:
+                f = found[(b, a)]
+                f = None if f is None else (f[0], f[2], f[1])
+            else:
+                f = engine.least(blocks[a], blocks[b], starts.get((a, b)), lower[:, list(blocks[b])])
+            found[(a, b)] = f
+            if f is not None:
+                least[b], least_pair[b] = float(f[0]), (f[1], f[2])
+        yield SummaryRow(a, row.mean, least, row.sampled, row.total, row.exact, row.total > 0, least_pair)

@@ -10,7 +10,9 @@ cut by a deadline proved (best Δ found, lower bound, seconds searched), so that
 heatmap does not repeat hard searches; exact questions never read it. A row of ``snapshot`` is a
 whole matrix as the heatmap last showed it (over unique digests, float arrays), so reopening a
 1,000-program matrix reads a few blobs instead of half a million rows; pairs it lacks come from
-the other tables.
+the other tables. A row of ``arrangement`` keeps what was derived from a complete matrix (the
+clustering order and the 2-D map), keyed by a digest of the matrix and the domains, so that an
+unchanged matrix is not clustered again.
 """
 from __future__ import annotations
 
@@ -59,13 +61,24 @@ CREATE TABLE IF NOT EXISTS snapshot (
     exact BLOB NOT NULL,
     seconds REAL
 );
+CREATE TABLE IF NOT EXISTS arrangement (
+    key BLOB PRIMARY KEY,
+    ord BLOB NOT NULL,
+    pts BLOB NOT NULL
+);
 """
 SNAPSHOTS_KEPT = 4  # per options key: the matrices of the last few workspaces
+ARRANGEMENTS_KEPT = 8
 
 
 def content_digest(flow: Flow) -> int:
     """A 63-bit digest of what Δ reads from ``flow`` (nodes without x/y, in order, with wires)."""
-    nodes = [{k: v for k, v in n.data.items() if k not in _POSITION} for n in flow.nodes]
+    nodes = []
+    for n in flow.nodes:  # a copy without the position (dict copies: faster than filtering key by key)
+        d = dict(n.data)
+        for k in _POSITION:
+            d.pop(k, None)
+        nodes.append(d)
     try:
         data = orjson.dumps(nodes, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # an integer beyond 64 bits: the standard library writes it
@@ -228,6 +241,23 @@ class DeltaCache:
         u = len(d)
         return (d, np.frombuffer(v, dtype=np.float64).reshape(u, u), np.frombuffer(lo, dtype=np.float64).reshape(u, u),
                 np.frombuffer(ex, dtype=np.bool_).reshape(u, u), sec)
+
+    def get_arrangement(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+        """(display order, 2-D points) kept under ``key`` (``analysis.arrangement_key``), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT ord, pts FROM arrangement WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return np.frombuffer(row[0], dtype=np.int64), np.frombuffer(row[1], dtype=np.float64).reshape(-1, 2)
+
+    def put_arrangement(self, key: bytes, order, points) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO arrangement VALUES (?, ?, ?)",
+                             (key, np.asarray(order, dtype=np.int64).tobytes(),
+                              np.ascontiguousarray(points, dtype=np.float64).tobytes()))
+            self._db.execute("DELETE FROM arrangement WHERE rowid NOT IN (SELECT rowid FROM arrangement "
+                             "ORDER BY rowid DESC LIMIT ?)", (ARRANGEMENTS_KEPT,))
+            self._db.commit()
 
     def _want(self, digests: set[int]) -> None:
         self._db.execute("CREATE TEMP TABLE IF NOT EXISTS want (d INTEGER PRIMARY KEY)")

@@ -368,12 +368,25 @@ class PairEngine:
         self.flush()
         rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
         digests = np.array(self.digests, dtype=np.int64)
-        ur, pos_r = np.unique(digests[rows], return_inverse=True)
-        uc, pos_c = np.unique(digests[cols], return_inverse=True)
-        vals, low = np.full((len(ur), len(uc)), np.nan), np.full((len(ur), len(uc)), np.nan)
-        exact_mask = np.zeros(vals.shape, dtype=bool)
+        wanted_r, wanted_c = digests[rows], digests[cols]
+        ur, pos_r = np.unique(wanted_r, return_inverse=True)
+        uc, pos_c = np.unique(wanted_c, return_inverse=True)
         wanted = set(ur.tolist()) | set(uc.tolist())
         snap = self.cache.best_snapshot(self._opts, np.array(sorted(wanted), dtype=np.int64)) if self.cache else None
+        if snap is not None:
+            sd, sv, sl, se, sec = snap
+            hr, hc = np.searchsorted(sd, wanted_r), np.searchsorted(sd, wanted_c)
+            in_r = (hr < len(sd)) & (sd[np.minimum(hr, len(sd) - 1)] == wanted_r)
+            in_c = (hc < len(sd)) & (sd[np.minimum(hc, len(sd) - 1)] == wanted_c)
+            if in_r.all() and in_c.all():  # reopening the same programs: one gather per array, nothing else
+                grid = np.ix_(hr, hc)
+                vals, low, exact_mask = sv[grid], sl[grid], se[grid]
+                cut_ok = deadline is not None and sec is not None and sec >= deadline
+                usable = ~np.isnan(vals) & (exact_mask | cut_ok)
+                if usable.all():
+                    return KnownBlock(vals, low, exact_mask, usable)
+        vals, low = np.full((len(ur), len(uc)), np.nan), np.full((len(ur), len(uc)), np.nan)
+        exact_mask = np.zeros(vals.shape, dtype=bool)
         involving = None
         if snap is not None:  # a kept matrix: its cells first, then the pairs it lacks from the tables
             sd, sv, sl, se, sec = snap
@@ -503,6 +516,39 @@ class PairEngine:
                 if v is not None and v <= limit:
                     out.append((i, j, v))
         return out
+
+    def least(self, rows: Sequence[int], cols: Sequence[int], start: tuple[Fraction, int, int] | None = None,
+              lower: np.ndarray | None = None, block: int = 256) -> tuple[Fraction, int, int] | None:
+        """The least exact Δ(i, j) over i in ``rows``, j in ``cols``, i ≠ j, with its pair (ties:
+        whichever is found first); None when there is no such pair. ``start``: an exact value of
+        one of those pairs already known (it bounds the search from the start). Pairs are
+        searched in increasing order of their lower bound, each asked only to beat the least so
+        far; the search stops at the first bound that cannot. ``lower``: ``bounds(rows)[:, cols]``
+        when the caller has it."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        best = start
+        if len(rows) == 0 or len(cols) == 0:
+            return best
+        if lower is None:
+            lower = np.vstack([self.bounds(rows[k:k + block])[:, cols] for k in range(0, len(rows), block)])
+        lower = np.array(lower, dtype=np.float64)
+        lower[rows[:, None] == cols[None, :]] = np.inf  # i = j is no pair
+        flat = lower.ravel()
+        order = np.argsort(flat, kind="stable")
+        m = len(cols)
+        for f in order:
+            bound = float(flat[f])
+            if not np.isfinite(bound) or (best is not None and bound >= float(best[0])):
+                break
+            i, j = int(rows[f // m]), int(cols[f % m])
+            if best is None:
+                v = self._search(i, j, None, inclusive=True)
+            else:
+                v = self._search(i, j, best[0], inclusive=False)
+            if v is not None and (best is None or v < best[0]):
+                best = (v, i, j)
+        return best
 
     # ----- batches (one call per analysis step; ``ClusterPairEngine`` spreads them over a cluster) --
 

@@ -4,6 +4,7 @@ write the same disk cache. Cancelling sets the engine's token: the running searc
 a few hundred search nodes."""
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -33,23 +34,38 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 
 class ReportJob(QThread):
     """One ``analyse`` pass; ``finished_report(report)`` or ``failed(message)``;
-    ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units)."""
+    ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units).
+
+    ``hold``: an event the job waits for before it starts searching, at most ``hold_seconds``
+    (the window holds its first report until the matrix is on screen: both share one
+    interpreter, and the report's preparation would slow the matrix down). A cancel ends the
+    hold at once."""
 
     finished_report = Signal(object)
     failed = Signal(str)
     progress = Signal(int, int)
 
-    def __init__(self, ws, engine, thresholds, parent=None):
+    def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
+                 hold_seconds: float = 3.0):
         super().__init__(parent)
         self.ws, self.engine, self.thresholds = ws, engine, thresholds
+        self.hold, self.hold_seconds = hold, hold_seconds
         self.token = CancelToken()
+        self._stop = threading.Event()
         engine.cancel = self.token
         engine.progress = self.progress.emit
 
     def cancel(self) -> None:
         self.token.set()
+        self._stop.set()
 
     def run(self) -> None:
+        if self.hold is not None:
+            end = time.monotonic() + self.hold_seconds
+            while not self.hold.is_set() and not self._stop.is_set() and time.monotonic() < end:
+                self.hold.wait(0.02)
+        if self.token.is_set():
+            return
         try:
             rep = analyse(self.ws, self.engine, *self.thresholds)
         except Cancelled:
@@ -65,19 +81,26 @@ class MatrixJob(QThread):
     (each band at most ``band_seconds`` of work, the first as soon as its first row is done).
 
     Signals: ``coarse(matrix)``, ``band(first_row, values, lower, exact)`` (arrays rows × n),
-    ``progress(done_rows, n)``, ``done(seconds)``."""
+    ``progress(done_rows, n)``, ``arranged(order, points)``, ``done(seconds)``.
+
+    With ``arrange`` (every program's domain; ``order`` then holds every program once), a
+    complete square matrix is also arranged here, off the GUI thread: ``arranged`` carries the
+    clustering display order (``analysis.cluster_order``) and the 2-D map (``classical_mds``),
+    emitted just before ``done``."""
 
     coarse = Signal(object)
     band = Signal(int, object, object, object)
     progress = Signal(int, int)
+    arranged = Signal(object, object)
     done = Signal(float)
     failed = Signal(str)
 
     def __init__(self, engine, order, deadline: float | None = 0.05, band_seconds: float = 0.25,
-                 preview: bool = True, parent=None, cols=None):
+                 preview: bool = True, parent=None, cols=None, arrange=None):
         super().__init__(parent)
         self.engine, self.order = engine, list(order)
         self.cols = None if cols is None else list(cols)
+        self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
         self.token = CancelToken()
         engine.cancel = self.token
@@ -125,7 +148,17 @@ class MatrixJob(QThread):
         self.engine.flush()
         if self.cols is None and not complete.all():  # kept whole: the next window reads it at once
             self.engine.save_matrix(self.order, self.values, self.lower, self.exact, self.deadline)
+        if self.arrange is not None:
+            self._arrange()
         self.done.emit(time.perf_counter() - start)
+
+    def _arrange(self) -> None:
+        n = len(self.order)
+        idx = np.asarray(self.order, dtype=np.int64)
+        matrix = np.full((n, n), np.nan)
+        matrix[np.ix_(idx, idx)] = self.values
+        matrix = np.nan_to_num(matrix, nan=1.0)
+        self.arranged.emit(*an.arrange(matrix, self.arrange, self.engine.cache))
 
     def _emit(self, rows) -> None:
         for r in rows:
@@ -135,9 +168,10 @@ class MatrixJob(QThread):
 
 
 class SummaryJob(QThread):
-    """The domain × domain summary (``analysis.domain_summary``), a domain row at a time.
+    """The domain × domain summary (``analysis.domain_summary``), a domain row at a time: every
+    row from the samples first, then every row again with its exact least Δ.
 
-    Signals: ``row(SummaryRow)``, ``progress(done_domains, domains)``, ``done(seconds)``,
+    Signals: ``row(SummaryRow)``, ``progress(rows_done, 2 × domains)``, ``done(seconds)``,
     ``failed(message)``."""
 
     row = Signal(object)
@@ -157,9 +191,9 @@ class SummaryJob(QThread):
     def run(self) -> None:
         start = time.perf_counter()
         try:
-            for r in an.domain_summary(self.engine, self.blocks, self.per_domain, self.deadline):
+            for k, r in enumerate(an.domain_summary(self.engine, self.blocks, self.per_domain, self.deadline), 1):
                 self.row.emit(r)
-                self.progress.emit(r.a + 1, len(self.blocks))
+                self.progress.emit(k, 2 * len(self.blocks))
                 self.engine.flush()
         except Cancelled:
             self.engine.flush()

@@ -1,7 +1,8 @@
 """The domain × domain summary shown instead of the full Δ matrix above ``FULL_MATRIX_LIMIT``
 programs: one cell per pair of domains coloured by the mean Δ of a sample of its pairs; hover
-tells the mean and least Δ and how many pairs they come from; a click asks for the block
-(``pairClicked(a, b)``, domain indices) to be opened as a matrix of its own."""
+tells that mean (and how many pairs it comes from) and the block's least Δ, exact over all of
+its pairs, with the two programs; a click asks for the block (``pairClicked(a, b)``, domain
+indices) to be opened as a matrix of its own."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,8 +23,10 @@ class DomainSummaryView(HeatmapView):
         self.least = np.zeros((0, 0))
         self.sampled = np.zeros((0, 0), dtype=np.int64)
         self.total = np.zeros((0, 0), dtype=np.int64)
-        self.info.setText("Domain × domain summary: hover a block for its mean and least Δ, click it to open "
-                          "the block's programs")
+        self.least_exact = np.zeros((0, 0), dtype=bool)
+        self.least_pair: list[list] = []
+        self.info.setText("Domain × domain summary (colour: mean Δ of a sample of pairs): hover a block for its "
+                          "mean and its exact least Δ, click it to open the block's programs")
 
     def set_domains(self, names: list[str], sizes: list[int]) -> None:
         self.names, self.sizes = list(names), list(sizes)
@@ -32,12 +35,17 @@ class DomainSummaryView(HeatmapView):
         self.least = np.full((d, d), np.nan)
         self.sampled = np.zeros((d, d), dtype=np.int64)
         self.total = np.zeros((d, d), dtype=np.int64)
+        self.least_pair = [[None] * d for _ in range(d)]
+        self.least_exact = np.zeros((d, d), dtype=bool)
         self.rows_done: set[int] = set()
+        self.program_labels: list[str] = []  # program index → label (for the least pair)
 
     def set_summary_row(self, row: SummaryRow) -> None:
         a = row.a
         self.rows_done.add(a)
         self.least[a], self.sampled[a], self.total[a] = row.least, row.sampled, row.total
+        self.least_pair[a] = list(row.least_pair) or [None] * len(self.names)
+        self.least_exact[a] = row.least_exact if len(row.least_exact) else False
         complete = row.exact & (row.sampled == row.total)
         self.set_rows(a, row.mean[None, :], np.where(complete, row.mean, np.nan)[None, :], complete[None, :])
 
@@ -50,5 +58,12 @@ class DomainSummaryView(HeatmapView):
             return head + ":  no pair (a single program)"
         how = ("all pairs" if self.exact[r, c]
                else f"{self.sampled[r, c]:,} sampled pairs of {self.total[r, c]:,}")
-        return (head + f":  mean Δ {self.values[r, c]:.4f}, least Δ {self.least[r, c]:.4f} ({how}); "
-                       "click to open the block")
+        if not self.least_exact[r, c]:
+            return (head + f":  mean Δ {self.values[r, c]:.4f} ({how}); least Δ ≤ {self.least[r, c]:.4f} (the sample's; "
+                           f"the exact least over all {self.total[r, c]:,} pairs is being searched); click to open the block")
+        pair = self.least_pair[r][c]
+        between = ""
+        if pair is not None and self.program_labels:
+            between = f": {self.program_labels[pair[0]].rsplit('/', 1)[-1]} × {self.program_labels[pair[1]].rsplit('/', 1)[-1]}"
+        return (head + f":  mean Δ {self.values[r, c]:.4f} ({how}); least Δ {self.least[r, c]:.4f} "
+                       f"(exact, over all {self.total[r, c]:,} pairs{between}); click to open the block")

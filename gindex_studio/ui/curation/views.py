@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
@@ -79,6 +79,20 @@ def _fill(table: QTableWidget, rows: list[list], pairs: list[tuple[int, int] | N
             table.setItem(r, c, item)
 
 
+def show_selected_rows(table: QTableWidget, pairs: list, selection: list[int]) -> None:
+    """Select the rows of ``table`` whose pair (``pairs[r]``, program indices) has a selected
+    program, scrolling to the first; the rest deselected (the model's selection shown here)."""
+    sel = set(selection)
+    rows = [r for r, p in enumerate(pairs) if p is not None and sel & set(p)]
+    chosen = QItemSelection()
+    model = table.model()
+    for r in rows:
+        chosen.select(model.index(r, 0), model.index(r, table.columnCount() - 1))
+    table.selectionModel().select(chosen, QItemSelectionModel.ClearAndSelect)
+    if rows:
+        table.scrollToItem(table.item(rows[0], 0))
+
+
 class DuplicatesView(QWidget):
     """Groups of near-duplicate programs, largest first; a click on a member compares it with
     its nearest fellow member. ``thresholdChanged`` asks for a new search."""
@@ -94,6 +108,7 @@ class DuplicatesView(QWidget):
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["program", "domain", "role", "nearest in group (Δ)"])
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.tree.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.tree.itemClicked.connect(self._clicked)
         lay = QVBoxLayout(self)
         lay.addWidget(self.slider)
@@ -101,6 +116,22 @@ class DuplicatesView(QWidget):
         lay.addWidget(self.tree, 1)
         model.reportChanged.connect(self.refresh)
         model.splitChanged.connect(self.refresh)
+        model.selectionChanged.connect(self.show_selection)
+
+    def show_selection(self) -> None:
+        """Select every group member that is selected in the model (the others deselected)."""
+        sel, first = set(self.model.selection), None
+        for k in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(k)
+            top.setSelected(False)
+            for m in range(top.childCount()):
+                child = top.child(m)
+                on = child.data(0, Qt.UserRole)[0] in sel
+                child.setSelected(on)
+                if on and first is None:
+                    first = child
+        if first is not None:
+            self.tree.scrollToItem(first)
 
     def refresh(self) -> None:
         self.tree.clear()
@@ -124,6 +155,7 @@ class DuplicatesView(QWidget):
                 child.setData(0, Qt.UserRole, (m, best[1]))
                 top.addChild(child)
             top.setExpanded(True)
+        self.show_selection()
 
     def _clicked(self, item, _col) -> None:
         pair = item.data(0, Qt.UserRole)
@@ -145,7 +177,9 @@ class LeaksView(QWidget):
         self.slider.changed.connect(lambda v: model.set_thresholds(leaks=v))
         self.summary = QLabel()
         self.table = _table(["test program", "domain", "Ω", "nearest curriculum program", "its domain"])
+        self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.table.cellClicked.connect(self._clicked)
+        self.pairs: list[tuple[int, int]] = []
         self.hist = pg.PlotWidget(background="w")
         self.hist.setLabel("bottom", "Ω (Δ to the nearest curriculum program)")
         self.hist.setLabel("left", "test programs")
@@ -163,13 +197,20 @@ class LeaksView(QWidget):
         lay.addWidget(split, 1)
         for sig in (model.reportChanged, model.thresholdsChanged, model.splitChanged):
             sig.connect(self.refresh)
+        model.selectionChanged.connect(self.show_selection)
+
+    def show_selection(self) -> None:
+        """Select the leaks whose test program or nearest program is selected in the model."""
+        show_selected_rows(self.table, self.pairs, self.model.selection)
 
     def refresh(self) -> None:
         m, items = self.model, self.model.ws.items
         leaks = m.leaks()
         rows = [[_name(items[x.task]), items[x.task].domain, _fmt(x.delta), _name(items[x.nearest]), items[x.nearest].domain]
                 for x in leaks]
-        _fill(self.table, rows, [(x.task, x.nearest) for x in leaks])
+        self.pairs = [(x.task, x.nearest) for x in leaks]
+        _fill(self.table, rows, self.pairs)
+        self.show_selection()
         self.hist.clear()
         if m.report is None:
             self.summary.setText("searching…")
@@ -211,7 +252,9 @@ class CoverageView(QWidget):
         self.slider = ThresholdSlider("Outliers:", model.outlier_threshold, relation="≥")
         self.slider.changed.connect(lambda v: model.set_thresholds(outliers=v))
         self.out = _table(["outlier", "domain", "Δ to nearest of its domain", "nearest"])
+        self.pairs: dict = {self.mis: [], self.out: []}
         for t in (self.mis, self.out):
+            t.setSelectionMode(QAbstractItemView.ExtendedSelection)
             t.cellClicked.connect(lambda r, _c, t=t: self._clicked(t, r))
         lay = QVBoxLayout(self)
         split = QSplitter(Qt.Vertical)
@@ -225,6 +268,12 @@ class CoverageView(QWidget):
         lay.addWidget(split)
         for sig in (model.reportChanged, model.thresholdsChanged):
             sig.connect(self.refresh)
+        model.selectionChanged.connect(self.show_selection)
+
+    def show_selection(self) -> None:
+        """Select the mislabel and outlier rows of the programs selected in the model."""
+        for table, pairs in self.pairs.items():
+            show_selected_rows(table, [(p[0],) for p in pairs], self.model.selection)
 
     def refresh(self) -> None:
         rep, items = self.model.report, self.model.ws.items
@@ -238,6 +287,9 @@ class CoverageView(QWidget):
         outs = self.model.outliers()
         _fill(self.out, [[_name(items[n.index]), items[n.index].domain, _fmt(n.same.delta), _name(items[n.same.index])]
                          for n in outs], [(n.index, n.same.index) for n in outs])
+        self.pairs = {self.mis: [(n.index, n.other.index) for n in rep.mislabels],
+                      self.out: [(n.index, n.same.index) for n in outs]}
+        self.show_selection()
 
     def _clicked(self, table: QTableWidget, row: int) -> None:
         item = table.item(row, 0)
@@ -271,10 +323,9 @@ class MapView(QWidget):
         for sig in (model.splitChanged, model.selectionChanged):
             sig.connect(self.redraw)
 
-    def set_matrix(self, matrix: np.ndarray) -> None:
-        from gindex_studio.core.curation.analysis import classical_mds
-
-        self.points = classical_mds(np.nan_to_num(matrix, nan=1.0))
+    def set_points(self, points: np.ndarray) -> None:
+        """Place the programs (``analysis.classical_mds`` of the complete Δ matrix)."""
+        self.points = np.asarray(points, dtype=float)
         self.note.setText("Classical MDS of Δ: nearby points are programs with small Δ. Colour = domain (as the "
                           "heatmap's bands); ○ curriculum, ▽ test, × excluded; hover for the program, click to select "
                           "it everywhere (Ctrl+click adds; stacked points are selected together).")
@@ -285,14 +336,13 @@ class MapView(QWidget):
         if len(self.points) != len(items):
             self.scatter.clear()
             return
-        colors = domain_colors(sorted({it.domain for it in items}))
-        sel = set(self.model.selection)
-        spots = []
-        for i, (it, p) in enumerate(zip(items, self.points)):
-            spots.append({"pos": (p[0], p[1]), "data": i, "symbol": SYMBOLS[it.role], "brush": colors[it.domain],
-                          "pen": pg.mkPen(QColor(200, 0, 0), width=3) if i in sel else pg.mkPen(QColor(60, 60, 60)),
-                          "size": 15 if i in sel else 11})
-        self.scatter.setData(spots)
+        colors = {d: pg.mkBrush(c) for d, c in domain_colors(sorted({it.domain for it in items})).items()}
+        sel = np.zeros(len(items), dtype=bool)
+        sel[self.model.selection] = True
+        pens = (pg.mkPen(QColor(60, 60, 60)), pg.mkPen(QColor(200, 0, 0), width=3))
+        self.scatter.setData(x=self.points[:, 0], y=self.points[:, 1], data=np.arange(len(items)),
+                             symbol=[SYMBOLS[it.role] for it in items], brush=[colors[it.domain] for it in items],
+                             pen=[pens[int(s)] for s in sel], size=np.where(sel, 15, 11))
 
     def _tip(self, x, y, data) -> str:
         it = self.model.ws.items[int(data)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from PySide6.QtWidgets import (
     QPushButton, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from gindex_studio.core.curation.analysis import cluster_order
 from gindex_studio.core.curation.cache import DeltaCache
 from gindex_studio.core.curation.report import engine_for
 from gindex_studio.core.curation.workspace import CurationError, Workspace, load_workspace, save_split
@@ -81,7 +81,8 @@ class CurationWindow(QMainWindow):
         self.matrix_seconds: float | None = None
         self._report_job: ReportJob | None = None
         self._report_again = False
-        self._report_started = False
+        self._closing = False
+        self._matrix_shown = threading.Event()  # the first report waits for it (at most a few seconds)
         self._matrix_job: MatrixJob | SummaryJob | None = None
         self.client = client  # a Dask client: the report's searches run on its cluster
         self._report_engine = engine_for(ws, cache, client=client)
@@ -124,6 +125,7 @@ class CurationWindow(QMainWindow):
 
         for v in (self.duplicates, self.leaks, self.coverage):
             v.pairRequested.connect(self.open_pair)
+        self.heatmap.pairClicked.connect(lambda i, j: self.model.select([i, j]))  # selected everywhere
         self.heatmap.pairClicked.connect(self.open_pair)
         self.split.saveRequested.connect(self.save_dialog)
         self.split.domainRequested.connect(self.domain_dialog)
@@ -140,7 +142,9 @@ class CurationWindow(QMainWindow):
         else:
             self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
             self.start_matrix()
-        self.request_report()  # at once: waiting for the matrix's first rows hung intermittently
+        if self.summary_mode:
+            self._matrix_shown.set()
+        self.request_report()  # its job starts now and waits (in its thread) for the matrix on screen
 
     def _summary_pages(self) -> QStackedWidget:
         """The summary and, behind it, the block page (a back button over the heatmap)."""
@@ -182,14 +186,16 @@ class CurationWindow(QMainWindow):
 
     def request_report(self) -> None:
         """Recompute the report; a running one is cancelled and restarted when it stops."""
+        if self._closing:
+            return
         if self._report_job is not None and self._report_job.isRunning():
             self._report_again = True
             self._report_job.cancel()
             return
         m = self.model
-        self._report_started = True
         self._report_again = False
-        job = ReportJob(m.ws, self._report_engine, (m.duplicate_threshold, m.leak_threshold, m.outlier_threshold), self)
+        job = ReportJob(m.ws, self._report_engine, (m.duplicate_threshold, m.leak_threshold, m.outlier_threshold), self,
+                        hold=self._matrix_shown)
         self._on_report_progress(0, 0)
         job.progress.connect(self._on_report_progress)
         job.finished_report.connect(self._on_report)
@@ -212,7 +218,7 @@ class CurationWindow(QMainWindow):
                             f"{report.searched} pairs searched")
 
     def _on_report_job_end(self) -> None:
-        if self._report_again:
+        if self._report_again and not self._closing:
             self._report_job = None
             self.request_report()
 
@@ -221,27 +227,20 @@ class CurationWindow(QMainWindow):
         if rep is not None and rep.duplicates.threshold != self.model.duplicate_threshold:
             self.request_report()
 
-    def _start_report_if_waiting(self) -> None:
-        if not self._report_started:
-            self.request_report()
+    def _release_report(self) -> None:
+        """The matrix is on screen (or will not be): a held report may start."""
+        self._matrix_shown.set()
 
-    def wait_for_report(self, timeout_ms: int = 60_000) -> None:
-        """Block until the report has started and no report job runs (tests and scripts). The
-        report waits for the matrix's first rows; if the matrix job is no longer running and the
-        report has not started, it is started here. Raises TimeoutError after ``timeout_ms``."""
+    def wait_for_report(self, timeout_ms: int = 120_000) -> None:
+        """Process events until no report job runs or is due to restart, and its result is
+        shown (tests and scripts). Raises TimeoutError after ``timeout_ms``."""
         end = time.monotonic() + timeout_ms / 1000
-        while not self._report_started:
-            QApplication.processEvents()
-            if self._matrix_job is None or not self._matrix_job.isRunning():
-                QApplication.processEvents()  # a finished job's queued signals first
-                self._start_report_if_waiting()
-                break
-            if time.monotonic() > end:
-                raise TimeoutError("the curation report did not start")
-            QThread.msleep(5)
         while self._report_job is not None and (self._report_job.isRunning() or self._report_again):
-            self._report_job.wait(timeout_ms)
+            if time.monotonic() > end:
+                raise TimeoutError(f"the curation report did not finish within {timeout_ms / 1000:.0f} s")
+            self._report_job.wait(20)
             QApplication.processEvents()
+        QApplication.processEvents()  # the finished job's queued signals
 
     # ----- matrix --------------------------------------------------------------------------------
 
@@ -277,10 +276,12 @@ class CurationWindow(QMainWindow):
 
     def start_matrix(self, rows: list[int] | None = None, cols: list[int] | None = None) -> None:
         """The full matrix in display order, or the block ``rows`` × ``cols`` (summary mode)."""
-        job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols)
-        job.finished.connect(self._start_report_if_waiting)  # cancelled, failed, or done without a row
+        arrange = self.model.ws.domains if cols is None and not self.summary_mode else None
+        job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols, arrange=arrange)
+        job.finished.connect(self._release_report)  # done, cancelled or failed
         self._run(job, "matrix rows" if cols is None else "block rows", len(rows or self.order),
-                  coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, done=self._on_matrix_done)
+                  coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, arranged=self._on_arranged,
+                  done=self._on_matrix_done)
 
     def start_summary(self) -> None:
         ws = self.model.ws
@@ -288,11 +289,14 @@ class CurationWindow(QMainWindow):
         blocks = [sorted((i for i in range(len(ws)) if ws.items[i].domain == d), key=lambda i: ws.items[i].label)
                   for d in names]
         self.summary.set_domains(names, [len(b) for b in blocks])
+        self.summary.program_labels = [it.label for it in ws.items]
         self.summary_blocks = dict(zip(names, blocks))
         job = SummaryJob(self._engine(), blocks, self.summary_sample, self.deadline, parent=self)
-        self._run(job, "summary domains", len(names), row=self.summary.set_summary_row, done=self._on_summary_done)
+        self._run(job, "summary: sampled, then exact least Δ, rows", 2 * len(names), row=self.summary.set_summary_row,
+                  done=self._on_summary_done)
         self.status.setText(f"{len(ws)} programs: above {self.full_matrix_limit} the heatmap summarises domain "
-                            f"pairs (a sample of {self.summary_sample} programs per domain); click a block to open it")
+                            f"pairs (colour: mean Δ of a sample of {self.summary_sample} programs per domain; least Δ "
+                            f"exact over every pair); click a block to open it")
 
     def _on_summary_done(self, seconds: float) -> None:
         self.summary_seconds = seconds
@@ -327,25 +331,34 @@ class CurationWindow(QMainWindow):
 
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setValue(done)
-        if not self._report_started:
-            self.request_report()
+        if done < total:  # rows still to compute: the report need not wait for them
+            self._release_report()
 
     def _on_matrix_done(self, seconds: float) -> None:
         self.matrix_seconds = seconds
+        if self.heatmap.isVisible():
+            self.heatmap.plot.viewport().repaint()  # on screen before the held report starts
+        self._release_report()
         self.cancel_button.setEnabled(False)
         if not self.heatmap.square or self.summary_mode:
             self.progress.setFormat(f"block done in {seconds:.1f} s")
             return
-        m = self.heatmap.matrix()
-        self.order = cluster_order(np.nan_to_num(m, nan=1.0), self.model.ws.domains)
-        self.heatmap.reorder(self.order)
-        self.map.set_matrix(m)
         inexact = int((~self.heatmap.exact).sum())
         self.progress.setFormat(f"matrix done in {seconds:.1f} s" + (f", {inexact} cells cut" if inexact else ""))
 
+    def _on_arranged(self, order: list[int], points: np.ndarray) -> None:
+        """The complete matrix's clustering order and map (computed by the matrix job)."""
+        self.order = list(order)
+        self.heatmap.reorder(self.order)
+        self.map.set_points(points)
+
     def wait_for_matrix(self, timeout_ms: int = 120_000) -> None:
-        if self._matrix_job is not None:
-            self._matrix_job.wait(timeout_ms)
+        """Block until the matrix (or summary) job has stopped, then deliver its signals.
+        Raises TimeoutError after ``timeout_ms``."""
+        job = self._matrix_job
+        if job is not None:
+            if not job.wait(timeout_ms):
+                raise TimeoutError(f"the Δ matrix did not finish within {timeout_ms / 1000:.0f} s")
             QApplication.processEvents()
 
     # ----- actions -------------------------------------------------------------------------------
@@ -397,13 +410,24 @@ class CurationWindow(QMainWindow):
         return out
 
     def closeEvent(self, e):
-        for job in (self._report_job, self._matrix_job):
-            if job is not None and job.isRunning():
-                job.cancel()
-                job.wait(5000)
+        """Stop every background job before the window goes (none is restarted after this)."""
+        self._closing = True
+        self._matrix_shown.set()
+        jobs = [j for j in (self._report_job, self._matrix_job) if j is not None]
+        for job in jobs:
+            job.cancel()
+        for job in jobs:
+            if not job.wait(10_000):  # a search that ignores the cancel: never destroyed while it runs
+                job.setParent(None)
+                _STILL_RUNNING.append(job)
+                job.finished.connect(lambda j=job: _STILL_RUNNING.remove(j) if j in _STILL_RUNNING else None)
         self._matrix_job = None
         self._tmp.cleanup()
         super().closeEvent(e)
+
+
+#: jobs of closed windows that had not stopped within the close's wait (kept until they finish)
+_STILL_RUNNING: list = []
 
 
 # ----- entry points -----------------------------------------------------------------------------
@@ -435,19 +459,15 @@ def install_actions(main_window) -> None:
     action.setToolTip("Curate a curriculum: Δ heatmap, near-duplicates, leaks, coverage, the split")
 
     def ask() -> None:
-        box = QMessageBox(QMessageBox.Question, "Curate", "Curate a folder of programs (one sub-folder per domain) "
-                          "or an experiment file?", QMessageBox.Cancel, main_window)
-        folder = box.addButton("Folder…", QMessageBox.AcceptRole)
-        exp = box.addButton("Experiment…", QMessageBox.AcceptRole)
-        box.exec()
-        if box.clickedButton() is folder:
-            path = QFileDialog.getExistingDirectory(main_window, "Folder of programs")
-        elif box.clickedButton() is exp:
-            path, _ = QFileDialog.getOpenFileName(main_window, "Experiment", "", "Experiments (*.json)")
-        else:
-            return
-        if path:
-            open_curation(path, library=getattr(main_window, "library", None), parent=main_window)
+        """The dialog opens window-modal (not blocking); its OK opens the curation window."""
+        from .open_dialog import CurateDialog
+
+        dialog = CurateDialog(main_window)
+        dialog.setAttribute(Qt.WA_DeleteOnClose, True)
+        dialog.accepted.connect(lambda: open_curation(*dialog.choice(), library=getattr(main_window, "library", None),
+                                                      parent=main_window))
+        main_window.curate_dialog = dialog
+        dialog.open()
 
     action.triggered.connect(lambda _c=False: ask())
     main_window.addAction(action)
