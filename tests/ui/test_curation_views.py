@@ -178,6 +178,26 @@ def test_matrix_fills_coarse_first_then_rows_and_cancel_stops_it(qtbot, tmp_path
     close_window(win)
 
 
+def test_opening_a_block_while_the_summary_runs_stops_the_summary(qtbot, tmp_path, monkeypatch):
+    """The block's job shares the summary's engine: the summary must still see its own cancel."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, full_matrix_limit=20, summary_sample=3,
+                      deadline=0.02)
+    summary_job = win._matrix_job
+    completed = []
+    summary_job.done.connect(lambda s: completed.append(s))
+    qtbot.waitUntil(lambda: len(win.summary.rows_done) == 4, timeout=60_000)  # sampled; the exact least runs
+    assert summary_job.isRunning()
+    qtbot.mouseClick(win.summary.plot.viewport(), Qt.LeftButton, pos=cell_pos(win.summary, 0, 1))
+    assert win._matrix_job is not summary_job and summary_job.isFinished()
+    win.wait_for_matrix()
+    qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
+    assert not completed  # stopped by the click, not run to its end
+    rows, cols = win.summary_blocks["d0"], win.summary_blocks["d1"]
+    assert win.heatmap.order == rows and win.heatmap.cols == cols and not np.isnan(win.heatmap.lower).any()
+    close_window(win)
+
+
 # ----- leaks histogram, coverage, mislabels ---------------------------------------------------
 
 

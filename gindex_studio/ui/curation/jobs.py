@@ -52,14 +52,14 @@ class ReportJob(QThread):
         self.hold, self.hold_seconds = hold, hold_seconds
         self.token = CancelToken()
         self._stop = threading.Event()
-        engine.cancel = self.token
-        engine.progress = self.progress.emit
 
     def cancel(self) -> None:
         self.token.set()
         self._stop.set()
 
     def run(self) -> None:
+        self.engine.cancel = self.token  # here, not at construction: the engine may still serve a job that stops
+        self.engine.progress = self.progress.emit
         if self.hold is not None:
             end = time.monotonic() + self.hold_seconds
             while not self.hold.is_set() and not self._stop.is_set() and time.monotonic() < end:
@@ -103,7 +103,6 @@ class MatrixJob(QThread):
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
         self.token = CancelToken()
-        engine.cancel = self.token
 
     def cancel(self) -> None:
         self.token.set()
@@ -111,6 +110,7 @@ class MatrixJob(QThread):
     def run(self) -> None:
         start = time.perf_counter()
         n = len(self.order)
+        self.engine.cancel = self.token  # here: setting it when built took the cancel from the job being stopped
         try:
             known = self.engine.known_matrix(self.order, self.cols or self.order, self.deadline)
             self.values, self.lower, self.exact = known.values, known.lower, known.exact
@@ -183,13 +183,13 @@ class SummaryJob(QThread):
         super().__init__(parent)
         self.engine, self.blocks, self.per_domain, self.deadline = engine, blocks, per_domain, deadline
         self.token = CancelToken()
-        engine.cancel = self.token
 
     def cancel(self) -> None:
         self.token.set()
 
     def run(self) -> None:
         start = time.perf_counter()
+        self.engine.cancel = self.token
         try:
             for k, r in enumerate(an.domain_summary(self.engine, self.blocks, self.per_domain, self.deadline), 1):
                 self.row.emit(r)

@@ -272,7 +272,9 @@ class CurationWindow(QMainWindow):
         job, self._matrix_job = self._matrix_job, None
         if job is not None and job.isRunning():
             job.cancel()
-            job.wait()
+            if not job.wait(10_000):  # still searching: it keeps its engine, the next job gets a new one
+                _keep_until_finished(job)
+                self._matrix_engine = None
 
     def start_matrix(self, rows: list[int] | None = None, cols: list[int] | None = None) -> None:
         """The full matrix in display order, or the block ``rows`` × ``cols`` (summary mode)."""
@@ -417,17 +419,21 @@ class CurationWindow(QMainWindow):
         for job in jobs:
             job.cancel()
         for job in jobs:
-            if not job.wait(10_000):  # a search that ignores the cancel: never destroyed while it runs
-                job.setParent(None)
-                _STILL_RUNNING.append(job)
-                job.finished.connect(lambda j=job: _STILL_RUNNING.remove(j) if j in _STILL_RUNNING else None)
+            if not job.wait(10_000):
+                _keep_until_finished(job)
         self._matrix_job = None
         self._tmp.cleanup()
         super().closeEvent(e)
 
 
-#: jobs of closed windows that had not stopped within the close's wait (kept until they finish)
+#: jobs that had not stopped within a cancel's wait (kept until they finish, never destroyed running)
 _STILL_RUNNING: list = []
+
+
+def _keep_until_finished(job) -> None:
+    job.setParent(None)
+    _STILL_RUNNING.append(job)
+    job.finished.connect(lambda j=job: _STILL_RUNNING.remove(j) if j in _STILL_RUNNING else None)
 
 
 # ----- entry points -----------------------------------------------------------------------------
