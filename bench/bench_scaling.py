@@ -38,6 +38,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_dask import tasks_for  # noqa: E402
 from bench_scoring import curriculum_programs  # noqa: E402
 from gindex_studio.core.curriculum import Curriculum  # noqa: E402
+from gindex_studio.core.distributed import CurriculumFiles  # noqa: E402
+from gindex_studio.core.flow import write_flow_file  # noqa: E402
 from gindex_studio.core.divergence import score_prepared  # noqa: E402
 
 _WORKER_PROBE = r"""
@@ -91,6 +93,14 @@ def measure(n: int, tasks, baseline_pairs: int) -> dict:
     t = time.perf_counter()
     shard = Curriculum.from_flows(flows, names)
     build = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as folder:  # --workers-read-files: the task carries paths and digests
+        paths = [Path(folder) / f"program-{i:07d}.json" for i in range(n)]
+        for f, p in zip(flows, paths):
+            write_flow_file(f, p)
+        t = time.perf_counter()
+        listed = CurriculumFiles(paths, shard.domains, shard.labels)
+        digest_s = time.perf_counter() - t
+        files_task = pickle.dumps((listed.paths, listed.digests, listed.domains, listed.labels, shard.options))
     del flows
     per_task, searched, skipped, bound = [], [], [], []
     for task in tasks:
@@ -123,6 +133,8 @@ def measure(n: int, tasks, baseline_pairs: int) -> dict:
         "speedup_vs_baseline": pruned_rate / base_rate,
         "shard_pickled_mb": len(pickle.dumps(shard)) / 1e6,
         "task_pickled_kb": statistics.mean(len(pickle.dumps(t)) for t in tasks) / 1e3,
+        "files_task_pickled_mb": len(files_task) / 1e6,
+        "digest_us_per_program": 1e6 * digest_s / n,
         "worker_rss_imports_mb": mem_base,
         "worker_rss_shard_mb": mem_shard,
         "worker_rss_peak_mb": mem_peak,
@@ -154,7 +166,9 @@ def main():
               f"{r['bound_s_mean'] * 1e3:.0f} ms")
         print(f"  {r['pairs_per_s']:,.0f} pairs/s with pruning vs {r['baseline_pairs_per_s']:,.0f} pairs/s "
               f"exact score of every pair (same process): ×{r['speedup_vs_baseline']:.1f}")
-        print(f"  data: shard {r['shard_pickled_mb']:.1f} MB pickled, a task {r['task_pickled_kb']:.2f} kB")
+        print(f"  data: shard {r['shard_pickled_mb']:.1f} MB pickled, a task {r['task_pickled_kb']:.2f} kB; "
+              f"with --workers-read-files the shard task is {r['files_task_pickled_mb']:.2f} MB "
+              f"(paths + digests; {r['digest_us_per_program']:.0f} µs a program for the client to read and digest its file)")
         print(f"  worker memory: {r['worker_rss_imports_mb']:.0f} MB imports + {r['worker_rss_shard_mb']:.0f} MB "
               f"shard; peak while answering a task +{r['worker_rss_peak_mb']:.0f} MB")
     if args.json:

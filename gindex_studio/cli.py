@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -46,12 +47,27 @@ def _add_scoring(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _add_cluster(p: argparse.ArgumentParser) -> None:
+def _add_cluster(p: argparse.ArgumentParser, shards: bool = False) -> None:
     g = p.add_argument_group("Dask cluster (optional: pip install 'gindex-studio[dask]')")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                    help="run the searches on this Dask scheduler (default: $GINDEX_SCHEDULER if set)")
     g.add_argument("--dask-workers", type=int, default=None, metavar="N",
                    help="start a local Dask cluster of N worker processes for this run")
+    if shards:
+        g.add_argument("--workers-read-files", action="store_true",
+                       help="the workers read the curriculum files themselves (same paths on every worker) "
+                            "instead of receiving the programs: for very large curricula")
+
+
+def _workers_read_files(args, profile: str) -> bool:
+    """``--workers-read-files``, checked: it needs a cluster and JSON programs."""
+    if not getattr(args, "workers_read_files", False):
+        return False
+    if args.scheduler is None and args.dask_workers is None and not os.environ.get("GINDEX_SCHEDULER"):
+        raise InputError("--workers-read-files needs a Dask cluster (--scheduler or --dask-workers)")
+    if profile == "flatland":
+        raise InputError("--workers-read-files reads JSON programs; Flatland curricula are sent to the workers")
+    return True
 
 
 @contextlib.contextmanager
@@ -73,6 +89,8 @@ def _cluster(args):
         raise InputError(str(e)) from None
     try:
         yield client
+    except ClusterError as e:  # e.g. a worker read a curriculum file differently
+        raise InputError(str(e)) from None
     finally:
         close(client)
 
@@ -126,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", required=True, nargs="+", help="task reference files or folders")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     _add_scoring(p)
-    _add_cluster(p)
+    _add_cluster(p, shards=True)
 
     p = sub.add_parser("gindex", help="the g-index of an experiment")
     p.add_argument("experiment", help="experiment file (gindex-studio format, or the companion's with --domains)")
@@ -136,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
     p.add_argument("--workers", type=int, default=None, help="processes for Ω (default: all cores)")
     _add_scoring(p)
-    _add_cluster(p)
+    _add_cluster(p, shards=True)
 
     p = sub.add_parser("library", help="list the node types of the library")
     p.add_argument("--library", action="append", metavar="DIR", help="extra library folder (repeatable)")
@@ -336,21 +354,33 @@ def _flatland_omega_inputs(root: Path, tasks):
 
 def cmd_omega(args) -> int:
     from .core.curriculum import Curriculum, omega_many, overall
-    from .core.curriculum_files import read_curriculum_folder
+    from .core.curriculum_files import list_curriculum_folder, read_curriculum_folder
     from .core.divergence import prepare
     from .core.flow import FlowError
 
     opts = _options(args)
     root = Path(args.curriculum)
+    read_by_workers = _workers_read_files(args, opts.profile)
     try:
         if opts.profile == "flatland":
             flows, domains, labels, task_files = _flatland_omega_inputs(root, args.tasks)
+        elif read_by_workers:  # the client lists the files; the workers read and prepare them
+            paths, domains, labels = list_curriculum_folder(root)
+            task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
         else:
             flows, domains, labels = read_curriculum_folder(root)
             task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
     except FlowError as e:
         raise InputError(str(e)) from None
-    cur = Curriculum.from_flows(flows, domains, labels, opts)
+    if read_by_workers:
+        from .core.distributed import CurriculumFiles
+
+        try:
+            cur = CurriculumFiles([p.resolve() for p in paths], domains, labels, opts)
+        except FlowError as e:
+            raise InputError(str(e)) from None
+    else:
+        cur = Curriculum.from_flows(flows, domains, labels, opts)
     if not task_files:
         raise InputError("no task program given")
     tasks = [prepare(_read_strict(str(f), opts.profile), opts) for f in task_files]
@@ -385,7 +415,7 @@ def cmd_omega(args) -> int:
             "skipped": best.skipped,
         })
     if args.json:
-        _json_out({"curriculum": str(root), "programs": len(flows), "tasks": out, "profile": opts.profile})
+        _json_out({"curriculum": str(root), "programs": len(labels), "tasks": out, "profile": opts.profile})
         return 0
     rows = [(Path(o["task"]).name, o["omega"], o["nearest"], "yes" if o["exact"] else "no", o["searched"], o["skipped"])
             for o in out]
@@ -407,9 +437,11 @@ def cmd_gindex(args) -> int:
                                                  symmetrise_in_directory_order=args.symmetrise_directory_order)
         else:
             exp = ex.load_experiment(args.experiment)
+            options = _options(args) if _scoring_given(args) else None
+            read_by_workers = _workers_read_files(args, options.profile if options else exp.profile)
             with _cluster(args) as client:
-                result = gi.compute_gindex(exp, options=_options(args) if _scoring_given(args) else None,
-                                           workers=args.workers, client=client)
+                result = gi.compute_gindex(exp, options=options, workers=args.workers, client=client,
+                                           workers_read_files=read_by_workers)
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
     if args.json:

@@ -268,6 +268,16 @@ def _worker_nearest(args):
     return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
 
 
+def _single_threaded() -> bool:
+    """True when no other thread could hold a lock at a fork: ``threading`` knows of one thread and
+    Qt is not loaded (Qt runs threads that ``threading`` does not list). The operating system's
+    own count is no help: numpy's BLAS keeps idle threads that are safe to fork beside."""
+    import sys
+    import threading
+
+    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
+
+
 def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
                deadline: float | None = None, progress: Progress | None = None) -> list[dict[str, Nearest]]:
     """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores).
@@ -289,11 +299,10 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
                 progress(i + 1, total)
         return results
     import multiprocessing as mp
-    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
-    forking = chosen in (None, "fork") and threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
+    forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()
     if forking:
         _WORKER_CURRICULUM = curriculum
         pool_args = dict(mp_context=mp.get_context("fork"), initializer=_init_worker)

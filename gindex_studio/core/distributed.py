@@ -5,7 +5,10 @@ The work is split so that it scales with the cluster, not with the number of pai
 - the curriculum is cut into *shards* (contiguous runs of programs). Each shard is built into a
   ``Curriculum`` once, on a worker, from a task that carries its programs: the programs cross the
   network once per shard, never per pair, and a worker that dies takes only its shards with it
-  (the scheduler still holds the task that builds them and reruns it elsewhere);
+  (the scheduler still holds the task that builds them and reruns it elsewhere). With
+  ``CurriculumFiles`` (a curriculum on storage every worker sees) the task carries only the
+  shard's paths and a digest of each file: the workers read the programs themselves, the task
+  graph stays small however large the curriculum, and a file that reads differently stops the run;
 - tasks travel in *batches*; one unit of work is (shard, batch), and inside it every task gets the
   full pruning of ``Curriculum.nearest_by_domain`` (weight bounds, best-so-far thresholds), kept
   per shard;
@@ -16,6 +19,7 @@ Nothing here imports Dask until a cluster is asked for; importing this module is
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -93,6 +97,57 @@ def _build_shard(programs: list[Prepared], domains: list[str], labels: list[str]
     return Curriculum(programs, domains, labels, options)
 
 
+@dataclass
+class CurriculumFiles:
+    """A curriculum the workers read themselves: each program's path (the same on every worker),
+    domain and label, the scoring options, and a digest of each file's bytes taken on the client
+    (a file that changed since, or differs on a worker, is refused). The client reads the bytes
+    once to digest them and prepares nothing."""
+
+    paths: list[str]
+    domains: list[str]
+    labels: list[str]
+    options: ScoreOptions = field(default_factory=ScoreOptions)
+    digests: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.paths = [str(p) for p in self.paths]
+        if not (len(self.paths) == len(self.domains) == len(self.labels)):
+            raise ValueError("paths, domains and labels differ in length")
+        if not self.digests:
+            self.digests = [file_digest(p) for p in self.paths]
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def file_digest(path: str) -> str:
+    """blake2b of the file's bytes (hex). Raises FlowError when it cannot be read."""
+    from .flow import read_user_file
+
+    return hashlib.blake2b(read_user_file(path, "a curriculum program"), digest_size=16).hexdigest()
+
+
+class ShardFileError(Exception):
+    """A worker could not read a curriculum file, or read other bytes than the client."""
+
+
+def _build_shard_from_files(paths: list[str], digests: list[str], domains: list[str], labels: list[str],
+                            options: ScoreOptions) -> Curriculum:
+    from .flow import FlowError, read_flow_bytes, read_user_file
+
+    programs = []
+    for path, digest in zip(paths, digests):
+        try:
+            data = read_user_file(path, "a curriculum program")
+            if hashlib.blake2b(data, digest_size=16).hexdigest() != digest:
+                raise ShardFileError(f"{path} changed since the run started (or differs on a worker)")
+            programs.append(prepare(read_flow_bytes(data), options))
+        except FlowError as e:
+            raise ShardFileError(f"a worker cannot read the curriculum file {path}: {e}") from None
+    return Curriculum(programs, domains, labels, options)
+
+
 def _shard_nearest(shard: Curriculum, batch: list[Prepared], deadline: float | None) -> list[dict[str, Nearest]]:
     return [shard.nearest_by_domain(t, deadline) for t in batch]
 
@@ -120,15 +175,19 @@ def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, 
     return out
 
 
-def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum, client, *, batch: int = 8,
+def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | CurriculumFiles, client, *, batch: int = 8,
                     shards_per_worker: int = 1, deadline: float | None = None,
                     progress: Progress | None = None, cancel=None) -> DaskRun:
     """``nearest_by_domain`` for every task on the cluster behind ``client``; same values as
     :func:`gindex_studio.core.curriculum.omega_many`.
 
-    ``progress(done, total)`` counts tasks whose every shard has answered. ``cancel``: any object with
-    ``is_set()``; when set, the run's futures are cancelled on the cluster and Cancelled is
-    raised. Work lost beyond Dask's retries leaves those tasks in ``missing``.
+    ``curriculum``: prepared programs, sent to the workers a shard each; or ``CurriculumFiles``,
+    read by the workers themselves (the task graph then carries paths, not programs: for
+    curricula too large to send through the scheduler). ``progress(done, total)`` counts tasks
+    whose every shard has answered. ``cancel``: any object with ``is_set()``; when set, the run's
+    futures are cancelled on the cluster and Cancelled is raised. Work lost beyond Dask's retries
+    leaves those tasks in ``missing``; a curriculum file a worker cannot read as the client did
+    raises ClusterError.
     """
     from distributed import as_completed
 
@@ -138,11 +197,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum, client, *
         return DaskRun([])
     if not shards:
         return DaskRun([{} for _ in tasks])
-    shard_futures = [
-        client.submit(_build_shard, [curriculum.programs[i] for i in r], [curriculum.domains[i] for i in r],
-                      [curriculum.labels[i] for i in r], curriculum.options, pure=False, retries=2)
-        for r in shards
-    ]
+    shard_futures = [_submit_shard(client, curriculum, r) for r in shards]
     batches = [list(range(s, min(s + batch, n))) for s in range(0, n, batch)]
     units = {}
     for b, idx in enumerate(batches):
@@ -160,6 +215,8 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum, client, *
             s, b = units[fut]
             try:
                 per_task = fut.result()
+            except ShardFileError as e:
+                raise ClusterError(str(e)) from None
             except Exception:  # noqa: BLE001 - a unit the cluster could not complete (e.g. KilledWorker)
                 failed.update(batches[b])
             else:
@@ -170,7 +227,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum, client, *
                 finished += len(batches[b])
                 if progress:
                     progress(finished, n)
-    except (Cancelled, KeyboardInterrupt):
+    except (Cancelled, KeyboardInterrupt, ClusterError):
         client.cancel(list(units) + shard_futures)
         raise
     finally:
@@ -178,6 +235,17 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum, client, *
             client.cancel(list(units) + shard_futures)
     results = [None if i in failed else merge_nearest(parts[i]) for i in range(n)]
     return DaskRun(results, sorted(failed))
+
+
+def _submit_shard(client, curriculum: Curriculum | CurriculumFiles, r: range):
+    """The future of shard ``r``'s Curriculum: built from its programs, or read from its files."""
+    domains, labels = [curriculum.domains[i] for i in r], [curriculum.labels[i] for i in r]
+    if isinstance(curriculum, CurriculumFiles):
+        return client.submit(_build_shard_from_files, [curriculum.paths[i] for i in r],
+                             [curriculum.digests[i] for i in r], domains, labels, curriculum.options,
+                             pure=False, retries=2)
+    return client.submit(_build_shard, [curriculum.programs[i] for i in r], domains, labels, curriculum.options,
+                         pure=False, retries=2)
 
 
 def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: float | None) -> list[list]:

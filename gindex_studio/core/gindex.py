@@ -30,7 +30,7 @@ import orjson
 from .curriculum import Curriculum, Nearest, domain_distance, omega_many, overall
 from .divergence import ScoreOptions, ScoreResult, prepare, score
 from .experiment import CompanionExperiment, Experiment, ExperimentError, _companion_programs
-from .flow import Flow
+from .flow import Flow, FlowError
 
 Progress = Callable[[int, int], None]
 
@@ -293,13 +293,15 @@ def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Ne
 
 
 def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, workers: int | None = None,
-                   progress: Progress | None = None, client=None) -> GIndexResult:
+                   progress: Progress | None = None, client=None, workers_read_files: bool = False) -> GIndexResult:
     """The g-index of an experiment in our format, with every component.
 
     ``options``: scoring options (default: the experiment's profile and options). Δ of every task
     is exact unless ``options.deadline`` is set (then θ uses the proven upper bound of Δ and the
     task is marked not exact). Ω per curriculum domain is exact, computed on ``workers`` processes
     (default: all cores), or on the Dask cluster behind ``client`` (a ``distributed.Client``).
+    ``workers_read_files``: with ``client``, the workers read the curriculum's files themselves
+    (same paths on every worker; see ``distributed.CurriculumFiles``) instead of receiving them.
     ``progress(done, total)`` counts 2 steps per task (Δ, then Ω). Raises ExperimentError for
     ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them)."""
     opts = _options_of(experiment, options)
@@ -317,9 +319,16 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     if client is None:
         nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner)
     else:
-        from .distributed import omega_many_dask
+        from .distributed import CurriculumFiles, omega_many_dask
 
-        run = omega_many_dask(prepared, cur, client, deadline=opts.deadline, progress=inner)
+        source = cur
+        if workers_read_files:
+            paths = [p.path for c in experiment.curriculum for p in c.programs]
+            try:
+                source = CurriculumFiles(paths, cur.domains, cur.labels, opts)
+            except FlowError as e:
+                raise ExperimentError(str(e)) from None
+        run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner)
         if run.missing:
             lost = ", ".join(experiment.tasks[j].id for j in run.missing)
             raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")

@@ -44,3 +44,17 @@ def test_curate_on_a_local_dask_cluster_gives_the_local_report():
         report.pop("pairs_searched")
         report["duplicates"].pop("pairs_searched")
     assert a == b
+
+
+def test_workers_reading_the_curriculum_files_give_the_local_omega():
+    args = ("omega", "--curriculum", DEMO_DIR / "programs", "--tasks", DEMO_DIR / "programs" / "gmail-send", "--json")
+    code, local, err = run(*args, "--workers", "1")
+    assert code == 0, err
+    code, remote, err = run(*args, "--dask-workers", "2", "--workers-read-files")
+    assert code == 0, err
+    assert [t["omega"] for t in json.loads(remote)["tasks"]] == [t["omega"] for t in json.loads(local)["tasks"]]
+
+
+def test_workers_read_files_without_a_cluster_is_refused():
+    code, _, err = run("gindex", DEMO_DIR / "experiment.json", "--workers-read-files")
+    assert code == 1 and err.count("\n") == 1 and "--workers-read-files needs a Dask cluster" in err

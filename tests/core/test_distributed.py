@@ -13,7 +13,7 @@ distributed = pytest.importorskip("distributed")
 from gindex_studio.core.curriculum import Curriculum, delta_matrix, omega_many, overall  # noqa: E402
 from gindex_studio.core.curriculum_files import read_curriculum_folder  # noqa: E402
 from gindex_studio.core.distributed import (  # noqa: E402
-    Cancelled, delta_matrix_dask, merge_nearest, omega_many_dask, plan_shards)
+    Cancelled, CurriculumFiles, delta_matrix_dask, merge_nearest, omega_many_dask, plan_shards)
 from gindex_studio.core.divergence import ScoreOptions, prepare  # noqa: E402
 from gindex_studio.core.curriculum import Nearest  # noqa: E402
 from gindex_studio.core.experiment import load_experiment  # noqa: E402
@@ -102,9 +102,10 @@ def test_matrix_on_the_cluster_equals_local(client):
 def test_gindex_on_the_cluster_equals_local(client):
     exp = load_experiment(DEMO_DIR / "experiment.json")
     local = compute_gindex(exp, workers=1)
-    remote = compute_gindex(exp, client=client)
-    assert remote.g_index == local.g_index
-    assert [t.omega for t in remote.tasks] == [t.omega for t in local.tasks]
+    for read_by_workers in (False, True):
+        remote = compute_gindex(exp, client=client, workers_read_files=read_by_workers)
+        assert remote.g_index == local.g_index
+        assert [t.omega for t in remote.tasks] == [t.omega for t in local.tasks]
 
 
 def test_a_worker_killed_mid_run_costs_only_time(client):
@@ -149,3 +150,43 @@ def test_cancel_stops_the_cluster_work(client):
     while client.processing() and any(client.processing().values()) and time.time() < deadline:
         time.sleep(0.1)
     assert not any(client.processing().values()), "cancelled work is still running on the cluster"
+
+
+def _files_curriculum(tmp_path, n, seed, domains=4):
+    from gindex_studio.core.flow import write_flow_file
+
+    rng = random.Random(seed)
+    flows = [perturb(random_flow(rng.randint(5, 12), rng, f"f{i}x"), rng, 0.2, prefix=f"g{i}x") for i in range(n)]
+    paths = []
+    for i, f in enumerate(flows):
+        paths.append(tmp_path / f"p{i}.json")
+        write_flow_file(f, paths[-1])
+    doms, labels = [f"dom{i % domains}" for i in range(n)], [f"p{i}" for i in range(n)]
+    return Curriculum.from_flows(flows, doms, labels), CurriculumFiles(paths, doms, labels), flows
+
+
+def test_workers_reading_the_curriculum_files_give_the_same_omega(client, tmp_path):
+    cur, files, _ = _files_curriculum(tmp_path, 60, 11)
+    _, tasks = _generated(12, 6, seed=11)
+    local = omega_many(tasks, cur, workers=1)
+    run = omega_many_dask(tasks, files, client, batch=4, shards_per_worker=2)
+    assert run.missing == []
+    for t, lo, re in zip(tasks, local, run.results):
+        _same(lo, re, cur, t)
+
+
+def test_a_curriculum_file_changed_or_gone_stops_the_run_with_its_name(client, tmp_path):
+    from gindex_studio.core.distributed import ClusterError
+    from gindex_studio.core.flow import write_flow_file
+
+    _, files, flows = _files_curriculum(tmp_path, 8, 5, domains=1)
+    tasks = [prepare(flows[0])]
+    write_flow_file(flows[4], tmp_path / "p3.json")  # changed after the client digested it
+    with pytest.raises(ClusterError, match=r"p3\.json changed since the run started"):
+        omega_many_dask(tasks, files, client)
+    files.digests[3] = CurriculumFiles([tmp_path / "p3.json"], ["d"], ["x"]).digests[0]
+    (tmp_path / "p5.json").unlink()
+    with pytest.raises(ClusterError, match=r"cannot read the curriculum file .*p5\.json"):
+        omega_many_dask(tasks, files, client)
+    with pytest.raises(ValueError, match="differ in length"):
+        CurriculumFiles(files.paths[:7], files.domains, files.labels)
