@@ -9,7 +9,8 @@ for experiment files, so the file manager opens them in the studio.
     icons/hicolor/scalable/mimetypes/<EXPERIMENT_TYPE icon>.svg the experiment files' icon
 
 and refreshes the user's MIME and desktop databases with ``update-mime-database`` and
-``update-desktop-database`` when those tools are installed. ``uninstall()`` removes exactly those
+``update-desktop-database`` when those tools are installed (without the second, the studio's
+entries in ``applications/mimeinfo.cache`` are written directly). ``uninstall()`` removes exactly those
 files, refreshes the databases again (or removes them when nothing else is in them) and removes
 the folders it leaves empty. Nothing outside
 ``$XDG_DATA_HOME`` is touched (no ``mimeapps.list`` edits: the studio is the default for its own
@@ -145,7 +146,7 @@ def install(data_home: Path | None = None, command: list[str] | None = None) -> 
         t[key].parent.mkdir(parents=True, exist_ok=True)
         t[key].write_bytes(data)
         res.files.append(t[key])
-    _refresh(home, res)
+    _refresh(home, res, installed=True)
     return res
 
 
@@ -167,7 +168,7 @@ def uninstall(data_home: Path | None = None) -> Result:
     if apps.is_dir() and not any(apps.rglob("*.desktop")):
         (apps / "mimeinfo.cache").unlink(missing_ok=True)
         _prune(apps, home)
-    _refresh(home, res)
+    _refresh(home, res, installed=False)
     return res
 
 
@@ -177,9 +178,14 @@ def _prune(folder: Path, stop: Path) -> None:
         folder = folder.parent
 
 
-def _refresh(home: Path, res: Result) -> None:
+def _refresh(home: Path, res: Result, installed: bool) -> None:
     for tool, folder in (("update-mime-database", home / "mime"), ("update-desktop-database", home / "applications")):
         exe = shutil.which(tool)
+        if exe is None and tool == "update-desktop-database":
+            if folder.is_dir():
+                update_mime_cache(folder, installed)
+                res.notes.append(f"{tool} is not installed; {folder / 'mimeinfo.cache'} updated for the studio's types")
+            continue
         if exe is None:
             res.notes.append(f"{tool} is not installed; the desktop picks the change up at its next scan")
             continue
@@ -188,3 +194,29 @@ def _refresh(home: Path, res: Result) -> None:
         p = subprocess.run([exe, str(folder)], capture_output=True, text=True)
         res.notes.append(f"{tool} {folder}" if p.returncode == 0 else
                          f"{tool} failed ({p.returncode}): {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
+
+
+def update_mime_cache(apps: Path, add: bool) -> None:
+    """Do for the studio's launcher what ``update-desktop-database`` does, when it is missing:
+    list (``add``) or unlist it for its MIME types in ``apps/mimeinfo.cache``, keeping every other
+    application's entries. It comes first for the experiment type and last for plain JSON (the
+    studio must not become the default JSON viewer). An empty cache is removed."""
+    from .core.files import atomic_write_bytes
+
+    cache = apps / "mimeinfo.cache"
+    entries: dict[str, list[str]] = {}
+    if cache.is_file():
+        for line in cache.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, sep, value = line.partition("=")
+            if sep and not line.startswith("["):
+                entries[key.strip()] = [d for d in value.strip().split(";") if d]
+    for mime in (EXPERIMENT_TYPE, "application/json"):
+        ids = [d for d in entries.get(mime, []) if d != DESKTOP_ID]
+        if add:
+            ids = [DESKTOP_ID] + ids if mime == EXPERIMENT_TYPE else ids + [DESKTOP_ID]
+        entries[mime] = ids
+    lines = [f"{mime}={';'.join(ids)};" for mime, ids in entries.items() if ids]
+    if lines:
+        atomic_write_bytes(cache, ("[MIME Cache]\n" + "\n".join(lines) + "\n").encode())
+    else:
+        cache.unlink(missing_ok=True)

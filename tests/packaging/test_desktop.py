@@ -172,3 +172,22 @@ def test_opening_an_experiment_file_shows_it_in_the_compare_view(monkeypatch, qt
     win.controller.runner.wait()
     win.view.runner.wait()
     win.close()
+
+
+def test_without_update_desktop_database_the_mime_cache_lists_the_studio_and_keeps_the_rest(tmp_path):
+    apps = tmp_path / "applications"
+    apps.mkdir()
+    cache = apps / "mimeinfo.cache"
+    cache.write_text("[MIME Cache]\napplication/json=viewer.desktop;\ntext/plain=edit.desktop;\n")
+    desktop.update_mime_cache(apps, add=True)
+    assert cache.read_text() == ("[MIME Cache]\napplication/json=viewer.desktop;gindex-studio.desktop;\n"
+                                 "text/plain=edit.desktop;\n"
+                                 f"{desktop.EXPERIMENT_TYPE}=gindex-studio.desktop;\n")
+    desktop.update_mime_cache(apps, add=True)  # again: listed once
+    assert cache.read_text().count("gindex-studio.desktop") == 2
+    desktop.update_mime_cache(apps, add=False)
+    assert cache.read_text() == "[MIME Cache]\napplication/json=viewer.desktop;\ntext/plain=edit.desktop;\n"
+    cache.write_text("[MIME Cache]\n")
+    desktop.update_mime_cache(apps, add=True)
+    desktop.update_mime_cache(apps, add=False)
+    assert not cache.exists()  # nothing else was in it
