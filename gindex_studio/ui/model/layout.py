@@ -58,6 +58,7 @@ def _components(ids, succ):
             adj[d].add(s)
     seen: set = set()
     comps = []
+    order = {v: k for k, v in enumerate(ids)}
     for i in ids:
         if i in seen:
             continue
@@ -70,7 +71,6 @@ def _components(ids, succ):
                 if w not in seen:
                     seen.add(w)
                     stack.append(w)
-        order = {v: k for k, v in enumerate(ids)}
         comps.append(sorted(comp, key=order.__getitem__))
     comps.sort(key=lambda c: -len(c))
     return comps
