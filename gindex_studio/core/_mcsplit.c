@@ -1410,6 +1410,353 @@ done:
     return result;
 }
 
+/* ---- node weights w of every same-type pair (matching._weights, paper and companion) --------- *
+ *
+ * weights(types1, vals1, loops1, by_type2, vals2, loops2, companion, self_equal1)
+ *   types1: the type of each reference vertex; vals1 / vals2: Signature.values per vertex;
+ *   by_type2: {type: [generated vertices]}; loops1 / loops2: self-loop port sets per vertex, or
+ *   None when they need not agree; companion: 0 (paper: K = keys(u) ∪ keys(v), JSON values) or 1
+ *   (K = keys(u), a key missing in v is null); self_equal1: Signature.self_equal per reference
+ *   vertex (companion only: False takes Python's `v.get(k) == u_value`, no identity shortcut).
+ * returns (raw, w, scale): raw {(u, v): (num, den)} for w > 0, w {(u, v): num * scale / den} and
+ * scale the least common multiple of the denominators; w and scale are None when the scale would
+ * reach 2^62 (the caller then scales in Python).
+ *
+ * The counts are those of the Signature's frozensets: a value equal under a key present on both
+ * sides is an item of both (PyObject_RichCompareBool, identity first, as set membership; the
+ * canonical values hash consistently with ==). */
+
+static int paper_count(PyObject *a, PyObject *b, long long *num, long long *den)
+{
+    Py_ssize_t la = PyDict_GET_SIZE(a), lb = PyDict_GET_SIZE(b);
+    PyObject *s = la <= lb ? a : b, *o = la <= lb ? b : a;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    long long common = 0, eq = 0;
+    while (PyDict_Next(s, &pos, &k, &v)) {
+        PyObject *ov = PyDict_GetItemWithError(o, k);
+        if (!ov) {
+            if (PyErr_Occurred())
+                return -1;
+            continue;
+        }
+        common++;
+        int r = PyObject_RichCompareBool(v, ov, Py_EQ);
+        if (r < 0)
+            return -1;
+        eq += r;
+    }
+    *den = (long long)(la + lb - common);
+    *num = eq;
+    return 0;
+}
+
+static int companion_count(PyObject *a, PyObject *b, int self_equal, long long *num)
+{
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    long long eq = 0;
+    while (PyDict_Next(a, &pos, &k, &v)) {
+        PyObject *bv = PyDict_GetItemWithError(b, k);
+        if (!bv && PyErr_Occurred())
+            return -1;
+        if (self_equal) { /* |a.items ∩ b.items| + |a.none_keys − b.keys| */
+            if (!bv) {
+                eq += v == Py_None;
+                continue;
+            }
+            int r = PyObject_RichCompareBool(v, bv, Py_EQ);
+            if (r < 0)
+                return -1;
+            eq += r;
+        } else { /* b.values.get(k) == v */
+            PyObject *res = PyObject_RichCompare(bv ? bv : Py_None, v, Py_EQ);
+            if (!res)
+                return -1;
+            int r = PyObject_IsTrue(res);
+            Py_DECREF(res);
+            if (r < 0)
+                return -1;
+            eq += r;
+        }
+    }
+    *num = eq;
+    return 0;
+}
+
+/* a new reference to the tuple (a, b) of two ints, or NULL */
+static PyObject *pair_of(long long a, long long b)
+{
+    PyObject *x = PyLong_FromLongLong(a), *y = PyLong_FromLongLong(b);
+    if (!x || !y) {
+        Py_XDECREF(x);
+        Py_XDECREF(y);
+        return NULL;
+    }
+    PyObject *t = PyTuple_New(2);
+    if (!t) {
+        Py_DECREF(x);
+        Py_DECREF(y);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    return t;
+}
+
+static long long gcd_ll(long long a, long long b)
+{
+    while (b) {
+        long long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static PyObject *py_weights(PyObject *self, PyObject *args)
+{
+    PyObject *types1, *vals1, *loops1, *by_type2, *vals2, *loops2, *self_equal1;
+    int companion;
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!OpO", &PyList_Type, &types1, &PyList_Type, &vals1, &loops1, &PyDict_Type,
+                          &by_type2, &PyList_Type, &vals2, &loops2, &companion, &self_equal1))
+        return NULL;
+    const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(vals2);
+    const int check_loops = loops1 != Py_None;
+    if (PyList_GET_SIZE(vals1) != n1 || (check_loops && (!PyList_Check(loops1) || PyList_GET_SIZE(loops1) != n1 ||
+                                                         !PyList_Check(loops2) || PyList_GET_SIZE(loops2) != n2)) ||
+        (companion && (!PyList_Check(self_equal1) || PyList_GET_SIZE(self_equal1) != n1))) {
+        PyErr_SetString(PyExc_ValueError, "weights: one entry per vertex expected");
+        return NULL;
+    }
+    PyObject *raw = PyDict_New(), *w = NULL, *out = NULL;
+    /* (u, v, num, den) of each pair with w > 0 (den 0: w = 1 with nothing to compare) */
+    Py_ssize_t cap = 64, n = 0;
+    long long *rows = malloc((size_t)cap * 4 * sizeof(long long));
+    if (!raw || !rows) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    long long scale = 1;
+    int overflow = 0;
+    for (Py_ssize_t u = 0; u < n1; u++) {
+        PyObject *vs = PyDict_GetItemWithError(by_type2, PyList_GET_ITEM(types1, u));
+        if (!vs) {
+            if (PyErr_Occurred())
+                goto done;
+            continue;
+        }
+        if (!PyList_Check(vs)) {
+            PyErr_SetString(PyExc_TypeError, "weights: by_type2 values must be lists");
+            goto done;
+        }
+        PyObject *a = PyList_GET_ITEM(vals1, u);
+        if (!PyDict_Check(a)) {
+            PyErr_SetString(PyExc_TypeError, "weights: values must be dicts");
+            goto done;
+        }
+        int se = 1;
+        if (companion && (se = PyObject_IsTrue(PyList_GET_ITEM(self_equal1, u))) < 0)
+            goto done;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(vs); i++) {
+            long long v = PyLong_AsLongLong(PyList_GET_ITEM(vs, i));
+            if (v == -1 && PyErr_Occurred())
+                goto done;
+            if (v < 0 || v >= n2) {
+                PyErr_SetString(PyExc_ValueError, "weights: vertex out of range");
+                goto done;
+            }
+            if (check_loops) {
+                int r = PyObject_RichCompareBool(PyList_GET_ITEM(loops1, u), PyList_GET_ITEM(loops2, v), Py_EQ);
+                if (r < 0)
+                    goto done;
+                if (!r)
+                    continue;
+            }
+            PyObject *b = PyList_GET_ITEM(vals2, v);
+            if (!PyDict_Check(b)) {
+                PyErr_SetString(PyExc_TypeError, "weights: values must be dicts");
+                goto done;
+            }
+            long long num, den;
+            if (companion) {
+                den = (long long)PyDict_GET_SIZE(a);
+                if (den && companion_count(a, b, se, &num) < 0)
+                    goto done;
+            } else if (paper_count(a, b, &num, &den) < 0)
+                goto done;
+            if (den == 0)
+                num = 0; /* w = 1: recorded as (1, 1) below, no denominator */
+            else if (num == 0)
+                continue;
+            if (n == cap) {
+                long long *bigger = realloc(rows, (size_t)cap * 8 * sizeof(long long));
+                if (!bigger) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                rows = bigger;
+                cap *= 2;
+            }
+            rows[4 * n] = (long long)u;
+            rows[4 * n + 1] = v;
+            rows[4 * n + 2] = num;
+            rows[4 * n + 3] = den;
+            n++;
+            if (den && !overflow) {
+                long long g = gcd_ll(scale, den), f = scale / g;
+                if (f > (((long long)1 << 62) - 1) / den)
+                    overflow = 1;
+                else
+                    scale = f * den;
+            }
+        }
+    }
+    if (!overflow && !(w = PyDict_New()))
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long u = rows[4 * i], v = rows[4 * i + 1], num = rows[4 * i + 2], den = rows[4 * i + 3];
+        PyObject *key = pair_of(u, v);
+        PyObject *val = den ? pair_of(num, den) : pair_of(1, 1);
+        int bad = !key || !val || PyDict_SetItem(raw, key, val) < 0;
+        if (!bad && w) {
+            /* num * (scale / den) <= scale < 2^62 */
+            PyObject *x = PyLong_FromLongLong(den ? num * (scale / den) : scale);
+            bad = !x || PyDict_SetItem(w, key, x) < 0;
+            Py_XDECREF(x);
+        }
+        Py_XDECREF(key);
+        Py_XDECREF(val);
+        if (bad)
+            goto done;
+    }
+    if (w)
+        out = Py_BuildValue("(OOL)", raw, w, scale);
+    else
+        out = Py_BuildValue("(OOO)", raw, Py_None, Py_None);
+done:
+    free(rows);
+    Py_XDECREF(raw);
+    Py_XDECREF(w);
+    return out;
+}
+
+static PyObject *_str_type, *_str_values, *_str_none_keys, *_str_self_equal;
+
+/* ---- signatures of a flow's nodes (similarity.signature, paper and companion) ----------------- *
+ *
+ * signatures(datas, ignored, companion, canonical, cls) -> [Signature]
+ *   datas: node dicts; ignored: the keys never compared (a frozenset); canonical: the profile's
+ *   canonical-value function, called for values that are not str, int, float or None (exact
+ *   types: a bool is canonicalised); cls: similarity.Signature, filled as similarity.signature
+ *   fills it (type = str(data.get("type")), values, none_keys, self_equal) except keys and items,
+ *   which Signature builds from values on first use. */
+
+static PyObject *one_signature(PyObject *data, PyObject *ignored, int companion, PyObject *canonical, PyTypeObject *cls,
+                               PyObject *empty_args, PyObject *empty_set)
+{
+    PyObject *values = NULL, *none_keys = NULL, *type = NULL, *obj = NULL, *dict = NULL, *result = NULL,
+             *nonelist = NULL;
+    if (!PyDict_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "signatures: node dicts expected");
+        return NULL;
+    }
+    int self_equal = 1;
+    if (!(values = PyDict_New()))
+        goto done;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(data, &pos, &k, &v)) {
+        int r = PySet_Contains(ignored, k);
+        if (r < 0)
+            goto done;
+        if (r)
+            continue;
+        PyObject *cv;
+        if (v == Py_None || PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
+            cv = v;
+            Py_INCREF(cv);
+        } else if (!(cv = PyObject_CallOneArg(canonical, v)))
+            goto done;
+        if (companion) {
+            if (cv == Py_None) {
+                if (!nonelist && !(nonelist = PyList_New(0))) {
+                    Py_DECREF(cv);
+                    goto done;
+                }
+                if (PyList_Append(nonelist, k) < 0) {
+                    Py_DECREF(cv);
+                    goto done;
+                }
+            } else if (PyFloat_CheckExact(cv) && PyFloat_AS_DOUBLE(cv) != PyFloat_AS_DOUBLE(cv))
+                self_equal = 0; /* a NaN: v == v is False */
+        }
+        int bad = PyDict_SetItem(values, k, cv) < 0;
+        Py_DECREF(cv);
+        if (bad)
+            goto done;
+    }
+    if (nonelist) {
+        if (!(none_keys = PyFrozenSet_New(nonelist)))
+            goto done;
+    } else {
+        none_keys = empty_set;
+        Py_INCREF(none_keys);
+    }
+    PyObject *t = PyDict_GetItemWithError(data, _str_type);
+    if (!t && PyErr_Occurred())
+        goto done;
+    if (!(type = PyObject_Str(t ? t : Py_None)))
+        goto done;
+    if (!(obj = PyBaseObject_Type.tp_new(cls, empty_args, NULL)))
+        goto done;
+    if (!(dict = PyObject_GenericGetDict(obj, NULL)))
+        goto done;
+    if (PyDict_SetItem(dict, _str_type, type) < 0 || PyDict_SetItem(dict, _str_values, values) < 0 ||
+        PyDict_SetItem(dict, _str_none_keys, none_keys) < 0 ||
+        PyDict_SetItem(dict, _str_self_equal, self_equal ? Py_True : Py_False) < 0)
+        goto done;
+    result = obj;
+    obj = NULL;
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(none_keys);
+    Py_XDECREF(type);
+    Py_XDECREF(obj);
+    Py_XDECREF(dict);
+    Py_XDECREF(nonelist);
+    return result;
+}
+
+static PyObject *py_signatures(PyObject *self, PyObject *args)
+{
+    PyObject *datas, *ignored, *canonical, *cls;
+    int companion;
+    if (!PyArg_ParseTuple(args, "O!O!pOO!", &PyList_Type, &datas, &PyFrozenSet_Type, &ignored, &companion, &canonical,
+                          &PyType_Type, &cls))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(datas);
+    PyObject *out = PyList_New(n), *empty_args = PyTuple_New(0), *empty_set = PyFrozenSet_New(NULL);
+    if (!out || !empty_args || !empty_set) {
+        Py_XDECREF(out);
+        out = NULL;
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *sig = one_signature(PyList_GET_ITEM(datas, i), ignored, companion, canonical, (PyTypeObject *)cls,
+                                      empty_args, empty_set);
+        if (!sig) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, sig);
+    }
+done:
+    Py_XDECREF(empty_args);
+    Py_XDECREF(empty_set);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
      "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel])\n"
@@ -1425,6 +1772,14 @@ static PyMethodDef methods[] = {
      "The companion profile's maximum-weight clique search (matching._CliqueSearch) on the\n"
      "association vertices verts [(u, v)] in branching order, their integer weights and node-type\n"
      "ids; the other arguments and the result as for search()."},
+    {"weights", py_weights, METH_VARARGS,
+     "weights(types1, vals1, loops1, by_type2, vals2, loops2, companion, self_equal1) -> (raw, w, scale)\n\n"
+     "The node weights of every same-type pair with w > 0, as matching._weights computes them for\n"
+     "the paper (companion=0) and companion (companion=1) profiles; w and scale are None when the\n"
+     "scale would reach 2^62."},
+    {"signatures", py_signatures, METH_VARARGS,
+     "signatures(datas, ignored, companion, canonical, cls) -> [Signature]\n\n"
+     "similarity.signature of every node dict, paper (companion=0) or companion (companion=1)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1435,10 +1790,14 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 4
+#define API_VERSION 5
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {
+    if (!(_str_type = PyUnicode_InternFromString("type")) || !(_str_values = PyUnicode_InternFromString("values")) ||
+        !(_str_none_keys = PyUnicode_InternFromString("none_keys")) ||
+        !(_str_self_equal = PyUnicode_InternFromString("self_equal")))
+        return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m && PyModule_AddIntConstant(m, "API_VERSION", API_VERSION) < 0) {
         Py_DECREF(m);

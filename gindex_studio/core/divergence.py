@@ -14,8 +14,8 @@ from typing import Iterable
 
 from .flow import Flow, normalise_wires
 from .lenient import SyntaxIssue
-from .matching import Graph, Match, build_graph, max_common_subgraph
-from .similarity import PROFILES, differing_keys, signature
+from .matching import Graph, Match, max_common_subgraph
+from .similarity import PROFILES, differing_keys, signatures
 from .summary import summarise
 
 
@@ -78,28 +78,88 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     ids = [d["id"] for d in nodes]
     index = {i: k for k, i in enumerate(ids)}
     profile = options.profile
-    sigs = [signature(d, profile) for d in datas]
-    warnings = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node", "encoding")]
-    warnings = summarise(warnings + loop_warnings(flow))
-    edge_idx = []
+    sigs = signatures(datas, profile)
+    n = len(nodes)
     edges = set()
+    out: list[dict[int, int]] = [{} for _ in range(n)]  # the Graph's adjacency, built here directly
+    inn: list[dict[int, int]] = [{} for _ in range(n)]
+    loops = [_NO_LOOPS] * n
     port_aware = options.port_aware
+    flatland = profile == "flatland"
+    back = []  # wires (k, j) with j <= k: without any, file order is a topological order (no loop)
     for k, d in enumerate(nodes):
+        wires = d.get("wires")
+        if not wires:
+            continue
         src = ids[k]
-        ports = normalise_wires(d.get("wires"))
+        # normalise_wires, without copying the usual list of lists (non-string targets skipped below)
+        ports = wires if type(wires) is list and all(type(p) is list for p in wires) else normalise_wires(wires)
         for port, targets in enumerate(ports):
             for t in targets:
-                if profile == "flatland" and (t == src or (port == 1 and t in ports[0])):
-                    continue  # no self-loops; out and body to one target: labelled out, as the reference
+                if type(t) is not str and not isinstance(t, str):
+                    continue
                 j = index.get(t)
-                if j is not None:
-                    if port_aware:
-                        edge_idx.append((k, port, j))
-                        edges.add((src, port, t))
-                    else:
-                        edge_idx.append((k, 0, j))
-                        edges.add((src, t))
-    return Prepared(build_graph(ids, sigs, edge_idx), edges, warnings)
+                if j is None:
+                    continue
+                if j <= k:
+                    back.append((k, j))
+                if flatland and (t == src or (port == 1 and t in ports[0])):
+                    continue  # no self-loops; out and body to one target: labelled out, as the reference
+                p = port if port_aware else 0
+                key = (src, port, t) if port_aware else (src, t)
+                if key in edges:
+                    continue
+                edges.add(key)
+                a = out[k]
+                a[p] = a.get(p, 0) | (1 << j)
+                a = inn[j]
+                a[p] = a.get(p, 0) | (1 << k)
+                if j == k:
+                    loops[k] = loops[k] | {p}
+    warnings = [p.message for p in flow.problems if p.kind in _READER_WARNINGS]
+    # the full cycle check (checks.cycle_problems) only when a loop may exist: it reads the whole
+    # flow (ignored types included), so it also runs whenever types are ignored
+    if options.ignore_types or (back and not _acyclic(out, back)):
+        warnings += loop_warnings(flow)
+    if warnings:
+        warnings = summarise(warnings)
+    return Prepared(Graph(ids, sigs, out, inn, loops, len(edges)), edges, warnings)
+
+
+_NO_LOOPS = frozenset()
+_READER_WARNINGS = frozenset({"dangling-wire", "duplicate-id", "invalid-node", "encoding"})
+
+
+def _acyclic(out: list[dict[int, int]], back: list) -> bool:
+    """True when the wires have no loop, a self-loop included (Kahn's test, linear). ``back``: the
+    wires (k, j) with j <= k; ``out``: the Graph's out-adjacency, where the flatland profile left
+    out only self-loops (seen in ``back``) and body-port wires doubling an out-port wire."""
+    n = len(out)
+    for k, j in back:
+        if k == j:
+            return False
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for k, ports in enumerate(out):
+        mask = 0
+        for m in ports.values():
+            mask |= m
+        while mask:
+            low = mask & -mask
+            j = low.bit_length() - 1
+            mask ^= low
+            succ[k].append(j)
+            indeg[j] += 1
+    stack = [k for k in range(n) if not indeg[k]]
+    seen = 0
+    while stack:
+        k = stack.pop()
+        seen += 1
+        for j in succ[k]:
+            indeg[j] -= 1
+            if not indeg[j]:
+                stack.append(j)
+    return seen == n
 
 
 def loop_warnings(flow: Flow) -> list[str]:

@@ -48,7 +48,7 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 4:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 5:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
@@ -117,6 +117,15 @@ class Graph:
             self.__dict__["_by_type"] = bt
         return bt
 
+    def columns(self) -> tuple[list, list, list]:
+        """(types, values, self_equal) of the signatures, one list each (computed once)."""
+        cols = self.__dict__.get("_columns")
+        if cols is None:
+            sigs = self.sigs
+            cols = self.__dict__["_columns"] = ([s.type for s in sigs], [s.values for s in sigs],
+                                                [s.self_equal for s in sigs])
+        return cols
+
     def has_edge(self, u: int, v: int) -> frozenset:
         """Ports of the edges u→v (empty frozenset when there is none)."""
         return frozenset(p for p, m in self.adj_out[u].items() if (m >> v) & 1)
@@ -164,13 +173,22 @@ class _Deadline(Exception):
 def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
     """Association vertices with w > 0: ``raw`` {(u, v): (num, den)}, ``w`` {(u, v): w·D} and the
     scale D (least common multiple of the denominators). ``similarity`` inlined, pairs of equal
-    type only (the same values as calling it on every pair)."""
+    type only (the same values as calling it on every pair); in C (``_mcsplit.weights``) for the
+    paper and companion profiles when the native search is in use."""
+    if profile != "flatland" and native_search_available():
+        types1, vals1, _se = g1.columns()
+        _t2, vals2, _se2 = g2.columns()
+        loops = (g1.selfloop, g2.selfloop) if loops_must_agree else (None, None)
+        raw, w, scale = _native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
+                                        profile == "companion", _se)
+        if w is not None:
+            return raw, w, scale
+        return (raw, *_scaled(raw))
     raw: dict[tuple[int, int], tuple[int, int]] = {}
     by_type = g2.by_type()
     sigs2 = g2.sigs
     loops1, loops2 = g1.selfloop, g2.selfloop
     paper = profile == "paper"
-    dens = set()
     for u, su in enumerate(g1.sigs):
         vs = by_type.get(su.type)
         if vs is None:
@@ -188,7 +206,6 @@ def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
                 num = len(ai & sv.items)
                 if num:
                     raw[(u, v)] = (num, den)
-                    dens.add(den)
             continue
         if profile == "flatland":  # graded weights per type (flatland.weights)
             for v in vs:
@@ -197,7 +214,6 @@ def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
                 num, den = similarity(su, sigs2[v], profile)
                 if num > 0:
                     raw[(u, v)] = (num, den)
-                    dens.add(den)
             continue
         den = len(su.keys)
         for v in vs:
@@ -209,12 +225,15 @@ def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
             num = companion_matches(su, sigs2[v])
             if num:
                 raw[(u, v)] = (num, den)
-                dens.add(den)
+    return (raw, *_scaled(raw))
+
+
+def _scaled(raw: dict) -> tuple[dict, int]:
+    """(w·D per pair, D) for exact weights {(u, v): (num, den)}: D the lcm of the denominators."""
     scale = 1
-    for den in dens:
+    for den in {den for _num, den in raw.values()}:
         scale = scale * den // math.gcd(scale, den)
-    w = {k: num * (scale // den) for k, (num, den) in raw.items()}
-    return raw, w, scale
+    return {k: num * (scale // den) for k, (num, den) in raw.items()}, scale
 
 
 def _pair_ok(g1: Graph, g2: Graph, u1: int, v1: int, u2: int, v2: int, mode: str) -> bool:

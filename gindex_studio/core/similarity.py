@@ -93,6 +93,15 @@ class Signature:
     none_keys: frozenset = frozenset()  # keys whose value is null (companion: equal to a missing key)
     self_equal: bool = True  # every value equals itself under == (False for a top-level NaN)
 
+    def __getattr__(self, name: str):
+        # reached only for a field not set: ``signatures`` (in C) leaves keys and items to be built
+        # from values on first use (the native weights never read them)
+        values = self.__dict__.get("values")
+        if values is None or name not in ("keys", "items"):
+            raise AttributeError(name)
+        value = self.__dict__[name] = frozenset(values) if name == "keys" else frozenset(values.items())
+        return value
+
 
 def signature(data: dict, profile: str = "paper") -> Signature:
     """Reduce a node dict to the Signature used by ``similarity`` under ``profile``."""
@@ -120,6 +129,19 @@ def signature(data: dict, profile: str = "paper") -> Signature:
 
 
 _EMPTY = frozenset()
+
+
+def signatures(datas: list[dict], profile: str = "paper") -> list[Signature]:
+    """``[signature(d, profile) for d in datas]``, in C for the paper and companion profiles when
+    the native search is in use (``matching.native_search_available``): the same Signatures."""
+    if profile in ("paper", "companion"):
+        from . import matching
+
+        if matching.native_search_available():
+            companion = profile == "companion"
+            return matching._native.signatures(datas, IGNORED if companion else PAPER_IGNORED, companion,
+                                               canonical_python if companion else canonical_json, Signature)
+    return [signature(d, profile) for d in datas]
 
 
 def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int, int]:

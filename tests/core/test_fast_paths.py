@@ -168,3 +168,124 @@ def test_report_fields_are_plain_attributes_after_the_first_access():
         pass
     else:
         raise AssertionError("unknown attributes must still raise AttributeError")
+
+
+def _wired(n: int, wires: list[tuple[int, int, int]], types: list[str]) -> list[dict]:
+    nodes = [{"id": f"n{i}", "type": types[i % len(types)], "wires": [[], []]} for i in range(n)]
+    for s, p, d in wires:
+        if f"n{d}" not in nodes[s]["wires"][p]:
+            nodes[s]["wires"][p].append(f"n{d}")
+    return nodes
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 7).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, 1), st.integers(0, n)), max_size=10))),
+    st.sampled_from(["paper", "companion", "flatland"]), st.sampled_from([(), ("b",)]),
+    st.sampled_from([["a", "b"], ["move", "loop", "turn"]]), st.booleans())
+def test_prepare_warnings_equal_the_full_cycle_check(nw, profile, ignore, types, dup):
+    """prepare runs checks.cycle_problems only when its cheap test finds a possible loop: the
+    warnings are those of always running it (wires against file order, self-loops, loops through
+    ignored types or a Flatland loop's body port, dangling wires, duplicate ids)."""
+    from gindex_studio.core.divergence import loop_warnings
+    from gindex_studio.core.summary import summarise
+
+    n, wires = nw
+    nodes = _wired(n, wires, types)  # a target n is a dangling wire
+    if dup:
+        nodes.append({"id": "n0", "type": "a", "wires": [["n0"]]})
+    flow = flow_from_nodes(nodes)
+    opts = ScoreOptions(profile=profile, ignore_types=ignore)
+    reader = [p.message for p in flow.problems if p.kind in ("dangling-wire", "duplicate-id", "invalid-node", "encoding")]
+    assert prepare(flow, opts).warnings == summarise(reader + loop_warnings(flow))
+
+
+nan_values = st.recursive(with_nan, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(
+    st.sampled_from(["p", "q"]), inner, max_size=2), max_leaves=4)
+nan_nodes = st.builds(lambda t, d: {"type": t, **d}, st.sampled_from(["inject", "function"]),
+                      st.dictionaries(keys, nan_values, max_size=5))
+
+
+def _native_or_skip():
+    from gindex_studio.core import matching
+
+    if not matching.native_search_available():
+        import pytest
+
+        pytest.skip("the C extension is not in use (GINDEX_PURE_PYTHON or not built): nothing native to compare")
+    return matching
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(nan_nodes, max_size=4), st.sampled_from(["paper", "companion"]))
+def test_native_signatures_equal_signature(datas, profile):
+    from gindex_studio.core.similarity import Signature, signatures
+
+    _native_or_skip()
+    got = signatures(datas, profile)
+    for s, d in zip(got, datas, strict=True):
+        e = signature(d, profile)
+        assert type(s) is Signature
+        assert (s.type, s.keys, s.items, s.values, s.none_keys, s.self_equal) == \
+            (e.type, e.keys, e.items, e.values, e.none_keys, e.self_equal)
+        assert s == e and hash(s.items) == hash(e.items)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(nan_nodes, max_size=6), st.lists(nan_nodes, max_size=6), st.sampled_from(["paper", "companion"]),
+       st.sets(st.integers(0, 5), max_size=2), st.sets(st.integers(0, 5), max_size=2))
+def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
+    """_mcsplit.weights against the Python loop, NaN values included (nested ones compare by
+    identity in a set, a top-level one in the companion's key-by-key count never equals)."""
+    import os
+
+    _native_or_skip()
+
+    def graph(datas, loops, prefix):
+        ids = [f"{prefix}{i}" for i in range(len(datas))]
+        return build_graph(ids, [signature(d, profile) for d in datas], [(i, 0, i) for i in loops if i < len(datas)])
+
+    g1, g2 = graph(d1, loops1, "a"), graph(d2, loops2, "b")
+    for agree in (True, False):
+        native = _weights(g1, g2, profile, agree)
+        os.environ["GINDEX_PURE_PYTHON"] = "1"
+        try:
+            python = _weights(g1, g2, profile, agree)
+        finally:
+            del os.environ["GINDEX_PURE_PYTHON"]
+        assert native == python
+
+
+wire_lists = st.lists(st.one_of(st.lists(st.sampled_from(["n0", "n1", "n2", "n3", "zz", 7, None, ("n1",)]).map(
+    lambda t: list(t) if isinstance(t, tuple) else t), max_size=4),
+                                st.sampled_from(["n0", "n1", "n2", 3])), max_size=3)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(wire_lists, st.just(None), st.just("n1")), min_size=1, max_size=4), st.booleans(),
+       st.sampled_from(["paper", "companion", "flatland"]))
+def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile):
+    """prepare builds the Graph's adjacency while reading the wires; it is build_graph of the
+    flow's edge set (spec §1: ports as normalise_wires reads them, duplicates once, dangling
+    wires dropped), under flatland without self-loops and with a body wire doubling out dropped."""
+    from gindex_studio.core.flow import normalise_wires
+
+    nodes = [{"id": f"n{i}", "type": "move" if profile == "flatland" else "t", **({} if w is None else {"wires": w})}
+             for i, w in enumerate(wires)]
+    flow = flow_from_nodes(nodes)
+    opts = ScoreOptions(profile=profile, port_aware=port_aware)
+    p = prepare(flow, opts)
+    ids = [d["id"] for d in nodes]
+    idx = {k: i for i, k in enumerate(ids)}
+    triples = []
+    for k, d in enumerate(nodes):
+        ports = normalise_wires(d.get("wires"))
+        for port, targets in enumerate(ports):
+            for t in targets:
+                if t not in idx or (opts.profile == "flatland" and (t == ids[k] or (port == 1 and t in ports[0]))):
+                    continue
+                triples.append((k, port if opts.port_aware else 0, idx[t]))
+    g = build_graph(ids, p.graph.sigs, triples)
+    assert (p.graph.adj_out, p.graph.adj_in, p.graph.selfloop, p.graph.n_edges) == \
+        (g.adj_out, g.adj_in, g.selfloop, g.n_edges)
+    assert p.edges == {(ids[s], q, ids[t]) if opts.port_aware else (ids[s], ids[t]) for s, q, t in triples}
