@@ -17,7 +17,7 @@
  * clique_search(...) is the companion profile's search (matching._CliqueSearch), further below.
  *
  * The GIL is released while searching. With check_signals, the GIL is taken back every 2^18
- * nodes to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt). A
+ * nodes and at least every 50 ms to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt). A
  * cancel buffer is read without the GIL every 128 nodes, next to the deadline (matching.CancelToken
  * owns such a byte); a cancel object with is_set() is polled with the GIL every 4096 nodes. A
  * cancelled search returns as a deadline-cut one does (best found, not exact, proven bound).
@@ -48,6 +48,10 @@ typedef struct {
     int64_t w;
 } Partner;
 
+/* signal handlers run at least this often (seconds) in a search started with check_signals: the
+ * clique search's nodes are slow (an assignment bound each), 2^18 of them can take seconds */
+#define SIGNAL_SECONDS 0.05
+
 /* what can stop a search: a deadline, a cancel flag or object, a signal (see poll_stop) */
 typedef struct {
     int use_deadline;
@@ -57,6 +61,7 @@ typedef struct {
     PyObject *cancel_poll;                     /* an object with is_set(), polled with the GIL */
     PyThreadState *ts;                         /* the saved thread state while the GIL is released */
     Py_buffer buf;                             /* the cancel buffer, held until release_stop */
+    double next_signals;                       /* when to run signal handlers next (check_signals) */
     int have_buf;
 } Stop;
 
@@ -378,7 +383,7 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
 
 /* Called every 128 search nodes without the GIL: 0, or why the search must stop. The deadline
  * and a cancel buffer are read every call, a cancel object is polled every 4096 nodes and signal
- * handlers run every 2^18 nodes (both with the GIL taken back). */
+ * handlers run every 2^18 nodes and at least every SIGNAL_SECONDS (both with the GIL taken back). */
 static int poll_stop(Stop *s, int64_t nodes)
 {
     if (s->use_deadline && now_seconds() > s->stop)
@@ -396,7 +401,8 @@ static int poll_stop(Stop *s, int64_t nodes)
         if (on)
             return ABORT_CANCEL;
     }
-    if (s->check_signals && (nodes & ((1 << 18) - 1)) == 0) {
+    if (s->check_signals && ((nodes & ((1 << 18) - 1)) == 0 || now_seconds() > s->next_signals)) {
+        s->next_signals = now_seconds() + SIGNAL_SECONDS;
         PyEval_RestoreThread(s->ts);
         int err = PyErr_CheckSignals();
         s->ts = PyEval_SaveThread();
@@ -413,6 +419,8 @@ static int init_stop(Stop *s, PyObject *remaining, int check_signals, PyObject *
 {
     memset(s, 0, sizeof(Stop));
     s->check_signals = check_signals;
+    if (check_signals)
+        s->next_signals = now_seconds() + SIGNAL_SECONDS;
     if (remaining != Py_None) {
         double r = PyFloat_AsDouble(remaining);
         if (r == -1.0 && PyErr_Occurred())
@@ -1418,9 +1426,10 @@ done:
  *   None when they need not agree; companion: 0 (paper: K = keys(u) ∪ keys(v), JSON values) or 1
  *   (K = keys(u), a key missing in v is null); self_equal1: Signature.self_equal per reference
  *   vertex (companion only: False takes Python's `v.get(k) == u_value`, no identity shortcut).
- * returns (raw, w, scale): raw {(u, v): (num, den)} for w > 0, w {(u, v): num * scale / den} and
- * scale the least common multiple of the denominators; w and scale are None when the scale would
- * reach 2^62 (the caller then scales in Python).
+ * returns (raw, w, scale, quick, total): raw {(u, v): (num, den)} for w > 0, w {(u, v): num *
+ * scale / den}, scale the least common multiple of the denominators, quick matching._quick_bound
+ * on w and total the sum of w; w and the rest are None when the scale would reach 2^62 (the
+ * caller then scales in Python), quick and total None when the total would.
  *
  * The counts are those of the Signature's frozensets: a value equal under a key present on both
  * sides is an item of both (PyObject_RichCompareBool, identity first, as set membership; the
@@ -1531,9 +1540,13 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
     }
     PyObject *raw = PyDict_New(), *w = NULL, *out = NULL;
     /* (u, v, num, den) of each pair with w > 0 (den 0: w = 1 with nothing to compare) */
-    Py_ssize_t cap = 64, n = 0;
+    Py_ssize_t cap = 64, n = 0, index_cap = 64;
     long long *rows = malloc((size_t)cap * 4 * sizeof(long long));
-    if (!raw || !rows) {
+    long long *best1 = NULL, *best2 = NULL, *sum1 = NULL, *sum2 = NULL;
+    int32_t *tid1 = NULL, *tid2 = NULL, *type_index = malloc((size_t)index_cap * sizeof(int32_t));
+    int n_types = 0, types_cap = 16;
+    PyObject **type_lists = malloc((size_t)types_cap * sizeof(PyObject *));
+    if (!raw || !rows || !type_index || !type_lists) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1549,6 +1562,22 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
         if (!PyList_Check(vs)) {
             PyErr_SetString(PyExc_TypeError, "weights: by_type2 values must be lists");
             goto done;
+        }
+        /* the type's index: by_type2 holds one list per type */
+        int ti = 0;
+        while (ti < n_types && type_lists[ti] != vs)
+            ti++;
+        if (ti == n_types) {
+            if (n_types == types_cap) {
+                PyObject **more = realloc(type_lists, (size_t)types_cap * 2 * sizeof(PyObject *));
+                if (!more) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                type_lists = more;
+                types_cap *= 2;
+            }
+            type_lists[n_types++] = vs;
         }
         PyObject *a = PyList_GET_ITEM(vals1, u);
         if (!PyDict_Check(a)) {
@@ -1598,6 +1627,16 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
                 rows = bigger;
                 cap *= 2;
             }
+            if (n == index_cap) {
+                int32_t *more = realloc(type_index, (size_t)index_cap * 2 * sizeof(int32_t));
+                if (!more) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                type_index = more;
+                index_cap *= 2;
+            }
+            type_index[n] = ti;
             rows[4 * n] = (long long)u;
             rows[4 * n + 1] = v;
             rows[4 * n + 2] = num;
@@ -1630,14 +1669,110 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
         if (bad)
             goto done;
     }
-    if (w)
-        out = Py_BuildValue("(OOL)", raw, w, scale);
-    else
-        out = Py_BuildValue("(OOO)", raw, Py_None, Py_None);
+    if (!w) {
+        out = Py_BuildValue("(OOOOO)", raw, Py_None, Py_None, Py_None, Py_None);
+        goto done;
+    }
+    /* the total of w and matching._quick_bound: Σ over types of min(Σ best w of each reference
+     * node, Σ best w of each generated node); None when the total reaches 2^62 */
+    long long total = 0;
+    int big = 0;
+    for (Py_ssize_t i = 0; i < n && !big; i++) {
+        long long x = rows[4 * i + 3] ? rows[4 * i + 2] * (scale / rows[4 * i + 3]) : scale;
+        rows[4 * i + 2] = x; /* rows now hold scaled weights */
+        if (x >= (((long long)1 << 62) - total))
+            big = 1;
+        else
+            total += x;
+    }
+    if (big) {
+        out = Py_BuildValue("(OOLOO)", raw, w, scale, Py_None, Py_None);
+        goto done;
+    }
+    best1 = calloc((size_t)n1 + 1, sizeof(long long));
+    best2 = calloc((size_t)n2 + 1, sizeof(long long));
+    tid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    tid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    if (!best1 || !best2 || !tid1 || !tid2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long u = rows[4 * i], v = rows[4 * i + 1], x = rows[4 * i + 2];
+        if (x > best1[u])
+            best1[u] = x;
+        if (x > best2[v])
+            best2[v] = x;
+        tid2[v] = tid1[u] = type_index[i]; /* a pair joins nodes of one type */
+    }
+    sum1 = calloc((size_t)n_types + 1, sizeof(long long));
+    sum2 = calloc((size_t)n_types + 1, sizeof(long long));
+    if (!sum1 || !sum2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t u = 0; u < n1; u++)
+        if (best1[u])
+            sum1[tid1[u]] += best1[u];
+    for (Py_ssize_t v = 0; v < n2; v++)
+        if (best2[v])
+            sum2[tid2[v]] += best2[v];
+    long long quick = 0;
+    for (int t = 0; t < n_types; t++)
+        quick += sum1[t] < sum2[t] ? sum1[t] : sum2[t];
+    out = Py_BuildValue("(OOLLL)", raw, w, scale, quick, total);
 done:
+    free(best1);
+    free(best2);
+    free(tid1);
+    free(tid2);
+    free(sum1);
+    free(sum2);
+    free(type_index);
+    free(type_lists);
     free(rows);
     Py_XDECREF(raw);
     Py_XDECREF(w);
+    return out;
+}
+
+/* weights_to(a, self_equal, others, companion) -> [float]: w(a, b) = num / den as a float (1.0 with
+ * no key to compare) for the Signature.values dicts ``others`` of a's type (curriculum._weights_to) */
+static PyObject *py_weights_to(PyObject *self, PyObject *args)
+{
+    PyObject *a, *others;
+    int se, companion;
+    if (!PyArg_ParseTuple(args, "O!pO!p", &PyDict_Type, &a, &se, &PyList_Type, &others, &companion))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(others);
+    PyObject *out = PyList_New(n);
+    if (!out)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = PyList_GET_ITEM(others, i);
+        if (!PyDict_Check(b)) {
+            PyErr_SetString(PyExc_TypeError, "weights_to: values must be dicts");
+            Py_DECREF(out);
+            return NULL;
+        }
+        long long num = 0, den;
+        if (companion) {
+            den = (long long)PyDict_GET_SIZE(a);
+            if (den && companion_count(a, b, se, &num) < 0) {
+                Py_DECREF(out);
+                return NULL;
+            }
+        } else if (paper_count(a, b, &num, &den) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *x = PyFloat_FromDouble(den ? (double)num / (double)den : 1.0);
+        if (!x) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, x);
+    }
     return out;
 }
 
@@ -1773,10 +1908,14 @@ static PyMethodDef methods[] = {
      "association vertices verts [(u, v)] in branching order, their integer weights and node-type\n"
      "ids; the other arguments and the result as for search()."},
     {"weights", py_weights, METH_VARARGS,
-     "weights(types1, vals1, loops1, by_type2, vals2, loops2, companion, self_equal1) -> (raw, w, scale)\n\n"
+     "weights(types1, vals1, loops1, by_type2, vals2, loops2, companion, self_equal1)\n"
+     "-> (raw, w, scale, quick, total)\n\n"
      "The node weights of every same-type pair with w > 0, as matching._weights computes them for\n"
-     "the paper (companion=0) and companion (companion=1) profiles; w and scale are None when the\n"
-     "scale would reach 2^62."},
+     "the paper (companion=0) and companion (companion=1) profiles, with the quick bound and the total\n"
+     "of w; None for those that would reach 2^62."},
+    {"weights_to", py_weights_to, METH_VARARGS,
+     "weights_to(values, self_equal, others, companion) -> [float]\n\n"
+     "w of one node against nodes of its type, as floats (curriculum._weights_to)."},
     {"signatures", py_signatures, METH_VARARGS,
      "signatures(datas, ignored, companion, canonical, cls) -> [Signature]\n\n"
      "similarity.signature of every node dict, paper (companion=0) or companion (companion=1)."},
@@ -1790,7 +1929,7 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 5
+#define API_VERSION 6
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -21,7 +21,8 @@ import numpy as np
 
 from .divergence import Prepared, ScoreOptions, delta_from_s, prepare
 from .flow import Flow
-from .matching import Graph, max_common_subgraph
+from .matching import Graph, max_common_subgraph, native_search_available
+from . import matching
 from .similarity import similarity
 
 Progress = Callable[[int, int], None]
@@ -162,43 +163,75 @@ class Curriculum:
         th = canonical_hash(task.graph)
         first = np.array([h == th for h in self.hashes], dtype=bool)
         order = np.lexsort((np.arange(len(lb)), lb, ~first))  # hash matches first, then by bound
-        best: dict[str, Fraction] = {d: Fraction(2) for d in groups}
-        best_idx: dict[str, int | None] = {d: None for d in groups}
-        cut: dict[str, list[Fraction]] = {d: [] for d in groups}  # Δ lower bounds of deadline-cut searches
-        searched = {d: 0 for d in groups}
-        skipped = {d: 0 for d in groups}
+        if len(groups) == 1:
+            per_group = {groups[0]: order}
+        else:  # each group's programs in that order (a group's minimum depends on its own programs only)
+            codes = np.array([self._group_code(groups, g) for g in group_of], dtype=np.int64)[order]
+            per_group = {d: order[codes == c] for c, d in enumerate(groups)}
+        return {d: self._nearest_in(task, idx, lb, first, deadline) for d, idx in per_group.items()}
+
+    def _group_code(self, groups: Sequence[str], name: str) -> int:
+        codes = self.__dict__.get("_codes")
+        if codes is None or codes[0] is not groups:
+            codes = self.__dict__["_codes"] = (groups, {d: c for c, d in enumerate(groups)})
+        return codes[1][name]
+
+    def _nearest_in(self, task: Prepared, idx: np.ndarray, lb: np.ndarray, first: np.ndarray,
+                    deadline: float | None) -> Nearest:
+        """The minimum over the programs ``idx`` (hash matches first, then by ascending bound).
+        Δ values are exact rationals kept as integer pairs (num, den); a program is skipped when its
+        bound is ≥ the minimum so far, and once a program past the hash matches is, so is the rest."""
+        bn, bd = 2, 1  # the minimum so far, Δ = bn / bd (2: none yet)
+        best_f = 2.0  # float(bn / bd)
+        best_idx: int | None = None
+        cut: list[tuple[int, int]] = []  # Δ lower bounds of deadline-cut searches
+        searched = skipped = 0
         n1 = task.n
-        for i in order:
-            d = group_of[i]
-            if lb[i] >= best[d] and best_idx[d] is not None:
-                skipped[d] += 1
-                continue
+        profile = self.options.profile
+        lbs = lb[idx].tolist()
+        firsts = first[idx].tolist()
+        for k, i in enumerate(idx.tolist()):
+            if best_idx is not None:
+                b = lbs[k]  # b ≥ bn/bd exactly: decided by floats unless they are equal
+                if b > best_f or (b == best_f and Fraction(b) >= Fraction(bn, bd)):
+                    if firsts[k]:
+                        skipped += 1
+                        continue
+                    skipped += len(lbs) - k  # the bounds only grow from here and the minimum only falls
+                    break
             prog = self.programs[i]
             n2 = prog.n
             if n1 == 0 or n2 == 0:
-                value = Fraction(1)
-                if value < best[d]:
-                    best[d], best_idx[d] = value, int(i)
+                if bd > bn:  # Δ = 1 < minimum
+                    bn, bd, best_f, best_idx = 1, 1, 1.0, int(i)
                 continue
             # only S with 1 - S²/(n1 n2) < best matters: S² > (1 - best)·n1·n2
-            threshold = (1 - best[d]) * n1 * n2 if best_idx[d] is not None else None
-            m = max_common_subgraph(task.graph, prog.graph, self.options.profile, deadline=deadline,
-                                    threshold_sq=threshold)
-            searched[d] += 1
+            threshold = ((bd - bn) * n1 * n2, bd) if best_idx is not None else None
+            m = max_common_subgraph(task.graph, prog.graph, profile, deadline=deadline, threshold_sq=threshold)
+            searched += 1
             if not m.exact:
-                cut[d].append(delta_from_s(Fraction(*m.upper), n1, n2))
+                cut.append(_delta_pair(m.upper, n1, n2))
             if m.improved or threshold is None:
-                value = delta_from_s(Fraction(*m.weight), n1, n2)
-                if value < best[d]:
-                    best[d], best_idx[d] = value, int(i)
-        return {
-            d: _finish_nearest(best[d], best_idx[d], cut[d], searched[d], skipped[d]) for d in groups
-        }
+                vn, vd = _delta_pair(m.weight, n1, n2)
+                if vn * bd < bn * vd:
+                    bn, bd, best_idx = vn, vd, int(i)
+                    best_f = vn / vd
+        return _finish_nearest(Fraction(bn, bd), best_idx, [Fraction(*c) for c in cut], searched, skipped)
+
+
+def _delta_pair(s: tuple[int, int], n1: int, n2: int) -> tuple[int, int]:
+    """Δ = 1 − S²/(n1·n2) for S = num/den as integers (num', den'), den' > 0 (n1, n2 > 0)."""
+    num, den = s
+    total = den * den * n1 * n2
+    return total - num * num, total
 
 
 def _weights_to(su, others: list, profile: str) -> list[float]:
     """w(su, s) as floats (num / den) for signatures ``others`` of su's type: ``similarity``
-    inlined for the paper profile (the same values)."""
+    inlined for the paper profile (the same values); in C for paper and companion when the native
+    search is in use."""
+    if profile in ("paper", "companion") and native_search_available():
+        return matching._native.weights_to(su.values, su.self_equal, [sv.values for sv in others], profile == "companion")
     if profile != "paper":
         out = []
         for sv in others:

@@ -291,24 +291,24 @@ def score_prepared(
         i2 = {k: i for i, k in enumerate(g2.ids)}
         warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
     m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx, cancel=cancel)
-    delta = _delta_of(m.weight, g1.n, g2.n)
-    delta_lower = _delta_of(m.upper, g1.n, g2.n) if not m.exact else delta
+    delta, theta = _delta_of(m.weight, g1.n, g2.n)
+    delta_lower = _delta_of(m.upper, g1.n, g2.n)[0] if not m.exact else delta
     warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
     if not m.exact:
         why = "was cancelled" if m.cancelled else f"stopped at the {options.deadline:g} s deadline"
         warnings.append(
             f"search {why}: Δ is an upper bound, the exact value lies in "
-            f"[{float(delta_lower):.6f}, {float(delta):.6f}]"
+            f"[{delta_lower:.6f}, {delta:.6f}]"
         )
     num, den = m.weight
     r = ScoreResult.__new__(ScoreResult)
     r.__dict__.update(
-        delta=float(delta),
-        theta=float(1 - delta),
+        delta=delta,
+        theta=theta,
         profile=options.profile,
         options=options.to_dict(),
         exact=m.exact,
-        delta_lower=float(delta_lower),
+        delta_lower=delta_lower,
         s=num / den,
         s_exact=f"{num}/{den}" if den != 1 else str(num),
         n_reference=g1.n,
@@ -321,13 +321,16 @@ def score_prepared(
     return r
 
 
-def _delta_of(s: tuple[int, int], n1: int, n2: int) -> Fraction:
-    """``delta_from_s`` for S = num/den given as a reduced integer pair: one Fraction, integers."""
+def _delta_of(s: tuple[int, int], n1: int, n2: int) -> tuple[float, float]:
+    """(Δ, θ) as floats for S = num/den, both the correctly rounded value of the exact fraction
+    (``float(delta_from_s(...))`` and ``float(1 - delta_from_s(...))``): integer true division
+    rounds correctly, so no Fraction is needed."""
     if n1 == 0 or n2 == 0:
-        return Fraction(1)
+        return 1.0, 0.0
     num, den = s
     total = den * den * n1 * n2
-    return Fraction(total - num * num, total)
+    sq = num * num
+    return (total - sq) / total, sq / total
 
 
 def _report(p1: Prepared, p2: Prepared, m: Match, profile: str, syntax) -> dict:

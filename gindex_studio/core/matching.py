@@ -48,7 +48,7 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 5:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 6:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
@@ -126,6 +126,16 @@ class Graph:
                                                 [s.self_equal for s in sigs])
         return cols
 
+    def groups(self) -> tuple[list[int], list[tuple]]:
+        """(group of each vertex, the groups' keys (type, self-loop ports) in order of first
+        occurrence); computed once."""
+        gr = self.__dict__.get("_groups")
+        if gr is None:
+            ids: dict[tuple, int] = {}
+            gr = self.__dict__["_groups"] = ([ids.setdefault((s.type, self.selfloop[u]), len(ids))
+                                               for u, s in enumerate(self.sigs)], list(ids))
+        return gr
+
     def has_edge(self, u: int, v: int) -> frozenset:
         """Ports of the edges u→v (empty frozenset when there is none)."""
         return frozenset(p for p, m in self.adj_out[u].items() if (m >> v) & 1)
@@ -175,15 +185,29 @@ def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
     scale D (least common multiple of the denominators). ``similarity`` inlined, pairs of equal
     type only (the same values as calling it on every pair); in C (``_mcsplit.weights``) for the
     paper and companion profiles when the native search is in use."""
-    if profile != "flatland" and native_search_available():
+    return _weights_full(g1, g2, profile, loops_must_agree)[:3]
+
+
+def _weights_full(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool, native: bool | None = None):
+    """``_weights`` and (quick, total): ``_quick_bound`` and Σ w when C computed them, else None.
+    ``native``: ``native_search_available()`` when the caller has just asked it."""
+    if native is None:
+        native = native_search_available()
+    if profile != "flatland" and native:
         types1, vals1, _se = g1.columns()
         _t2, vals2, _se2 = g2.columns()
         loops = (g1.selfloop, g2.selfloop) if loops_must_agree else (None, None)
-        raw, w, scale = _native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
-                                        profile == "companion", _se)
+        raw, w, scale, quick, total = _native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
+                                                      profile == "companion", _se)
         if w is not None:
-            return raw, w, scale
-        return (raw, *_scaled(raw))
+            return raw, w, scale, quick, total
+        return (raw, *_scaled(raw), None, None)
+    raw = _python_weights(g1, g2, profile, loops_must_agree)
+    return (raw, *_scaled(raw), None, None)
+
+
+def _python_weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool) -> dict:
+    """{(u, v): (num, den)} for w > 0, in Python."""
     raw: dict[tuple[int, int], tuple[int, int]] = {}
     by_type = g2.by_type()
     sigs2 = g2.sigs
@@ -225,7 +249,7 @@ def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
             num = companion_matches(su, sigs2[v])
             if num:
                 raw[(u, v)] = (num, den)
-    return (raw, *_scaled(raw))
+    return raw
 
 
 def _scaled(raw: dict) -> tuple[dict, int]:
@@ -271,27 +295,31 @@ def max_common_subgraph(
 
     ``warm``: pairs of a previous mapping, used as the first incumbent where still valid.
     ``threshold``: only a mapping with S strictly greater than this fraction (num, den) is of
-    interest; ``threshold_sq``: likewise for S² > this Fraction (exact, used by Ω: Δ < best ⇔
-    S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
+    interest; ``threshold_sq``: likewise for S² > this Fraction, or integers (num, den) with
+    den > 0 (exact, used by Ω: Δ < best ⇔ S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     """
-    raw, w, scale = _weights(g1, g2, profile, loops_must_agree=(profile == "paper"))
+    use_native = native_search_available()
+    raw, w, scale, quick, total = _weights_full(g1, g2, profile, profile == "paper", use_native)
     mode = "or" if profile == "companion" else "and"  # paper and flatland: Eq. 12 as written
     warm_pairs = consistent_subset(g1, g2, warm, w, mode)
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
     # the search looks for S*D strictly above ``floor`` (an integer)
     t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
-    if threshold_sq is not None and threshold_sq >= 0:
-        # integer X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
-        q = threshold_sq * scale * scale
-        t_floor = max(t_floor, math.isqrt(q.numerator // q.denominator))
+    if threshold_sq is not None:
+        tn, td = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
+                                                                        threshold_sq.denominator)
+        if tn >= 0:  # (td > 0) integer X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
+            t_floor = max(t_floor, math.isqrt(tn * scale * scale // td))
     floor = max(warm_best, t_floor)
     if t_floor >= 0 and not warm_pairs:
-        quick = _quick_bound(g1, g2, w)
+        if quick is None:
+            quick = _quick_bound(g1, g2, w)
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
             return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
-    native = native_search_available() and floor < _NATIVE_LIMIT and sum(w.values()) < _NATIVE_LIMIT
+    native = (use_native and floor < _NATIVE_LIMIT
+              and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
     if profile == "companion":
         search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
     elif native:
@@ -492,9 +520,12 @@ class _NativeMcSplit:
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
         self.g1, self.g2, self.w = g1, g2, w
-        ids: dict[tuple, int] = {}
-        self.gid1 = [ids.setdefault((s.type, g1.selfloop[u]), len(ids)) for u, s in enumerate(g1.sigs)]
-        self.gid2 = [ids.get((s.type, g2.selfloop[v]), -1) for v, s in enumerate(g2.sigs)]
+        # group ids: numbered by first occurrence in g1; a group g1 lacks is -1
+        self.gid1, keys1 = g1.groups()
+        local2, keys2 = g2.groups()
+        ids = {k: i for i, k in enumerate(keys1)}
+        remap = [ids.get(k, -1) for k in keys2]
+        self.gid2 = [remap[x] for x in local2]
 
     def run(self, floor: int, stop_at: float | None, cancel=None):
         g1, g2 = self.g1, self.g2

@@ -202,7 +202,7 @@ def test_prepare_warnings_equal_the_full_cycle_check(nw, profile, ignore, types,
 
 nan_values = st.recursive(with_nan, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(
     st.sampled_from(["p", "q"]), inner, max_size=2), max_leaves=4)
-nan_nodes = st.builds(lambda t, d: {"type": t, **d}, st.sampled_from(["inject", "function"]),
+nan_nodes = st.builds(lambda t, d: {"type": t, **d}, st.sampled_from(["inject", "function", "debug"]),
                       st.dictionaries(keys, nan_values, max_size=5))
 
 
@@ -246,6 +246,16 @@ def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
         return build_graph(ids, [signature(d, profile) for d in datas], [(i, 0, i) for i in loops if i < len(datas)])
 
     g1, g2 = graph(d1, loops1, "a"), graph(d2, loops2, "b")
+    from gindex_studio.core.curriculum import _weights_to
+
+    for su in g1.sigs:  # Ω's per-node weights as floats (curriculum.lower_bounds)
+        others = [sv for sv in g2.sigs if sv.type == su.type]
+        native = _weights_to(su, others, profile)
+        os.environ["GINDEX_PURE_PYTHON"] = "1"
+        try:
+            assert native == _weights_to(su, others, profile)
+        finally:
+            del os.environ["GINDEX_PURE_PYTHON"]
     for agree in (True, False):
         native = _weights(g1, g2, profile, agree)
         os.environ["GINDEX_PURE_PYTHON"] = "1"
@@ -254,6 +264,10 @@ def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
         finally:
             del os.environ["GINDEX_PURE_PYTHON"]
         assert native == python
+        from gindex_studio.core.matching import _quick_bound, _weights_full
+
+        _r, w, _s, quick, total = _weights_full(g1, g2, profile, agree)
+        assert (quick, total) == (_quick_bound(g1, g2, w), sum(w.values()))
 
 
 wire_lists = st.lists(st.one_of(st.lists(st.sampled_from(["n0", "n1", "n2", "n3", "zz", 7, None, ("n1",)]).map(
@@ -289,3 +303,13 @@ def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile)
     assert (p.graph.adj_out, p.graph.adj_in, p.graph.selfloop, p.graph.n_edges) == \
         (g.adj_out, g.adj_in, g.selfloop, g.n_edges)
     assert p.edges == {(ids[s], q, ids[t]) if opts.port_aware else (ids[s], ids[t]) for s, q, t in triples}
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 10**6), st.integers(0, 5000), st.integers(0, 5000))
+def test_delta_by_integer_division_is_the_rounded_fraction(num, den, n1, n2):
+    """Δ and θ from integer true division are the floats of the exact Fractions, to the last bit."""
+    from gindex_studio.core.divergence import _delta_of
+
+    d = delta_from_s(Fraction(num, den), n1, n2)
+    assert _delta_of((num, den), n1, n2) == (float(d), float(1 - d))
