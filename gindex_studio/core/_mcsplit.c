@@ -1430,6 +1430,9 @@ done:
  * scale / den}, scale the least common multiple of the denominators, quick matching._quick_bound
  * on w and total the sum of w; w and the rest are None when the scale would reach 2^62 (the
  * caller then scales in Python), quick and total None when the total would.
+ * With threshold (tn, td), td > 0, tn >= 0: when quick <= isqrt(floor(tn * scale^2 / td)) (nothing
+ * can have S^2 > tn / td, matching.max_common_subgraph's threshold_sq) raw and w are None and no
+ * dict is built.
  *
  * The counts are those of the Signature's frozensets: a value equal under a key present on both
  * sides is an item of both (PyObject_RichCompareBool, identity first, as set membership; the
@@ -1525,11 +1528,17 @@ static long long gcd_ll(long long a, long long b)
 
 static PyObject *py_weights(PyObject *self, PyObject *args)
 {
-    PyObject *types1, *vals1, *loops1, *by_type2, *vals2, *loops2, *self_equal1;
+    PyObject *types1, *vals1, *loops1, *by_type2, *vals2, *loops2, *self_equal1, *threshold = Py_None;
     int companion;
-    if (!PyArg_ParseTuple(args, "O!O!OO!O!OpO", &PyList_Type, &types1, &PyList_Type, &vals1, &loops1, &PyDict_Type,
-                          &by_type2, &PyList_Type, &vals2, &loops2, &companion, &self_equal1))
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!OpO|O", &PyList_Type, &types1, &PyList_Type, &vals1, &loops1, &PyDict_Type,
+                          &by_type2, &PyList_Type, &vals2, &loops2, &companion, &self_equal1, &threshold))
         return NULL;
+    if (threshold != Py_None &&
+        (!PyTuple_Check(threshold) || PyTuple_GET_SIZE(threshold) != 2 || !PyLong_Check(PyTuple_GET_ITEM(threshold, 0)) ||
+         !PyLong_Check(PyTuple_GET_ITEM(threshold, 1)))) {
+        PyErr_SetString(PyExc_TypeError, "weights: threshold (num, den) of ints expected");
+        return NULL;
+    }
     const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(vals2);
     const int check_loops = loops1 != Py_None;
     if (PyList_GET_SIZE(vals1) != n1 || (check_loops && (!PyList_Check(loops1) || PyList_GET_SIZE(loops1) != n1 ||
@@ -1651,6 +1660,66 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
             }
         }
     }
+    long long total = 0, quick = 0;
+    int big = overflow; /* no total and quick bound */
+    /* the total of w and matching._quick_bound: Σ over types of min(Σ best w of each reference
+     * node, Σ best w of each generated node); none when the total reaches 2^62 */
+    for (Py_ssize_t i = 0; i < n && !big; i++) {
+        long long x = rows[4 * i + 3] ? rows[4 * i + 2] * (scale / rows[4 * i + 3]) : scale;
+        if (x >= (((long long)1 << 62) - total))
+            big = 1;
+        else
+            total += x;
+    }
+    if (!big) {
+        best1 = calloc((size_t)n1 + 1, sizeof(long long));
+        best2 = calloc((size_t)n2 + 1, sizeof(long long));
+        tid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+        tid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+        sum1 = calloc((size_t)n_types + 1, sizeof(long long));
+        sum2 = calloc((size_t)n_types + 1, sizeof(long long));
+        if (!best1 || !best2 || !tid1 || !tid2 || !sum1 || !sum2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long long u = rows[4 * i], v = rows[4 * i + 1];
+            long long x = rows[4 * i + 3] ? rows[4 * i + 2] * (scale / rows[4 * i + 3]) : scale;
+            if (x > best1[u])
+                best1[u] = x;
+            if (x > best2[v])
+                best2[v] = x;
+            tid2[v] = tid1[u] = type_index[i]; /* a pair joins nodes of one type */
+        }
+        for (Py_ssize_t u = 0; u < n1; u++)
+            if (best1[u])
+                sum1[tid1[u]] += best1[u];
+        for (Py_ssize_t v = 0; v < n2; v++)
+            if (best2[v])
+                sum2[tid2[v]] += best2[v];
+        for (int t = 0; t < n_types; t++)
+            quick += sum1[t] < sum2[t] ? sum1[t] : sum2[t];
+        if (threshold != Py_None) {
+            /* quick <= isqrt(floor(tn * scale^2 / td))  <=>  quick^2 * td <= tn * scale^2 */
+            PyObject *tn = PyTuple_GET_ITEM(threshold, 0), *td = PyTuple_GET_ITEM(threshold, 1);
+            PyObject *q = PyLong_FromLongLong(quick), *sc = PyLong_FromLongLong(scale);
+            PyObject *q2 = q ? PyNumber_Multiply(q, q) : NULL, *s2 = sc ? PyNumber_Multiply(sc, sc) : NULL;
+            PyObject *lhs = q2 ? PyNumber_Multiply(q2, td) : NULL, *rhs = s2 ? PyNumber_Multiply(tn, s2) : NULL;
+            int pruned = lhs && rhs ? PyObject_RichCompareBool(lhs, rhs, Py_LE) : -1;
+            Py_XDECREF(q);
+            Py_XDECREF(sc);
+            Py_XDECREF(q2);
+            Py_XDECREF(s2);
+            Py_XDECREF(lhs);
+            Py_XDECREF(rhs);
+            if (pruned < 0)
+                goto done;
+            if (pruned) {
+                out = Py_BuildValue("(OOLLL)", Py_None, Py_None, scale, quick, total);
+                goto done;
+            }
+        }
+    }
     if (!overflow && !(w = PyDict_New()))
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -1669,58 +1738,12 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
         if (bad)
             goto done;
     }
-    if (!w) {
+    if (!w)
         out = Py_BuildValue("(OOOOO)", raw, Py_None, Py_None, Py_None, Py_None);
-        goto done;
-    }
-    /* the total of w and matching._quick_bound: Σ over types of min(Σ best w of each reference
-     * node, Σ best w of each generated node); None when the total reaches 2^62 */
-    long long total = 0;
-    int big = 0;
-    for (Py_ssize_t i = 0; i < n && !big; i++) {
-        long long x = rows[4 * i + 3] ? rows[4 * i + 2] * (scale / rows[4 * i + 3]) : scale;
-        rows[4 * i + 2] = x; /* rows now hold scaled weights */
-        if (x >= (((long long)1 << 62) - total))
-            big = 1;
-        else
-            total += x;
-    }
-    if (big) {
+    else if (big)
         out = Py_BuildValue("(OOLOO)", raw, w, scale, Py_None, Py_None);
-        goto done;
-    }
-    best1 = calloc((size_t)n1 + 1, sizeof(long long));
-    best2 = calloc((size_t)n2 + 1, sizeof(long long));
-    tid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-    tid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
-    if (!best1 || !best2 || !tid1 || !tid2) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long long u = rows[4 * i], v = rows[4 * i + 1], x = rows[4 * i + 2];
-        if (x > best1[u])
-            best1[u] = x;
-        if (x > best2[v])
-            best2[v] = x;
-        tid2[v] = tid1[u] = type_index[i]; /* a pair joins nodes of one type */
-    }
-    sum1 = calloc((size_t)n_types + 1, sizeof(long long));
-    sum2 = calloc((size_t)n_types + 1, sizeof(long long));
-    if (!sum1 || !sum2) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t u = 0; u < n1; u++)
-        if (best1[u])
-            sum1[tid1[u]] += best1[u];
-    for (Py_ssize_t v = 0; v < n2; v++)
-        if (best2[v])
-            sum2[tid2[v]] += best2[v];
-    long long quick = 0;
-    for (int t = 0; t < n_types; t++)
-        quick += sum1[t] < sum2[t] ? sum1[t] : sum2[t];
-    out = Py_BuildValue("(OOLLL)", raw, w, scale, quick, total);
+    else
+        out = Py_BuildValue("(OOLLL)", raw, w, scale, quick, total);
 done:
     free(best1);
     free(best2);
@@ -1780,15 +1803,81 @@ static PyObject *_str_type, *_str_values, *_str_none_keys, *_str_self_equal;
 
 /* ---- signatures of a flow's nodes (similarity.signature, paper and companion) ----------------- *
  *
- * signatures(datas, ignored, companion, canonical, cls) -> [Signature]
- *   datas: node dicts; ignored: the keys never compared (a frozenset); canonical: the profile's
- *   canonical-value function, called for values that are not str, int, float or None (exact
- *   types: a bool is canonicalised); cls: similarity.Signature, filled as similarity.signature
+ * signatures(datas, ignored, companion, json_true, json_false, cls) -> [Signature]
+ *   datas: node dicts; ignored: the keys never compared (a frozenset); values that are not str,
+ *   int, float or None (exact types) are canonicalised as canonical_json (paper: true and false
+ *   become json_true and json_false) or canonical_python (companion) do; cls:
+ *   similarity.Signature, filled as similarity.signature
  *   fills it (type = str(data.get("type")), values, none_keys, self_equal) except keys and items,
  *   which Signature builds from values on first use. */
 
-static PyObject *one_signature(PyObject *data, PyObject *ignored, int companion, PyObject *canonical, PyTypeObject *cls,
-                               PyObject *empty_args, PyObject *empty_set)
+/* similarity.canonical_json (json: true and false are the given objects) or canonical_python:
+ * a dict becomes a frozenset of (key, canonical value), a list a tuple; a new reference */
+static PyObject *canonical_value(PyObject *v, PyObject *json_true, PyObject *json_false)
+{
+    if (json_true) {
+        if (v == Py_True) {
+            Py_INCREF(json_true);
+            return json_true;
+        }
+        if (v == Py_False) {
+            Py_INCREF(json_false);
+            return json_false;
+        }
+    }
+    int is_dict = PyDict_Check(v);
+    if (!is_dict && !PyList_Check(v)) {
+        Py_INCREF(v);
+        return v;
+    }
+    if (Py_EnterRecursiveCall(" in a canonical JSON value"))
+        return NULL;
+    PyObject *out = NULL;
+    if (is_dict) {
+        PyObject *items = PyList_New(0), *k, *x;
+        Py_ssize_t pos = 0;
+        if (!items)
+            goto done;
+        while (PyDict_Next(v, &pos, &k, &x)) {
+            PyObject *cx = canonical_value(x, json_true, json_false);
+            PyObject *pair = cx ? PyTuple_Pack(2, k, cx) : NULL;
+            Py_XDECREF(cx);
+            if (!pair || PyList_Append(items, pair) < 0) {
+                Py_XDECREF(pair);
+                Py_DECREF(items);
+                goto done;
+            }
+            Py_DECREF(pair);
+        }
+        out = PyFrozenSet_New(items);
+        Py_DECREF(items);
+    } else {
+        Py_ssize_t n = PyList_GET_SIZE(v);
+        PyObject *t = PyTuple_New(n);
+        if (!t)
+            goto done;
+        for (Py_ssize_t i = 0; i < n && i < PyList_GET_SIZE(v); i++) {
+            PyObject *cx = canonical_value(PyList_GET_ITEM(v, i), json_true, json_false);
+            if (!cx) {
+                Py_DECREF(t);
+                goto done;
+            }
+            PyTuple_SET_ITEM(t, i, cx);
+        }
+        if (PyList_GET_SIZE(v) != n) { /* changed while read (not by JSON values) */
+            Py_DECREF(t);
+            PyErr_SetString(PyExc_RuntimeError, "list changed size while canonicalised");
+            goto done;
+        }
+        out = t;
+    }
+done:
+    Py_LeaveRecursiveCall();
+    return out;
+}
+
+static PyObject *one_signature(PyObject *data, PyObject *ignored, int companion, PyObject *json_true,
+                               PyObject *json_false, PyTypeObject *cls, PyObject *empty_args, PyObject *empty_set)
 {
     PyObject *values = NULL, *none_keys = NULL, *type = NULL, *obj = NULL, *dict = NULL, *result = NULL,
              *nonelist = NULL;
@@ -1811,7 +1900,7 @@ static PyObject *one_signature(PyObject *data, PyObject *ignored, int companion,
         if (v == Py_None || PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
             cv = v;
             Py_INCREF(cv);
-        } else if (!(cv = PyObject_CallOneArg(canonical, v)))
+        } else if (!(cv = canonical_value(v, json_true, json_false)))
             goto done;
         if (companion) {
             if (cv == Py_None) {
@@ -1865,11 +1954,13 @@ done:
 
 static PyObject *py_signatures(PyObject *self, PyObject *args)
 {
-    PyObject *datas, *ignored, *canonical, *cls;
+    PyObject *datas, *ignored, *json_true, *json_false, *cls;
     int companion;
-    if (!PyArg_ParseTuple(args, "O!O!pOO!", &PyList_Type, &datas, &PyFrozenSet_Type, &ignored, &companion, &canonical,
-                          &PyType_Type, &cls))
+    if (!PyArg_ParseTuple(args, "O!O!pOOO!", &PyList_Type, &datas, &PyFrozenSet_Type, &ignored, &companion, &json_true,
+                          &json_false, &PyType_Type, &cls))
         return NULL;
+    if (companion)
+        json_true = json_false = NULL; /* canonical_python: booleans stay */
     Py_ssize_t n = PyList_GET_SIZE(datas);
     PyObject *out = PyList_New(n), *empty_args = PyTuple_New(0), *empty_set = PyFrozenSet_New(NULL);
     if (!out || !empty_args || !empty_set) {
@@ -1878,8 +1969,8 @@ static PyObject *py_signatures(PyObject *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *sig = one_signature(PyList_GET_ITEM(datas, i), ignored, companion, canonical, (PyTypeObject *)cls,
-                                      empty_args, empty_set);
+        PyObject *sig = one_signature(PyList_GET_ITEM(datas, i), ignored, companion, json_true, json_false,
+                                      (PyTypeObject *)cls, empty_args, empty_set);
         if (!sig) {
             Py_CLEAR(out);
             goto done;
@@ -1908,7 +1999,7 @@ static PyMethodDef methods[] = {
      "association vertices verts [(u, v)] in branching order, their integer weights and node-type\n"
      "ids; the other arguments and the result as for search()."},
     {"weights", py_weights, METH_VARARGS,
-     "weights(types1, vals1, loops1, by_type2, vals2, loops2, companion, self_equal1)\n"
+     "weights(types1, vals1, loops1, by_type2, vals2, loops2, companion, self_equal1[, threshold])\n"
      "-> (raw, w, scale, quick, total)\n\n"
      "The node weights of every same-type pair with w > 0, as matching._weights computes them for\n"
      "the paper (companion=0) and companion (companion=1) profiles, with the quick bound and the total\n"
@@ -1917,7 +2008,7 @@ static PyMethodDef methods[] = {
      "weights_to(values, self_equal, others, companion) -> [float]\n\n"
      "w of one node against nodes of its type, as floats (curriculum._weights_to)."},
     {"signatures", py_signatures, METH_VARARGS,
-     "signatures(datas, ignored, companion, canonical, cls) -> [Signature]\n\n"
+     "signatures(datas, ignored, companion, json_true, json_false, cls) -> [Signature]\n\n"
      "similarity.signature of every node dict, paper (companion=0) or companion (companion=1)."},
     {NULL, NULL, 0, NULL},
 };
@@ -1929,7 +2020,7 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 6
+#define API_VERSION 8
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -105,6 +105,23 @@ class Curriculum:
         self.sizes = np.array([p.n for p in self.programs], dtype=np.int64)
         self.hashes = [canonical_hash(p.graph) for p in self.programs]
         self.domain_names = sorted(set(self.domains))
+        self._per_type: dict[str, tuple] = {}  # built on first use by lower_bounds
+
+    def _type_nodes(self, type_name: str) -> tuple:
+        """For the curriculum nodes of one type (in node order, so grouped by program): their
+        positions, each one's signature as an index into ``_sigs_by_type[type]``, where each
+        program's block starts, those programs, and the signatures' values (for the C weights)."""
+        got = self._per_type.get(type_name)
+        if got is None:
+            gs = self._sigs_by_type[type_name]
+            local = np.full(len(self._sigs), -1, dtype=np.int64)
+            local[gs] = np.arange(len(gs))
+            nodes = np.flatnonzero(self.node_type == self.vocab[type_name])
+            progs = self.node_program[nodes]
+            block = np.flatnonzero(np.r_[True, progs[1:] != progs[:-1]])
+            got = self._per_type[type_name] = (nodes, local[self.node_sig[nodes]], block, progs[block],
+                                               [self._sigs[g].values for g in gs])
+        return got
 
     @classmethod
     def from_flows(cls, flows: Sequence[Flow], domains: Sequence[str], labels: Sequence[str] | None = None,
@@ -126,24 +143,29 @@ class Curriculum:
         if n1 == 0 or n_prog == 0 or len(self.node_sig) == 0:
             return np.ones(n_prog)
         profile = self.options.profile
-        weights = np.zeros((n1, len(self._sigs)))
-        onehot = np.zeros((n1, n_types))
-        sigs = self._sigs
+        native = profile in ("paper", "companion") and native_search_available()
+        # only nodes of equal type have w > 0: work type by type on the curriculum's nodes of it
+        by_type: dict[str, list[int]] = {}
         for u, su in enumerate(task.graph.sigs):
-            t = self.vocab.get(su.type)
-            if t is None:
-                continue
-            onehot[u, t] = 1.0
-            gs = self._sigs_by_type[su.type]
-            weights[u, gs] = _weights_to(su, [sigs[g] for g in gs], profile)
-        per_node = weights[:, self.node_sig]  # task nodes × curriculum nodes
-        best_prog_node = per_node.max(axis=0)
+            if su.type in self.vocab:
+                by_type.setdefault(su.type, []).append(u)
+        best_prog_node = np.zeros(len(self.node_sig))  # each curriculum node's best w to the task
+        side_task = np.zeros((n_prog, n_types))  # Σ over the task's nodes of a type of their best w in a program
+        sigs = self._sigs
+        for type_name, us in by_type.items():
+            nodes, local, block, progs, values = self._type_nodes(type_name)
+            t = self.vocab[type_name]
+            if native:
+                rows = [matching._native.weights_to(task.graph.sigs[u].values, task.graph.sigs[u].self_equal,
+                                                    values, profile == "companion") for u in us]
+            else:
+                others = [sigs[g] for g in self._sigs_by_type[type_name]]
+                rows = [_weights_to(task.graph.sigs[u], others, profile) for u in us]
+            per_node = np.asarray(rows, dtype=float)[:, local].T  # the type's curriculum nodes × task nodes
+            best_prog_node[nodes] = per_node.max(axis=1)
+            side_task[progs, t] = np.maximum.reduceat(np.ascontiguousarray(per_node), block, axis=0).sum(axis=1)
         side_prog = np.bincount(self.node_program * n_types + self.node_type, weights=best_prog_node,
                                 minlength=n_prog * n_types).reshape(n_prog, n_types)
-        best_task_node = np.zeros((n1, n_prog))
-        nonempty = self.sizes > 0
-        best_task_node[:, nonempty] = np.maximum.reduceat(per_node, self.starts[nonempty], axis=1)
-        side_task = best_task_node.T @ onehot
         s_ub = np.minimum(side_task, side_prog).sum(axis=1)
         denom = (n1 * self.sizes).astype(float)
         lb = np.where(denom > 0, 1.0 - s_ub * s_ub / np.where(denom > 0, denom, 1.0), 1.0)

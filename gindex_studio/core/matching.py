@@ -21,7 +21,9 @@ the search adds and compares integers and S = best / D is exact.
 
 Both searches run in C when the optional extension ``gindex_studio.core._mcsplit`` is built
 (``pip install`` compiles it when a C compiler is present): the same search trees, so the same S,
-node count and bounds, 20-1000x faster. ``_McSplit`` and ``_CliqueSearch`` below are the reference
+node count and bounds, 20-1000x faster. The node weights of all pairs (``_weights``), the quick
+bound and the signatures (``similarity.signatures``) are then computed in C too, with the same
+values. ``_McSplit`` and ``_CliqueSearch`` below are the reference
 implementations and the fallback: used when the extension is missing, when a scaled weight total
 reaches 2^62 (the C searches add 64-bit integers), or when the environment variable
 ``GINDEX_PURE_PYTHON`` is set (not "0").
@@ -48,7 +50,7 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 6:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 8:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
@@ -188,9 +190,12 @@ def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
     return _weights_full(g1, g2, profile, loops_must_agree)[:3]
 
 
-def _weights_full(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool, native: bool | None = None):
+def _weights_full(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool, native: bool | None = None,
+                  prune: tuple[int, int] | None = None):
     """``_weights`` and (quick, total): ``_quick_bound`` and Σ w when C computed them, else None.
-    ``native``: ``native_search_available()`` when the caller has just asked it."""
+    ``native``: ``native_search_available()`` when the caller has just asked it. ``prune``: integers
+    (tn, td), td > 0, tn >= 0: when C finds quick <= isqrt(floor(tn·D²/td)) it builds no dict and
+    raw and w are None (only C does this; the caller checks the same condition itself otherwise)."""
     if native is None:
         native = native_search_available()
     if profile != "flatland" and native:
@@ -198,8 +203,8 @@ def _weights_full(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool, na
         _t2, vals2, _se2 = g2.columns()
         loops = (g1.selfloop, g2.selfloop) if loops_must_agree else (None, None)
         raw, w, scale, quick, total = _native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
-                                                      profile == "companion", _se)
-        if w is not None:
+                                                      profile == "companion", _se, prune)
+        if raw is None or w is not None:
             return raw, w, scale, quick, total
         return (raw, *_scaled(raw), None, None)
     raw = _python_weights(g1, g2, profile, loops_must_agree)
@@ -301,7 +306,16 @@ def max_common_subgraph(
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     """
     use_native = native_search_available()
-    raw, w, scale, quick, total = _weights_full(g1, g2, profile, profile == "paper", use_native)
+    prune = None
+    if threshold_sq is not None and threshold is None and not warm:
+        # Ω's case: C checks the quick bound against the threshold before building any dict
+        prune = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
+                                                                       threshold_sq.denominator)
+        if prune[0] < 0:
+            prune = None
+    raw, w, scale, quick, total = _weights_full(g1, g2, profile, profile == "paper", use_native, prune)
+    if raw is None:  # pruned in C: the same result as the quick-bound test below
+        return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
     mode = "or" if profile == "companion" else "and"  # paper and flatland: Eq. 12 as written
     warm_pairs = consistent_subset(g1, g2, warm, w, mode)
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1

@@ -140,7 +140,7 @@ def signatures(datas: list[dict], profile: str = "paper") -> list[Signature]:
         if matching.native_search_available():
             companion = profile == "companion"
             return matching._native.signatures(datas, IGNORED if companion else PAPER_IGNORED, companion,
-                                               canonical_python if companion else canonical_json, Signature)
+                                               _TRUE, _FALSE, Signature)
     return [signature(d, profile) for d in datas]
 
 

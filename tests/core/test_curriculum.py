@@ -21,19 +21,21 @@ def _curriculum(seed=0, n=40):
     return bases, flows, domains
 
 
+@pytest.mark.parametrize("seed", [1, 4, 9])
 @pytest.mark.parametrize("profile", ["paper", "companion"])
-def test_nearest_equals_brute_force_minimum(profile):
+def test_nearest_equals_brute_force_minimum(profile, seed):
     opts = ScoreOptions(profile=profile)
-    bases, flows, domains = _curriculum(1)
+    bases, flows, domains = _curriculum(seed)
     cur = Curriculum.from_flows(flows, domains, options=opts)
-    rng = random.Random(7)
-    tasks = [perturb(bases[0], rng, 0.2, prefix="t0"), random_flow(9, rng, "t1"), bases[2]]
+    rng = random.Random(7 + seed)
+    tasks = [perturb(bases[0], rng, 0.2, prefix="t0"), random_flow(9, rng, "t1"), bases[2], flows[seed]]
     for task in tasks:
         per = cur.nearest_by_domain(prepare(task, opts))
         for d in sorted(set(domains)):
             brute = min(score(task, f, opts).delta for f, dd in zip(flows, domains) if dd == d)
             assert per[d].omega == brute
             assert domains[per[d].index] == d
+            assert per[d].searched + per[d].skipped == domains.count(d)  # every program searched or skipped
             assert score(task, flows[per[d].index], opts).delta == brute
         total = cur.nearest(prepare(task, opts))
         assert total.omega == min(score(task, f, opts).delta for f in flows)

@@ -190,10 +190,14 @@ def test_thresholds_agree(n, kind, seed, profile):
             assert Fraction(*n_.weight) == s
         assert Fraction(*n_.upper) >= s
     # as Ω uses it: S² > Q
-    for q in (s * s - 1, s * s, s * s + Fraction(1, 5), Fraction(-1)):
-        n_, p = both(g1, g2, profile, threshold_sq=q)
-        assert_same(n_, p)
-        assert n_.improved == (s * s > q)
+    _raw, w, scale = M._weights(g1, g2, profile, profile == "paper")
+    qb = Fraction(M._quick_bound(g1, g2, w), scale)  # at or above it the C weights prune at once
+    for q in (s * s - 1, s * s, s * s + Fraction(1, 5), Fraction(-1), qb * qb, qb * qb - Fraction(1, 10**9),
+              qb * qb + Fraction(1, 10**9)):
+        for given in (q, (q.numerator, q.denominator)):  # a Fraction or integers (num, den)
+            n_, p = both(g1, g2, profile, threshold_sq=given)
+            assert_same(n_, p)
+            assert n_.improved == (s * s > q)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
