@@ -224,7 +224,7 @@ class Curriculum:
             prog = self.programs[i]
             n2 = prog.n
             if n1 == 0 or n2 == 0:
-                if bd > bn:  # Δ = 1 < minimum
+                if bd < bn:  # Δ = 1 < the minimum so far (bn / bd)
                     bn, bd, best_f, best_idx = 1, 1, 1.0, int(i)
                 continue
             # only S with 1 - S²/(n1 n2) < best matters: S² > (1 - best)·n1·n2

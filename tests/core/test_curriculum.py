@@ -111,3 +111,23 @@ def test_omega_many_spawns_workers_when_threads_are_alive():
         other.join()
     alone = omega_many(tasks, cur, workers=1)
     assert [{k: v.omega for k, v in r.items()} for r in spawned] == [{k: v.omega for k, v in r.items()} for r in alone]
+
+
+@pytest.mark.parametrize("profile", ["paper", "companion"])
+def test_empty_flows_in_the_curriculum_and_as_the_task(profile):
+    """Δ = 1 for a pair with an empty flow (spec §3): an empty program is a candidate like any
+    other, and an empty task is at Ω = 1 from every domain, with a nearest program."""
+    from gindex_studio.core.flow import flow_from_nodes
+
+    opts = ScoreOptions(profile=profile)
+    bases, flows, domains = _curriculum(5, n=12)
+    flows = [flow_from_nodes([])] + flows + [flow_from_nodes([])]
+    domains = ["empty"] + domains + ["dom0"]
+    cur = Curriculum.from_flows(flows, domains, options=opts)
+    for task in (flow_from_nodes([]), bases[1], random_flow(6, random.Random(3), "t")):
+        per = cur.nearest_by_domain(prepare(task, opts))
+        for d in sorted(set(domains)):
+            brute = min(score(task, f, opts).delta for f, dd in zip(flows, domains) if dd == d)
+            assert per[d].omega == brute and per[d].index is not None and domains[per[d].index] == d
+            assert score(task, flows[per[d].index], opts).delta == brute
+        assert cur.nearest(prepare(task, opts)).omega == min(score(task, f, opts).delta for f in flows)
