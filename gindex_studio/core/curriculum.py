@@ -28,6 +28,15 @@ from .similarity import similarity
 Progress = Callable[[int, int], None]
 
 
+class Cancelled(Exception):
+    """Long work stopped because its cancel token was set (nothing partial is returned)."""
+
+
+def _check(cancel) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+
+
 def canonical_hash(graph: Graph, rounds: int = 3) -> int:
     """A hash equal for flows identical up to ids and ignored keys (and, rarely, for others)."""
     labels = [hash((s.type, s.items)) for s in graph.sigs]
@@ -68,6 +77,7 @@ class Nearest:
     searched: int = 0
     skipped: int = 0
     omega_lower: float | None = None  # when not exact: the true Ω lies in [omega_lower, omega]
+    value: Fraction | None = None  # Ω as an exact fraction (None where only the float is known)
 
 
 @dataclass
@@ -78,6 +88,7 @@ class Curriculum:
     domains: list[str]
     labels: list[str]
     options: ScoreOptions = field(default_factory=ScoreOptions)
+    hashes: list[int] | None = field(default=None, repr=False)  # canonical_hash per program (computed if None)
 
     def __post_init__(self):
         # every distinct node signature of the curriculum once; every node as (program, type, signature)
@@ -103,7 +114,8 @@ class Curriculum:
         self.node_program = np.array(owner, dtype=np.int64)
         self.starts = np.array(starts, dtype=np.int64)
         self.sizes = np.array([p.n for p in self.programs], dtype=np.int64)
-        self.hashes = [canonical_hash(p.graph) for p in self.programs]
+        if self.hashes is None:
+            self.hashes = [canonical_hash(p.graph) for p in self.programs]
         self.domain_names = sorted(set(self.domains))
         self._per_type: dict[str, tuple] = {}  # built on first use by lower_bounds
 
@@ -125,9 +137,21 @@ class Curriculum:
 
     @classmethod
     def from_flows(cls, flows: Sequence[Flow], domains: Sequence[str], labels: Sequence[str] | None = None,
-                   options: ScoreOptions = ScoreOptions(), library=None) -> "Curriculum":
+                   options: ScoreOptions = ScoreOptions(), library=None, *, progress: Progress | None = None,
+                   cancel=None) -> "Curriculum":
+        """Prepare ``flows``; ``progress(done, total)`` after each program; raises ``Cancelled``
+        once ``cancel`` (anything with ``is_set()``) is set."""
         labels = list(labels) if labels is not None else [str(i) for i in range(len(flows))]
-        return cls([prepare(f, options, library) for f in flows], list(domains), labels, options)
+        prepared, hashes = [], []
+        for k, f in enumerate(flows):
+            _check(cancel)
+            p = prepare(f, options, library)
+            prepared.append(p)
+            hashes.append(canonical_hash(p.graph))
+            if progress:
+                progress(k + 1, len(flows))
+        _check(cancel)
+        return cls(prepared, list(domains), labels, options, hashes)
 
     def __len__(self) -> int:
         return len(self.programs)
@@ -171,16 +195,17 @@ class Curriculum:
         lb = np.where(denom > 0, 1.0 - s_ub * s_ub / np.where(denom > 0, denom, 1.0), 1.0)
         return np.clip(lb, 0.0, 1.0) - 1e-9  # margin for float rounding: never above the true bound
 
-    def nearest_by_domain(self, task: Prepared, deadline: float | None = None) -> dict[str, Nearest]:
-        """Ω(T', C_i) for every domain i, exact, with pruning. Keys: domain names."""
-        return self._nearest(task, self.domains, self.domain_names, deadline)
+    def nearest_by_domain(self, task: Prepared, deadline: float | None = None, cancel=None) -> dict[str, Nearest]:
+        """Ω(T', C_i) for every domain i, exact, with pruning. Keys: domain names. Raises
+        ``Cancelled`` once ``cancel`` is set (checked between programs and inside the search)."""
+        return self._nearest(task, self.domains, self.domain_names, deadline, cancel)
 
-    def nearest(self, task: Prepared, deadline: float | None = None) -> Nearest:
+    def nearest(self, task: Prepared, deadline: float | None = None, cancel=None) -> Nearest:
         """Ω(T', C) over the whole curriculum (one minimum: prunes more than per domain)."""
-        return self._nearest(task, [""] * len(self.programs), [""], deadline)[""]
+        return self._nearest(task, [""] * len(self.programs), [""], deadline, cancel)[""]
 
     def _nearest(self, task: Prepared, group_of: Sequence[str], groups: Sequence[str],
-                 deadline: float | None) -> dict[str, Nearest]:
+                 deadline: float | None, cancel=None) -> dict[str, Nearest]:
         lb = self.lower_bounds(task)
         th = canonical_hash(task.graph)
         first = np.array([h == th for h in self.hashes], dtype=bool)
@@ -190,7 +215,7 @@ class Curriculum:
         else:  # each group's programs in that order (a group's minimum depends on its own programs only)
             codes = np.array([self._group_code(groups, g) for g in group_of], dtype=np.int64)[order]
             per_group = {d: order[codes == c] for c, d in enumerate(groups)}
-        return {d: self._nearest_in(task, idx, lb, first, deadline) for d, idx in per_group.items()}
+        return {d: self._nearest_in(task, idx, lb, first, deadline, cancel) for d, idx in per_group.items()}
 
     def _group_code(self, groups: Sequence[str], name: str) -> int:
         codes = self.__dict__.get("_codes")
@@ -199,7 +224,7 @@ class Curriculum:
         return codes[1][name]
 
     def _nearest_in(self, task: Prepared, idx: np.ndarray, lb: np.ndarray, first: np.ndarray,
-                    deadline: float | None) -> Nearest:
+                    deadline: float | None, cancel=None) -> Nearest:
         """The minimum over the programs ``idx`` (hash matches first, then by ascending bound).
         Δ values are exact rationals kept as integer pairs (num, den); a program is skipped when its
         bound is ≥ the minimum so far, and once a program past the hash matches is, so is the rest."""
@@ -213,6 +238,8 @@ class Curriculum:
         lbs = lb[idx].tolist()
         firsts = first[idx].tolist()
         for k, i in enumerate(idx.tolist()):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
             if best_idx is not None:
                 b = lbs[k]  # b ≥ bn/bd exactly: decided by floats unless they are equal
                 if b > best_f or (b == best_f and Fraction(b) >= Fraction(bn, bd)):
@@ -229,7 +256,10 @@ class Curriculum:
                 continue
             # only S with 1 - S²/(n1 n2) < best matters: S² > (1 - best)·n1·n2
             threshold = ((bd - bn) * n1 * n2, bd) if best_idx is not None else None
-            m = max_common_subgraph(task.graph, prog.graph, profile, deadline=deadline, threshold_sq=threshold)
+            m = max_common_subgraph(task.graph, prog.graph, profile, deadline=deadline, threshold_sq=threshold,
+                                    cancel=cancel)
+            if m.cancelled:
+                raise Cancelled()
             searched += 1
             if not m.exact:
                 cut.append(_delta_pair(m.upper, n1, n2))
@@ -272,7 +302,8 @@ def _finish_nearest(best: Fraction, index: int | None, cut: list[Fraction], sear
     """A cut search matters only if its proven bound leaves room below the minimum found."""
     omega = float(best) if index is not None else 1.0
     lower = min([best] + cut) if index is not None else Fraction(1)
-    return Nearest(omega, index, lower >= best, searched, skipped, float(min(lower, best)))
+    value = best if index is not None else Fraction(1)
+    return Nearest(omega, index, lower >= best, searched, skipped, float(min(lower, best)), value)
 
 
 def overall(per_domain: dict[str, Nearest]) -> Nearest:
@@ -288,6 +319,7 @@ def overall(per_domain: dict[str, Nearest]) -> Nearest:
         sum(n.searched for n in per_domain.values()),
         sum(n.skipped for n in per_domain.values()),
         lower,
+        best.value,
     )
 
 
@@ -303,6 +335,10 @@ def _init_worker(curriculum: Curriculum | None = None) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if isinstance(curriculum, bytes):
+        import pickle
+
+        curriculum = pickle.loads(curriculum)
     if curriculum is not None:
         _WORKER_CURRICULUM = curriculum
 
@@ -334,14 +370,17 @@ def _single_threaded() -> bool:
 
 
 def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
-               deadline: float | None = None, progress: Progress | None = None) -> list[dict[str, Nearest]]:
+               deadline: float | None = None, progress: Progress | None = None, cancel=None,
+               on_result: Callable[[int, dict[str, Nearest]], None] | None = None) -> list[dict[str, Nearest]]:
     """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores).
 
-    ``progress(done, total)`` is called after each task. Results are in task order. Worker
-    processes are forked when this process runs a single thread (the curriculum is shared without
-    copying); with other threads alive (a GUI, a thread pool) forking is unsafe, so they are
-    spawned and receive the curriculum once each. They are spawned too when the program set a
-    start method other than fork (``multiprocessing.set_start_method``).
+    ``progress(done, total)`` is called after each task, ``on_result(i, nearest)`` as soon as
+    task ``i`` is done (in completion order). Results are in task order. ``cancel`` (anything with
+    ``is_set()``): once set, raises ``Cancelled`` within about 50 ms, the worker processes
+    terminated. Worker processes are forked when this process runs a single thread (the curriculum
+    is shared without copying); with other threads alive (a GUI, a thread pool) forking is unsafe,
+    so they are spawned and receive the curriculum once each. They are spawned too when the program
+    set a start method other than fork (``multiprocessing.set_start_method``).
     """
     global _WORKER_CURRICULUM
     total = len(tasks)
@@ -349,29 +388,43 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     results: list = [None] * total
     if workers <= 1 or total <= 1:
         for i, t in enumerate(tasks):
-            results[i] = curriculum.nearest_by_domain(t, deadline)
+            results[i] = curriculum.nearest_by_domain(t, deadline, cancel)
+            if on_result:
+                on_result(i, results[i])
             if progress:
                 progress(i + 1, total)
         return results
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import pickle
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
     forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()
     if forking:
         _WORKER_CURRICULUM = curriculum
         pool_args = dict(mp_context=mp.get_context("fork"), initializer=_init_worker)
-    else:
-        pool_args = dict(mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(curriculum,))
+    else:  # pickled once here, not once per worker as it starts
+        blob = pickle.dumps(curriculum, protocol=pickle.HIGHEST_PROTOCOL)
+        _check(cancel)
+        pool_args = dict(mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(blob,))
     try:
         pool = ProcessPoolExecutor(max_workers=min(workers, total), **pool_args)
         try:
             futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
-            for done, fut in enumerate(as_completed(futures), 1):
-                results[futures[fut]] = fut.result()
-                if progress:
-                    progress(done, total)
-        except BaseException:  # Ctrl-C or an error: no worker keeps searching
+            pending, done = set(futures), 0
+            while pending:
+                _check(cancel)
+                finished, pending = wait(pending, timeout=0.05 if cancel is not None else None,
+                                         return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    i = futures[fut]
+                    results[i] = fut.result()
+                    done += 1
+                    if on_result:
+                        on_result(i, results[i])
+                    if progress:
+                        progress(done, total)
+        except BaseException:  # Ctrl-C, cancel or an error: no worker keeps searching
             stop_pool_now(pool)
             raise
         pool.shutdown()

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import orjson
 
-from .curriculum import Curriculum, Nearest, domain_distance, omega_many, overall
+from .curriculum import Cancelled, Curriculum, Nearest, domain_distance, omega_many, overall
 from .divergence import ScoreOptions, ScoreResult, prepare, score
 from .experiment import CompanionExperiment, Experiment, ExperimentError, _companion_programs
 from .flow import Flow, FlowError
@@ -292,8 +292,24 @@ def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Ne
     )
 
 
+class Listener:
+    """What long g-index work tells its caller as it goes (override what you need; called from
+    the thread doing the work). Stages in order: ``delta`` (every task's Δ), ``curriculum``
+    (preparing the curriculum programs), ``omega`` (every task's Ω)."""
+
+    def stage(self, name: str, done: int, total: int) -> None:
+        """``done`` of ``total`` steps of stage ``name`` are finished."""
+
+    def delta(self, index: int, reports: list[ScoreResult]) -> None:
+        """Task ``index``'s Δ reports (one per attempt) are known; its Ω is not yet."""
+
+    def task(self, result: TaskResult) -> None:
+        """Task ``result.index`` is complete (Ω, TC and every component final)."""
+
+
 def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, workers: int | None = None,
-                   progress: Progress | None = None, client=None, workers_read_files: bool = False) -> GIndexResult:
+                   progress: Progress | None = None, client=None, workers_read_files: bool = False, *,
+                   listener: Listener | None = None, cancel=None) -> GIndexResult:
     """The g-index of an experiment in our format, with every component.
 
     ``options``: scoring options (default: the experiment's profile and options). Δ of every task
@@ -302,22 +318,48 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     (default: all cores), or on the Dask cluster behind ``client`` (a ``distributed.Client``).
     ``workers_read_files``: with ``client``, the workers read the curriculum's files themselves
     (same paths on every worker; see ``distributed.CurriculumFiles``) instead of receiving them.
-    ``progress(done, total)`` counts 2 steps per task (Δ, then Ω). Raises ExperimentError for
-    ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them)."""
+    ``progress(done, total)`` counts 2 steps per task (Δ, then Ω); ``listener`` (a ``Listener``)
+    receives each task's Δ, then each complete task, as soon as known. ``cancel`` (a
+    ``CancelToken`` or anything with ``is_set()``): once set, the searches stop, worker processes
+    are terminated and ``Cancelled`` is raised. Raises ExperimentError for ρ + E ≤ 0, and when the
+    cluster lost the Ω of some tasks (naming them)."""
     opts = _options_of(experiment, options)
     domains, warnings = _experiment_terms(experiment)
     included = {d.domain for d in domains if d.included}
-    cur = _build_curriculum(experiment, opts)
     n = len(experiment.tasks)
+    tell = listener or Listener()
     reports: list[list[ScoreResult]] = []
     for j, task in enumerate(experiment.tasks):
-        reports.append([score(task.reference, a.generated, opts, syntax=a.syntax) for a in task.attempts])
+        rs = []
+        for a in task.attempts:
+            r = score(task.reference, a.generated, opts, syntax=a.syntax, cancel=cancel)
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            rs.append(r)
+        reports.append(rs)
+        tell.delta(j, rs)
+        tell.stage("delta", j + 1, n)
         if progress:
             progress(j + 1, 2 * n)
-    prepared = [prepare(t.reference, opts) for t in experiment.tasks]
-    inner = (lambda done, total: progress(n + done, 2 * n)) if progress else None
+    cur = _build_curriculum(experiment, opts, lambda done, total: tell.stage("curriculum", done, total), cancel)
+    prepared = []
+    for t in experiment.tasks:
+        _raise_if_set(cancel)
+        prepared.append(prepare(t.reference, opts))
+
+    def finished(j: int, per: dict[str, Nearest]) -> None:
+        t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included)
+        t.tc, t.terms = _tc(t.theta, t.gd, domains, experiment.priors)
+        tell.task(t)
+
+    def inner(done: int, total: int) -> None:
+        tell.stage("omega", done, total)
+        if progress:
+            progress(n + done, 2 * n)
+
     if client is None:
-        nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner)
+        nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
+                             on_result=finished)
     else:
         from .distributed import CurriculumFiles, omega_many_dask
 
@@ -333,6 +375,8 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
             lost = ", ".join(experiment.tasks[j].id for j in run.missing)
             raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
         nearest = run.results
+        for j, per in enumerate(nearest):
+            finished(j, per)
     tasks = [_task_result(j, t, reports[j], nearest[j], cur, included) for j, t in enumerate(experiment.tasks)]
     warnings += _search_warnings(tasks)
     result = GIndexResult(
@@ -351,6 +395,11 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     return _finish(result)
 
 
+def _raise_if_set(cancel) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+
+
 def _search_warnings(tasks: Sequence[TaskResult]) -> list[str]:
     out = []
     for t in tasks:
@@ -361,14 +410,15 @@ def _search_warnings(tasks: Sequence[TaskResult]) -> list[str]:
     return out
 
 
-def _build_curriculum(experiment: Experiment, opts: ScoreOptions) -> Curriculum:
+def _build_curriculum(experiment: Experiment, opts: ScoreOptions, progress: Progress | None = None,
+                      cancel=None) -> Curriculum:
     flows, doms, labels = [], [], []
     for c in experiment.curriculum:
         for p in c.programs:
             flows.append(p.flow)
             doms.append(c.domain)
             labels.append(p.label)
-    return Curriculum.from_flows(flows, doms, labels, opts)
+    return Curriculum.from_flows(flows, doms, labels, opts, progress=progress, cancel=cancel)
 
 
 def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int,

@@ -6,10 +6,15 @@ as edited flows for one task; the controller writes them into the experiment (th
 ``Task.set_*_flow``), and recomputes that task and the g-index with ``recompute_task`` on a worker
 (``compute_gindex`` when the scoring options changed). The companion's files (a results file with a
 domain folder) load read-only: their tasks are domains, without generated programs to compare.
+
+A whole computation reports as it goes: each task's row appears as soon as its Δ is known and is
+completed when its Ω is; a progress bar follows the stages (Δ, curriculum, Ω) and Cancel stops the
+work (the searches, and the worker processes a big experiment uses) at once, keeping the rows done.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QObject, QSortFilterProxyModel, Qt, QTimer, Signal
@@ -22,6 +27,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -38,6 +44,7 @@ from gindex_studio.core.experiment import (
 )
 from gindex_studio.core.gindex import (
     GIndexResult,
+    Listener,
     bootstrap_interval,
     compute_companion_gindex,
     compute_gindex,
@@ -62,13 +69,60 @@ def is_companion_file(path: str | Path) -> bool:
     return isinstance(value, dict) and "train_set" in value and "format" not in value
 
 
+#: a whole computation runs Ω on worker processes (all cores) from this many task × program pairs,
+#: on a machine with at least PROCESS_CORES cores. The studio has threads, so workers are spawned:
+#: each imports the core and receives the pickled curriculum, which on 2 cores costs more than it
+#: saves (40 × 1,200 synthetic experiment, 2 loaded cores: 12.4 s in the studio's process, 20.3 s
+#: on 2 spawned workers; bench/bench_experiment_progress.py)
+PROCESS_PAIRS = 10_000
+PROCESS_CORES = 4
+#: where each stage's steps fall on the progress bar (per mille): the stages take very different
+#: times (Δ is one search a task, Ω up to one a curriculum program), so the bar never runs back
+STAGE_SPAN = {"delta": (0, 100), "curriculum": (100, 300), "omega": (300, 1000)}
+STAGE_WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curriculum", "omega": "Ω of the tasks"}
+
+
+class _Feed(QObject):
+    """Carries a worker's reports to the GUI thread, tagged with the job they belong to."""
+
+    stage = Signal(int, str, int, int)
+    delta = Signal(int, int, object)  # job, task index, [ScoreResult]
+    task = Signal(int, object)  # job, TaskResult
+
+
+class _FeedListener(Listener):
+    """The core's ``Listener`` for one job: forwards through the feed; curriculum steps are
+    thinned to about one in a hundred (a step is a program: there may be thousands)."""
+
+    def __init__(self, feed: _Feed, job: int):
+        self.feed, self.job = feed, job
+
+    def stage(self, name, done, total):
+        if name != "curriculum" or done == total or done % max(1, total // 100) == 0:
+            self.feed.stage.emit(self.job, name, done, total)
+
+    def delta(self, index, reports):
+        self.feed.delta.emit(self.job, index, reports)
+
+    def task(self, result):
+        self.feed.task.emit(self.job, result)
+
+
 class ExperimentController(QObject):
-    """The loaded experiment, its g-index and the live recomputation of edited tasks."""
+    """The loaded experiment, its g-index and the live recomputation of edited tasks.
+
+    While a whole computation runs, ``started`` announces it, ``task_delta`` and ``task_done``
+    deliver the rows as they come and ``progress`` the stage; ``cancel()`` stops it."""
 
     result_changed = Signal(object)  # GIndexResult (final)
     busy_changed = Signal(bool)
     failed = Signal(str)
     dirty_changed = Signal(bool)
+    started = Signal(object)  # the Experiment being computed from scratch
+    task_delta = Signal(int, object)  # task index, [ScoreResult] (one per attempt)
+    task_done = Signal(object)  # TaskResult, complete
+    progress = Signal(str, int, int)  # stage, done, total
+    cancelled = Signal()
 
     DEBOUNCE_MS = 15
 
@@ -83,9 +137,15 @@ class ExperimentController(QObject):
         self._unscored: set[int] = set()
         self._pending: dict[int, dict[str, object]] = {}
         self.dirty = False
+        self.workers: int | None = None  # None: chosen by the experiment's size (PROCESS_PAIRS)
         self.runner = LatestRunner(self)
         self.runner.done.connect(self._on_done)
         self.runner.failed.connect(self._on_failed)
+        self._feed = _Feed(self)
+        self._job = 0
+        self._feed.stage.connect(lambda job, *a: job == self._job and self.progress.emit(*a))
+        self._feed.delta.connect(lambda job, k, r: job == self._job and self.task_delta.emit(k, r))
+        self._feed.task.connect(lambda job, t: job == self._job and self.task_done.emit(t))
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(self.DEBOUNCE_MS)
@@ -116,10 +176,42 @@ class ExperimentController(QObject):
         self.companion = None
         self.experiment = load_experiment(path)
         self.options = self.experiment.options
-        snap = self._snapshot()
-        opts = self.options
+        self._submit_full(self._snapshot(), self.options)
+
+    def _workers(self, exp: Experiment) -> int:
+        if self.workers is not None:
+            return self.workers
+        pairs = len(exp.tasks) * sum(len(c.programs) for c in exp.curriculum)
+        cores = os.cpu_count() or 1
+        return cores if pairs >= PROCESS_PAIRS and cores >= PROCESS_CORES else 1
+
+    def _full_job(self, snap: Experiment, opts: ScoreOptions):
+        """The job computing the g-index from scratch, reporting through the feed."""
+        self._job += 1
+        listener, workers = _FeedListener(self._feed, self._job), self._workers(snap)
+        self.started.emit(snap)
+        return lambda _partial, stale: compute_gindex(snap, opts, workers=workers, listener=listener, cancel=stale)
+
+    def _submit_full(self, snap: Experiment, opts: ScoreOptions) -> None:
+        job = self._full_job(snap, opts)
         self.busy_changed.emit(True)
-        self.runner.submit(lambda _p, _s: compute_gindex(snap, opts, workers=1))
+        self.runner.submit(job)
+
+    def cancel(self) -> None:
+        """Stop the running computation now (searches and worker processes); no result arrives.
+        The rows already done stay; ``recompute_all`` starts again."""
+        if not self.runner.busy:
+            return
+        self.timer.stop()
+        self.runner.cancel()
+        self._job += 1  # reports still in flight are dropped
+        self.busy_changed.emit(False)
+        self.cancelled.emit()
+
+    def recompute_all(self) -> None:
+        """Compute the whole g-index again (after a cancel)."""
+        if self.experiment is not None:
+            self._submit_full(self._snapshot(), self.options)
 
     def _snapshot(self) -> Experiment:
         """A shallow copy the worker may read while the GUI thread replaces task flows."""
@@ -169,11 +261,11 @@ class ExperimentController(QObject):
         self._pending.clear()
         base, opts, snap = self.result, self.options, self._snapshot()
         todo = sorted(self._unscored)
-        same = base is not None and base._state.get("options") == opts
+        if base is None or base._state.get("options") != opts:
+            self._submit_full(snap, opts)
+            return
 
         def job(_partial, _stale):
-            if not same:
-                return compute_gindex(snap, opts, workers=1), todo
             res = base
             for k in todo:
                 res = recompute_task(res, snap, k, opts)
@@ -183,7 +275,7 @@ class ExperimentController(QObject):
         self.runner.submit(job)
 
     def _on_done(self, value) -> None:
-        res, done = value if isinstance(value, tuple) else (value, [])
+        res, done = value if isinstance(value, tuple) else (value, list(range(len(value.tasks))))
         self._unscored.difference_update(done)
         if self.result is not None:
             self.previous_g = self.result.g_index
@@ -220,24 +312,87 @@ class ExperimentController(QObject):
 # ----- the task table --------------------------------------------------------------------------
 
 
+@dataclass
+class PendingTask:
+    """A row whose Δ is known and whose Ω (so TC) is still being computed."""
+
+    index: int
+    id: str
+    domain: str
+    prompt: str
+    delta: float
+    theta: float
+    exact: bool
+    syntax: dict | None
+    omega: None = None
+    nearest: None = None
+    omega_exact: bool = False
+    tc: None = None
+
+
+def pending_row(index: int, task, reports) -> PendingTask:
+    """The row of experiment task ``task`` from its Δ reports (θ = mean over attempts, as the core)."""
+    deltas = [r.delta for r in reports]
+    delta = deltas[0] if len(deltas) == 1 else sum(deltas) / len(deltas)
+    theta = reports[0].theta if len(deltas) == 1 else 1.0 - delta
+    return PendingTask(index, task.id, task.domain, task.prompt, delta, theta, all(r.exact for r in reports),
+                       reports[0].errors.get("syntax"))
+
+
 class TaskTableModel(QAbstractTableModel):
+    """One row per task: a ``TaskResult``, or a ``PendingTask`` while its Ω is computed. Rows
+    arrive one by one during a computation (``begin``, ``add_delta``, ``complete``) and are
+    replaced by the final result's (``set_result``)."""
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.result: GIndexResult | None = None
+        self.rows: list = []
         self.edited: set[int] = set()
         self.failed_bg = QColor("#fff1e0")
 
+    def begin(self) -> None:
+        """A computation from scratch starts: no row yet."""
+        self.beginResetModel()
+        self.result, self.rows = None, []
+        self.endResetModel()
+
+    def add_delta(self, index: int, task, reports) -> None:
+        """Task ``index``'s Δ is known: its row appears (or is replaced)."""
+        row = pending_row(index, task, reports)
+        if index < len(self.rows):
+            self.rows[index] = row
+            self.dataChanged.emit(self.index(index, 0), self.index(index, len(COLUMNS) - 1))
+            return
+        while len(self.rows) < index:  # never happens in order, but a row is a task's own
+            self.rows.append(None)
+        self.beginInsertRows(QModelIndex(), len(self.rows), index)
+        self.rows.append(row)
+        self.endInsertRows()
+
+    def complete(self, task) -> None:
+        """Task ``task.index`` (a ``TaskResult``) is complete."""
+        k = task.index
+        if k < len(self.rows):
+            self.rows[k] = task
+            self.dataChanged.emit(self.index(k, 0), self.index(k, len(COLUMNS) - 1))
+
+    @property
+    def completed(self) -> int:
+        return sum(1 for t in self.rows if t is not None and t.omega is not None)
+
     def set_result(self, result: GIndexResult | None, edited: set[int]) -> None:
-        if self.result is not None and result is not None and len(result.tasks) == len(self.result.tasks):
-            self.result, self.edited = result, set(edited)
+        if result is not None and len(result.tasks) == len(self.rows) and self.rows:
+            self.result, self.rows, self.edited = result, list(result.tasks), set(edited)
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))
             return
         self.beginResetModel()
         self.result, self.edited = result, set(edited)
+        self.rows = list(result.tasks) if result is not None else []
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() or self.result is None else len(self.result.tasks)
+        return 0 if parent.isValid() else len(self.rows)
 
     def columnCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(COLUMNS)
@@ -256,26 +411,16 @@ class TaskTableModel(QAbstractTableModel):
         return None
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or self.result is None:
+        if not index.isValid() or self.rows[index.row()] is None:
             return None
-        t = self.result.tasks[index.row()]
+        t = self.rows[index.row()]
         col = COLUMNS[index.column()]
+        if t.omega is None and col in ("Ω", "TC", "Exact"):
+            return self._pending(role, col)
         if role == Qt.DisplayRole:
-            return {
-                "Task": t.id + (" •" if t.index in self.edited else ""),
-                "Domain": t.domain,
-                "Prompt": " ".join(t.prompt.split())[:160],
-                "Δ": fmt(t.delta),
-                "θ": fmt(t.theta),
-                "Ω": fmt(t.omega) + (" leak" if t.omega == 0 and t.nearest else ""),
-                "TC": f"{t.tc:,.1f}",
-                "Exact": "yes" if t.exact and t.omega_exact else "bound",
-            }[col]
+            return _SHOW[col](self, t)
         if role == SORT_ROLE:
-            return {
-                "Task": t.id, "Domain": t.domain, "Prompt": t.prompt, "Δ": t.delta, "θ": t.theta,
-                "Ω": t.omega, "TC": t.tc, "Exact": int(t.exact and t.omega_exact),
-            }[col]
+            return _SORT[col](t)
         if role == Qt.ToolTipRole:
             if col == "Prompt":
                 return t.prompt
@@ -298,6 +443,34 @@ class TaskTableModel(QAbstractTableModel):
             f.setItalic(True)
             return f
         return None
+
+    def _pending(self, role, col):
+        if role == Qt.DisplayRole:
+            return "…"
+        if role == SORT_ROLE:
+            return float("inf") if col != "Exact" else -1
+        if role == Qt.ToolTipRole:
+            return "Ω is being computed"
+        if role == Qt.TextAlignmentRole and col != "Exact":
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+
+_SHOW = {  # column -> text of a row (only the cell asked for is computed: a pending row has no Ω)
+    "Task": lambda m, t: t.id + (" •" if t.index in m.edited else ""),
+    "Domain": lambda m, t: t.domain,
+    "Prompt": lambda m, t: " ".join(t.prompt.split())[:160],
+    "Δ": lambda m, t: fmt(t.delta),
+    "θ": lambda m, t: fmt(t.theta),
+    "Ω": lambda m, t: fmt(t.omega) + (" leak" if t.omega == 0 and t.nearest else ""),
+    "TC": lambda m, t: f"{t.tc:,.1f}",
+    "Exact": lambda m, t: "yes" if t.exact and t.omega_exact else "bound",
+}
+_SORT = {
+    "Task": lambda t: t.id, "Domain": lambda t: t.domain, "Prompt": lambda t: t.prompt, "Δ": lambda t: t.delta,
+    "θ": lambda t: t.theta, "Ω": lambda t: t.omega, "TC": lambda t: t.tc,
+    "Exact": lambda t: int(t.exact and t.omega_exact),
+}
 
 
 class TaskFilter(QSortFilterProxyModel):
@@ -326,10 +499,9 @@ class TaskFilter(QSortFilterProxyModel):
             self.invalidateFilter()
 
     def filterAcceptsRow(self, row, parent):
-        res = self.sourceModel().result
-        if res is None:
+        t = self.sourceModel().rows[row]
+        if t is None:
             return False
-        t = res.tasks[row]
         if self.failures_only and t.delta <= 0 and not t.syntax:
             return False
         if self.domain and t.domain != self.domain:
@@ -345,6 +517,8 @@ class ExperimentPanel(QWidget):
     task_selected = Signal(int)  # experiment task index
     attempt_selected = Signal(int)  # attempt index (0 = the first) of the current task
     save_requested = Signal()
+    cancel_requested = Signal()
+    restart_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -362,6 +536,19 @@ class ExperimentPanel(QWidget):
         self.components.setWordWrap(True)
         self.components.setTextInteractionFlags(Qt.TextSelectableByMouse)
         head.addWidget(self.components, 1)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("gindex-progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.progress.setMinimumWidth(260)
+        self.progress.hide()
+        head.addWidget(self.progress)
+        self.stop_button = QPushButton("Cancel")
+        self.stop_button.setObjectName("gindex-cancel")
+        self.stop_button.setToolTip("Stop computing the g-index (the rows already done stay)")
+        self.stop_button.clicked.connect(self._stop_clicked)
+        self.stop_button.hide()
+        head.addWidget(self.stop_button)
         self.save_button = QPushButton("Save experiment")
         self.save_button.setEnabled(False)
         self.save_button.clicked.connect(self.save_requested)
@@ -415,6 +602,70 @@ class ExperimentPanel(QWidget):
         self.proxy.set_filter(**kw)
         self._count()
 
+    # ----- a computation in progress ----------------------------------------------------------
+    def begin(self, experiment) -> None:
+        """A computation of ``experiment`` from scratch starts: rows will arrive one by one."""
+        self._running_tasks = list(experiment.tasks)
+        self.model.begin()
+        self._set_domains(sorted({t.domain for t in experiment.tasks}))
+        self.g_label.setText("g-index …")
+        self.components.setText(f"computing: {len(experiment.tasks)} tasks, "
+                                f"{sum(len(c.programs) for c in experiment.curriculum):,} curriculum programs")
+        self.progress.setValue(0)
+        self.progress.setFormat("starting…")
+        self.set_busy(True)
+        self._count()
+
+    def add_delta(self, index: int, reports) -> None:
+        self.model.add_delta(index, self._running_tasks[index], reports)
+        if index == self._current_task:
+            self.select_task(index, emit=False)
+        self._count()
+
+    def complete(self, task) -> None:
+        self.model.complete(task)
+
+    def show_progress(self, stage: str, done: int, total: int) -> None:
+        lo, hi = STAGE_SPAN[stage]
+        self.progress.setValue(lo + (hi - lo) * done // max(1, total))
+        self.progress.setFormat(f"{STAGE_WORDS[stage]}: {done:,} of {total:,}")
+
+    def set_busy(self, on: bool) -> None:
+        """Show the progress bar and Cancel while a computation runs."""
+        self.progress.setVisible(on)
+        self.stop_button.setText("Cancel")
+        self.stop_button.setToolTip("Stop computing the g-index (the rows already done stay)")
+        self.stop_button.setVisible(on)
+
+    def show_cancelled(self) -> None:
+        n, done = self.model.rowCount(), self.model.completed
+        total = len(getattr(self, "_running_tasks", [])) or n
+        self.g_label.setText("g-index — (cancelled)")
+        self.components.setText(f"Cancelled: {done} of {total} tasks complete, Δ of {n}; the g-index needs every task.")
+        self.progress.hide()
+        self.stop_button.setText("Compute again")
+        self.stop_button.setToolTip("Compute the g-index of the experiment from the start")
+        self.stop_button.show()
+
+    def _stop_clicked(self) -> None:
+        if self.stop_button.text() == "Cancel":
+            self.cancel_requested.emit()
+        else:
+            self.restart_requested.emit()
+
+    def _set_domains(self, domains: list[str]) -> None:
+        if [self.domain.itemData(i) for i in range(1, self.domain.count())] == domains:
+            return
+        cur = self.domain.currentData()
+        self.domain.blockSignals(True)
+        self.domain.clear()
+        self.domain.addItem("all domains", "")
+        for d in domains:
+            self.domain.addItem(d, d)
+        k = self.domain.findData(cur)
+        self.domain.setCurrentIndex(max(0, k))
+        self.domain.blockSignals(False)
+
     def _count(self) -> None:
         n = self.model.rowCount()
         self.count_label.setText(f"{self.proxy.rowCount()} of {n} tasks")
@@ -424,17 +675,7 @@ class ExperimentPanel(QWidget):
         self._quiet = True
         try:
             self.model.set_result(result, edited)
-            domains = sorted({t.domain for t in result.tasks})
-            if [self.domain.itemData(i) for i in range(1, self.domain.count())] != domains:
-                cur = self.domain.currentData()
-                self.domain.blockSignals(True)
-                self.domain.clear()
-                self.domain.addItem("all domains", "")
-                for d in domains:
-                    self.domain.addItem(d, d)
-                k = self.domain.findData(cur)
-                self.domain.setCurrentIndex(max(0, k))
-                self.domain.blockSignals(False)
+            self._set_domains(sorted({t.domain for t in result.tasks}))
             if self._current_task is not None:
                 self.select_task(self._current_task, emit=False)
         finally:
@@ -474,8 +715,8 @@ class ExperimentPanel(QWidget):
         self.attempt.setVisible(n > 1)
 
     def visible_tasks(self) -> list[str]:
-        res = self.model.result
-        return [res.tasks[self.proxy.mapToSource(self.proxy.index(r, 0)).row()].id for r in range(self.proxy.rowCount())]
+        rows = self.model.rows
+        return [rows[self.proxy.mapToSource(self.proxy.index(r, 0)).row()].id for r in range(self.proxy.rowCount())]
 
     def _on_current(self, current, _previous) -> None:
         if not current.isValid():

@@ -169,8 +169,15 @@ class CompareWindow(QMainWindow):
         self.view.edited.connect(self._on_view_edited)
         self.view.panel.options_changed.connect(self.controller.set_options)
         self.controller.result_changed.connect(self._on_gindex)
-        self.controller.failed.connect(lambda m: self.dialogs.error("g-index", m))
+        self.controller.failed.connect(self._on_gindex_failed)
         self.controller.busy_changed.connect(lambda b: self.status.setText("computing the g-index…" if b else ""))
+        self.controller.started.connect(self.tasks.begin)
+        self.controller.progress.connect(self.tasks.show_progress)
+        self.controller.task_delta.connect(self.tasks.add_delta)
+        self.controller.task_done.connect(self.tasks.complete)
+        self.controller.cancelled.connect(self.tasks.show_cancelled)
+        self.tasks.cancel_requested.connect(self.controller.cancel)
+        self.tasks.restart_requested.connect(self.controller.recompute_all)
         self.controller.dirty_changed.connect(self._on_dirty)
         self.tasks.task_selected.connect(self.show_task)
         self.tasks.attempt_selected.connect(lambda k: self.current_task is not None and self.show_task(self.current_task, k))
@@ -536,8 +543,13 @@ class CompareWindow(QMainWindow):
         self.current_task = None
         self.tasks_dock.hide()
 
+    def _on_gindex_failed(self, message: str) -> None:
+        self.tasks.set_busy(False)
+        self.dialogs.error("g-index", message)
+
     def _on_gindex(self, res) -> None:
         c = self.controller
+        self.tasks.set_busy(False)
         self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == "companion")
         if self.current_task is not None and self.current_task < len(res.tasks):
             self.tasks.set_attempts(res.tasks[self.current_task], self.current_attempt)
@@ -622,6 +634,7 @@ class CompareWindow(QMainWindow):
             QApplication.instance().focusChanged.disconnect(self._on_focus)
             self._follows_focus = False
         self.view.runner.cancel()  # a long exact search stops now rather than delaying the close
+        c.runner.cancel()  # and so does a g-index computation, worker processes included
         self.view.runner.wait(5000)
         c.runner.wait(5000)
         e.accept()

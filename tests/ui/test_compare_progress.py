@@ -1,0 +1,107 @@
+"""A long experiment in the compare window: rows appear while the g-index is computed, the
+progress bar moves, and a click on Cancel stops the work (the worker thread, and the worker
+processes of a big experiment) with the rows done kept; "Compute again" then gives the core's
+g-index. The 40 × 1,200 timings are in bench/bench_experiment_progress.py."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from gindex_studio.core.generate_experiment import write_experiment
+from gindex_studio.core.gindex import compute_gindex
+
+from .conftest import shown_compare_window
+
+
+@pytest.fixture(scope="module")
+def long_experiment(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("long")
+    write_experiment(folder, tasks=12, programs=480, domains=6, sizes=(10, 30), seed=7)
+    return folder / "experiment.json"
+
+
+@pytest.fixture
+def cwin(qtbot, library):
+    win = shown_compare_window(qtbot, library, 1366, 768)
+    yield win
+    win.controller.cancel()
+    win.controller.runner.wait(10_000)
+    win.view.runner.cancel()
+    win.view.runner.wait(5000)
+
+
+class Watch:
+    """What the user sees over time: rows in the table, the bar's value, the final result."""
+
+    def __init__(self, win):
+        self.rows, self.values, self.results = [], [], []
+        panel = win.tasks
+        panel.model.rowsInserted.connect(lambda *_a: self.rows.append((time.perf_counter(), panel.model.rowCount())))
+        panel.progress.valueChanged.connect(lambda v: self.values.append(v))
+        win.controller.result_changed.connect(lambda r: self.results.append(time.perf_counter()))
+
+
+def click_centre(button):
+    QTest.mouseClick(button, Qt.LeftButton, Qt.NoModifier, button.rect().center())
+
+
+def worker_idle(win) -> bool:
+    return win.controller.runner.pool.activeThreadCount() == 0
+
+
+def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_experiment):
+    watch = Watch(cwin)
+    panel = cwin.tasks
+    assert cwin.open_experiment(str(long_experiment))
+    assert cwin.controller._workers(cwin.controller.experiment) == 1  # this one runs in the studio's process
+    assert panel.progress.isVisible() and panel.stop_button.isVisible()
+    qtbot.waitUntil(lambda: panel.model.completed >= 1, timeout=60_000)
+    assert not watch.results, "the experiment finished before it could be cancelled: make it longer"
+    # rows came one at a time, each task's row before the g-index was known
+    counts = [n for _t, n in watch.rows]
+    assert counts[:3] == [1, 2, 3] and panel.model.rowCount() == 12
+    assert any(r.omega is not None for r in panel.model.rows) and any(r.omega is None for r in panel.model.rows)
+    pending = next(r for r in range(12) if panel.model.rows[r].omega is None)
+    assert panel.model.index(pending, 5).data() == "…"  # Ω not known yet
+    # the bar moved forward, step by step
+    assert len(set(watch.values)) >= 5 and watch.values == sorted(watch.values)
+    assert "Ω of the tasks" in panel.progress.format()
+    done_before = panel.model.completed
+    # the user clicks Cancel
+    assert panel.stop_button.text() == "Cancel"
+    t0 = time.perf_counter()
+    click_centre(panel.stop_button)
+    qtbot.waitUntil(lambda: worker_idle(cwin), timeout=5000)
+    assert time.perf_counter() - t0 < 0.5
+    qtbot.wait(300)
+    assert not watch.results and cwin.controller.result is None  # no result arrives after a cancel
+    assert panel.model.completed >= done_before and panel.model.rowCount() == 12  # the rows done stay
+    assert not panel.progress.isVisible() and panel.stop_button.text() == "Compute again"
+    assert "Cancelled" in panel.components.text()
+    # and computes again on request, to the core's value
+    click_centre(panel.stop_button)
+    qtbot.waitUntil(lambda: cwin.controller.result is not None, timeout=120_000)
+    expected = compute_gindex(cwin.controller.experiment, workers=1)
+    assert cwin.controller.result.g_index == expected.g_index
+    assert f"{expected.g_index:,.3f}" in panel.g_label.text()
+    assert not panel.stop_button.isVisible() and not panel.progress.isVisible()
+
+
+def test_cancel_stops_the_worker_processes(cwin, qtbot, long_experiment):
+    cwin.controller.workers = 2  # as for a big experiment on 4 cores or more (PROCESS_PAIRS, PROCESS_CORES)
+    panel = cwin.tasks
+    before = set(mp.active_children())
+    assert cwin.open_experiment(str(long_experiment))
+    qtbot.waitUntil(lambda: "Ω" in panel.progress.format() and panel.model.completed >= 1, timeout=60_000)
+    workers = [p for p in mp.active_children() if p not in before]
+    assert len(workers) == 2 and cwin.controller.result is None
+    t0 = time.perf_counter()
+    click_centre(panel.stop_button)
+    qtbot.waitUntil(lambda: worker_idle(cwin) and not any(p.is_alive() for p in workers), timeout=5000)
+    assert time.perf_counter() - t0 < 0.5
+    qtbot.wait(200)
+    assert cwin.controller.result is None and panel.stop_button.text() == "Compute again"
