@@ -153,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
                         "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
     p.add_argument("--workers", type=int, default=None, help="processes for Ω (default: all cores)")
+    p.add_argument("--leak-threshold", type=_fraction_01, default=None, metavar="T",
+                   help="flag a task as a leak when its reference lies within Ω <= T of a curriculum program "
+                        "(default 0.05, as curate --leaks)")
     _add_scoring(p)
     _add_cluster(p, shards=True)
 
@@ -175,6 +178,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ----- helpers ----------------------------------------------------------------------------------
+
+
+def _fraction_01(text: str):
+    """A number in [0, 1] as an exact fraction (argparse type)."""
+    from fractions import Fraction
+
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {text}")
+    return value
 
 
 def _read_strict(path: str, profile: str = "paper"):
@@ -425,6 +441,7 @@ def cmd_omega(args) -> int:
 
 
 def cmd_gindex(args) -> int:
+    from . import progress
     from .core import experiment as ex
     from .core import gindex as gi
 
@@ -439,9 +456,13 @@ def cmd_gindex(args) -> int:
             exp = ex.load_experiment(args.experiment)
             options = _options(args) if _scoring_given(args) else None
             read_by_workers = _workers_read_files(args, options.profile if options else exp.profile)
+            extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
+            listener = _GIndexProgress() if progress.wanted(args) else None
             with _cluster(args) as client:
                 result = gi.compute_gindex(exp, options=options, workers=args.workers, client=client,
-                                           workers_read_files=read_by_workers)
+                                           workers_read_files=read_by_workers, listener=listener, **extra)
+            if listener is not None:
+                listener.done()
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
     if args.json:
@@ -449,6 +470,37 @@ def cmd_gindex(args) -> int:
         return 0
     print(_format_gindex(result))
     return 0
+
+
+class _GIndexProgress:
+    """``gindex`` progress on stderr: the stage and its count, at most every 0.2 s."""
+
+    WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curriculum", "omega": "Ω of the tasks"}
+
+    def __init__(self):
+        self.last, self.shown = 0.0, False
+
+    def stage(self, name, done, total):
+        import time
+
+        now = time.monotonic()
+        if done == total or now - self.last >= 0.2:
+            self.last, self.shown = now, True
+            from . import progress
+
+            progress.say(f"{self.WORDS.get(name, name)}: {done:,} of {total:,}")
+
+    def delta(self, index, reports):
+        pass
+
+    def task(self, result):
+        pass
+
+    def done(self):
+        from . import progress
+
+        if self.shown:
+            progress.say("")
 
 
 def _format_gindex(result) -> str:
@@ -463,14 +515,25 @@ def _format_gindex(result) -> str:
                 for d in result.domains], ("curriculum domain", "samples", "W", "compute", "E", ""),
                [False, True, True, True, True, False]),
         "",
-        _table([(t.id, t.domain, t.delta, t.theta, t.omega, t.nearest or "", t.tc,
+        _table([(t.id, t.domain, t.delta, t.theta, t.omega, t.nearest or "", _LEAK_WORD[t.leak], t.tc,
                  ("yes" if t.exact and t.omega_exact else "no") + (" (syntax)" if t.syntax else ""))
                 for t in result.tasks],
-               ("task", "domain", "Δ", "θ", "Ω", "nearest program", "TC", "exact"),
-               [False, False, True, True, True, False, True, False]),
+               ("task", "domain", "Δ", "θ", "Ω", "nearest program", "leak", "TC", "exact"),
+               [False, False, True, True, True, False, False, True, False]),
     ]
+    if result.mode == "tasks":
+        leaks = result.leaks
+        lines.append("")
+        lines.append(f"leaks (Ω ≤ {float(result.leak_threshold):g} to a curriculum program): {len(leaks)}"
+                     + "".join(f"\n  {t.id}: Ω = {t.omega:.6f} to {t.nearest}" for t in leaks))
+        undecided = [t.id for t in result.tasks if t.leak is None]
+        if undecided:
+            lines.append(f"leak undecided (a deadline cut the Ω search): {', '.join(undecided)}")
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+_LEAK_WORD = {True: "leak", False: "", None: "?"}
 
 
 def _scoring_given(args) -> bool:

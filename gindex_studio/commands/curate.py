@@ -33,7 +33,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--tasks", nargs="+", default=[], metavar="FILE_OR_DIR", help="test programs")
     p.add_argument("--duplicates", type=_threshold, default=Fraction(5, 100), metavar="T",
                    help="near-duplicates: pairs with Δ ≤ T (default 0.05)")
-    p.add_argument("--leaks", type=_threshold, default=Fraction(5, 100), metavar="T",
+    from gindex_studio.core.curriculum import LEAK_THRESHOLD
+
+    p.add_argument("--leaks", type=_threshold, default=LEAK_THRESHOLD, metavar="T",
                    help="leaks: test programs with Ω ≤ T (default 0.05)")
     p.add_argument("--outliers", type=_threshold, default=Fraction(1, 2), metavar="T",
                    help="outliers: nearest program of the same domain at Δ ≥ T (default 0.5)")

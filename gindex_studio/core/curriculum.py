@@ -65,6 +65,12 @@ def _bits(mask: int):
         mask ^= low
 
 
+#: A task leaks from training when the reference lies within this Ω of a curriculum program:
+#: identical up to ids and ignored keys (Ω = 0), or a few attribute values or wires apart. The
+#: curation window's leak threshold (``curation.report.DEFAULT_LEAKS``) is this value too.
+LEAK_THRESHOLD = Fraction(1, 20)
+
+
 @dataclass
 class Nearest:
     """The nearest curriculum program: Ω, its index in the curriculum (None when empty), whether
@@ -304,6 +310,20 @@ def _finish_nearest(best: Fraction, index: int | None, cut: list[Fraction], sear
     lower = min([best] + cut) if index is not None else Fraction(1)
     value = best if index is not None else Fraction(1)
     return Nearest(omega, index, lower >= best, searched, skipped, float(min(lower, best)), value)
+
+
+def leak_of(nearest: Nearest, threshold: Fraction = LEAK_THRESHOLD) -> bool | None:
+    """Whether Ω ≤ ``threshold``, compared exactly: True or False, or None when a deadline cut a
+    search and the proven interval [omega_lower, omega] contains the threshold. False with no
+    curriculum program. Uses ``nearest.value`` (the exact Ω) when known, else the float's exact value."""
+    if nearest.index is None:
+        return False
+    omega = nearest.value if nearest.value is not None else Fraction(nearest.omega)
+    if omega <= threshold:
+        return True
+    if nearest.exact or nearest.omega_lower is None or Fraction(nearest.omega_lower) > threshold:
+        return False
+    return None
 
 
 def overall(per_domain: dict[str, Nearest]) -> Nearest:

@@ -161,7 +161,7 @@ def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, 
     for offset, per in parts:
         for d, n in per.items():
             g = Nearest(n.omega, None if n.index is None else n.index + offset, n.exact, n.searched,
-                        n.skipped, n.omega_lower if n.omega_lower is not None else n.omega)
+                        n.skipped, n.omega_lower if n.omega_lower is not None else n.omega, n.value)
             cur = out.get(d)
             if cur is None:
                 out[d] = g
@@ -171,7 +171,7 @@ def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, 
             best = g if better else cur
             lower = min(cur.omega_lower, g.omega_lower)
             out[d] = Nearest(best.omega, best.index, lower >= best.omega, cur.searched + g.searched,
-                             cur.skipped + g.skipped, lower)
+                             cur.skipped + g.skipped, lower, best.value)
     return out
 
 

@@ -22,12 +22,13 @@ import copy
 import math
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
+from fractions import Fraction
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import orjson
 
-from .curriculum import Cancelled, Curriculum, Nearest, domain_distance, omega_many, overall
+from .curriculum import LEAK_THRESHOLD, Cancelled, Curriculum, Nearest, domain_distance, leak_of, omega_many, overall
 from .divergence import ScoreOptions, ScoreResult, prepare, score
 from .experiment import CompanionExperiment, Experiment, ExperimentError, _companion_programs
 from .flow import Flow, FlowError
@@ -96,7 +97,11 @@ class DomainTerm:
 @dataclass
 class TaskResult:
     """One task's components. In companion mode a task is a test domain (``delta`` is the file's
-    divergence, ``score`` is None, Ω per domain is dd and ``perfects`` the file's value)."""
+    divergence, ``score`` is None, Ω per domain is dd and ``perfects`` the file's value).
+
+    ``leak``: the reference is identical or near-identical to the curriculum program ``nearest``
+    (Ω ≤ the result's ``leak_threshold``, compared exactly); None when a deadline left it
+    undecided, and in companion mode (no programs per task)."""
 
     index: int
     id: str
@@ -117,6 +122,7 @@ class TaskResult:
     tc: float
     score: ScoreResult | None = None
     perfects: float | None = None
+    leak: bool | None = None
     attempt_deltas: list[float] = field(default_factory=list)
     attempt_exact: list[bool] = field(default_factory=list)
     attempt_reports: list[ScoreResult] = field(default_factory=list, repr=False, compare=False)
@@ -149,7 +155,13 @@ class GIndexResult:
     g_index: float
     g_index_rounded: float
     warnings: list[str] = field(default_factory=list)
+    leak_threshold: Fraction = LEAK_THRESHOLD
     _state: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def leaks(self) -> list[TaskResult]:
+        """The tasks flagged as leaks (``leak`` True), in task order."""
+        return [t for t in self.tasks if t.leak]
 
     @property
     def theta_mean(self) -> float:
@@ -185,6 +197,7 @@ class GIndexResult:
             "g_index_rounded": self.g_index_rounded,
             "theta_mean": self.theta_mean,
             "exact": self.exact,
+            "leak_threshold": float(self.leak_threshold),
             "domains": [asdict(d) for d in self.domains],
             "tasks": tasks,
             "warnings": list(self.warnings),
@@ -259,9 +272,9 @@ def _experiment_terms(experiment: Experiment) -> tuple[list[DomainTerm], list[st
 
 
 def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Nearest], cur: Curriculum,
-                 included: set[str]) -> TaskResult:
+                 included: set[str], leak_threshold: Fraction = LEAK_THRESHOLD) -> TaskResult:
     """One task's result from the Δ reports of its attempts (θ = mean over attempts; the first
-    attempt's report is kept as ``score``)."""
+    attempt's report is kept as ``score``); the leak flag from the same nearest program as Ω."""
     best = overall({d: n for d, n in per.items() if d in included})
     label = cur.labels[best.index] if best.index is not None else None
     sr = reports[0]
@@ -286,6 +299,7 @@ def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Ne
         terms={},
         tc=0.0,
         score=sr,
+        leak=leak_of(best, leak_threshold),
         attempt_deltas=deltas,
         attempt_exact=[r.exact for r in reports],
         attempt_reports=list(reports),
@@ -309,7 +323,8 @@ class Listener:
 
 def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, workers: int | None = None,
                    progress: Progress | None = None, client=None, workers_read_files: bool = False, *,
-                   listener: Listener | None = None, cancel=None) -> GIndexResult:
+                   listener: Listener | None = None, cancel=None,
+                   leak_threshold: Fraction = LEAK_THRESHOLD) -> GIndexResult:
     """The g-index of an experiment in our format, with every component.
 
     ``options``: scoring options (default: the experiment's profile and options). Δ of every task
@@ -321,8 +336,9 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     ``progress(done, total)`` counts 2 steps per task (Δ, then Ω); ``listener`` (a ``Listener``)
     receives each task's Δ, then each complete task, as soon as known. ``cancel`` (a
     ``CancelToken`` or anything with ``is_set()``): once set, the searches stop, worker processes
-    are terminated and ``Cancelled`` is raised. Raises ExperimentError for ρ + E ≤ 0, and when the
-    cluster lost the Ω of some tasks (naming them)."""
+    are terminated and ``Cancelled`` is raised. A task is flagged as a leak when Ω ≤
+    ``leak_threshold`` (from the nearest program Ω found: no extra search). Raises ExperimentError
+    for ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them)."""
     opts = _options_of(experiment, options)
     domains, warnings = _experiment_terms(experiment)
     included = {d.domain for d in domains if d.included}
@@ -348,7 +364,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
         prepared.append(prepare(t.reference, opts))
 
     def finished(j: int, per: dict[str, Nearest]) -> None:
-        t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included)
+        t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included, leak_threshold)
         t.tc, t.terms = _tc(t.theta, t.gd, domains, experiment.priors)
         tell.task(t)
 
@@ -377,12 +393,14 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
         nearest = run.results
         for j, per in enumerate(nearest):
             finished(j, per)
-    tasks = [_task_result(j, t, reports[j], nearest[j], cur, included) for j, t in enumerate(experiment.tasks)]
+    tasks = [_task_result(j, t, reports[j], nearest[j], cur, included, leak_threshold)
+             for j, t in enumerate(experiment.tasks)]
     warnings += _search_warnings(tasks)
     result = GIndexResult(
         mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
         options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
         g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
+        leak_threshold=leak_threshold,
     )
     result._state = {
         "curriculum": cur,
@@ -439,7 +457,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
         or st.get("ids") != [t.id for t in experiment.tasks]
         or st.get("curriculum_key") != _curriculum_key(experiment)
     ):
-        return compute_gindex(experiment, options, workers=None)
+        return compute_gindex(experiment, options, workers=None, leak_threshold=result.leak_threshold)
     task = experiment.tasks[task_index]
     cur: Curriculum = st["curriculum"]
     old = result.tasks[task_index]
@@ -459,9 +477,10 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
     tasks = []
     for j, t in enumerate(result.tasks):
         if j == task_index:
-            tasks.append(_task_result(j, task, sr, nearest[j], cur, included))
+            tasks.append(_task_result(j, task, sr, nearest[j], cur, included, result.leak_threshold))
         elif included != {d.domain for d in result.domains if d.included}:
-            tasks.append(_task_result(j, experiment.tasks[j], t.attempt_reports or [t.score], nearest[j], cur, included))
+            tasks.append(_task_result(j, experiment.tasks[j], t.attempt_reports or [t.score], nearest[j], cur, included,
+                                      result.leak_threshold))
         else:
             tasks.append(replace(t, prompt=experiment.tasks[j].prompt, domain=experiment.tasks[j].domain))
     warnings += _search_warnings(tasks)
@@ -469,6 +488,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
         mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
         options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
         g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
+        leak_threshold=result.leak_threshold,
     )
     new._state = dict(st, nearest=nearest, references=references)
     return _finish(new)

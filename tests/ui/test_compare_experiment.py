@@ -343,7 +343,7 @@ def test_gindex_studio_compare_opens_the_window(monkeypatch):
     win.close()
 
 
-def test_a_task_identical_to_a_curriculum_program_is_marked_as_a_leak(cwin, qtbot, demo_copy):
+def test_the_table_marks_the_tasks_the_core_flags_as_leaks(cwin, qtbot, demo_copy):
     from PySide6.QtCore import Qt
 
     assert cwin.open_experiment(str(demo_copy))
@@ -351,10 +351,16 @@ def test_a_task_identical_to_a_curriculum_program_is_marked_as_a_leak(cwin, qtbo
     res = cwin.controller.result
     model = cwin.tasks.model
     col = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())].index("Ω")
-    leaks = [t for t in res.tasks if t.omega == 0]
-    assert leaks, "the demo experiment has one leaking task (youtube-resume-4)"
+    # the core's flag (Ω ≤ 0.05): the copy youtube-resume-4 and three near-copies
+    flagged = {t.id for t in res.tasks if t.leak}
+    assert flagged == {"youtube-resume-4", "gmail-send-4", "google-search-4", "youtube-play-4"}
     for t in res.tasks:
         text = model.data(model.index(t.index, col))
-        assert text.endswith(" leak") == (t.omega == 0)
-    tip = model.data(model.index(leaks[0].index, col), Qt.ToolTipRole)
-    assert "leaks from training" in tip and leaks[0].nearest in tip
+        assert text.endswith(" leak") == (t.id in flagged), t.id
+        assert (model.data(model.index(t.index, col), Qt.ForegroundRole) is not None) == (t.id in flagged)
+    k = cwin.controller.experiment.task_index("youtube-resume-4")
+    tip = model.data(model.index(k, col), Qt.ToolTipRole)
+    assert "identical" in tip and "leaks from training" in tip and res.tasks[k].nearest in tip
+    k = cwin.controller.experiment.task_index("gmail-send-4")
+    tip = model.data(model.index(k, col), Qt.ToolTipRole)
+    assert "near-identical" in tip and "Ω = 0.024" in tip

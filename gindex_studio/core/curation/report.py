@@ -4,12 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..curriculum import LEAK_THRESHOLD
 from . import analysis as an
 from .engine import PairEngine
 from .workspace import Workspace
 
 DEFAULT_DUPLICATES = Fraction(5, 100)
-DEFAULT_LEAKS = Fraction(5, 100)
+DEFAULT_LEAKS = LEAK_THRESHOLD  # the g-index's leak flag uses the same threshold
 DEFAULT_OUTLIERS = Fraction(1, 2)
 
 

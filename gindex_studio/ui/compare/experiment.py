@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gindex_studio.core.curriculum import LEAK_THRESHOLD
 from gindex_studio.core.divergence import ScoreOptions
 from gindex_studio.core.experiment import (
     Experiment,
@@ -328,6 +329,7 @@ class PendingTask:
     nearest: None = None
     omega_exact: bool = False
     tc: None = None
+    leak: None = None
 
 
 def pending_row(index: int, task, reports) -> PendingTask:
@@ -376,6 +378,11 @@ class TaskTableModel(QAbstractTableModel):
         if k < len(self.rows):
             self.rows[k] = task
             self.dataChanged.emit(self.index(k, 0), self.index(k, len(COLUMNS) - 1))
+
+    @property
+    def leaks_apply(self) -> bool:
+        """Tasks with programs (not the companion's aggregate mode, where a task is a domain)."""
+        return self.result is None or self.result.mode == "tasks"
 
     @property
     def completed(self) -> int:
@@ -429,14 +436,11 @@ class TaskTableModel(QAbstractTableModel):
                 if t.syntax:
                     tip += f"\nsyntax error: {t.syntax.get('message')}"
                 return tip
-            if col == "Ω" and t.nearest:
-                if t.omega == 0:
-                    return (f"the reference is identical (up to ids and ignored keys) to the curriculum program "
-                            f"{t.nearest}: the task leaks from training")
-                return f"nearest curriculum program: {t.nearest}"
+            if col == "Ω" and t.nearest and self.leaks_apply:
+                return leak_tip(t, self.result.leak_threshold if self.result is not None else LEAK_THRESHOLD)
         if role == Qt.TextAlignmentRole and col in ("Δ", "θ", "Ω", "TC"):
             return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ForegroundRole and col == "Ω" and t.omega == 0 and t.nearest:
+        if role == Qt.ForegroundRole and col == "Ω" and t.leak is not False and self.leaks_apply:
             return QColor("#b00020")
         if role == Qt.FontRole and t.index in self.edited:
             f = QFont()
@@ -456,13 +460,24 @@ class TaskTableModel(QAbstractTableModel):
         return None
 
 
+def leak_tip(t, threshold) -> str:
+    """The Ω cell's tooltip: the nearest curriculum program and the core's leak flag."""
+    near = f"nearest curriculum program: {t.nearest} (Ω = {fmt(t.omega)})"
+    if t.leak:
+        same = "identical (up to ids and ignored keys)" if t.omega == 0 else "near-identical"
+        return f"{near}\nthe reference is {same} to it (Ω ≤ {float(threshold):g}): the task leaks from training"
+    if t.leak is None:
+        return f"{near}\na deadline cut the Ω search: whether Ω ≤ {float(threshold):g} (a leak) is not decided"
+    return near
+
+
 _SHOW = {  # column -> text of a row (only the cell asked for is computed: a pending row has no Ω)
     "Task": lambda m, t: t.id + (" •" if t.index in m.edited else ""),
     "Domain": lambda m, t: t.domain,
     "Prompt": lambda m, t: " ".join(t.prompt.split())[:160],
     "Δ": lambda m, t: fmt(t.delta),
     "θ": lambda m, t: fmt(t.theta),
-    "Ω": lambda m, t: fmt(t.omega) + (" leak" if t.omega == 0 and t.nearest else ""),
+    "Ω": lambda m, t: fmt(t.omega) + ({True: " leak", None: " leak?"}.get(t.leak, "") if m.leaks_apply else ""),
     "TC": lambda m, t: f"{t.tc:,.1f}",
     "Exact": lambda m, t: "yes" if t.exact and t.omega_exact else "bound",
 }
