@@ -130,7 +130,7 @@ def score(reference: FlowLike, generated: FlowLike, *, options: ScoreOptions | N
     'companion'
     """
     from .core.divergence import score as _score
-    from .core.lenient import read_model_output
+    from .core.reading import read_generated_file, read_generated_text
 
     opts = _options(options, option_kwargs)
     ref = read_flow(reference)
@@ -139,12 +139,9 @@ def score(reference: FlowLike, generated: FlowLike, *, options: ScoreOptions | N
         gen = read_flow(generated)
     else:
         if isinstance(generated, bytes) or isinstance(generated, str) and _looks_like_json(generated):
-            text = generated
+            read = read_generated_text(generated)
         else:
-            from .core.flow import read_user_file
-
-            text = read_user_file(generated)
-        read = read_model_output(text)
+            read = read_generated_file(generated)
         gen, syntax = read.flow, read.syntax
     return _score(ref, gen, opts, syntax=syntax)
 

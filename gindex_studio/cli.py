@@ -194,7 +194,9 @@ def _fraction_01(text: str):
 
 
 def _read_strict(path: str, profile: str = "paper"):
-    from .core.flow import FlowError, read_flow_file
+    """The reference, read strictly (core.reading; Flatland programs by their own reader)."""
+    from .core.flow import FlowError
+    from .core.reading import read_reference_file
 
     if profile == "flatland":
         from .core.flatland.errors import FlatlandError
@@ -205,14 +207,16 @@ def _read_strict(path: str, profile: str = "paper"):
         except FlatlandError as e:
             raise InputError(str(e)) from None
     try:
-        return read_flow_file(path)
+        return read_reference_file(path)
     except FlowError as e:
         raise InputError(str(e)) from None
 
 
 def _read_generated(path: str, profile: str = "paper"):
-    from .core.flow import FlowError, read_user_file
-    from .core.lenient import LenientRead, read_model_output
+    """The generated program, read leniently (core.reading; Flatland programs by their own reader)."""
+    from .core.flow import FlowError
+    from .core.lenient import LenientRead
+    from .core.reading import read_generated_file
 
     if profile == "flatland":
         from .core.flatland.errors import FlatlandError
@@ -224,7 +228,7 @@ def _read_generated(path: str, profile: str = "paper"):
             raise InputError(str(e)) from None
         return LenientRead(g.program.to_flow(), g.syntax)
     try:
-        return read_model_output(read_user_file(path))
+        return read_generated_file(path).lenient
     except FlowError as e:
         raise InputError(str(e)) from None
 

@@ -27,7 +27,8 @@ import orjson
 
 from .divergence import ScoreOptions
 from .flow import Flow, FlowError, atomic_write_bytes, flow_from_value, loads_json, read_flow_file, read_user_file
-from .lenient import SyntaxIssue, read_model_output
+from .lenient import SyntaxIssue
+from .reading import read_generated_file, read_generated_text, read_reference_file
 from .similarity import PROFILES
 
 FORMAT = "gindex-studio.experiment/1"
@@ -151,7 +152,7 @@ class Task:
 
     def set_generated_text(self, text: str) -> None:
         """Replace the generated program by new raw model text (read leniently, saved inline)."""
-        read = read_model_output(text)
+        read = read_generated_text(text)
         self.generated, self.syntax, self.generated_text = read.flow, read.syntax, text
         self.generated_source = Source("text")
 
@@ -488,7 +489,7 @@ def _reference(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Sou
         if not p.is_file():
             raise ctx.fail(where if bare else f"{where}.file", f"no such file {spec!r}")
         try:
-            return read_flow_file(p), Source("file", spec, bare)
+            return read_reference_file(p), Source("file", spec, bare)
         except FlowError as e:
             raise ctx.fail(where, str(e)) from None
     try:
@@ -506,21 +507,20 @@ def _generated(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Sou
         if not p.is_file():
             raise ctx.fail(fw, f"no such file {spec!r}")
         try:
-            text = p.read_bytes().decode("utf-8", "replace")
-        except OSError as e:
-            raise ctx.fail(fw, f"cannot read {spec!r} ({e.strerror})") from None
-        read = read_model_output(text)
-        return read.flow, Source("file", spec, bare), read.syntax, text
+            read = read_generated_file(p)
+        except FlowError as e:
+            raise ctx.fail(fw, str(e)) from None
+        return read.flow, Source("file", spec, bare), read.syntax, read.text
     if kind == "text":
         if not isinstance(spec, str):
             raise ctx.fail(f"{where}.text", f"must be a string (the raw model output), got {_describe(spec)}")
-        read = read_model_output(spec)
+        read = read_generated_text(spec)
         return read.flow, Source("text"), read.syntax, spec
     try:
         return flow_from_value(spec), Source("json"), None, None
     except FlowError:
         # inline JSON that is no flow is still model output: read it leniently (empty flow, Δ = 1)
-        read = read_model_output(orjson.dumps(spec).decode())
+        read = read_generated_text(orjson.dumps(spec))
         return read.flow, Source("json"), read.syntax, None
 
 

@@ -20,11 +20,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from gindex_studio.core.divergence import ScoreOptions, ScoreResult
 from gindex_studio.core.flow import Flow
-from gindex_studio.core.lenient import SyntaxIssue, read_model_output
+from gindex_studio.core.lenient import SyntaxIssue
 
 from .overlay import styles_for
 from .panel import Difference, differences
-from gindex_studio.core.reading import read_pair
+from gindex_studio.core.reading import read_generated_text, read_pair
 from .scoring import LatestRunner, score_anytime
 
 SIDES = ("reference", "generated")
@@ -107,7 +107,7 @@ class CompareModel(QObject):
 
     def set_generated_text_pair(self, reference: Flow, text: str, ref_name: str = "",
                                 gen_name: str = "pasted model output", ref_path: str | None = None) -> None:
-        read = read_model_output(text)
+        read = read_generated_text(text)
         self.set_pair(reference, read.flow, read.syntax, text, ref_name, gen_name, ref_path=ref_path)
 
     # ----- edits and scoring ------------------------------------------------------------------
