@@ -1,11 +1,14 @@
 """One registry of named actions: id, text, shortcut (Node-RED's where it has one), tooltip.
 
-Menus, toolbars and tests look actions up by id; the tooltip always shows the shortcut.
+Menus, toolbars and tests look actions up by id; the tooltip always shows the shortcut. Both the
+editor window and the compare window build their actions here: the edit shortcuts (undo, redo,
+cut, copy, paste, delete, select all, quick add, zoom, fit, auto-layout) are the same specs in
+both; the compare window adds its own (``COMPARE_SPECS``: pairs, experiments, F8, copying across).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -65,13 +68,45 @@ SPECS: list[ActionSpec] = [
 ]
 
 
-class ActionRegistry:
-    """Creates one QAction per spec on ``parent``; ``connect(id, slot)`` wires it."""
+#: the compare window's own actions (its edit and view actions are the ones above, by id)
+COMPARE_SPECS: list[ActionSpec] = [
+    ActionSpec("compare.open_pair", "Open &Pair…", "Ctrl+O", "Choose a reference and a generated program", "File"),
+    ActionSpec("compare.paste", "Compare with Pasted &Model Output…", None,
+               "Keep the reference, read the generated program from pasted text", "File"),
+    ActionSpec("compare.open_experiment", "Open &Experiment…", "Ctrl+Shift+O",
+               "Open an experiment (ours, or the companion's files with their domain folder)", "File"),
+    ActionSpec("compare.save_experiment", "&Save Experiment", "Ctrl+S", "Save the edited tasks back into the experiment file", "File"),
+    ActionSpec("compare.save_reference", "Save &Reference As…", None, "Save Reference As", "File"),
+    ActionSpec("compare.save_generated", "Save &Generated As…", None, "Save Generated As", "File"),
+    ActionSpec("compare.close", "&Close", "Ctrl+W", "Close", "File"),
+    ActionSpec("view.arrange.auto", "Arrange Sides &Automatically", None,
+               "Side by side or one above the other, whichever shows both programs larger", "View", True),
+    ActionSpec("view.arrange.side", "Sides Side &by Side", None, "The reference on the left, the model's program on the right",
+               "View", True),
+    ActionSpec("view.arrange.stacked", "Sides &Stacked", None, "The reference above the model's program (wide flows on a small screen)",
+               "View", True),
+    ActionSpec("view.link", "&Link Zoom and Scroll", "Ctrl+L", "Zoom and scroll both sides together", "View", True),
+    ActionSpec("view.text", "Model &Text", None, "Show the generated program's text", "View", True),
+    ActionSpec("compare.next", "&Next Difference", "F8", "Select the next difference (exactly it)", "Navigate"),
+    ActionSpec("compare.previous", "&Previous Difference", "Shift+F8", "Select the previous difference (exactly it)", "Navigate"),
+    ActionSpec("compare.copy_node", "Copy &Node Across", "Ctrl+Shift+N",
+               "Add the selected missing (or extra) node to the other program, with its wires to mapped nodes", "Author"),
+    ActionSpec("compare.attr_to_gen", "Copy Attribute to &Generated", "Ctrl+Shift+Right", "Copy Attribute to Generated", "Author"),
+    ActionSpec("compare.attr_to_ref", "Copy Attribute to &Reference", "Ctrl+Shift+Left", "Copy Attribute to Reference", "Author"),
+]
 
-    def __init__(self, parent):
+ALL_SPECS: dict[str, ActionSpec] = {s.id: s for s in SPECS + COMPARE_SPECS}
+
+
+class ActionRegistry:
+    """Creates one QAction per spec on ``parent`` (``ids``: these specs of ``ALL_SPECS``, in this
+    order; default: every spec of the editor window); ``connect(id, slot)`` wires it."""
+
+    def __init__(self, parent, ids: Sequence[str] | None = None):
         self.actions: dict[str, QAction] = {}
-        self.specs = {s.id: s for s in SPECS}
-        for spec in SPECS:
+        chosen = SPECS if ids is None else [ALL_SPECS[i] for i in ids]
+        self.specs = {s.id: s for s in chosen}
+        for spec in chosen:
             a = QAction(spec.text, parent)
             a.setObjectName(spec.id)
             if spec.shortcut:
@@ -87,12 +122,14 @@ class ActionRegistry:
     def __getitem__(self, action_id: str) -> QAction:
         return self.actions[action_id]
 
-    def connect(self, action_id: str, slot: Callable) -> None:
+    def connect(self, action_id: str, slot: Callable, on_trigger: bool = False) -> None:
+        """A checkable action passes its state to ``slot`` (``on_trigger``: called with nothing
+        when the user triggers it, as for the choices of an exclusive group)."""
         a = self.actions[action_id]
-        if a.isCheckable():
+        if a.isCheckable() and not on_trigger:
             a.toggled.connect(slot)
         else:
             a.triggered.connect(lambda _checked=False: slot())
 
     def menu_ids(self, menu: str) -> list[str]:
-        return [s.id for s in SPECS if s.menu == menu]
+        return [i for i, s in self.specs.items() if s.menu == menu]

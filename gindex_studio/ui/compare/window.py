@@ -31,8 +31,10 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.experiment import ExperimentError
-from gindex_studio.core.flow import FlowError, read_flow_file, write_flow_file
+from gindex_studio.core.flow import FlowError, write_flow_file
+from gindex_studio.core.reading import read_reference_file
 
+from ..actions import ActionRegistry
 from ..docks import add_docks
 from ..panels.inspector import Inspector
 from ..panels.palette import Palette
@@ -161,7 +163,6 @@ class CompareWindow(QMainWindow):
         self.active_role = "reference"
         self.undo_group.setActiveStack(self.view.ref.undo_stack)
         self._build_panels()
-        self.actions: dict[str, QAction] = {}
         self._build_actions()
         self.status = QLabel("")
         self.statusBar().addPermanentWidget(self.status)
@@ -247,93 +248,68 @@ class CompareWindow(QMainWindow):
         ed.add_node(type_id, QPointF(c.x(), c.y()))
 
     # ----- actions ----------------------------------------------------------------------------
-    def _action(self, aid: str, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False) -> QAction:
-        a = QAction(text, self)
-        a.setObjectName(aid)
-        if shortcut:
-            a.setShortcut(QKeySequence(shortcut))
-        a.setCheckable(checkable)
-        keys = a.shortcut().toString(QKeySequence.NativeText)
-        tip = tip or text.replace("&", "").rstrip("…")
-        a.setToolTip(f"{tip} ({keys})" if keys else tip)
-        a.setStatusTip(tip)
-        if checkable and aid.startswith("view.arrange."):
-            a.triggered.connect(lambda _c=False: slot())
-        elif checkable:
-            a.toggled.connect(slot)
-        else:
-            a.triggered.connect(lambda _c=False: slot())
-        self.addAction(a)
-        self.actions[aid] = a
-        return a
-
     def _on_active(self, fn):
         return lambda: fn(self.view.editors[self.active_role])
 
+    #: the menus and their actions (ids of ``actions.ALL_SPECS``; None: a separator). The edit,
+    #: zoom and layout actions are the editor window's own specs.
+    MENUS = {
+        "&File": ["compare.open_pair", "compare.paste", "compare.open_experiment", None, "compare.save_experiment",
+                  "compare.save_reference", "compare.save_generated", None, "compare.close"],
+        "&Edit": ["edit.undo", "edit.redo", None, "edit.cut", "edit.copy", "edit.paste", "edit.delete",
+                  "edit.select_all", "edit.quick_add", "arrange.layout"],
+        "&View": ["view.arrange.auto", "view.arrange.side", "view.arrange.stacked", None, "view.link", "view.fit",
+                  "view.zoom_in", "view.zoom_out", "view.text"],
+        "&Navigate": ["compare.next", "compare.previous"],
+        "&Author": ["compare.copy_node", "compare.attr_to_gen", "compare.attr_to_ref"],
+    }
+
     def _build_actions(self) -> None:
-        A = self._action
         v = self.view
-        menus = {
-            "&File": [
-                A("compare.open_pair", "Open &Pair…", self.open_pair_dialog, "Ctrl+O", "Choose a reference and a generated program"),
-                A("compare.paste", "Compare with Pasted &Model Output…", self.paste_dialog, None,
-                  "Keep the reference, read the generated program from pasted text"),
-                A("compare.open_experiment", "Open &Experiment…", self.open_experiment_dialog, "Ctrl+Shift+O",
-                  "Open an experiment (ours, or the companion's files with their domain folder)"),
-                None,
-                A("compare.save_experiment", "&Save Experiment", self.save_experiment, "Ctrl+S",
-                  "Save the edited tasks back into the experiment file"),
-                A("compare.save_reference", "Save &Reference As…", lambda: self.save_side("reference")),
-                A("compare.save_generated", "Save &Generated As…", lambda: self.save_side("generated")),
-                None,
-                A("compare.close", "&Close", self.close, "Ctrl+W"),
-            ],
-            "&Edit": [
-                A("edit.undo", "&Undo", self.undo_group.undo, "Ctrl+Z", "Undo on the active side"),
-                A("edit.redo", "&Redo", self.undo_group.redo, "Ctrl+Y", "Redo on the active side"),
-                None,
-                A("edit.cut", "Cu&t", self._on_active(lambda e: e.cut()), "Ctrl+X"),
-                A("edit.copy", "&Copy", self._on_active(lambda e: e.copy()), "Ctrl+C"),
-                A("edit.paste", "&Paste", self._on_active(lambda e: e.paste()), "Ctrl+V"),
-                A("edit.delete", "&Delete", self._on_active(lambda e: e.delete_selection()), "Delete"),
-                A("edit.select_all", "Select &All", self._on_active(lambda e: e.select_all()), "Ctrl+A"),
-                A("edit.quick_add", "&Quick Add…", self._on_active(lambda e: e.open_quick_add(e.view.cursor_scene_pos())),
-                  "Ctrl+Shift+A", "Add a node to the active side by typing its name (or just type on a canvas)"),
-                A("edit.layout", "Auto-&layout", self._on_active(lambda e: e.auto_layout()), "Ctrl+Shift+L"),
-            ],
-            "&View": [
-                A("view.arrange.auto", "Arrange Sides &Automatically", lambda: self.set_arrangement("auto"), None,
-                  "Side by side or one above the other, whichever shows both programs larger", True),
-                A("view.arrange.side", "Sides Side &by Side", lambda: self.set_arrangement("side-by-side"), None,
-                  "The reference on the left, the model's program on the right", True),
-                A("view.arrange.stacked", "Sides &Stacked", lambda: self.set_arrangement("stacked"), None,
-                  "The reference above the model's program (wide flows on a small screen)", True),
-                None,
-                A("view.link", "&Link Zoom and Scroll", v.set_linked, "Ctrl+L", "Zoom and scroll both sides together", True),
-                A("view.fit", "&Fit Both", v.fit, "Ctrl+0"),
-                A("view.zoom_in", "Zoom &In", self._on_active(lambda e: e.view.zoom_in()), "Ctrl+="),
-                A("view.zoom_out", "Zoom &Out", self._on_active(lambda e: e.view.zoom_out()), "Ctrl+-"),
-                A("view.text", "Model &Text", self._toggle_text, None, "Show the generated program's text", True),
-            ],
-            "&Navigate": [
-                A("compare.next", "&Next Difference", v.next_difference, "F8"),
-                A("compare.previous", "&Previous Difference", v.previous_difference, "Shift+F8"),
-            ],
-            "&Author": [
-                A("compare.copy_node", "Copy &Node Across", v.copy_selected_node, "Ctrl+Shift+N",
-                  "Add the selected missing (or extra) node to the other program, with its wires to mapped nodes"),
-                A("compare.attr_to_gen", "Copy Attribute to &Generated", lambda: self._copy_attr("to-generated"), "Ctrl+Shift+Right"),
-                A("compare.attr_to_ref", "Copy Attribute to &Reference", lambda: self._copy_attr("to-reference"), "Ctrl+Shift+Left"),
-            ],
+        ids = [i for items in self.MENUS.values() for i in items if i is not None]
+        self.registry = ActionRegistry(self, ids)
+        self.actions = self.registry.actions
+        on = self._on_active
+        slots = {
+            "compare.open_pair": self.open_pair_dialog,
+            "compare.paste": self.paste_dialog,
+            "compare.open_experiment": self.open_experiment_dialog,
+            "compare.save_experiment": self.save_experiment,
+            "compare.save_reference": lambda: self.save_side("reference"),
+            "compare.save_generated": lambda: self.save_side("generated"),
+            "compare.close": self.close,
+            "edit.undo": self.undo_group.undo,  # on the active side
+            "edit.redo": self.undo_group.redo,
+            "edit.cut": on(lambda e: e.cut()),
+            "edit.copy": on(lambda e: e.copy()),
+            "edit.paste": on(lambda e: e.paste()),
+            "edit.delete": on(lambda e: e.delete_selection()),
+            "edit.select_all": on(lambda e: e.select_all()),
+            "edit.quick_add": on(lambda e: e.open_quick_add(e.view.cursor_scene_pos())),
+            "arrange.layout": on(lambda e: e.auto_layout()),
+            "view.link": v.set_linked,
+            "view.fit": v.fit,
+            "view.zoom_in": on(lambda e: e.view.zoom_in()),
+            "view.zoom_out": on(lambda e: e.view.zoom_out()),
+            "view.text": self._toggle_text,
+            "compare.next": v.next_difference,
+            "compare.previous": v.previous_difference,
+            "compare.copy_node": v.copy_selected_node,
+            "compare.attr_to_gen": lambda: self._copy_attr("to-generated"),
+            "compare.attr_to_ref": lambda: self._copy_attr("to-reference"),
         }
-        for title, items in menus.items():
+        for key, mode in (("auto", "auto"), ("side", "side-by-side"), ("stacked", "stacked")):
+            self.registry.connect(f"view.arrange.{key}", lambda m=mode: self.set_arrangement(m), on_trigger=True)
+        for aid, slot in slots.items():
+            self.registry.connect(aid, slot)
+        for title, items in self.MENUS.items():
             m = self.menuBar().addMenu(title)
             m.setToolTipsVisible(True)
-            for a in items:
-                if a is None:
+            for aid in items:
+                if aid is None:
                     m.addSeparator()
                 else:
-                    m.addAction(a)
+                    m.addAction(self.actions[aid])
         panels = self.menuBar().addMenu("&Panels")
         for key, d in self.docks.items():
             t = d.toggleViewAction()
@@ -469,7 +445,7 @@ class CompareWindow(QMainWindow):
                 self.view.load_files(reference, generated)
                 gen_name = os.path.basename(generated)
             else:
-                ref = read_flow_file(reference)
+                ref = read_reference_file(reference)
                 self.view.set_generated_text_pair(ref, text or "", os.path.basename(reference), ref_path=reference)
                 gen_name = "pasted model output"
         except FlowError as e:
@@ -715,7 +691,7 @@ def main_compare(reference: str, generated: str) -> int:
             print(f"gindex-studio compare: {path}: no such file", file=sys.stderr)
             return 1
     try:
-        read_flow_file(reference)
+        read_reference_file(reference)
     except FlowError as e:
         print(f"gindex-studio compare: {e}", file=sys.stderr)
         return 1
