@@ -7,6 +7,11 @@ Opens the demo experiment, selects ``telegram-2-reply-4`` (a function error and 
 selects the reference node the model got wrong (the inspector shows it, editable), and saves the
 whole window at a laptop's 1366×768 in its default layout: both sides (stacked: wide flows), the
 score panel, the inspector (``--palette``: the palette's tab in front) and the task table.
+
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-progress.png --progress
+
+``--progress``: a generated 40-task × 1,200-program experiment while its g-index is computed (rows
+filling in, the progress bar, Cancel), with its first task (a leak) open.
 """
 from __future__ import annotations
 
@@ -60,7 +65,45 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette
     return out
 
 
+def render_progress(out: str, size=(1366, 768), complete: int = 3) -> str:
+    """The window on a generated 40 × 1,200 experiment, ``complete`` tasks done, task 0 open."""
+    import tempfile
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from gindex_studio.core.generate_experiment import write_experiment
+
+    from .window import CompareWindow
+
+    folder = tempfile.mkdtemp(prefix="gindex-progress-")
+    write_experiment(folder)
+    win = CompareWindow()
+    win.resize(*size)
+    win.show()
+    win.open_experiment(os.path.join(folder, "experiment.json"))
+    while win.tasks.model.rowCount() < 1:
+        app.processEvents()
+    win.show_task(0)
+    win.view.wait_idle()
+    win.view.fit()
+    while win.tasks.model.completed < complete:
+        app.processEvents()
+        time.sleep(0.002)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    win.grab().save(out)
+    win.controller.cancel()
+    win.controller.runner.wait()
+    win.view.runner.wait()
+    win.close()
+    return out
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = args[0] if args else "docs/screenshots/compare.png"
-    print(render(out, *(args[1:2] or []), palette="--palette" in sys.argv))
+    if "--progress" in sys.argv:
+        print(render_progress(args[0] if args else "docs/screenshots/compare-progress.png"))
+    else:
+        out = args[0] if args else "docs/screenshots/compare.png"
+        print(render(out, *(args[1:2] or []), palette="--palette" in sys.argv))
