@@ -365,13 +365,21 @@ def _init_worker(curriculum: Curriculum | None = None) -> None:
 
 def stop_pool_now(pool) -> None:
     """Stop a ``ProcessPoolExecutor`` at once: queued work is dropped and running workers are
-    terminated (a search in C does not return until it ends; shutting down would wait for it)."""
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    terminated (a search in C does not return until it ends; shutting down would wait for it).
+    Once they are gone the pool's manager thread is joined, so that nothing of the pool is left
+    for the interpreter's exit to wake (which then raced its closing pipe: "Bad file descriptor")."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
         try:
             proc.terminate()
         except Exception:
             pass
-    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        try:
+            proc.join(1.0)
+        except Exception:
+            pass
+    pool.shutdown(wait=not any(p.is_alive() for p in procs), cancel_futures=True)
 
 
 def _worker_nearest(args):
