@@ -8,7 +8,9 @@ domains by default) and opened in a ``CompareWindow`` offscreen, as File → Ope
 - first complete row: the first row with its Ω and TC;
 - g-index: the final result on screen;
 - cancel: a second opening is cancelled (a click on the Cancel button) when a third of the tasks are
-  complete; latency until the worker thread is idle and every worker process has exited.
+  complete; latency until the worker thread is idle and every worker process has exited;
+- responsiveness: the longest gap between two ticks of a 10 ms timer in the GUI thread while the
+  g-index is computed (what a click or a repaint may wait), and the 99th percentile.
 
 The baseline, in the same process, is the bare core call ``compute_gindex`` with the same workers
 (no window): the ratio says what streaming the rows to the table costs. ``--cli`` also times
@@ -110,9 +112,16 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} cores, {search_in_use()}")
     win = open_window()
     workers = win.controller._workers(exp)
+    ticks: list[float] = []
+    ticker = QTimer()
+    ticker.setInterval(10)
+    ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    ticker.start()
     stamps = opened(win)
     pump_until(lambda: "g-index" in stamps)
+    ticker.stop()
     full = stamps["g-index"] - stamps["start"]
+    gaps = sorted(b - a for a, b in zip(ticks, ticks[1:]) if a >= stamps["start"])
     res = win.controller.result
     win.close()
     t0 = time.perf_counter()
@@ -121,6 +130,9 @@ def main(argv=None) -> int:
     assert bare.g_index == res.g_index, (bare.g_index, res.g_index)
     for key in ("first row", "first complete row", "g-index"):
         print(f"  {key:<20} {stamps[key] - stamps['start']:7.2f} s")
+    if gaps:
+        print(f"  GUI thread: longest gap between 10 ms timer ticks {gaps[-1] * 1000:.0f} ms, "
+              f"p99 {gaps[int(0.99 * (len(gaps) - 1))] * 1000:.0f} ms ({len(gaps)} ticks)")
     print(f"  bare compute_gindex {bare_s:7.2f} s (reading the file included)   window / bare = {full / bare_s:.2f}"
           f"   (Ω on {workers} process{'es' if workers > 1 else ''}; same g-index {res.g_index:,.6f})")
 
