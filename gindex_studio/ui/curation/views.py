@@ -150,8 +150,9 @@ class DuplicatesView(QWidget):
             for m in g.members:
                 best = min(((v, b if a == m else a) for a, b, v in g.pairs if m in (a, b)), key=lambda x: (x[0], x[1]))
                 it = items[m]
-                child = QTreeWidgetItem([it.label + ("  (=)" if m in g.exact else ""), it.domain, it.role,
-                                         f"{items[best[1]].label.rsplit('/', 1)[-1]} ({float(best[0]):.4f})"])
+                child = QTreeWidgetItem([_name(it) + ("  (=)" if m in g.exact else ""), it.domain, it.role,
+                                         f"{_name(items[best[1]])} ({float(best[0]):.4f})"])
+                child.setToolTip(0, it.label)
                 child.setData(0, Qt.UserRole, (m, best[1]))
                 top.addChild(child)
             top.setExpanded(True)

@@ -2,8 +2,11 @@
 
 Work runs off the GUI thread (``jobs``): the report (duplicates, Ω, neighbours, coverage) is
 recomputed after every split edit or duplicate-threshold change (an edit cancels a running one);
-the full matrix fills once, row band by row band, then the display order becomes the clustering
-order and the 2-D map is drawn.
+the first report waits, in its thread and for a few seconds at most, until the matrix is on
+screen. The full matrix fills once, row band by row band; the matrix job then computes (or reads
+from the cache) the clustering order and the 2-D map, which the window applies. Selecting
+programs anywhere (heatmap cell, map, any table) selects them in every view. Closing the window
+stops its jobs.
 """
 from __future__ import annotations
 
@@ -215,7 +218,7 @@ class CurationWindow(QMainWindow):
         self.model.set_report(report)
         self.status.setText(f"{len(self.model.ws)} programs · {len(report.duplicates.groups)} near-duplicate groups · "
                             f"{len(self.model.leaks())} leaks · {len(report.mislabels)} likely mislabelled · "
-                            f"{report.searched} pairs searched")
+                            f"{report.searched} pairs searched (the others ruled out by bounds or already known)")
 
     def _on_report_job_end(self) -> None:
         if self._report_again and not self._closing:
