@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 
 def render(out: str, tab: str = "Leaks", size=(1366, 768), select: str = "youtube-resume-4.json") -> str:
@@ -30,7 +31,10 @@ def render(out: str, tab: str = "Leaks", size=(1366, 768), select: str = "youtub
     win.show()
     win.wait_for_report()
     win.wait_for_matrix()
+    end = time.monotonic() + 120
     while win.matrix_seconds is None:
+        if time.monotonic() > end:
+            raise TimeoutError("the demo's Δ matrix did not finish within 120 s")
         app.processEvents()
     win.wait_for_report()
     names = [win.tabs.tabText(k) for k in range(win.tabs.count())]
