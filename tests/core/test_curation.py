@@ -453,3 +453,17 @@ def test_domain_summary_least_is_exact_over_the_whole_block(world):
             assert r.mean[b] == first[r.a].mean[b]  # the mean stays the sample's
     # the sample alone missed some block's least: the exact search matters here
     assert any(f.least[b] < s.least[b] for s, f in zip(first, final) for b in range(d))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 58, 200])
+def test_top_eigenpairs_equal_a_full_eigendecomposition(n):
+    rng = np.random.default_rng(n)
+    a = rng.random((n, n))
+    a = (a + a.T) / 2
+    vals, vecs = an.top_eigenpairs(a, 2)
+    want_vals, want_vecs = np.linalg.eigh(a)
+    k = min(2, n)
+    assert np.allclose(vals, want_vals[::-1][:k], rtol=0, atol=1e-10)
+    for i in range(k):
+        got, want = vecs[:, i], want_vecs[:, -1 - i]
+        assert min(np.abs(got - want).max(), np.abs(got + want).max()) < 1e-8

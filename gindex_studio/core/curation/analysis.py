@@ -215,11 +215,104 @@ def cluster_order(matrix: np.ndarray, domains: Sequence[str]) -> list[int]:
     return out
 
 
+def _sturm_count(alpha: list[float], beta2: list[float], x: float) -> int:
+    """How many eigenvalues of the symmetric tridiagonal (alpha, √beta2) lie below x."""
+    count, d = 0, 1.0
+    for i, a in enumerate(alpha):
+        d = a - x - (beta2[i - 1] / d if i else 0.0)
+        if d == 0.0:
+            d = -1e-300
+        if d < 0.0:
+            count += 1
+    return count
+
+
+def _tridiagonal_top(alpha: list[float], beta: list[float], k: int) -> list[tuple[float, np.ndarray]]:
+    """The k largest eigenvalues of a symmetric tridiagonal matrix (bisection on Sturm counts)
+    with unit eigenvectors (inverse iteration, each orthogonalised against the previous)."""
+    m = len(alpha)
+    beta2 = [b * b for b in beta]
+    radius = [abs(beta[i - 1]) if i else 0.0 for i in range(m)]
+    radius = [r + (abs(beta[i]) if i < m - 1 else 0.0) for i, r in enumerate(radius)]
+    lo, hi = min(a - r for a, r in zip(alpha, radius)), max(a + r for a, r in zip(alpha, radius))
+    scale = max(abs(lo), abs(hi), 1e-300)
+    out: list[tuple[float, np.ndarray]] = []
+    for idx in range(m - 1, m - 1 - min(k, m), -1):  # the idx-th smallest, largest first
+        a, b = lo, hi
+        for _ in range(200):
+            mid = 0.5 * (a + b)
+            if b - a <= 4e-16 * scale or mid in (a, b):
+                break
+            if _sturm_count(alpha, beta2, mid) > idx:
+                b = mid
+            else:
+                a = mid
+        value = 0.5 * (a + b)
+        shift = value + 1e-10 * scale  # (T − shift) is non-singular; inverse iteration converges in a few steps
+        x = np.ones(m)
+        for _ in range(4):
+            # Thomas algorithm on (T − shift) y = x
+            c, dd = [0.0] * m, [0.0] * m
+            piv = alpha[0] - shift
+            c[0] = (beta[0] / piv) if m > 1 else 0.0
+            dd[0] = x[0] / piv
+            for i in range(1, m):
+                piv = (alpha[i] - shift) - beta[i - 1] * c[i - 1]
+                piv = piv if piv != 0.0 else 1e-300
+                c[i] = (beta[i] / piv) if i < m - 1 else 0.0
+                dd[i] = (x[i] - beta[i - 1] * dd[i - 1]) / piv
+            y = [0.0] * m
+            y[-1] = dd[-1]
+            for i in range(m - 2, -1, -1):
+                y[i] = dd[i] - c[i] * y[i + 1]
+            x = np.array(y)
+            for _v, prev in out:
+                x = x - np.einsum("i,i->", x, prev) * prev
+            x = x / np.sqrt(np.einsum("i,i->", x, x))
+        out.append((value, x))
+    return out
+
+
+def top_eigenpairs(b: np.ndarray, k: int, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest eigenvalues of the symmetric matrix ``b`` and their unit eigenvectors
+    (columns), by Lanczos with full reorthogonalisation from a fixed start.
+
+    Only numpy's own loops (einsum), never BLAS or LAPACK: their threaded OpenBLAS, called from a
+    worker thread on a busy machine, took seconds for a 58 × 58 matrix (and hung test runs)."""
+    n = len(b)
+    k = min(k, n)
+    basis = np.zeros((n, n))
+    q = np.random.default_rng(0).standard_normal(n)
+    q /= np.sqrt(np.einsum("i,i->", q, q))
+    alpha: list[float] = []
+    beta: list[float] = []
+    norm = max(float(np.abs(b).sum(axis=1).max()), 1e-300)
+    pairs: list[tuple[float, np.ndarray]] = []
+    for j in range(n):
+        basis[:, j] = q
+        w = np.einsum("ij,j->i", b, q)
+        alpha.append(float(np.einsum("i,i->", w, q)))
+        v = basis[:, :j + 1]
+        for _ in range(2):  # full reorthogonalisation (twice is enough)
+            w = w - np.einsum("ij,j->i", v, np.einsum("ij,i->j", v, w))
+        bj = float(np.sqrt(np.einsum("i,i->", w, w)))
+        last = j == n - 1 or bj <= 1e-12 * norm
+        if last or (j + 1 >= k and (j + 1) % 8 == 0):
+            pairs = _tridiagonal_top(alpha, beta, k)
+            if last or all(abs(bj * x[-1]) <= tol * norm for _v, x in pairs):
+                break
+        beta.append(bj)
+        q = w / bj
+    m = len(alpha)
+    vals = np.array([v for v, _x in pairs])
+    vecs = np.stack([np.einsum("ij,j->i", basis[:, :m], x) for _v, x in pairs], axis=1)
+    return vals, vecs
+
+
 def classical_mds(matrix: np.ndarray, dims: int = 2) -> np.ndarray:
     """Classical (Torgerson) MDS of a Δ matrix: points (n × dims) whose distances approximate Δ.
-    Above 64 programs only the ``dims`` largest eigenpairs are computed (Lanczos from a fixed
-    start): the same points as a full eigendecomposition, for 1,000 programs in a fraction of a
-    second instead of seconds."""
+    Only the ``dims`` largest eigenpairs are computed (``top_eigenpairs``: no BLAS, so no
+    threaded OpenBLAS spinning in a worker thread), the same points as a full eigh."""
     d = np.asarray(matrix, dtype=float)
     d = (d + d.T) / 2.0
     n = len(d)
@@ -227,16 +320,8 @@ def classical_mds(matrix: np.ndarray, dims: int = 2) -> np.ndarray:
         return np.zeros((0, dims))
     sq = d * d  # double centring, -½·J·D²·J without the n × n products
     b = -0.5 * (sq - sq.mean(axis=0)[None, :] - sq.mean(axis=1)[:, None] + sq.mean())
-    if n > 64 and dims < n - 1:
-        from scipy.sparse.linalg import LinearOperator, eigsh
-
-        # products by einsum, not BLAS: a threaded BLAS spins for tens of times longer on a busy machine
-        op = LinearOperator((n, n), matvec=lambda x: np.einsum("ij,j->i", b, np.ravel(x)), dtype=float)
-        vals, vecs = eigsh(op, k=dims, which="LA", v0=np.random.default_rng(0).standard_normal(n))  # (ones ⟂ B)
-    else:
-        vals, vecs = np.linalg.eigh(b)
-    top = np.argsort(vals)[::-1][:dims]
-    pts = vecs[:, top] * np.sqrt(np.clip(vals[top], 0.0, None))
+    vals, vecs = top_eigenpairs(b, dims)
+    pts = vecs * np.sqrt(np.clip(vals, 0.0, None))
     if pts.shape[1] < dims:
         pts = np.hstack([pts, np.zeros((n, dims - pts.shape[1]))])
     for k in range(dims):  # a fixed orientation: the largest coordinate of each axis is positive
