@@ -1,6 +1,7 @@
 """Statistics for comparing systems on tasks (spec §7; issue 10): how sure is a number?
 
-Pure numpy/scipy, no Qt. Everything that resamples is seeded (``seed``) and reproducible.
+Pure numpy/scipy, no Qt; scipy loads when a test or pass@k first needs it (it is most of a second
+of start-up, and the studio's first window needs none of it). Everything that resamples is seeded (``seed``) and reproducible.
 
 - ``stratified_indices``: bootstrap resamples of tasks, drawn within each stratum (task domain) so
   that every resample keeps the number of tasks per domain.
@@ -22,14 +23,20 @@ from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats as sps
-from scipy.special import gammaln
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_LEVEL = 0.95
 #: The permutation test enumerates all 2^m sign flips when m (non-zero differences) is at most this.
 EXACT_PERMUTATION_LIMIT = 16
 MC_PERMUTATIONS = 20_000
+
+
+
+def _binomtest(k: int, n: int) -> float:
+    """Two-sided exact binomial p value of ``k`` successes in ``n`` trials at 1/2."""
+    from scipy.stats import binomtest
+
+    return binomtest(k, n, 0.5).pvalue
 
 
 @dataclass
@@ -157,7 +164,7 @@ def sign_test(a: Sequence[float], b: Sequence[float]) -> TestResult:
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     pos, neg = int((d > 0).sum()), int((d < 0).sum())
     m = pos + neg
-    p = 1.0 if m == 0 else float(sps.binomtest(pos, m, 0.5).pvalue)
+    p = 1.0 if m == 0 else float(_binomtest(pos, m))
     return TestResult("sign", p, True, {"positive": pos, "negative": neg, "ties": int(d.size - m)})
 
 
@@ -203,7 +210,7 @@ def mcnemar(solved_a: Sequence[bool], solved_b: Sequence[bool]) -> TestResult:
         raise ValueError(f"paired outcomes need the same tasks: {sa.size} against {sb.size}")
     only_a, only_b = int((sa & ~sb).sum()), int((~sa & sb).sum())
     n = only_a + only_b
-    p = 1.0 if n == 0 else float(sps.binomtest(only_a, n, 0.5).pvalue)
+    p = 1.0 if n == 0 else float(_binomtest(only_a, n))
     return TestResult("mcnemar", p, True, {"only_a": only_a, "only_b": only_b, "both": int((sa & sb).sum()),
                                             "neither": int((~sa & ~sb).sum())})
 
@@ -227,6 +234,8 @@ def pass_at_k(n: Sequence[int] | np.ndarray | int, c: Sequence[int] | np.ndarray
     fail = n_arr - c_arr
     some = fail >= k
     f = np.where(some, fail, k).astype(float)
+    from scipy.special import gammaln
+
     log_ratio = gammaln(f + 1) - gammaln(f - k + 1) - gammaln(n_arr + 1.0) + gammaln(n_arr - k + 1.0)
     out = np.where(some, np.clip(-np.expm1(log_ratio), 0.0, 1.0), 1.0)
     out = np.where(c_arr == 0, 0.0, out)  # exactly 0 (log-gamma rounding would leave ±1e-16)

@@ -9,7 +9,11 @@ __all__ = ["AnalysisWindow", "open_analysis", "install_actions", "write_report"]
 
 
 def __getattr__(name):  # lazy: importing the package does not build Qt classes
-    if name in ("AnalysisWindow", "open_analysis", "install_actions"):
+    if name == "install_actions":
+        from .menu import install_actions
+
+        return install_actions
+    if name in ("AnalysisWindow", "open_analysis"):
         from . import window
 
         return getattr(window, name)

@@ -10,7 +10,11 @@ __all__ = ["CompareWindow", "CompareView", "main_compare", "install_actions"]
 
 
 def __getattr__(name):  # lazy: importing the package does not build Qt classes
-    if name in ("CompareWindow", "main_compare", "install_actions"):
+    if name == "install_actions":
+        from .menu import install_actions
+
+        return install_actions
+    if name in ("CompareWindow", "main_compare"):
         from . import window
 
         return getattr(window, name)

@@ -10,6 +10,10 @@ __all__ = ["CurationWindow", "open_curation", "install_actions", "main_curate"]
 
 
 def __getattr__(name):  # lazy: importing the package does not build Qt classes
+    if name == "install_actions":
+        from .menu import install_actions
+
+        return install_actions
     if name in __all__:
         from . import window
 
