@@ -12,7 +12,7 @@
 #     --no-build  reuse dist/app/gindex-studio (from packaging/build-app.sh)
 #     --cold      drop the page cache before the bundle's first start (root only): a cold start
 #
-# Needs: Debian packages xvfb xdotool x11-utils; Python packages '.[app]' (PyInstaller, Pillow)
+# Needs: Debian packages xvfb xdotool x11-utils and Qt's X client libraries (packaging/README.md); Python packages '.[app]' (PyInstaller, Pillow)
 # and build. Exit status 1 when any check failed.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,10 +26,9 @@ for a in "$@"; do
         *) echo "usage: $0 [--no-build] [--cold]" >&2; exit 2 ;;
     esac
 done
-for t in Xvfb xdotool xprop; do
-    command -v "$t" >/dev/null || { echo "check-app.sh: $t is missing (apt-get install xvfb xdotool x11-utils)" >&2; exit 2; }
-done
 "$PY" -c 'import PIL, build' 2>/dev/null || { echo "check-app.sh: needs Pillow and build: $PY -m pip install '.[app]' build" >&2; exit 2; }
+# Xvfb, xdotool, xprop and the X libraries Qt's xcb plugin loads: named, with their Debian packages
+"$PY" "$REPO/packaging/x11_check.py" --name preflight --demo "$REPO" --preflight -- "$PY" >/dev/null || exit 2
 rm -rf "$OUT"; mkdir -p "$OUT"
 FAIL=0
 secs() { "$PY" -c 'import sys, time; print(f"{time.time() - float(sys.argv[1]):.1f}")' "$1"; }

@@ -17,7 +17,10 @@ started on a fresh Xvfb display with a fresh home (XDG folders), and the check:
 3. presses the window's close key (Ctrl+Q for the studio, Ctrl+W for compare windows) with XTEST,
    as a keyboard would, and expects the process to exit with status 0 and no traceback.
 
-Needs the Debian packages xvfb, xdotool and x11-utils (xprop), and Pillow (the ``app`` extra). Prints one line per
+Needs the Debian packages xvfb, xdotool and x11-utils (xprop), Pillow (the ``app`` extra), and the X
+client libraries Qt's xcb platform plugin loads (libxcb-icccm4, libxcb-keysyms1, libxcb-cursor0, …:
+see packaging/README.md). What is missing is named before anything starts, exit status 2;
+``--preflight`` only does that (tests/packaging skips on it, with the reason). Prints one line per
 scene and a JSON summary; exits 1 when a check failed. ``--demo`` names the installation's own demo
 folder, so nothing is read from the checkout.
 """
@@ -35,6 +38,64 @@ import time
 from pathlib import Path
 
 SCREEN = (1920, 1080)
+TOOLS = {"Xvfb": "xvfb", "xdotool": "xdotool", "xprop": "x11-utils"}  # command: Debian package
+
+
+def debian_package(soname: str) -> str:
+    """The Debian package of a shared library by Debian's naming rule: ``libxcb-icccm.so.4`` →
+    ``libxcb-icccm4``, ``libxkbcommon-x11.so.0`` → ``libxkbcommon-x11-0``."""
+    base, _, version = soname.partition(".so.")
+    return base + ("-" if base[-1:].isdigit() else "") + version.split(".")[0]
+
+
+def qt_dir(command: list[str]) -> Path | None:
+    """The Qt of the studio that ``command`` starts: a PyInstaller bundle's own copy, else the
+    PySide6 this interpreter imports (the wheel's venv shares it)."""
+    exe = Path(shutil.which(command[0]) or command[0]).resolve()
+    bundled = exe.parent / "_internal" / "PySide6" / "Qt"
+    if bundled.is_dir():
+        return bundled
+    try:
+        import PySide6
+    except ImportError:
+        return None
+    return Path(PySide6.__file__).parent / "Qt"
+
+
+def missing_libraries(qt: Path) -> list[str]:
+    """Shared libraries Qt's xcb platform plugin needs and the dynamic linker cannot find (``ldd``),
+    plus libxcb-cursor, which Qt 6.5+ loads at run time."""
+    import ctypes.util
+
+    files = [qt / "plugins" / "platforms" / "libqxcb.so", *sorted((qt / "lib").glob("libQt6XcbQpa.so*"))[:1]]
+    missing = set()
+    for f in files:
+        if f.is_file() and shutil.which("ldd"):
+            out = subprocess.run(["ldd", str(f)], capture_output=True, text=True).stdout
+            missing |= {line.split()[0] for line in out.splitlines() if "not found" in line}
+    if ctypes.util.find_library("xcb-cursor") is None and not list(qt.glob("lib/libxcb-cursor.so*")):
+        missing.add("libxcb-cursor.so.0")
+    return sorted(missing)
+
+
+def preflight(command: list[str]) -> str | None:
+    """Why this machine cannot run the check (one line naming what to install), or None."""
+    why = []
+    tools = [t for t in TOOLS if shutil.which(t) is None]
+    if tools:
+        why.append(f"{', '.join(tools)} not installed")
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        why.append("Pillow is not installed (pip install pillow)")
+    qt = qt_dir(command)
+    libs = missing_libraries(qt) if qt is not None else []
+    if libs:
+        why.append(f"Qt's xcb platform plugin cannot load: {', '.join(libs)} not found")
+    if not why:
+        return None
+    packages = sorted({TOOLS[t] for t in tools} | {debian_package(lib) for lib in libs})
+    return "; ".join(why) + (f" (Debian: apt-get install {' '.join(packages)})" if packages else "")
 
 
 def _x(display: str, *args: str) -> str:
@@ -167,7 +228,7 @@ def scenes(demo: Path) -> list[dict]:
     ref = demo / "programs" / "telegram-2-reply" / "telegram-2-reply-4.json"
     gen = demo / "generated" / "telegram-2-reply-4.txt"
     return [
-        {"name": "studio", "args": [], "title": re.compile(r"^googlesearch-to-csv-\d\.json — gindex-studio$"),
+        {"name": "studio", "args": [], "title": re.compile(r"^googlesearch-to-csv-\d\.json \(copy\) — gindex-studio$"),  # bundled: a copy
          "close_key": "ctrl+q"},
         {"name": "compare", "args": ["compare", str(ref), str(gen)],
          "title": re.compile(r"^telegram-2-reply-4\.json ↔ telegram-2-reply-4\.txt — Compare — gindex-studio$"),
@@ -183,12 +244,15 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="build/x11", help="folder for the screenshots")
     ap.add_argument("--demo", required=True, help="the installation's own demo folder (gindex_studio/resources/demo)")
     ap.add_argument("--only", action="append", help="run only this scene (repeatable)")
+    ap.add_argument("--preflight", action="store_true",
+                    help="only say what this machine lacks for the check (exit status 2 when something is missing)")
     ap.add_argument("command", nargs="+", help="the gindex-studio command to run (after --)")
     a = ap.parse_args(argv)
-    for tool in ("Xvfb", "xdotool", "xprop"):
-        if shutil.which(tool) is None:
-            print(f"x11_check: {tool} is not installed (Debian: apt-get install xvfb xdotool x11-utils)", file=sys.stderr)
-            return 2
+    why = preflight(a.command)
+    if why or a.preflight:
+        print(f"x11_check: {why}" if why else "x11_check: everything the check needs is installed",
+              file=sys.stderr if why else sys.stdout)
+        return 2 if why else 0
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
