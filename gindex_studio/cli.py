@@ -288,6 +288,31 @@ def _score_with_progress(ref, read, options, show: bool):
         ticker.done()
 
 
+def _refuse_too_big(what: str, groups, args, options, at_once: int = 1) -> None:
+    """Refuse work that cannot fit in the free memory before it starts: one line naming its largest
+    search, with score's estimate (core.limits). ``groups``: the searches each process runs one
+    after another, ``at_once`` processes side by side. Not checked when a Dask scheduler runs the
+    searches on other machines."""
+    import os
+
+    from .core.limits import searches_too_big
+
+    if getattr(args, "scheduler", None) or os.environ.get("GINDEX_SCHEDULER"):
+        return
+    if getattr(args, "dask_workers", None):
+        at_once = args.dask_workers
+    why = searches_too_big(groups, at_once=at_once, ignore_types=options.ignore_types, what=what)
+    if why:
+        raise InputError(f"{why}; nothing was computed")
+
+
+def _at_once(workers: int | None, tasks: int) -> int:
+    """How many pool processes search side by side (omega_many's rule)."""
+    import os
+
+    return max(1, min(workers or os.cpu_count() or 1, tasks))
+
+
 def cmd_score(args) -> int:
     from . import progress
 
@@ -328,14 +353,22 @@ def cmd_score(args) -> int:
 def cmd_matrix(args) -> int:
     from .core.curriculum import delta_matrix
 
+    from . import progress
+
     reads = [_read_generated(f, args.profile) for f in args.files]
+    flows, names = [r.flow for r in reads], [Path(f).name for f in args.files]
+    _refuse_too_big("Δ matrix", [[(a, b, f"{names[i]} × {names[j]}") for i, a in enumerate(flows)
+                                  for j, b in enumerate(flows)]], args, _options(args))
     with _cluster(args) as client:
         if client is None:
-            m = delta_matrix([r.flow for r in reads], _options(args), deadline=args.deadline)
+            show = progress.counter("Δ matrix", len(flows) ** 2 if args.profile != "paper"
+                                    else len(flows) * (len(flows) + 1) // 2, "searches") if progress.wanted(args) else None
+            m = delta_matrix(flows, _options(args), deadline=args.deadline, progress=show)
         else:
             from .core.distributed import delta_matrix_dask
 
-            m = delta_matrix_dask([r.flow for r in reads], client, _options(args), deadline=args.deadline)
+            show = progress.counter("Δ matrix", -(-len(flows) // 4), "bands of rows") if progress.wanted(args) else None
+            m = delta_matrix_dask(flows, client, _options(args), deadline=args.deadline, progress=show)
     syntax = [r.syntax.to_dict() if r.syntax else None for r in reads]
     if args.json:
         _json_out({"files": list(args.files), "delta": m, "profile": args.profile, "syntax": syntax})
@@ -343,7 +376,6 @@ def cmd_matrix(args) -> int:
     for f, s in zip(args.files, syntax):
         if s:
             print(f"warning: {f}: line {s['line']}, column {s['column']}: {s['message']}", file=sys.stderr)
-    names = [Path(f).name for f in args.files]
     rows = [[names[i]] + m[i] for i in range(len(m))]
     print(_table(rows, ["reference \\ generated"] + names, [False] + [True] * len(names)))
     return 0
@@ -392,7 +424,10 @@ def cmd_omega(args) -> int:
             task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
     except FlowError as e:
         raise InputError(str(e)) from None
-    if read_by_workers:
+    if not task_files:
+        raise InputError("no task program given")
+    task_flows = [_read_strict(str(f), opts.profile) for f in task_files]
+    if read_by_workers:  # this process never reads the curriculum: nothing here to estimate
         from .core.distributed import CurriculumFiles
 
         try:
@@ -400,16 +435,14 @@ def cmd_omega(args) -> int:
         except FlowError as e:
             raise InputError(str(e)) from None
     else:
+        _refuse_too_big("Ω", [[(t, c, f"{Path(f).name} × {label}") for c, label in zip(flows, labels)]
+                              for f, t in zip(task_files, task_flows)], args, opts,
+                        _at_once(args.workers, len(task_flows)))
         cur = Curriculum.from_flows(flows, domains, labels, opts)
-    if not task_files:
-        raise InputError("no task program given")
-    tasks = [prepare(_read_strict(str(f), opts.profile), opts) for f in task_files]
-    progress = None
+    tasks = [prepare(t, opts) for t in task_flows]
     from . import progress as shown
 
-    if shown.wanted(args):
-        shown.say(f"Ω: 0/{len(tasks)} tasks")
-        progress = lambda d, t: shown.say(f"Ω: {d}/{t} tasks", final=d == t)
+    progress = shown.counter("Ω", len(tasks), "tasks") if shown.wanted(args) else None
     with _cluster(args) as client:
         if client is None:
             results = omega_many(tasks, cur, workers=args.workers, deadline=args.deadline, progress=progress)
@@ -461,6 +494,7 @@ def cmd_gindex(args) -> int:
             options = _options(args) if _scoring_given(args) else None
             read_by_workers = _workers_read_files(args, options.profile if options else exp.profile)
             extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
+            _refuse_gindex_too_big(exp, options or exp.options, args)
             listener = _GIndexProgress() if progress.wanted(args) else None
             with _cluster(args) as client:
                 result = gi.compute_gindex(exp, options=options, workers=args.workers, client=client,
@@ -505,6 +539,17 @@ class _GIndexProgress:
 
         if self.shown:
             progress.say("")
+
+
+def _refuse_gindex_too_big(exp, options, args) -> None:
+    """The g-index's searches, refused before they start when they cannot fit: Δ of every attempt
+    (one after another), then Ω of every task against the curriculum (pool processes)."""
+    tasks = exp.tasks
+    _refuse_too_big("g-index, Δ", [[(t.reference, a.generated, f"task {t.id} attempt {k + 1}")
+                                    for t in tasks for k, a in enumerate(t.attempts)]], args, options)
+    programs = [(p.flow, p.label) for c in exp.curriculum for p in c.programs]
+    _refuse_too_big("g-index, Ω", [[(t.reference, flow, f"task {t.id} × {label}") for flow, label in programs]
+                                   for t in tasks], args, options, _at_once(args.workers, len(tasks)))
 
 
 def _format_gindex(result) -> str:

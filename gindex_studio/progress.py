@@ -21,6 +21,17 @@ def say(line: str, final: bool = False) -> None:
     sys.stderr.flush()
 
 
+def counter(label: str, total: int, unit: str):
+    """A ``progress(done, total)`` callback that rewrites ``label: done/total unit`` (ending the
+    line when all is done); shows ``0/total`` at once."""
+    say(f"{label}: 0/{total} {unit}")
+
+    def show(done: int, total: int) -> None:
+        say(f"{label}: {done}/{total} {unit}", final=done == total)
+
+    return show
+
+
 class Ticker:
     """A never-set cancel token that reports the search every ``every`` seconds."""
 

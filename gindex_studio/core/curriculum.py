@@ -462,19 +462,25 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
 
 
 def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), library=None,
-                 deadline: float | None = None) -> list[list[float]]:
-    """All-pairs Δ (row = reference, column = generated), in the order given."""
+                 deadline: float | None = None, progress: Progress | None = None) -> list[list[float]]:
+    """All-pairs Δ (row = reference, column = generated), in the order given. ``progress(done,
+    total)`` is called after each search (the paper profile is symmetric: n(n+1)/2 searches)."""
     prepared = [prepare(f, options, library) for f in flows]
     n = len(prepared)
+    symmetric = options.profile == "paper"
+    total, done = (n * (n + 1) // 2 if symmetric else n * n), 0
     out = [[0.0] * n for _ in range(n)]
     for i in range(n):
         for j in range(n):
-            if options.profile == "paper" and j < i:
-                out[i][j] = out[j][i]  # symmetric
+            if symmetric and j < i:
+                out[i][j] = out[j][i]
                 continue
             a, b = prepared[i], prepared[j]
             m = max_common_subgraph(a.graph, b.graph, options.profile, deadline=deadline)
             out[i][j] = float(delta_from_s(Fraction(*m.weight), a.n, b.n))
+            done += 1
+            if progress:
+                progress(done, total)
     return out
 
 

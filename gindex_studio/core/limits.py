@@ -57,19 +57,67 @@ SCORE_BYTES_PER_PAIR = 500
 SLOW_PAIRS = 1_000_000
 
 
+def _type_counts(flow, ignore_types) -> "Counter[str]":
+    from collections import Counter
+
+    return Counter(n.type for n in flow.vertex_nodes() if n.type not in ignore_types)
+
+
 def same_type_pairs(reference, generated, ignore_types=frozenset()) -> int:
     """How many (reference node, generated node) pairs share a type: the association vertices
     of the search (only such pairs can have w > 0), counted without building anything."""
-    from collections import Counter
-
-    c1 = Counter(n.type for n in reference.vertex_nodes() if n.type not in ignore_types)
-    c2 = Counter(n.type for n in generated.vertex_nodes() if n.type not in ignore_types)
+    c1, c2 = _type_counts(reference, ignore_types), _type_counts(generated, ignore_types)
     return sum(k * c2[t] for t, k in c1.items())
 
 
 def scoring_too_big(reference, generated, ignore_types=frozenset(), available: int | None = None) -> str | None:
     """One line when scoring this pair would not fit in the free memory, else None."""
-    pairs = same_type_pairs(reference, generated, ignore_types)
-    n1, n2 = len(reference.vertex_nodes()), len(generated.vertex_nodes())
-    return too_big(f"scoring {n1:,} × {n2:,} nodes ({pairs:,} same-type node pairs)",
-                   pairs * SCORE_BYTES_PER_PAIR, available)
+    return searches_too_big([[(reference, generated, None)]], ignore_types=ignore_types, available=available)
+
+
+def searches_too_big(groups, *, at_once: int = 1, ignore_types=frozenset(), available: int | None = None,
+                     what: str = "") -> str | None:
+    """One line when a batch of searches would not fit in the free memory, else None.
+
+    ``groups``: lists of ``(reference, generated, label)`` searches; one process runs a group's
+    searches one after the other (so a group needs its largest search's memory) and ``at_once``
+    processes run groups side by side (the ``at_once`` largest groups add up). The line names the
+    largest search (``label``, nodes, same-type node pairs), the estimate and the free memory;
+    ``what`` (e.g. ``"Ω"``) starts it. Each flow's type counts are taken once."""
+    counts: dict[int, object] = {}
+
+    def count(flow):
+        c = counts.get(id(flow))
+        if c is None:
+            c = counts[id(flow)] = (flow, _type_counts(flow, ignore_types))  # keep flow: ids stay unique
+        return c[1]
+
+    largest = []  # per group: (pairs, reference, generated, label)
+    for group in groups:
+        best = None
+        for ref, gen, label in group:
+            c1, c2 = count(ref), count(gen)
+            pairs = sum(k * c2[t] for t, k in c1.items())
+            if best is None or pairs > best[0]:
+                best = (pairs, ref, gen, label)
+        if best is not None:
+            largest.append(best)
+    if not largest:
+        return None
+    largest.sort(key=lambda b: b[0], reverse=True)
+    running = largest[:max(1, at_once)]
+    pairs, ref, gen, label = running[0]
+    needed = sum(b[0] for b in running) * SCORE_BYTES_PER_PAIR
+    n1, n2 = len(ref.vertex_nodes()), len(gen.vertex_nodes())
+    nodes = f"{n1:,} × {n2:,} nodes ({pairs:,} same-type node pairs)"
+    if not label:
+        return too_big(f"{what}: scoring {nodes}" if what else f"scoring {nodes}", needed, available)
+    available = available_memory() if available is None else available
+    if available is None or needed <= available:
+        return None
+    line = f"{what}: " if what else ""
+    line += f"its largest search, {label}, scores {nodes}"
+    if len(running) > 1:
+        return (line + f"; {len(running)} processes searching at once need about {human_bytes(needed)} of memory "
+                f"and {human_bytes(available)} is free")
+    return line + f" and needs about {human_bytes(needed)} of memory; {human_bytes(available)} is free"

@@ -113,3 +113,97 @@ def test_omega_shows_tasks_done_with_progress(far_pair, tmp_path):
     code, out, err = run("omega", "--curriculum", tmp_path / "cur", "--tasks", tmp_path / "cur" / "d", "--progress",
                          "--workers", "1")
     assert code == 0 and "Ω: 0/3 tasks" in err and "Ω: 3/3 tasks\n" in err
+
+
+# ----- matrix, omega and gindex: the same limit before the work, progress on a terminal ----------
+
+
+@pytest.fixture
+def three_hundred(tmp_path):
+    """Two 300-node flows of one type (90,000 same-type pairs: about 45 MB by score's estimate), a
+    curriculum of one of them and an experiment scoring the other against it."""
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(_same_type_flow(300, name)))
+    (tmp_path / "cur" / "d").mkdir(parents=True)
+    (tmp_path / "cur" / "d" / "c.json").write_text(json.dumps(_same_type_flow(300, "c")))
+    (tmp_path / "exp.json").write_text(json.dumps({
+        "format": "gindex-studio.experiment/1", "name": "big", "system": "s", "compute": {"total": 8},
+        "curriculum": [{"domain": "d", "programs": ["cur/d/c.json"], "samples": 1}],
+        "tasks": [{"id": f"t{i}", "domain": "d", "reference": "a.json", "generated": {"file": "b.json"}}
+                  for i in range(2)]}))
+    return tmp_path
+
+
+@pytest.fixture
+def no_search(monkeypatch):
+    """Any search started fails the test: a refusal must come before the work."""
+    from gindex_studio.core import curriculum, divergence
+
+    def fail(*_a, **_k):
+        raise AssertionError("a search started before the limit was checked")
+
+    monkeypatch.setattr(curriculum, "max_common_subgraph", fail)
+    monkeypatch.setattr(divergence, "max_common_subgraph", fail)
+
+
+def test_matrix_omega_and_gindex_are_refused_before_any_search_with_what_they_need(
+        three_hundred, monkeypatch, capsys, no_search):
+    d = three_hundred
+    monkeypatch.setattr(limits, "available_memory", lambda: 10 * 10**6)
+    pairs = "scores 300 × 300 nodes (90,000 same-type node pairs)"
+    cases = [
+        (["matrix", d / "a.json", d / "b.json"],
+         f"Δ matrix: its largest search, a.json × a.json, {pairs} and needs about 45 MB of memory; 10 MB is free"),
+        (["omega", "--curriculum", d / "cur", "--tasks", d / "a.json", "--workers", "1"],
+         f"Ω: its largest search, a.json × d/c.json, {pairs} and needs about 45 MB of memory; 10 MB is free"),
+        (["omega", "--curriculum", d / "cur", "--tasks", d / "a.json", d / "b.json", "--workers", "2"],
+         f"Ω: its largest search, a.json × d/c.json, {pairs}; 2 processes searching at once need about 90 MB "
+         "of memory and 10 MB is free"),
+        (["gindex", d / "exp.json", "--workers", "1"],
+         f"g-index, Δ: its largest search, task t0 attempt 1, {pairs} and needs about 45 MB of memory; 10 MB is free"),
+    ]
+    for argv, line in cases:
+        assert cli.main([str(a) for a in argv]) == 1, argv
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == f"gindex-studio: {line}; nothing was computed\n"
+
+
+def test_the_g_index_checks_omega_with_its_processes(three_hundred, monkeypatch, capsys, no_search):
+    # Δ (one search at a time) fits in 60 MB; Ω of two tasks on two processes does not
+    monkeypatch.setattr(limits, "available_memory", lambda: 60 * 10**6)
+    assert cli.main(["gindex", str(three_hundred / "exp.json"), "--workers", "2"]) == 1
+    assert capsys.readouterr().err == (
+        "gindex-studio: g-index, Ω: its largest search, task t0 × cur/d/c.json, scores 300 × 300 nodes (90,000 "
+        "same-type node pairs); 2 processes searching at once need about 90 MB of memory and 60 MB is free; "
+        "nothing was computed\n")
+
+
+def test_work_that_fits_is_not_refused(three_hundred, monkeypatch, capsys):
+    monkeypatch.setattr(limits, "available_memory", lambda: 100 * 10**6)
+    assert cli.main(["omega", "--curriculum", str(three_hundred / "cur"), "--tasks", str(three_hundred / "a.json"),
+                     "--workers", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tasks"][0]["omega"] == 0.0
+
+
+def test_matrix_shows_searches_done_on_a_terminal(tmp_path):
+    files = []
+    for i in range(3):
+        files.append(tmp_path / f"p{i}.json")
+        write_flow_file(random_flow(8, random.Random(i), "p"), files[-1])
+    code, out, err = run("matrix", *files, tty=True)
+    assert code == 0 and "p2.json" in out
+    assert "Δ matrix: 0/6 searches" in err and "Δ matrix: 6/6 searches\r\n" in err  # symmetric: 3·4/2; \r\n: a terminal
+    code, out, err = run("matrix", *files, "--profile", "companion", tty=True)
+    assert code == 0 and "Δ matrix: 9/9 searches\r\n" in err
+    code, out, err = run("matrix", *files)
+    assert code == 0 and err == ""
+
+
+def test_gindex_shows_delta_then_omega_progress_on_a_terminal():
+    experiment = ROOT / "resources" / "demo" / "experiment.json"
+    code, out, err = run("gindex", experiment, "--workers", "2", tty=True, timeout=300)
+    assert code == 0 and out.startswith("g-index = ")
+    assert "Δ of the tasks: 16 of 16" in err and "Ω of the tasks: 16 of 16" in err  # the compare helper's listener
+    assert "g-index = " not in err
+    code, out, err = run("gindex", experiment, "--workers", "2", "--json", timeout=300)
+    assert code == 0 and err == "" and json.loads(out)["g_index"] > 0
