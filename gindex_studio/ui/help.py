@@ -2,6 +2,7 @@
 user guide (``resources/guide/user-guide.md``, rendered in-app) and About (with versions)."""
 from __future__ import annotations
 
+import html
 import platform
 
 from PySide6.QtCore import Qt, qVersion
@@ -103,11 +104,9 @@ def about_text() -> str:
 
     from gindex_studio import __version__ as ours
 
-    try:
-        from gindex_studio.core import _mcsplit  # noqa: F401
-        native = "native (C) search"
-    except ImportError:
-        native = "pure-Python search"
+    from gindex_studio.core.search_info import search_in_use
+
+    native = html.escape(search_in_use())  # C or pure Python, and why (as gindex-studio --version)
     try:
         import networkx
         nx = networkx.__version__

@@ -67,7 +67,10 @@ def test_about_names_the_versions(window):
 
     window.actions["help.about"].trigger()
     box = QApplication.activeModalWidget() or next(w for w in QApplication.topLevelWidgets() if w.objectName() == "about")
+    from gindex_studio.core.search_info import search_in_use
+
     assert f"gindex-studio {__version__}" in box.text() and f"PySide6 {pyside}" in box.text()
+    assert search_in_use().split(" (")[0] in box.text()  # "search: C extension" / "search: pure Python, …"
     box.close()
 
 

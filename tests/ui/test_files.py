@@ -96,7 +96,9 @@ def test_missing_file_and_folder_are_explained(window, qtbot, tmp_path):
 def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(window, qtbot, tmp_path, monkeypatch):
     import gindex_studio.core.limits as limits
 
-    nodes = [{"id": f"n{i}", "type": "debug", "name": "x" * 200, "wires": []} for i in range(20000)]
+    # the limit is about bytes, not nodes: 200 nodes carrying 4 MB of notes (drawing 20,000 nodes
+    # took minutes on a loaded machine and once crashed a full run)
+    nodes = [{"id": f"n{i}", "type": "debug", "name": f"n{i}", "info": "x" * 20000, "wires": []} for i in range(200)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"flows": nodes}))
     size = path.stat().st_size
