@@ -1,6 +1,7 @@
 """Build steps that pyproject.toml cannot declare (everything else is there):
 
-- the optional native search ``gindex_studio.core._mcsplit``;
+- the optional native searches ``gindex_studio.core._mcsplit`` and
+  ``gindex_studio.core.flatland._flatsearch`` (the flatland profile's);
 - the repository's top-level ``resources/`` folder copied into the built package as
   ``gindex_studio/resources`` (package data, found by ``gindex_studio.paths``). An editable install
   gets no copy: ``gindex_studio.paths`` falls back to the checkout's ``resources/``.
@@ -65,7 +66,12 @@ setup(
             "gindex_studio.core._mcsplit",
             sources=["gindex_studio/core/_mcsplit.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "gindex_studio.core.flatland._flatsearch",
+            sources=["gindex_studio/core/flatland/_flatsearch.c"],
+            optional=True,
+        ),
     ],
     cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithResources},
 )

@@ -44,6 +44,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from .flatland import search as _flatland_search
 from .similarity import Signature, companion_matches, similarity
 
 try:
@@ -336,6 +337,8 @@ def max_common_subgraph(
               and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
     if profile == "companion":
         search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
+    elif profile == "flatland" and _flatland_search.fits(g1, g2):  # its own search: flatland.search
+        search = _flatland_search.FlatSearch(g1, g2, w, scale)
     elif native:
         search = _NativeMcSplit(g1, g2, w, scale)
     else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .flatland.weights import weight as flatland_weight
+from .flatland.weights import weight_of_signatures as flatland_weight
 
 IGNORED = frozenset({"id", "type", "x", "y", "z", "wires", "name", "label", "group", "tab", "endpointUrl"})
 PAPER_IGNORED = IGNORED | {"w", "h", "g", "l", "info"}
@@ -154,7 +154,7 @@ def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int,
     if a.type != b.type:
         return 0, 1
     if profile == "flatland":
-        return flatland_weight(a.type, a.values, b.type, b.values)
+        return flatland_weight(a, b)
     if profile == "paper":
         den = len(a.keys | b.keys)
         if den == 0:

@@ -64,3 +64,19 @@ def weight(ta: str, pa: dict, tb: str, pb: dict) -> tuple[int, int]:
     """w as (numerator, denominator) in lowest terms; (0, 1) when zero."""
     f = weight_fraction(ta, pa, tb, pb)
     return f.numerator, f.denominator
+
+
+_CACHE: dict = {}
+_CACHE_LIMIT = 200_000
+
+
+def weight_of_signatures(a, b) -> tuple[int, int]:
+    """``weight`` of two ``similarity.Signature`` values, remembered by their (type, items): the
+    same parameters give the same weight, and scoring many programs meets the same pairs often."""
+    key = (a.type, a.items, b.type, b.items)
+    w = _CACHE.get(key)
+    if w is None:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        w = _CACHE[key] = weight(a.type, a.values, b.type, b.values)
+    return w

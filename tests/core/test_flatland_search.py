@@ -1,0 +1,130 @@
+"""The flatland profile's own search (core/flatland/search.py and its C twin): the same S as the
+generic weighted McSplit of ``matching`` on random Flatland-like programs (chains of primitives
+with loops, so cycles), the same tree in C and in Python, and a deadline-cut search that still
+returns a valid interval."""
+import random
+
+import pytest
+
+from gindex_studio.core import matching
+from gindex_studio.core.divergence import ScoreOptions, prepare
+from gindex_studio.core.flatland import search as fs
+from gindex_studio.core.flatland.program import FlatNode, FlatProgram
+from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file
+
+OPTS = ScoreOptions(profile="flatland")
+
+
+def random_program(rng: random.Random, n: int) -> FlatProgram:
+    """A chain of n primitives from the start node; each loop's body is a short chain that leads
+    back to it (a cycle); parameters from small sets so that equal and graded weights both occur."""
+    nodes = {"__START__": FlatNode("__START__", "info", {"position": [rng.choice([10, 64]), 64],
+                                                         "theta": rng.choice([0, 90])}, {})}
+    prev, k = "__START__", 0
+
+    def add(t, p):
+        nonlocal k
+        k += 1
+        nid = f"n{k}"
+        nodes[nid] = FlatNode(nid, t, p, {})
+        return nid
+
+    def prim():
+        if rng.random() < 0.5:
+            return add("move", {"dist": rng.choice([5, 10, 20]), "penup": rng.random() < 0.3})
+        return add("turn", {"theta": rng.choice([1, 45, 90, -90, 180])})
+
+    while k < n:
+        if rng.random() < 0.2 and n - k >= 3:
+            loop = add("loop", {"varname": "i", "start": 0, "end": rng.choice([4, 8, 360])})
+            nodes[prev].targets.setdefault("out", []).append(loop)
+            body = [prim() for _ in range(rng.randint(1, 2))]
+            nodes[loop].targets["body"] = [body[0]]
+            for a, b in zip(body, body[1:]):
+                nodes[a].targets["out"] = [b]
+            nodes[body[-1]].targets["out"] = [loop]
+            prev = loop
+        else:
+            x = prim()
+            nodes[prev].targets.setdefault("out", []).append(x)
+            prev = x
+    return FlatProgram(nodes)
+
+
+def _graphs(a: FlatProgram, b: FlatProgram):
+    return prepare(a.to_flow(), OPTS).graph, prepare(b.to_flow(), OPTS).graph
+
+
+def _mcsplit_s(g1, g2):
+    """S·D and D by the generic search (pure Python McSplit: exact, independent of flatland.search)."""
+    raw, w, scale = matching._weights(g1, g2, "flatland", loops_must_agree=False)
+    best, _pairs, _upper, exact, _nodes = matching._McSplit(g1, g2, w, scale).run(-1, None)
+    assert exact
+    return max(best, 0), scale
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_s_as_the_generic_search(seed):
+    rng = random.Random(seed)
+    a, b = random_program(rng, rng.randint(4, 12)), random_program(rng, rng.randint(4, 12))
+    g1, g2 = _graphs(a, b)
+    expected, scale = _mcsplit_s(g1, g2)
+    m = matching.max_common_subgraph(g1, g2, "flatland")
+    assert m.exact
+    assert m.weight == matching._frac(expected, scale)
+    # the mapping is valid and adds up to S
+    pairs = [(u, v) for u, v, _w in m.pairs]
+    assert matching.consistent_subset(g1, g2, pairs, {p: 1 for p in pairs}, "and") == pairs
+    raw, w, _ = matching._weights(g1, g2, "flatland", loops_must_agree=False)
+    assert sum(w[p] for p in pairs) == expected
+
+
+@pytest.mark.skipif(not fs.native_available(), reason="the C extension is not built")
+@pytest.mark.parametrize("seed", range(15))
+def test_c_and_python_walk_the_same_tree(seed, monkeypatch):
+    rng = random.Random(100 + seed)
+    a, b = random_program(rng, rng.randint(8, 20)), random_program(rng, rng.randint(8, 20))
+    g1, g2 = _graphs(a, b)
+    raw, w, scale = matching._weights(g1, g2, "flatland", loops_must_agree=False)
+    native = fs.FlatSearch(g1, g2, w, scale).run(-1, None)
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
+    pure = fs.FlatSearch(g1, g2, w, scale).run(-1, None)
+    assert native[0] == pure[0] and native[2:] == pure[2:]  # S, upper, exact, node count
+    assert sorted(native[1]) == sorted(pure[1])
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_library_pairs_match_the_generic_search_both_ways(pure, monkeypatch):
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", pure)
+    progs = [load_file(LIBRARY_DIR / f"{n}.fbp") for n in ("circle", "square", "wheel", "stickfigure")]
+    for p in progs:
+        for q in progs:
+            g1, g2 = _graphs(p, q)
+            expected, scale = _mcsplit_s(g1, g2)
+            m = matching.max_common_subgraph(g1, g2, "flatland")
+            assert m.exact and m.weight == matching._frac(expected, scale)
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_deadline_cut_search_keeps_a_valid_interval(pure, monkeypatch):
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", pure)
+    rng = random.Random(7)
+    a, b = random_program(rng, 18), random_program(rng, 20)
+    g1, g2 = _graphs(a, b)
+    exact = matching.max_common_subgraph(g1, g2, "flatland")
+    cut = matching.max_common_subgraph(g1, g2, "flatland", deadline=0.0)
+    f = lambda t: t[0] / t[1]  # noqa: E731
+    assert f(cut.weight) <= f(exact.weight) <= f(cut.upper)
+    if not cut.exact:
+        assert cut.nodes < exact.nodes
+
+
+def test_threshold_skips_or_beats(monkeypatch):
+    rng = random.Random(3)
+    a, b = random_program(rng, 15), random_program(rng, 15)
+    g1, g2 = _graphs(a, b)
+    m = matching.max_common_subgraph(g1, g2, "flatland")
+    above = matching.max_common_subgraph(g1, g2, "flatland", threshold=m.weight)
+    assert not above.improved and above.exact
+    below = matching.max_common_subgraph(g1, g2, "flatland", threshold=(m.weight[0] - 1, m.weight[1]))
+    assert below.improved and below.weight == m.weight
