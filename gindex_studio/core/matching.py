@@ -306,6 +306,11 @@ def max_common_subgraph(
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     """
+    if profile == "flatland":  # its own search (flatland.search); None: not for it, use McSplit
+        m = _flatland_search.max_common_subgraph(g1, g2, deadline=deadline, warm=warm, threshold=threshold,
+                                                 threshold_sq=threshold_sq, cancel=cancel)
+        if m is not None:
+            return m
     use_native = native_search_available()
     prune = None
     if threshold_sq is not None and threshold is None and not warm:
@@ -337,8 +342,6 @@ def max_common_subgraph(
               and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
     if profile == "companion":
         search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
-    elif profile == "flatland" and _flatland_search.fits(g1, g2):  # its own search: flatland.search
-        search = _flatland_search.FlatSearch(g1, g2, w, scale)
     elif native:
         search = _NativeMcSplit(g1, g2, w, scale)
     else:

@@ -85,12 +85,17 @@ def test_c_and_python_walk_the_same_tree(seed, monkeypatch):
     rng = random.Random(100 + seed)
     a, b = random_program(rng, rng.randint(8, 20)), random_program(rng, rng.randint(8, 20))
     g1, g2 = _graphs(a, b)
-    raw, w, scale = matching._weights(g1, g2, "flatland", loops_must_agree=False)
-    native = fs.FlatSearch(g1, g2, w, scale).run(-1, None)
+    i1, i2 = fs.info(g1), fs.info(g2)
+    W = fs.weights(i1, i2)
+    native = fs.run_search(i1, i2, W, -1, None)
     monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
-    pure = fs.FlatSearch(g1, g2, w, scale).run(-1, None)
-    assert native[0] == pure[0] and native[2:] == pure[2:]  # S, upper, exact, node count
+    pure = fs.run_search(i1, i2, W, -1, None)
+    assert native[0] == pure[0] and native[2:] == pure[2:]  # S, upper, exact, node count, root bound
     assert sorted(native[1]) == sorted(pure[1])
+    # with a floor at S nothing is found, in both, after the same tree
+    assert fs.run_search(i1, i2, W, native[0], None)[1] is None
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", "0")
+    assert fs.run_search(i1, i2, W, native[0], None)[1] is None
 
 
 @pytest.mark.parametrize("pure", ["0", "1"])

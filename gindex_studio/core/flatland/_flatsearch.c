@@ -3,12 +3,14 @@
  * step for step as search._Side (the same order, bound, candidate order and pruning), so the same
  * S, node count and proven upper bound. Vertex sets are arrays of W 64-bit words.
  *
- * search(n1, n2, w, rel1, rel2, order, parent, floor, remaining, cancel)
- *   w: [(u, v, weight)] with weight > 0; rel1 / rel2: [(x, y, rel)] for adjacent x != y (rel > 0,
- *   < 2^62); order: the BFS order of the tree side; parent: per vertex, -1 for a root;
+ * search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, remaining, cancel)
+ *   buffers: w = n1 x n2 int64 weights (0: no pair); rel = n x n int64 relations (0: not
+ *   adjacent); order = the graph's BFS order, parent = per vertex (-1: a root), int32 each;
  *   floor: the search must beat it strictly; remaining: seconds (None: no deadline);
  *   cancel: None or a buffer whose first byte, once non-zero, stops the search.
- * returns (best, pairs or None, upper, exact, nodes), as search._Side.run.
+ * Both root bounds are computed; the graph with the smaller one is the tree side (ties: g1).
+ * returns (best, pairs as (g1, g2) or None, upper, exact, nodes, root bound), as
+ * search.run_search.
  *
  * The GIL is released while searching; the cancel byte is read every 128 nodes with the deadline.
  */
@@ -200,179 +202,200 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     if (!s->aborted) s->nframes--;
 }
 
-static int read_triples(PyObject *list, int n, int m, int64_t *dense, int nd_cols) {
-    /* (x, y, value) triples into dense[x * nd_cols + y]; n, m: bounds of x and y */
-    Py_ssize_t len = PyList_GET_SIZE(list);
-    for (Py_ssize_t k = 0; k < len; k++) {
-        int x, y;
-        long long val;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, k), "iiL", &x, &y, &val)) return -1;
-        if (x < 0 || x >= n || y < 0 || y >= m) {
-            PyErr_SetString(PyExc_ValueError, "vertex out of range");
-            return -1;
-        }
-        dense[(size_t)x * nd_cols + y] = val;
+static void free_side(S *s) {
+    free(s->wt); free(s->rel1); free(s->gs); free(s->grel); free(s->gmask); free(s->nbmask);
+    free(s->order); free(s->parent); free(s->pos); free(s->cs); free(s->ch); free(s->dom); free(s->f);
+    free(s->fnone); free(s->best); free(s->cand); free(s->mu); free(s->mv); free(s->bu); free(s->bv);
+    free(s->frames);
+    memset(s, 0, sizeof *s);
+}
+
+/* side with graph a (n1 vertices) as the tree: w[u * n2 + v] (or w[v * n1 + u] when transposed) */
+static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, const int64_t *rel1,
+                      const int32_t *order, const int32_t *parent, const int64_t *rel2) {
+    memset(s, 0, sizeof *s);
+    s->n1 = n1;
+    s->n2 = n2;
+    int W = s->W = n2 / 64 + 1;
+    s->wt = calloc((size_t)n1 * n2 + 1, sizeof(int64_t));
+    s->rel1 = calloc((size_t)n1 * n1 + 1, sizeof(int64_t));
+    s->gs = calloc((size_t)n2 + 1, sizeof(int32_t));
+    s->nbmask = calloc((size_t)n2 * W + 1, sizeof(word));
+    s->order = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->parent = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->pos = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->cs = calloc((size_t)n1 + 2, sizeof(int32_t));
+    s->ch = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->dom = calloc((size_t)(n1 + 1) * n1 * W + 1, sizeof(word));
+    s->f = calloc((size_t)n1 * n2 + 1, sizeof(int64_t));
+    s->fnone = calloc((size_t)n1 + 1, sizeof(int64_t));
+    s->best = calloc((size_t)n1 + 1, sizeof(int64_t));
+    s->cand = calloc((size_t)(n1 + 1) * n2 + 1, sizeof(Cand));
+    s->mu = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->mv = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->bu = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->bv = calloc((size_t)n1 + 1, sizeof(int32_t));
+    s->frames = calloc((size_t)n1 + 2, sizeof(int64_t));
+    if (!s->wt || !s->rel1 || !s->gs || !s->nbmask || !s->order || !s->parent || !s->pos || !s->cs || !s->ch ||
+        !s->dom || !s->f || !s->fnone || !s->best || !s->cand || !s->mu || !s->mv || !s->bu || !s->bv || !s->frames)
+        return -1;
+    for (int u = 0; u < n1; u++)
+        for (int v = 0; v < n2; v++)
+            s->wt[(size_t)u * n2 + v] = transposed ? w[(size_t)v * n1 + u] : w[(size_t)u * n2 + v];
+    memcpy(s->rel1, rel1, sizeof(int64_t) * n1 * n1);
+    memcpy(s->order, order, sizeof(int32_t) * n1);
+    memcpy(s->parent, parent, sizeof(int32_t) * n1);
+    for (int k = 0; k < n1; k++) {
+        if (s->order[k] < 0 || s->order[k] >= n1 || s->parent[k] < -1 || s->parent[k] >= n1) return -2;
+        s->pos[s->order[k]] = k;
     }
+    /* children in BFS order (as search._Side: appended while walking the order) */
+    for (int k = 0; k < n1; k++)
+        if (s->parent[k] >= 0) s->cs[s->parent[k] + 1]++;
+    for (int k = 0; k < n1; k++) s->cs[k + 1] += s->cs[k];
+    int32_t *fill = calloc((size_t)n1 + 1, sizeof(int32_t));
+    if (!fill) return -1;
+    for (int k = 0; k < n1; k++) {
+        int u = s->order[k], p = s->parent[u];
+        if (p >= 0) s->ch[s->cs[p] + fill[p]++] = u;
+    }
+    free(fill);
+    /* groups of the other side: per v, one group per distinct relation */
+    int ng = 0;
+    for (int v = 0; v < n2; v++) {
+        s->gs[v] = ng;
+        for (int x = 0; x < n2; x++) {
+            int64_t r = rel2[(size_t)v * n2 + x];
+            if (!r) continue;
+            int seen = 0;
+            for (int x2 = 0; x2 < x && !seen; x2++)
+                if (rel2[(size_t)v * n2 + x2] == r) seen = 1;
+            if (!seen) ng++;
+        }
+    }
+    s->gs[n2] = ng;
+    s->grel = calloc((size_t)ng + 1, sizeof(int64_t));
+    s->gmask = calloc((size_t)ng * W + 1, sizeof(word));
+    if (!s->grel || !s->gmask) return -1;
+    for (int v = 0; v < n2; v++) {
+        int g0 = s->gs[v], g = g0;
+        for (int x = 0; x < n2; x++) {
+            int64_t r = rel2[(size_t)v * n2 + x];
+            if (!r) continue;
+            int k = g0;
+            while (k < g && s->grel[k] != r) k++;
+            if (k == g) s->grel[g++] = r;
+            s->gmask[(size_t)k * W + (x >> 6)] |= (word)1 << (x & 63);
+            s->nbmask[(size_t)v * W + (x >> 6)] |= (word)1 << (x & 63);
+        }
+    }
+    for (int u = 0; u < n1; u++)
+        for (int v = 0; v < n2; v++)
+            if (s->wt[(size_t)u * n2 + v] > 0) s->dom[(size_t)u * W + (v >> 6)] |= (word)1 << (v & 63);
     return 0;
 }
 
-static int read_ints(PyObject *list, int n, int32_t *out) {
-    if (!PyList_Check(list) || PyList_GET_SIZE(list) != n) {
-        PyErr_SetString(PyExc_ValueError, "order and parent must be lists of n1 ints");
+static int get_buf(PyObject *o, Py_buffer *b, Py_ssize_t need, const char *what) {
+    if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0) return -1;
+    if (b->len != need) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", what, b->len, need);
+        PyBuffer_Release(b);
         return -1;
-    }
-    for (int k = 0; k < n; k++) {
-        long x = PyLong_AsLong(PyList_GET_ITEM(list, k));
-        if (x == -1 && PyErr_Occurred()) return -1;
-        out[k] = (int32_t)x;
     }
     return 0;
 }
 
 static PyObject *py_search(PyObject *self, PyObject *args) {
     int n1, n2;
-    PyObject *wl, *r1l, *r2l, *orderl, *parentl, *remaining, *cancel = Py_None;
+    PyObject *wo, *r1o, *o1o, *p1o, *r2o, *o2o, *p2o, *remaining, *cancel = Py_None;
     long long floor;
-    if (!PyArg_ParseTuple(args, "iiO!O!O!OOLO|O", &n1, &n2, &PyList_Type, &wl, &PyList_Type, &r1l, &PyList_Type,
-                          &r2l, &orderl, &parentl, &floor, &remaining, &cancel))
+    if (!PyArg_ParseTuple(args, "iiOOOOOOOLO|O", &n1, &n2, &wo, &r1o, &o1o, &p1o, &r2o, &o2o, &p2o, &floor,
+                          &remaining, &cancel))
         return NULL;
     if (n1 < 0 || n2 < 0) {
         PyErr_SetString(PyExc_ValueError, "negative size");
         return NULL;
     }
-    S s;
-    memset(&s, 0, sizeof s);
-    s.n1 = n1;
-    s.n2 = n2;
-    int W = s.W = n2 / 64 + 1;
-    Py_buffer buf;
-    int have_buf = 0;
-    int64_t *rel2 = NULL;
+    Py_buffer bw, br1, bo1, bp1, br2, bo2, bp2, bc;
+    int got = 0, have_c = 0;
     PyObject *result = NULL;
-    s.wt = calloc((size_t)n1 * n2 + 1, sizeof(int64_t));
-    s.rel1 = calloc((size_t)n1 * n1 + 1, sizeof(int64_t));
-    rel2 = calloc((size_t)n2 * n2 + 1, sizeof(int64_t));
-    s.gs = calloc((size_t)n2 + 1, sizeof(int32_t));
-    s.nbmask = calloc((size_t)n2 * W + 1, sizeof(word));
-    s.order = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.parent = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.pos = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.cs = calloc((size_t)n1 + 2, sizeof(int32_t));
-    s.ch = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.dom = calloc((size_t)(n1 + 1) * n1 * W + 1, sizeof(word));
-    s.f = calloc((size_t)n1 * n2 + 1, sizeof(int64_t));
-    s.fnone = calloc((size_t)n1 + 1, sizeof(int64_t));
-    s.best = calloc((size_t)n1 + 1, sizeof(int64_t));
-    s.cand = calloc((size_t)(n1 + 1) * n2 + 1, sizeof(Cand));
-    s.mu = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.mv = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.bu = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.bv = calloc((size_t)n1 + 1, sizeof(int32_t));
-    s.frames = calloc((size_t)n1 + 2, sizeof(int64_t));
-    if (!s.wt || !s.rel1 || !rel2 || !s.gs || !s.nbmask || !s.order || !s.parent || !s.pos || !s.cs || !s.ch ||
-        !s.dom || !s.f || !s.fnone || !s.best || !s.cand || !s.mu || !s.mv || !s.bu || !s.bv || !s.frames) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (read_triples(wl, n1, n2, s.wt, n2) < 0 || read_triples(r1l, n1, n1, s.rel1, n1) < 0 ||
-        read_triples(r2l, n2, n2, rel2, n2) < 0 || read_ints(orderl, n1, s.order) < 0 ||
-        read_ints(parentl, n1, s.parent) < 0)
-        goto done;
-    for (int k = 0; k < n1; k++) {
-        if (s.order[k] < 0 || s.order[k] >= n1 || s.parent[k] < -1 || s.parent[k] >= n1) {
-            PyErr_SetString(PyExc_ValueError, "order / parent out of range");
-            goto done;
-        }
-        s.pos[s.order[k]] = k;
-    }
-    /* children in BFS order (as search._Side: appended while walking the order) */
-    for (int k = 0; k < n1; k++)
-        if (s.parent[k] >= 0) s.cs[s.parent[k] + 1]++;
-    for (int k = 0; k < n1; k++) s.cs[k + 1] += s.cs[k];
-    {
-        int32_t *fill = calloc((size_t)n1 + 1, sizeof(int32_t));
-        if (!fill) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (int k = 0; k < n1; k++) {
-            int u = s.order[k], p = s.parent[u];
-            if (p >= 0) s.ch[s.cs[p] + fill[p]++] = u;
-        }
-        free(fill);
-    }
-    /* groups of the other side: per v, one group per distinct relation (first-seen order) */
-    {
-        int ng = 0;
-        for (int v = 0; v < n2; v++) {
-            s.gs[v] = ng;
-            for (int x = 0; x < n2; x++) {
-                int64_t r = rel2[(size_t)v * n2 + x];
-                if (!r) continue;
-                int seen = 0;
-                for (int x2 = 0; x2 < x; x2++)
-                    if (rel2[(size_t)v * n2 + x2] == r) seen = 1;
-                if (!seen) ng++;
-            }
-        }
-        s.gs[n2] = ng;
-        s.grel = calloc((size_t)ng + 1, sizeof(int64_t));
-        s.gmask = calloc((size_t)ng * W + 1, sizeof(word));
-        if (!s.grel || !s.gmask) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (int v = 0; v < n2; v++) {
-            int g0 = s.gs[v], g = g0;
-            for (int x = 0; x < n2; x++) {
-                int64_t r = rel2[(size_t)v * n2 + x];
-                if (!r) continue;
-                int k = g0;
-                while (k < g && s.grel[k] != r) k++;
-                if (k == g) s.grel[g++] = r;
-                s.gmask[(size_t)k * W + (x >> 6)] |= (word)1 << (x & 63);
-                s.nbmask[(size_t)v * W + (x >> 6)] |= (word)1 << (x & 63);
-            }
-        }
-    }
-    for (int u = 0; u < n1; u++)
-        for (int v = 0; v < n2; v++)
-            if (s.wt[(size_t)u * n2 + v] > 0) s.dom[(size_t)u * W + (v >> 6)] |= (word)1 << (v & 63);
+    S a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (get_buf(wo, &bw, (Py_ssize_t)8 * n1 * n2, "w") < 0) goto done;
+    got = 1;
+    if (get_buf(r1o, &br1, (Py_ssize_t)8 * n1 * n1, "rel1") < 0) goto done;
+    got = 2;
+    if (get_buf(o1o, &bo1, (Py_ssize_t)4 * n1, "order1") < 0) goto done;
+    got = 3;
+    if (get_buf(p1o, &bp1, (Py_ssize_t)4 * n1, "parent1") < 0) goto done;
+    got = 4;
+    if (get_buf(r2o, &br2, (Py_ssize_t)8 * n2 * n2, "rel2") < 0) goto done;
+    got = 5;
+    if (get_buf(o2o, &bo2, (Py_ssize_t)4 * n2, "order2") < 0) goto done;
+    got = 6;
+    if (get_buf(p2o, &bp2, (Py_ssize_t)4 * n2, "parent2") < 0) goto done;
+    got = 7;
+    double stop_at = 0;
+    int use_deadline = 0;
     if (remaining != Py_None) {
         double r = PyFloat_AsDouble(remaining);
         if (r == -1.0 && PyErr_Occurred()) goto done;
-        s.use_deadline = 1;
-        s.stop_at = now() + r;
+        use_deadline = 1;
+        stop_at = now() + r;
     }
+    const volatile unsigned char *flag = NULL;
     if (cancel != Py_None) {
-        if (PyObject_GetBuffer(cancel, &buf, PyBUF_SIMPLE) < 0) goto done;
-        have_buf = 1;
-        if (buf.len < 1) {
+        if (PyObject_GetBuffer(cancel, &bc, PyBUF_SIMPLE) < 0) goto done;
+        have_c = 1;
+        if (bc.len < 1) {
             PyErr_SetString(PyExc_ValueError, "cancel buffer is empty");
             goto done;
         }
-        s.cancel = (const volatile unsigned char *)buf.buf;
+        flag = (const volatile unsigned char *)bc.buf;
     }
-    s.incumbent = floor;
-    s.nbest = -1;
+    int ea = setup_side(&a, n1, n2, bw.buf, 0, br1.buf, bo1.buf, bp1.buf, br2.buf);
+    int eb = ea ? ea : setup_side(&b, n2, n1, bw.buf, 1, br2.buf, bo2.buf, bp2.buf, br1.buf);
+    if (ea == -1 || eb == -1) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (ea || eb) {
+        PyErr_SetString(PyExc_ValueError, "order / parent out of range");
+        goto done;
+    }
+    int64_t ra, rb;
+    S *s;
     Py_BEGIN_ALLOW_THREADS
-    search(&s, 0, 0, s.dom);
+    ra = dp(&a, 0, a.dom);
+    rb = dp(&b, 0, b.dom);
+    s = rb < ra ? &b : &a;
+    s->incumbent = floor;
+    s->nbest = -1;
+    s->use_deadline = use_deadline;
+    s->stop_at = stop_at;
+    s->cancel = flag;
+    search(s, 0, 0, s->dom);
     Py_END_ALLOW_THREADS
     {
-        int exact = !s.aborted;
-        int64_t upper = s.incumbent > floor ? s.incumbent : floor;
+        int swapped = s == &b;
+        int64_t root = swapped ? rb : ra;
+        int exact = !s->aborted;
+        int64_t upper = s->incumbent > floor ? s->incumbent : floor;
         if (!exact)
-            for (int k = 0; k < s.nframes; k++)
-                if (s.frames[k] > upper) upper = s.frames[k];
+            for (int k = 0; k < s->nframes; k++)
+                if (s->frames[k] > upper) upper = s->frames[k];
+        int64_t cap = root > s->incumbent ? root : s->incumbent;
+        if (upper > cap) upper = cap;
         PyObject *pairs;
-        if (s.nbest < 0) {
+        if (s->nbest < 0) {
             pairs = Py_None;
             Py_INCREF(pairs);
         } else {
-            pairs = PyList_New(s.nbest);
+            pairs = PyList_New(s->nbest);
             if (!pairs) goto done;
-            for (int k = 0; k < s.nbest; k++) {
-                PyObject *t = Py_BuildValue("(ii)", s.bu[k], s.bv[k]);
+            for (int k = 0; k < s->nbest; k++) {
+                PyObject *t = swapped ? Py_BuildValue("(ii)", s->bv[k], s->bu[k]) : Py_BuildValue("(ii)", s->bu[k], s->bv[k]);
                 if (!t) {
                     Py_DECREF(pairs);
                     goto done;
@@ -380,15 +403,20 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
                 PyList_SET_ITEM(pairs, k, t);
             }
         }
-        result = Py_BuildValue("(LNLOL)", (long long)s.incumbent, pairs, (long long)upper,
-                               exact ? Py_True : Py_False, (long long)s.nodes);
+        result = Py_BuildValue("(LNLOLL)", (long long)s->incumbent, pairs, (long long)upper,
+                               exact ? Py_True : Py_False, (long long)s->nodes, (long long)root);
     }
 done:
-    if (have_buf) PyBuffer_Release(&buf);
-    free(s.wt); free(s.rel1); free(rel2); free(s.gs); free(s.grel); free(s.gmask); free(s.nbmask);
-    free(s.order); free(s.parent); free(s.pos); free(s.cs); free(s.ch); free(s.dom); free(s.f);
-    free(s.fnone); free(s.best); free(s.cand); free(s.mu); free(s.mv); free(s.bu); free(s.bv);
-    free(s.frames);
+    if (have_c) PyBuffer_Release(&bc);
+    if (got >= 7) PyBuffer_Release(&bp2);
+    if (got >= 6) PyBuffer_Release(&bo2);
+    if (got >= 5) PyBuffer_Release(&br2);
+    if (got >= 4) PyBuffer_Release(&bp1);
+    if (got >= 3) PyBuffer_Release(&bo1);
+    if (got >= 2) PyBuffer_Release(&br1);
+    if (got >= 1) PyBuffer_Release(&bw);
+    free_side(&a);
+    free_side(&b);
     return result;
 }
 
@@ -401,7 +429,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_flatsearch", NULL, 
 
 PyMODINIT_FUNC PyInit__flatsearch(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "API_VERSION", 1) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API_VERSION", 2) < 0) {
         Py_DECREF(m);
         return NULL;
     }

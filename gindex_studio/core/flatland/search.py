@@ -17,27 +17,34 @@ is the optimum when injectivity and every constraint not on a tree edge are drop
 (flatland-spec §3). Branching follows the BFS order, so the branch vertex u is always a root of
 the remaining forest and f(u, v) + (the other roots) bounds each child: partners are tried by
 descending f (ties: lower index), "leave u unmatched" last. The tree side is the graph whose
-root bound is smaller (ties: the reference's).
+root bound is smaller (ties: the reference's). A search with a threshold first checks the
+type-count bound (numpy), then the root bound, before branching.
 
-``FlatSearch(g1, g2, w, scale).run(floor, stop_at, cancel)`` returns ``(best, pairs, upper,
-exact, nodes)`` as the searches of ``matching`` do. The optional extension
-``gindex_studio.core.flatland._flatsearch`` runs the same tree (same S, node count and bound) in C.
+``max_common_subgraph`` has ``matching.max_common_subgraph``'s contract (that function sends
+flatland pairs here). Per-graph data (relations, BFS order, signature ids) is computed once per
+``Graph``. The optional extension ``_flatsearch`` runs the same tree (same S, node count and
+bound) in C; ``GINDEX_PURE_PYTHON`` forces the Python one.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
+
+import numpy as np
+
+from .weights import weight_of_signatures
 
 try:
     from . import _flatsearch as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 1:
+if getattr(_native, "API_VERSION", None) != 2:
     _native = None
 
 MAX_VERTICES = 512  # above this on either side, ``matching``'s McSplit is used instead
-_NATIVE_LIMIT = 1 << 62
+_LIMIT = 1 << 62  # scaled weights and relations must stay below this (64-bit integers)
 
 
 class _Stop(Exception):
@@ -45,7 +52,7 @@ class _Stop(Exception):
 
 
 def fits(g1, g2) -> bool:
-    """True when this search is used for the pair (both graphs at most ``MAX_VERTICES``)."""
+    """True when this search takes the pair (both graphs at most ``MAX_VERTICES``)."""
     return g1.n <= MAX_VERTICES and g2.n <= MAX_VERTICES
 
 
@@ -60,45 +67,44 @@ def _bits(m: int):
         m ^= low
 
 
-def _relations(g) -> list[dict[int, int]]:
-    """rel[x][y] for adjacent x ≠ y: the ports of x→y as bits, and those of y→x shifted by 16."""
-    n = g.n
-    ports_to: list[dict[int, int]] = [dict() for _ in range(n)]
-    for x in range(n):
-        for p, m in g.adj_out[x].items():
-            for y in _bits(m):
-                if y != x:
-                    ports_to[x][y] = ports_to[x].get(y, 0) | (1 << p)
-    rel: list[dict[int, int]] = [dict() for _ in range(n)]
-    for x in range(n):
-        for y, bits in ports_to[x].items():
-            rel[x][y] = rel[x].get(y, 0) | bits
-            rel[y][x] = rel[y].get(x, 0) | (bits << 16)
-    return rel
+_TYPE_IDS: dict[str, int] = {}
+_SIG_IDS: dict[tuple, int] = {}  # (type, items) → id, for the weight cache below
+_PAIR_W: dict[tuple[int, int], tuple[int, int]] = {}
+_PAIR_W_LIMIT = 1_000_000
 
 
-class _Side:
-    """The search with graph ``a`` as the tree side: rows of weights, relations, BFS order."""
+def _pair_weight(ia: int, ib: int, sa, sb) -> tuple[int, int]:
+    key = (ia, ib)
+    w = _PAIR_W.get(key)
+    if w is None:
+        if len(_PAIR_W) >= _PAIR_W_LIMIT:
+            _PAIR_W.clear()
+        w = _PAIR_W[key] = (0, 1) if sa.type != sb.type else weight_of_signatures(sa, sb)
+    return w
 
-    def __init__(self, a, b, w: dict):
-        self.n1, self.n2 = n1, n2 = a.n, b.n
-        rows: list[dict[int, int]] = [dict() for _ in range(n1)]
-        for (u, v), wt in w.items():
-            rows[u][v] = wt
-        self.rows = rows
-        self.rel1 = rel1 = _relations(a)
-        rel2 = _relations(b)
-        self.rel2 = rel2
-        self.nb2 = [dict() for _ in range(n2)]  # nb2[v][rel] = bitset of x with rel_B(v, x) = rel
-        self.nbmask2 = [0] * n2
-        for v in range(n2):
-            for x, r in rel2[v].items():
-                self.nb2[v][r] = self.nb2[v].get(r, 0) | (1 << x)
-                self.nbmask2[v] |= 1 << x
-        seen = [False] * n1
+
+class _Info:
+    """What the search needs of one graph, computed once (cached on the Graph)."""
+
+    def __init__(self, g):
+        n = self.n = g.n
+        ports_to: list[dict[int, int]] = [dict() for _ in range(n)]
+        for x in range(n):
+            for p, m in g.adj_out[x].items():
+                for y in _bits(m):
+                    if y != x:
+                        ports_to[x][y] = ports_to[x].get(y, 0) | (1 << p)
+        rel: list[dict[int, int]] = [dict() for _ in range(n)]  # rel[x][y]: x→y ports, y→x ports << 16
+        for x in range(n):
+            for y, bits in ports_to[x].items():
+                rel[x][y] = rel[x].get(y, 0) | bits
+                rel[y][x] = rel[y].get(x, 0) | (bits << 16)
+        self.rel = rel
+        self.max_rel = max((r for d in rel for r in d.values()), default=0)
+        seen = [False] * n
         order: list[int] = []
-        parent = [-1] * n1
-        for r in sorted(range(n1), key=lambda u: (-len(rel1[u]), u)):
+        parent = [-1] * n
+        for r in sorted(range(n), key=lambda u: (-len(rel[u]), u)):
             if seen[r]:
                 continue
             seen[r] = True
@@ -107,22 +113,107 @@ class _Side:
             while k < len(queue):
                 u = queue[k]
                 k += 1
-                for x in sorted(rel1[u]):
+                for x in sorted(rel[u]):
                     if not seen[x]:
                         seen[x] = True
                         parent[x] = u
                         queue.append(x)
             order += queue
         self.order, self.parent = order, parent
+        keys: dict = {}
+        self.reps = []  # one Signature per distinct (type, items)
+        self.rep_ids = []  # its process-wide id (_SIG_IDS)
+        idx = []
+        for s in g.sigs:
+            k = (s.type, s.items)
+            if k not in keys:
+                keys[k] = len(self.reps)
+                self.reps.append(s)
+                self.rep_ids.append(_SIG_IDS.setdefault(k, len(_SIG_IDS)))
+            idx.append(keys[k])
+        self.sig_idx = np.array(idx, dtype=np.intp)
+        self.types = np.array([_TYPE_IDS.setdefault(s.type, len(_TYPE_IDS)) for s in g.sigs], dtype=np.intp)
+        self._native = None
+        self.columns: dict[int, np.ndarray] = {}  # weights to a signature id of another graph
+
+    def native(self):
+        """(rel as n×n int64 bytes, order and parent as int32 bytes) for the C search."""
+        if self._native is None:
+            rel = np.zeros((self.n, self.n), dtype=np.int64)
+            for x, d in enumerate(self.rel):
+                for y, r in d.items():
+                    rel[x, y] = r
+            self._native = (rel.tobytes(), np.array(self.order, dtype=np.int32).tobytes(),
+                            np.array(self.parent, dtype=np.int32).tobytes())
+        return self._native
+
+
+def info(g) -> _Info:
+    got = g.__dict__.get("_flatland_info")
+    if got is None:
+        got = g.__dict__["_flatland_info"] = _Info(g)
+    return got
+
+
+SCALE = 720_000_000  # every flatland weight is a multiple of 1/SCALE (weights: turn k/360·10⁶, info /2)
+
+
+def weights(i1: _Info, i2: _Info):
+    """W = the n1 × n2 int64 matrix of weights · ``SCALE`` (0: different types or w = 0), or None
+    when a weight is not a multiple of 1/SCALE (not a flatland weight) or a total would not fit
+    64-bit integers. Columns per distinct g2 signature are kept on ``i1`` (Ω meets them again)."""
+    if SCALE * (min(i1.n, i2.n) + 1) >= _LIMIT:
+        return None
+    cols = []
+    for ib, sb in zip(i2.rep_ids, i2.reps):
+        col = i1.columns.get(ib)
+        if col is None:
+            vals = []
+            for ia, sa in zip(i1.rep_ids, i1.reps):
+                num, den = _pair_weight(ia, ib, sa, sb)
+                if SCALE % den:
+                    return None
+                vals.append(num * (SCALE // den))
+            col = i1.columns[ib] = np.array(vals, dtype=np.int64)
+        cols.append(col)
+    if not cols or not i1.reps:
+        return np.zeros((i1.n, i2.n), dtype=np.int64)
+    table = np.stack(cols, axis=1)
+    return table[i1.sig_idx][:, i2.sig_idx]
+
+
+def type_bound(i1: _Info, i2: _Info, W: np.ndarray) -> int:
+    """Σ over node types of min(Σ best w of each g1 node, Σ best w of each g2 node)."""
+    if W.size == 0:
+        return 0
+    k = len(_TYPE_IDS)
+    a = np.bincount(i1.types, weights=W.max(axis=1), minlength=k)
+    b = np.bincount(i2.types, weights=W.max(axis=0), minlength=k)
+    return int(np.minimum(a, b).sum())  # exact: weights are integers far below 2^53 per type sum
+
+
+class _Side:
+    """The Python search with ``a`` as the tree side (``W``: a × b weights, a list of dicts)."""
+
+    def __init__(self, ia: _Info, ib: _Info, rows: list[dict[int, int]]):
+        self.n1, self.n2 = n1, n2 = ia.n, ib.n
+        self.rows = rows
+        self.rel1 = ia.rel
+        self.nb2 = [dict() for _ in range(n2)]  # nb2[v][rel] = bitset of x with rel_B(v, x) = rel
+        self.nbmask2 = [0] * n2
+        for v in range(n2):
+            for x, r in ib.rel[v].items():
+                self.nb2[v][r] = self.nb2[v].get(r, 0) | (1 << x)
+                self.nbmask2[v] |= 1 << x
+        self.order, self.parent = ia.order, ia.parent
         self.pos = [0] * n1
-        for i, u in enumerate(order):
+        for i, u in enumerate(self.order):
             self.pos[u] = i
         self.children: list[list[int]] = [[] for _ in range(n1)]
-        for u in order:
-            if parent[u] >= 0:
-                self.children[parent[u]].append(u)
+        for u in self.order:
+            if self.parent[u] >= 0:
+                self.children[self.parent[u]].append(u)
         self.domains0 = [sum(1 << v for v in rows[u]) for u in range(n1)]
-        self.max_rel = max([r for d in rel1 + rel2 for r in d.values()], default=0)
 
     def dp(self, i: int, D: list[int]):
         """f (per remaining vertex: {v: value}), f∅ and best, over the vertices order[i:]."""
@@ -223,13 +314,6 @@ class _Side:
             self._search(i + 1, cur, D, mapping)
         self.frames.pop()
 
-    def native_args(self):
-        """The arrays ``_flatsearch.search`` takes (see the C file)."""
-        w = [(u, v, wt) for u in range(self.n1) for v, wt in sorted(self.rows[u].items())]
-        rel1 = [(u, x, r) for u in range(self.n1) for x, r in sorted(self.rel1[u].items())]
-        rel2 = [(v, x, r) for v in range(self.n2) for x, r in sorted(self.rel2[v].items())]
-        return self.n1, self.n2, w, rel1, rel2, self.order, self.parent
-
 
 def _stop_check(stop_at, cancel):
     if cancel is None:
@@ -241,28 +325,72 @@ def _stop_check(stop_at, cancel):
     return lambda: cancel.is_set() or time.perf_counter() > stop_at
 
 
-class FlatSearch:
-    """The search for one pair; ``run`` as ``matching``'s searches (pairs as (g1 index, g2 index))."""
+def _rows(W: np.ndarray) -> list[dict[int, int]]:
+    out = []
+    for r in W:
+        nz = np.flatnonzero(r)
+        out.append({int(v): int(r[v]) for v in nz})
+    return out
 
-    def __init__(self, g1, g2, w: dict, scale: int):
-        a = _Side(g1, g2, w)
-        b = _Side(g2, g1, {(v, u): wt for (u, v), wt in w.items()})
-        self.root = (a.root_bound(), b.root_bound())
-        self.swapped = self.root[1] < self.root[0]
-        self.side = b if self.swapped else a
-        self.total = sum(w.values())
 
-    def run(self, floor: int, stop_at: float | None, cancel=None):
-        side = self.side
-        token = getattr(cancel, "flag", None)
-        use_native = (native_available() and self.total < _NATIVE_LIMIT and floor < _NATIVE_LIMIT
-                      and side.max_rel < _NATIVE_LIMIT and (cancel is None or token is not None))
-        if use_native:
-            remaining = None if stop_at is None else stop_at - time.perf_counter()
-            best, pairs, upper, exact, nodes = _native.search(*side.native_args(), floor, remaining, token)
-        else:
-            best, pairs, upper, exact, nodes = side.run(floor, stop_at, cancel)
-        upper = min(upper, max(min(self.root), best))
-        if pairs is not None and self.swapped:
-            pairs = [(v, u) for u, v in pairs]
-        return best, pairs, upper, exact, nodes
+def run_search(i1: _Info, i2: _Info, W: np.ndarray, floor: int, stop_at: float | None, cancel=None):
+    """Pick the tree side (smaller root bound) and search: (best, pairs as (g1, g2) indices or
+    None, upper, exact, nodes, root bound)."""
+    token = getattr(cancel, "flag", None)
+    if (native_available() and floor < _LIMIT and max(i1.max_rel, i2.max_rel) < _LIMIT
+            and (cancel is None or token is not None)):
+        remaining = None if stop_at is None else stop_at - time.perf_counter()
+        r1, o1, p1 = i1.native()
+        r2, o2, p2 = i2.native()
+        return _native.search(i1.n, i2.n, np.ascontiguousarray(W).tobytes(), r1, o1, p1, r2, o2, p2,
+                              floor, remaining, token)
+    a = _Side(i1, i2, _rows(W))
+    b = _Side(i2, i1, _rows(W.T))
+    ra, rb = a.root_bound(), b.root_bound()
+    swapped = rb < ra
+    root = min(ra, rb)
+    best, pairs, upper, exact, nodes = (b if swapped else a).run(floor, stop_at, cancel)
+    if pairs is not None and swapped:
+        pairs = [(v, u) for u, v in pairs]
+    return best, pairs, min(upper, max(root, best)), exact, nodes, root
+
+
+def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, threshold_sq=None, cancel=None):
+    """``matching.max_common_subgraph`` for the flatland profile; None when the pair is not for
+    this search (too large, or weights that do not fit 64-bit integers)."""
+    from ..matching import Match, _frac, consistent_subset
+
+    if not fits(g1, g2):
+        return None
+    i1, i2 = info(g1), info(g2)
+    W = weights(i1, i2)
+    if W is None:
+        return None
+    scale = SCALE
+    allowed = {(int(u), int(v)) for u, v in zip(*np.nonzero(W))} if warm else ()
+    warm_pairs = consistent_subset(g1, g2, warm, allowed, "and") if warm else []
+    warm_best = sum(int(W[u, v]) for u, v in warm_pairs) if warm_pairs else -1
+    t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
+    if threshold_sq is not None:  # a Fraction or (num, den) with den > 0
+        tn, td = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
+                                                                        threshold_sq.denominator)
+        if tn >= 0:  # X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
+            t_floor = max(t_floor, math.isqrt(tn * scale * scale // td))
+    floor = max(warm_best, t_floor)
+    if t_floor >= 0 and not warm_pairs:
+        quick = type_bound(i1, i2, W)
+        if quick <= t_floor:
+            return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    stop_at = None if deadline is None else time.perf_counter() + deadline
+    found, found_pairs, upper, exact, nodes, _root = run_search(i1, i2, W, floor, stop_at, cancel)
+    if found_pairs is not None:
+        best, best_pairs = found, found_pairs
+    else:
+        best, best_pairs = max(warm_best, 0), warm_pairs
+    improved = best > t_floor
+    upper = max(upper, best)
+    pairs = [(u, v, _pair_weight(i1.rep_ids[i1.sig_idx[u]], i2.rep_ids[i2.sig_idx[v]], g1.sigs[u], g2.sigs[v]))
+             for u, v in sorted(best_pairs)]
+    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
+                 improved=improved, cancelled=cancelled)
