@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
@@ -177,14 +178,16 @@ def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, 
 
 def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | CurriculumFiles, client, *, batch: int = 8,
                     shards_per_worker: int = 1, deadline: float | None = None,
-                    progress: Progress | None = None, cancel=None) -> DaskRun:
+                    progress: Progress | None = None, cancel=None,
+                    on_result: Callable[[int, dict[str, Nearest]], None] | None = None) -> DaskRun:
     """``nearest_by_domain`` for every task on the cluster behind ``client``; same values as
     :func:`gindex_studio.core.curriculum.omega_many`.
 
     ``curriculum``: prepared programs, sent to the workers a shard each; or ``CurriculumFiles``,
     read by the workers themselves (the task graph then carries paths, not programs: for
     curricula too large to send through the scheduler). ``progress(done, total)`` counts tasks
-    whose every shard has answered. ``cancel``: any object with ``is_set()``; when set, the run's
+    whose every shard has answered; ``on_result(i, per_domain)`` then receives each such task's
+    result (before the progress call). ``cancel``: any object with ``is_set()``; when set, the run's
     futures are cancelled on the cluster and Cancelled is raised. Work lost beyond Dask's retries
     leaves those tasks in ``missing``; a curriculum file a worker cannot read as the client did
     raises ClusterError.
@@ -209,9 +212,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     waiting = [len(shards)] * len(batches)  # units still out per batch
     finished = 0
     try:
-        for fut in as_completed(list(units), with_results=False):
-            if cancel is not None and cancel.is_set():
-                raise Cancelled()
+        for fut in _completed(as_completed(list(units), with_results=False), cancel):
             s, b = units[fut]
             try:
                 per_task = fut.result()
@@ -225,6 +226,10 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
             waiting[b] -= 1
             if waiting[b] == 0:
                 finished += len(batches[b])
+                if on_result is not None:
+                    for i in batches[b]:
+                        if i not in failed:
+                            on_result(i, merge_nearest(parts[i]))
                 if progress:
                     progress(finished, n)
     except (Cancelled, KeyboardInterrupt, ClusterError):
@@ -235,6 +240,23 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
             client.cancel(list(units) + shard_futures)
     results = [None if i in failed else merge_nearest(parts[i]) for i in range(n)]
     return DaskRun(results, sorted(failed))
+
+
+def _completed(ac, cancel, poll: float = 0.05):
+    """The futures of ``ac`` (a ``distributed.as_completed``) as they finish; with ``cancel``,
+    polled every ``poll`` seconds so that a cancel is seen while a long unit still runs."""
+    if cancel is None:
+        yield from ac
+        return
+    while not ac.is_empty():
+        if cancel.is_set():
+            raise Cancelled()
+        if not ac.has_ready():
+            time.sleep(poll)
+            continue
+        yield from ac.next_batch(block=False)
+        if cancel.is_set():
+            raise Cancelled()
 
 
 def _submit_shard(client, curriculum: Curriculum | CurriculumFiles, r: range):

@@ -190,3 +190,45 @@ def test_a_curriculum_file_changed_or_gone_stops_the_run_with_its_name(client, t
         omega_many_dask(tasks, files, client)
     with pytest.raises(ValueError, match="differ in length"):
         CurriculumFiles(files.paths[:7], files.domains, files.labels)
+
+
+def test_each_task_is_handed_over_as_soon_as_every_shard_answered(client):
+    cur, tasks = _generated(120, 9)
+    events = []
+    run = omega_many_dask(tasks, cur, client, batch=2, shards_per_worker=2,
+                          on_result=lambda i, per: events.append(("task", i, per)),
+                          progress=lambda d, t: events.append(("progress", d)))
+    handed = [(e[1], e[2]) for e in events if e[0] == "task"]
+    assert sorted(i for i, _ in handed) == list(range(9))
+    for i, per in handed:
+        assert {d: n.omega for d, n in per.items()} == {d: n.omega for d, n in run.results[i].items()}
+    # a batch's tasks come before the progress call that counts them
+    for k, e in enumerate(events):
+        if e[0] == "progress":
+            assert sum(1 for x in events[:k] if x[0] == "task") == e[1]
+
+
+def test_a_cancel_is_seen_while_a_long_unit_still_runs(client):
+    from gindex_studio.core.flow import flow_from_nodes
+
+    def dense(seed, prefix, n=40):  # unrelated dense cyclic programs: hard for the companion search
+        rng = random.Random(seed)
+        return flow_from_nodes([{"id": f"{prefix}{i}", "type": "function",
+                                 "wires": [[f"{prefix}{j}" for j in range(n) if j != i and rng.random() < 0.5]]}
+                                for i in range(n)])
+
+    opts = ScoreOptions(profile="companion")
+    cur = Curriculum.from_flows([dense(k, f"c{k}x") for k in range(2)], ["d", "d"], ["p0", "p1"], opts)
+    tasks = [prepare(dense(10 + k, f"t{k}x"), opts) for k in range(2)]
+    token = threading.Event()
+    threading.Timer(0.5, token.set).start()
+    seen = []
+    t0 = time.perf_counter()
+    with pytest.raises(Cancelled):  # each unit: 2 searches of up to 3 s each (the deadline)
+        omega_many_dask(tasks, cur, client, batch=2, deadline=3.0, cancel=token,
+                        progress=lambda d, t: seen.append(d))
+    assert seen == []  # no unit had finished: the cancel did not wait for one
+    assert time.perf_counter() - t0 < 3.0
+    end = time.time() + 30  # the workers finish the searches they had begun (Dask cannot stop them)
+    while any(client.processing().values()) and time.time() < end:
+        time.sleep(0.1)
