@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from .curriculum import Curriculum, Nearest
+from .curriculum import Cancelled, Curriculum, Nearest  # Cancelled: the cluster's work for the run is cancelled too
 from .divergence import Prepared, ScoreOptions, delta_from_s, prepare
 from .flow import Flow
 from .matching import max_common_subgraph
@@ -40,10 +40,6 @@ SCHEDULER_ENV = "GINDEX_SCHEDULER"
 
 class ClusterError(Exception):
     """The cluster could not be reached or lost work it could not redo (one line for the user)."""
-
-
-class Cancelled(Exception):
-    """The run was cancelled; the cluster's work for it was cancelled too."""
 
 
 @dataclass

@@ -386,13 +386,12 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
                 source = CurriculumFiles(paths, cur.domains, cur.labels, opts)
             except FlowError as e:
                 raise ExperimentError(str(e)) from None
-        run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner)
+        run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner, cancel=cancel,
+                              on_result=finished)
         if run.missing:
             lost = ", ".join(experiment.tasks[j].id for j in run.missing)
             raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
         nearest = run.results
-        for j, per in enumerate(nearest):
-            finished(j, per)
     tasks = [_task_result(j, t, reports[j], nearest[j], cur, included, leak_threshold)
              for j, t in enumerate(experiment.tasks)]
     warnings += _search_warnings(tasks)

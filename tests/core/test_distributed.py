@@ -108,6 +108,32 @@ def test_gindex_on_the_cluster_equals_local(client):
         assert [t.omega for t in remote.tasks] == [t.omega for t in local.tasks]
 
 
+def test_gindex_on_the_cluster_tells_each_task_as_it_completes_and_can_be_cancelled(client):
+    from gindex_studio.core.curriculum import Cancelled as CoreCancelled
+    from gindex_studio.core.gindex import Listener
+
+    exp = load_experiment(DEMO_DIR / "experiment.json")
+
+    class Heard(Listener):
+        def __init__(self):
+            self.tasks = []
+
+        def task(self, result):
+            self.tasks.append((result.index, result.omega, result.tc))
+
+    heard = Heard()
+    res = compute_gindex(exp, client=client, listener=heard)
+    assert sorted(heard.tasks) == sorted((t.index, t.omega, t.tc) for t in res.tasks)
+    token = threading.Event()
+
+    class StopAtFirst(Listener):
+        def task(self, result):
+            token.set()
+
+    with pytest.raises(CoreCancelled):  # the studio catches the core's Cancelled
+        compute_gindex(exp, client=client, listener=StopAtFirst(), cancel=token)
+
+
 def test_a_worker_killed_mid_run_costs_only_time(client):
     cur, tasks = _generated(600, 24, seed=8)
     local = omega_many(tasks, cur, workers=1)
