@@ -13,15 +13,10 @@ NAMES = ("curate",)
 
 
 def _threshold(text: str) -> Fraction:
-    import argparse
+    """A threshold in [0, 1] as an exact fraction (argparse type; the CLI's own parser)."""
+    from ..cli import _fraction_01
 
-    try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {text}")
-    return value
+    return _fraction_01(text)
 
 
 def add_parsers(sub) -> None:
