@@ -2,6 +2,7 @@
 work, and gestures (hover, slider drag) at the pixels a user would use."""
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
@@ -47,9 +48,13 @@ def open_window(qtbot, ws, tmp_path, wait=True, **kw) -> CurationWindow:
 
 
 def close_window(win) -> None:
+    """Close ``win`` (its jobs stop) and collect its garbage now, while no job thread runs: a
+    collection that frees Qt wrappers while the next window's jobs run crashed the suite once."""
     for cw in win.compare_windows:
         cw.close()
     win.close()
+    QApplication.processEvents()
+    gc.collect()
 
 
 def index_of(win, tail):

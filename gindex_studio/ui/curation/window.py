@@ -436,7 +436,15 @@ _STILL_RUNNING: list = []
 def _keep_until_finished(job) -> None:
     job.setParent(None)
     _STILL_RUNNING.append(job)
-    job.finished.connect(lambda j=job: _STILL_RUNNING.remove(j) if j in _STILL_RUNNING else None)
+    job.finished.connect(lambda j=job: _release_finished(j))
+
+
+def _release_finished(job) -> None:
+    """Drop a kept job once its thread has really ended: ``finished`` is emitted from the thread
+    just before it exits, and destroying a QThread before that crashes the process."""
+    job.wait()
+    if job in _STILL_RUNNING:
+        _STILL_RUNNING.remove(job)
 
 
 # ----- entry points -----------------------------------------------------------------------------
