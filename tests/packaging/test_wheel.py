@@ -56,8 +56,9 @@ def venv(dist, tmp_path_factory) -> Path:
 
 @pytest.fixture
 def user_env(tmp_path) -> dict[str, str]:
-    """The environment of a user's shell: no PYTHONPATH, their own XDG folders (here: tmp)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    """The environment of a user's shell: no PYTHONPATH, no GINDEX_PURE_PYTHON (a suite run with it
+    must still see the wheel's native search), their own XDG folders (here: tmp)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") and k != "GINDEX_PURE_PYTHON"}
     env.update(XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"),
                QT_QPA_PLATFORM="offscreen")
     return env
