@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
+
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionSlider
@@ -45,6 +47,19 @@ def open_window(qtbot, ws, tmp_path, wait=True, **kw) -> CurationWindow:
         qtbot.waitUntil(lambda: win._matrix_job is None or not win._matrix_job.isRunning(), timeout=60_000)
         QApplication.processEvents()
     return win
+
+
+@pytest.fixture
+def demo_window(qtbot, tmp_path, monkeypatch):
+    """The curation window on the demo experiment, its report and full matrix done."""
+    from gindex_studio.core.curation.workspace import load_workspace
+    from gindex_studio.paths import DEMO_DIR
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    win = open_window(qtbot, load_workspace(DEMO_DIR / "experiment.json"), tmp_path)
+    qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
+    yield win
+    close_window(win)
 
 
 def close_window(win) -> None:

@@ -9,24 +9,12 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from gindex_studio.cli import main
-from gindex_studio.core.curation.workspace import load_workspace
 from gindex_studio.core.curriculum import delta_matrix
 from gindex_studio.core.experiment import load_experiment
 from gindex_studio.core.gindex import compute_gindex
-from gindex_studio.paths import DEMO_DIR
 
-from .curation_support import close_window, compared, drag_slider, hover, index_of, open_window
-
-EXPERIMENT = DEMO_DIR / "experiment.json"
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    win = open_window(qtbot, load_workspace(EXPERIMENT), tmp_path)
-    qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
-    yield win
-    close_window(win)
+from .curation_support import demo_window as window  # noqa: F401 - the fixture
+from .curation_support import compared, drag_slider, hover, index_of
 
 
 def test_heatmap_shows_the_matrix_the_core_computes(window):

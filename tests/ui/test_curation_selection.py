@@ -3,24 +3,10 @@ a row of the split table selects the programs in the near-duplicates tree, the l
 the coverage lists too. Real mouse clicks, offscreen."""
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from gindex_studio.core.curation.workspace import load_workspace
-from gindex_studio.paths import DEMO_DIR
-
-from .curation_support import close_window, index_of, open_window
-
-EXPERIMENT = DEMO_DIR / "experiment.json"
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    win = open_window(qtbot, load_workspace(EXPERIMENT), tmp_path)
-    qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
-    yield win
-    close_window(win)
+from .curation_support import demo_window as window  # noqa: F401 - the fixture
+from .curation_support import index_of
 
 
 def tree_selection(win) -> set[int]:
