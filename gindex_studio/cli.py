@@ -416,11 +416,11 @@ def cmd_omega(args) -> int:
     try:
         if opts.profile == "flatland":
             flows, domains, labels, task_files = _flatland_omega_inputs(root, args.tasks)
-        elif read_by_workers:  # the client lists the files; the workers read and prepare them
-            paths, domains, labels = list_curriculum_folder(root)
-            task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
         else:
-            flows, domains, labels = read_curriculum_folder(root)
+            if read_by_workers:  # the client lists the files; the workers read and prepare them
+                paths, domains, labels = list_curriculum_folder(root)
+            else:
+                flows, domains, labels = read_curriculum_folder(root)
             task_files = [f for t in args.tasks for f in _flow_files(Path(t))]
     except FlowError as e:
         raise InputError(str(e)) from None
