@@ -50,6 +50,15 @@ def test_hovering_a_cell_tells_the_pair_and_delta(window, qtbot):
     assert "youtube-resume-1.json" in hm.info.text() and "Δ = 0.000000" in hm.info.text()
 
 
+def test_hover_text_follows_a_quick_move_to_the_next_cell(window):
+    """The pointer passes over one cell and stops on the next within a few milliseconds: the
+    text names the cell it stopped on (pyqtgraph's own move signal drops such a move)."""
+    hm = window.heatmap
+    for r, c in [(0, 1), (0, 2), (3, 1), (3, 2)]:
+        hover(hm.plot.viewport(), hm.cell_center(r, c))
+        assert hm.info.text() == hm.describe(r, c)
+
+
 def test_clicking_a_duplicate_group_member_opens_it_with_its_nearest_member(window, qtbot):
     view = window.duplicates
     window.tabs.setCurrentWidget(view)

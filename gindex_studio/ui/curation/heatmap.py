@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
@@ -61,7 +61,9 @@ class HeatmapView(QWidget):
         self.values = np.zeros((0, 0))
         self.lower = np.zeros((0, 0))
         self.exact = np.zeros((0, 0), dtype=bool)
-        self.plot.scene().sigMouseMoved.connect(self._on_move)
+        # Hover follows every pointer move: pyqtgraph's sigMouseMoved drops a move that comes
+        # within 10 ms of the previous one, which left the text on a cell the pointer had left.
+        self.plot.viewport().installEventFilter(self)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
 
     # ----- data ----------------------------------------------------------------------------------
@@ -201,6 +203,11 @@ class HeatmapView(QWidget):
         if ex:
             return head + f":  Δ = {v:.6f}"
         return head + f":  Δ in [{lo:.6f}, {v:.6f}] (search cut by the per-pair deadline)"
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
+        if ev.type() == QEvent.MouseMove and obj is self.plot.viewport():
+            self._on_move(self.plot.mapToScene(ev.position().toPoint()))
+        return super().eventFilter(obj, ev)
 
     def _on_move(self, pos) -> None:
         cell = self.cell_at(pos)
