@@ -32,6 +32,7 @@ from .curriculum import LEAK_THRESHOLD, Cancelled, Curriculum, Nearest, domain_d
 from .divergence import ScoreOptions, ScoreResult, prepare, score
 from .experiment import CompanionExperiment, Experiment, ExperimentError, _companion_programs
 from .flow import Flow, FlowError
+from .gcpause import frozen_heap
 
 Progress = Callable[[int, int], None]
 
@@ -338,78 +339,81 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     ``CancelToken`` or anything with ``is_set()``): once set, the searches stop, worker processes
     are terminated and ``Cancelled`` is raised. A task is flagged as a leak when Ω ≤
     ``leak_threshold`` (from the nearest program Ω found: no extra search). Raises ExperimentError
-    for ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them)."""
-    opts = _options_of(experiment, options)
-    domains, warnings = _experiment_terms(experiment)
-    included = {d.domain for d in domains if d.included}
-    n = len(experiment.tasks)
-    tell = listener or Listener()
-    reports: list[list[ScoreResult]] = []
-    for j, task in enumerate(experiment.tasks):
-        rs = []
-        for a in task.attempts:
-            r = score(task.reference, a.generated, opts, syntax=a.syntax, cancel=cancel)
-            if cancel is not None and cancel.is_set():
-                raise Cancelled()
-            rs.append(r)
-        reports.append(rs)
-        tell.delta(j, rs)
-        tell.stage("delta", j + 1, n)
-        if progress:
-            progress(j + 1, 2 * n)
-    cur = _build_curriculum(experiment, opts, lambda done, total: tell.stage("curriculum", done, total), cancel)
-    prepared = []
-    for t in experiment.tasks:
-        _raise_if_set(cancel)
-        prepared.append(prepare(t.reference, opts))
+    for ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them). The cyclic garbage
+    collector is kept off the data meanwhile (``gcpause.frozen_heap``: a full collection held the
+    GIL, and so the GUI thread, for up to 250 ms)."""
+    with frozen_heap():  # no full garbage collection walks the experiment meanwhile (gcpause)
+        opts = _options_of(experiment, options)
+        domains, warnings = _experiment_terms(experiment)
+        included = {d.domain for d in domains if d.included}
+        n = len(experiment.tasks)
+        tell = listener or Listener()
+        reports: list[list[ScoreResult]] = []
+        for j, task in enumerate(experiment.tasks):
+            rs = []
+            for a in task.attempts:
+                r = score(task.reference, a.generated, opts, syntax=a.syntax, cancel=cancel)
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                rs.append(r)
+            reports.append(rs)
+            tell.delta(j, rs)
+            tell.stage("delta", j + 1, n)
+            if progress:
+                progress(j + 1, 2 * n)
+        cur = _build_curriculum(experiment, opts, lambda done, total: tell.stage("curriculum", done, total), cancel)
+        prepared = []
+        for t in experiment.tasks:
+            _raise_if_set(cancel)
+            prepared.append(prepare(t.reference, opts))
 
-    def finished(j: int, per: dict[str, Nearest]) -> None:
-        t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included, leak_threshold)
-        t.tc, t.terms = _tc(t.theta, t.gd, domains, experiment.priors)
-        tell.task(t)
+        def finished(j: int, per: dict[str, Nearest]) -> None:
+            t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included, leak_threshold)
+            t.tc, t.terms = _tc(t.theta, t.gd, domains, experiment.priors)
+            tell.task(t)
 
-    def inner(done: int, total: int) -> None:
-        tell.stage("omega", done, total)
-        if progress:
-            progress(n + done, 2 * n)
+        def inner(done: int, total: int) -> None:
+            tell.stage("omega", done, total)
+            if progress:
+                progress(n + done, 2 * n)
 
-    if client is None:
-        nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
-                             on_result=finished)
-    else:
-        from .distributed import CurriculumFiles, omega_many_dask
+        if client is None:
+            nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
+                                 on_result=finished)
+        else:
+            from .distributed import CurriculumFiles, omega_many_dask
 
-        source = cur
-        if workers_read_files:
-            paths = [p.path for c in experiment.curriculum for p in c.programs]
-            try:
-                source = CurriculumFiles(paths, cur.domains, cur.labels, opts)
-            except FlowError as e:
-                raise ExperimentError(str(e)) from None
-        run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner, cancel=cancel,
-                              on_result=finished)
-        if run.missing:
-            lost = ", ".join(experiment.tasks[j].id for j in run.missing)
-            raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
-        nearest = run.results
-    tasks = [_task_result(j, t, reports[j], nearest[j], cur, included, leak_threshold)
-             for j, t in enumerate(experiment.tasks)]
-    warnings += _search_warnings(tasks)
-    result = GIndexResult(
-        mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
-        options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
-        g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
-        leak_threshold=leak_threshold,
-    )
-    result._state = {
-        "curriculum": cur,
-        "curriculum_key": _curriculum_key(experiment),
-        "options": opts,
-        "nearest": nearest,
-        "references": [_fingerprint(t.reference) for t in experiment.tasks],
-        "ids": [t.id for t in experiment.tasks],
-    }
-    return _finish(result)
+            source = cur
+            if workers_read_files:
+                paths = [p.path for c in experiment.curriculum for p in c.programs]
+                try:
+                    source = CurriculumFiles(paths, cur.domains, cur.labels, opts)
+                except FlowError as e:
+                    raise ExperimentError(str(e)) from None
+            run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner, cancel=cancel,
+                                  on_result=finished)
+            if run.missing:
+                lost = ", ".join(experiment.tasks[j].id for j in run.missing)
+                raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
+            nearest = run.results
+        tasks = [_task_result(j, t, reports[j], nearest[j], cur, included, leak_threshold)
+                 for j, t in enumerate(experiment.tasks)]
+        warnings += _search_warnings(tasks)
+        result = GIndexResult(
+            mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
+            options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
+            g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
+            leak_threshold=leak_threshold,
+        )
+        result._state = {
+            "curriculum": cur,
+            "curriculum_key": _curriculum_key(experiment),
+            "options": opts,
+            "nearest": nearest,
+            "references": [_fingerprint(t.reference) for t in experiment.tasks],
+            "ids": [t.id for t in experiment.tasks],
+        }
+        return _finish(result)
 
 
 def _raise_if_set(cancel) -> None:
