@@ -184,7 +184,10 @@ def run_scene(cmd: list[str], scene: dict, out: Path, name: str, env: dict) -> d
         wid = find_window(display, scene["title"], t0 + 30)
         res["window_s"] = round(time.perf_counter() - t0, 3)
         if wid is None:
-            res["error"] = f"no visible window titled /{scene['title'].pattern}/ within 30 s"
+            log.seek(0)
+            state = "still running" if proc.poll() is None else f"exited with status {proc.returncode}"
+            res["error"] = (f"no visible window titled /{scene['title'].pattern}/ within 30 s (the studio {state}; "
+                            f"its output: {log.read().strip()[-800:]!r})")
             return res
         res["title"] = _x(display, "getwindowname", wid)
         icon = subprocess.run(["xprop", "-display", display, "-id", wid, "_NET_WM_ICON"], capture_output=True, text=True).stdout

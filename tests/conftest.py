@@ -18,3 +18,30 @@ def dask_client():
     yield client
     client.close()
     cluster.close()
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp_args, qapp_cls, pytestconfig):
+    """pytest-qt's application, with Python's cyclic garbage collected on its thread only, as in
+    the studio (ui/gui_gc): a collection run by a worker thread destroyed earlier tests' widgets
+    there and deadlocked the suite."""
+    from gindex_studio.ui.gui_gc import collect_on_gui_thread
+
+    app = qapp_cls.instance()
+    if app is None:
+        app = qapp_cls(qapp_args)
+        app.setApplicationName(pytestconfig.getini("qt_qapp_name"))
+    collect_on_gui_thread(app)
+    yield app
+
+
+@pytest.fixture(autouse=True)
+def _collect_cycles_between_tests():
+    """Once Qt's collector timer is in place, tests that run no event loop still get their cycles
+    collected (on the main thread, between tests)."""
+    yield
+    import sys
+
+    gui_gc = sys.modules.get("gindex_studio.ui.gui_gc")
+    if gui_gc is not None and gui_gc.is_installed():
+        gui_gc.collect_if_due()

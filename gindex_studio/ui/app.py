@@ -12,7 +12,6 @@ from pathlib import Path
 from PySide6.QtCore import QPointF, QSettings, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import (
-    QApplication,
     QLabel,
     QMainWindow,
     QMenu,
@@ -25,6 +24,7 @@ from gindex_studio.core.files import FileStamp, ReadOnlyError
 from gindex_studio.core.flow import Flow, write_flow_file
 
 from .actions import ActionRegistry
+from .application import studio_application
 from .autosave import AutosaveStore
 from .dialogs import Dialogs
 from .docks import add_docks
@@ -463,7 +463,7 @@ class MainWindow(QMainWindow):
         self._add_recent(path)
         n = len(flow.nodes)
         probs = len(ed.doc.problems())
-        large = f" (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
+        large = " (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
         self.statusBar().showMessage(f"Opened {path}: {n:,} nodes" + (f", {probs} problems" if probs else "") + large, 8000)
 
     def save(self, ed: FlowEditor | None = None) -> bool:
@@ -638,9 +638,7 @@ LAST_WINDOW: MainWindow | None = None
 
 def main(files: list[str] | None = None) -> int:
     """Open the studio window on ``files`` (or a demo program) and run until it is closed."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("gindex-studio")
-    app.setOrganizationName("gindex-studio")
+    app = studio_application()
     global LAST_WINDOW
     from .preferences import add_library_folders_to_environment
 
@@ -667,8 +665,7 @@ def main_experiments(paths: list[str]) -> int:
     window per experiment, with its task table and g-index."""
     from .compare.window import open_compare
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("gindex-studio")
+    app = studio_application()
     for path in paths:
         open_compare(None).open_experiment(path)
     return app.exec()

@@ -22,9 +22,9 @@ import time
 
 def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette: bool = False) -> str:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from ..application import studio_application
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = studio_application()
     from gindex_studio.paths import DEMO_DIR
 
     from .window import CompareWindow
@@ -70,9 +70,9 @@ def render_progress(out: str, size=(1366, 768), complete: int = 3) -> str:
     import tempfile
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from ..application import studio_application
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = studio_application()
     from gindex_studio.core.generate_experiment import write_experiment
 
     from .window import CompareWindow

@@ -9,7 +9,7 @@ import os
 import sys
 
 from PySide6.QtCore import QPointF, QSettings, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
+from PySide6.QtGui import QActionGroup, QUndoGroup
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -35,6 +35,7 @@ from gindex_studio.core.flow import FlowError, write_flow_file
 from gindex_studio.core.reading import read_reference_file
 
 from ..actions import ActionRegistry
+from ..application import studio_application
 from ..docks import add_docks
 from ..panels.inspector import Inspector
 from ..panels.palette import Palette
@@ -652,8 +653,7 @@ def main_compare(reference: str, generated: str) -> int:
     except FlowError as e:
         print(f"gindex-studio compare: {e}", file=sys.stderr)
         return 1
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("gindex-studio")
+    app = studio_application()
     win = open_compare(None, reference, generated)
     win.setAttribute(Qt.WA_DeleteOnClose, False)
     return app.exec()

@@ -38,15 +38,15 @@ class ReportJob(QThread):
 
     ``hold``: an event the job waits for before it starts searching, at most ``hold_seconds``
     (the window holds its first report until the matrix is on screen: both share one
-    interpreter, and the report's preparation would slow the matrix down). A cancel ends the
-    hold at once."""
+    interpreter, and the report's preparation would slow the matrix down; the first band takes
+    about 1 s of CPU, so 10 s leaves room on a busy machine). A cancel ends the hold at once."""
 
     finished_report = Signal(object)
     failed = Signal(str)
     progress = Signal(int, int)
 
     def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
-                 hold_seconds: float = 3.0):
+                 hold_seconds: float = 10.0):
         super().__init__(parent)
         self.ws, self.engine, self.thresholds = ws, engine, thresholds
         self.hold, self.hold_seconds = hold, hold_seconds

@@ -17,9 +17,9 @@ import time
 
 def render(out: str, tab: str = "Leaks", size=(1366, 768), select: str = "youtube-resume-4.json") -> str:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from ..application import studio_application
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = studio_application()
     from gindex_studio.core.curation.cache import DeltaCache
     from gindex_studio.core.curation.workspace import load_workspace
     from gindex_studio.paths import DEMO_DIR

@@ -10,7 +10,6 @@ stops its jobs.
 """
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import threading
@@ -18,7 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QThread
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
@@ -31,6 +30,7 @@ from gindex_studio.core.curation.workspace import CurationError, Workspace, load
 from gindex_studio.core.experiment import Compute
 from gindex_studio.core.flow import write_flow_file
 
+from ..application import studio_application
 from .heatmap import HeatmapView
 from .jobs import MatrixJob, ReportJob, SummaryJob
 from .model import CurationModel
@@ -477,8 +477,7 @@ def main_curate(path: str, tasks=(), client=None) -> int:
     except CurationError as e:
         print(f"gindex-studio: {e}", file=sys.stderr)
         return 1
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("gindex-studio")
+    app = studio_application()
     win = open_curation(path, tasks, client=client)
     if win is None:
         return 1
