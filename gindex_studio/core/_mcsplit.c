@@ -724,16 +724,12 @@ static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int3
     return 0;
 }
 
-/* w {(u, v): weight} into partner lists by descending weight, ties by vertex: p1 over relabelled
- * ref vertices (partners: generated vertices), p2 over generated vertices (partners relabelled) */
-static int read_weights(Ctx *c, PyObject *w, const int32_t *pos)
+/* weights as triples (u, v, w) into partner lists by descending weight, ties by vertex: p1 over
+ * relabelled ref vertices (partners: generated vertices), p2 over generated vertices (partners
+ * relabelled); the order of the triples does not matter */
+static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const int32_t *pos)
 {
-    if (!PyDict_Check(w)) {
-        PyErr_SetString(PyExc_TypeError, "weights: dict {(u, v): w} expected");
-        return -1;
-    }
     const int n1 = c->n1, n2 = c->n2;
-    Py_ssize_t total = PyDict_GET_SIZE(w);
     c->p1s = calloc((size_t)n1 + 2, sizeof(int32_t));
     c->p2s = calloc((size_t)n2 + 2, sizeof(int32_t));
     c->p1 = malloc((size_t)(total ? total : 1) * sizeof(Partner));
@@ -744,39 +740,22 @@ static int read_weights(Ctx *c, PyObject *w, const int32_t *pos)
         PyErr_NoMemory();
         goto out;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        PyObject *key, *val;
-        Py_ssize_t it = 0;
-        while (PyDict_Next(w, &it, &key, &val)) {
-            if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
-                PyErr_SetString(PyExc_TypeError, "weights: keys (u, v) expected");
-                goto out;
-            }
-            long u = PyLong_AsLong(PyTuple_GET_ITEM(key, 0)), v = PyLong_AsLong(PyTuple_GET_ITEM(key, 1));
-            long long wt = PyLong_AsLongLong(val);
-            if (PyErr_Occurred())
-                goto out;
-            if (u < 0 || u >= n1 || v < 0 || v >= n2 || wt < 0 || wt >= ((long long)1 << 62)) {
-                PyErr_SetString(PyExc_ValueError, "weights: vertex or weight out of range");
-                goto out;
-            }
-            int i = pos[u];
-            if (pass == 0) {
-                c->p1s[i + 1]++;
-                c->p2s[v + 1]++;
-            } else {
-                c->p1[f1[i]++] = (Partner){(int32_t)v, (int64_t)wt};
-                c->p2[f2[v]++] = (Partner){(int32_t)i, (int64_t)wt};
-            }
-        }
-        if (pass == 0) {
-            for (int i = 0; i < n1; i++)
-                c->p1s[i + 1] += c->p1s[i];
-            for (int v = 0; v < n2; v++)
-                c->p2s[v + 1] += c->p2s[v];
-            memcpy(f1, c->p1s, (size_t)n1 * sizeof(int32_t));
-            memcpy(f2, c->p2s, (size_t)n2 * sizeof(int32_t));
-        }
+    for (Py_ssize_t t = 0; t < total; t++) {
+        c->p1s[pos[uvw[3 * t]] + 1]++;
+        c->p2s[uvw[3 * t + 1] + 1]++;
+    }
+    for (int i = 0; i < n1; i++)
+        c->p1s[i + 1] += c->p1s[i];
+    for (int v = 0; v < n2; v++)
+        c->p2s[v + 1] += c->p2s[v];
+    memcpy(f1, c->p1s, (size_t)n1 * sizeof(int32_t));
+    memcpy(f2, c->p2s, (size_t)n2 * sizeof(int32_t));
+    for (Py_ssize_t t = 0; t < total; t++) {
+        int i = pos[uvw[3 * t]];
+        int v = (int)uvw[3 * t + 1];
+        int64_t wt = (int64_t)uvw[3 * t + 2];
+        c->p1[f1[i]++] = (Partner){(int32_t)v, wt};
+        c->p2[f2[v]++] = (Partner){(int32_t)i, wt};
     }
     for (int i = 0; i < n1; i++)
         qsort(c->p1 + c->p1s[i], (size_t)(c->p1s[i + 1] - c->p1s[i]), sizeof(Partner), cmp_partner);
@@ -790,6 +769,43 @@ out:
     free(f1);
     free(f2);
     return rc;
+}
+
+/* w {(u, v): weight} (checked) into triples (u, v, w); *uvw is malloc'ed (free it) */
+static int weight_triples(PyObject *w, int n1, int n2, long long **uvw, Py_ssize_t *count)
+{
+    if (!PyDict_Check(w)) {
+        PyErr_SetString(PyExc_TypeError, "weights: dict {(u, v): w} expected");
+        return -1;
+    }
+    Py_ssize_t total = PyDict_GET_SIZE(w), t = 0;
+    *uvw = malloc((size_t)(total ? total : 1) * 3 * sizeof(long long));
+    if (!*uvw) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *key, *val;
+    Py_ssize_t it = 0;
+    while (PyDict_Next(w, &it, &key, &val)) {
+        if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
+            PyErr_SetString(PyExc_TypeError, "weights: keys (u, v) expected");
+            return -1;
+        }
+        long u = PyLong_AsLong(PyTuple_GET_ITEM(key, 0)), v = PyLong_AsLong(PyTuple_GET_ITEM(key, 1));
+        long long wt = PyLong_AsLongLong(val);
+        if (PyErr_Occurred())
+            return -1;
+        if (u < 0 || u >= n1 || v < 0 || v >= n2 || wt < 0 || wt >= ((long long)1 << 62)) {
+            PyErr_SetString(PyExc_ValueError, "weights: vertex or weight out of range");
+            return -1;
+        }
+        (*uvw)[3 * t] = u;
+        (*uvw)[3 * t + 1] = v;
+        (*uvw)[3 * t + 2] = wt;
+        t++;
+    }
+    *count = t;
+    return 0;
 }
 
 static int read_ints(PyObject *list, int n, long lo, long hi, int32_t *out)
@@ -828,6 +844,10 @@ static void free_ctx(Ctx *c)
     }
 }
 
+static PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
+                             Py_ssize_t n_uvw, const int32_t *gid1_in, const int32_t *gid2_in, long long floor_,
+                             PyObject *remaining, int check_signals, PyObject *cancel);
+
 static PyObject *py_search(PyObject *self, PyObject *args)
 {
     PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining, *cancel = Py_None;
@@ -837,6 +857,37 @@ static PyObject *py_search(PyObject *self, PyObject *args)
                           &out2, &PyList_Type, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l, &PyList_Type,
                           &gid2_l, &floor_, &remaining, &check_signals, &cancel))
         return NULL;
+    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2);
+    if (n1_ > (1 << 26) || n2_ > (1 << 26)) {
+        PyErr_SetString(PyExc_ValueError, "graphs too large");
+        return NULL;
+    }
+    const int n1 = (int)n1_, n2 = (int)n2_;
+    PyObject *result = NULL;
+    long long *uvw = NULL;
+    Py_ssize_t n_uvw = 0;
+    int32_t *gid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t)), *gid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    if (!gid1 || !gid2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (read_ints(gid1_l, n1, -1, n1, gid1) < 0 || read_ints(gid2_l, n2, -1, n1, gid2) < 0)
+        goto done;
+    if (weight_triples(w, n1, n2, &uvw, &n_uvw) < 0)
+        goto done;
+    result = search_core(out1, in1, out2, in2, uvw, n_uvw, gid1, gid2, floor_, remaining, check_signals, cancel);
+done:
+    free(uvw);
+    free(gid1);
+    free(gid2);
+    return result;
+}
+
+/* search() on checked inputs: weights as triples (u, v, w), group ids as arrays */
+static PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
+                             Py_ssize_t n_uvw, const int32_t *gid1, const int32_t *gid2, long long floor_,
+                             PyObject *remaining, int check_signals, PyObject *cancel)
+{
     if (floor_ >= ((long long)1 << 62)) {
         PyErr_SetString(PyExc_OverflowError, "floor too large");
         return NULL;
@@ -858,7 +909,7 @@ static PyObject *py_search(PyObject *self, PyObject *args)
     if (init_stop(&c->stop, remaining, check_signals, cancel) < 0)
         return NULL;
     PyObject *result = NULL;
-    int32_t *order = NULL, *pos = NULL, *gid1 = NULL, *gid2 = NULL, *slot = NULL, *raw_s = NULL;
+    int32_t *order = NULL, *pos = NULL, *slot = NULL, *raw_s = NULL;
     int64_t *raw_k = NULL, *deg = NULL;
     word *raw_m = NULL, *groups = NULL;
     /* the reference graph, relabelled by descending degree (ties by index) */
@@ -911,7 +962,7 @@ static PyObject *py_search(PyObject *self, PyObject *args)
         goto done;
     if (neighbourhoods(n1, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2, W, c->a2s, c->a2m, &c->nb2) < 0)
         goto done;
-    if (read_weights(c, w, pos) < 0)
+    if (partners_from(c, uvw, n_uvw, pos) < 0)
         goto done;
     {
         c->n_levels = n1 + 3;
@@ -926,20 +977,16 @@ static PyObject *py_search(PyObject *self, PyObject *args)
         c->pa = malloc(((size_t)n1 + 2) * 2 * W * sizeof(word));
         c->pb = malloc(((size_t)n1 + 2) * 2 * W * sizeof(word));
         c->tmp = malloc((size_t)2 * W * sizeof(word));
-        gid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-        gid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
         slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
         groups = calloc(((size_t)n1 + 1) * 2 * W, sizeof(word));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
-            !c->sbr || !c->pa || !c->pb || !c->tmp || !gid1 || !gid2 || !slot || !groups) {
+            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !groups) {
             PyErr_NoMemory();
             goto done;
         }
     }
     /* initial classes: the vertices with a partner grouped by group id (node type and self-loop
      * ports), the groups in order of their first relabelled reference vertex */
-    if (read_ints(gid1_l, n1, -1, n1, gid1) < 0 || read_ints(gid2_l, n2, -1, n1, gid2) < 0)
-        goto done;
     {
         int ng = 0;
         for (int g = 0; g <= n1; g++)
@@ -1016,8 +1063,6 @@ done:
     free(order);
     free(pos);
     free(deg);
-    free(gid1);
-    free(gid2);
     free(slot);
     free(groups);
     free(raw_s);
@@ -1526,7 +1571,11 @@ static long long gcd_ll(long long a, long long b)
     return a;
 }
 
-static PyObject *py_weights(PyObject *self, PyObject *args)
+static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n, long long scale, PyObject *threshold,
+                            PyObject *types1, PyObject *loops1, PyObject *loops2);
+
+/* weights(); with solve (the rest of solve()'s arguments), the search instead of the dicts */
+static PyObject *weights_impl(PyObject *args, PyObject *solve)
 {
     PyObject *types1, *vals1, *loops1, *by_type2, *vals2, *loops2, *self_equal1, *threshold = Py_None;
     int companion;
@@ -1715,10 +1764,18 @@ static PyObject *py_weights(PyObject *self, PyObject *args)
             if (pruned < 0)
                 goto done;
             if (pruned) {
-                out = Py_BuildValue("(OOLLL)", Py_None, Py_None, scale, quick, total);
+                out = solve ? Py_BuildValue("(LL)", scale, quick) : Py_BuildValue("(OOLLL)", Py_None, Py_None, scale, quick, total);
                 goto done;
             }
         }
+    }
+    if (solve) {
+        if (big || !check_loops || companion) { /* the caller takes the other way */
+            out = Py_None;
+            Py_INCREF(out);
+        } else
+            out = solve_rest(solve, rows, n, scale, threshold, types1, loops1, loops2);
+        goto done;
     }
     if (!overflow && !(w = PyDict_New()))
         goto done;
@@ -1757,6 +1814,159 @@ done:
     Py_XDECREF(raw);
     Py_XDECREF(w);
     return out;
+}
+
+static PyObject *py_weights(PyObject *self, PyObject *args)
+{
+    return weights_impl(args, NULL);
+}
+
+/* the row (u, v, num, den) of pair (u, v): rows sorted by (u, v) are bisected, else scanned */
+static const long long *row_of(const long long *rows, Py_ssize_t n, int sorted, long long u, long long v)
+{
+    if (!sorted) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (rows[4 * i] == u && rows[4 * i + 1] == v)
+                return rows + 4 * i;
+        return NULL;
+    }
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        const long long *r = rows + 4 * mid;
+        if (r[0] < u || (r[0] == u && r[1] < v))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && rows[4 * lo] == u && rows[4 * lo + 1] == v ? rows + 4 * lo : NULL;
+}
+
+/* group id of every vertex: (node type, self-loop ports) numbered by first occurrence in g1, as
+ * Graph.groups; g2's vertices get g1's id of their key, or -1 */
+static int group_ids(PyObject *types1, PyObject *loops1, PyObject *types2, PyObject *loops2, int32_t *gid1, int32_t *gid2,
+                     int32_t *rep)
+{
+    const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(types2);
+    int ng = 0;
+    for (int side = 0; side < 2; side++) {
+        PyObject *types = side ? types2 : types1, *loops = side ? loops2 : loops1;
+        int32_t *gid = side ? gid2 : gid1;
+        for (Py_ssize_t u = 0; u < (side ? n2 : n1); u++) {
+            int g = -1;
+            for (int k = 0; k < ng && g < 0; k++) {
+                int r = PyObject_RichCompareBool(PyList_GET_ITEM(types, u), PyList_GET_ITEM(types1, rep[k]), Py_EQ);
+                if (r > 0)
+                    r = PyObject_RichCompareBool(PyList_GET_ITEM(loops, u), PyList_GET_ITEM(loops1, rep[k]), Py_EQ);
+                if (r < 0)
+                    return -1;
+                if (r)
+                    g = k;
+            }
+            if (g < 0 && !side) {
+                rep[ng] = (int32_t)u;
+                g = ng++;
+            }
+            gid[u] = g;
+        }
+    }
+    return 0;
+}
+
+static PyObject *_isqrt; /* math.isqrt */
+
+static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n, long long scale, PyObject *threshold,
+                            PyObject *types1, PyObject *loops1, PyObject *loops2)
+{
+    PyObject *types2, *out1, *in1, *out2, *in2, *remaining, *cancel;
+    int check_signals;
+    if (!PyArg_ParseTuple(solve, "O!O!O!O!O!OpO", &PyList_Type, &types2, &PyList_Type, &out1, &PyList_Type, &in1,
+                          &PyList_Type, &out2, &PyList_Type, &in2, &remaining, &check_signals, &cancel))
+        return NULL;
+    const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(types2);
+    if (PyList_GET_SIZE(out1) != n1 || PyList_GET_SIZE(out2) != n2 || PyList_GET_SIZE(loops2) != n2) {
+        PyErr_SetString(PyExc_ValueError, "solve: one entry per vertex expected");
+        return NULL;
+    }
+    long long floor_ = -1;
+    if (threshold != Py_None) { /* S·D must exceed isqrt(floor(tn·D² / td)) (not pruned: below quick < 2^62) */
+        PyObject *tn = PyTuple_GET_ITEM(threshold, 0), *td = PyTuple_GET_ITEM(threshold, 1);
+        PyObject *sc = PyLong_FromLongLong(scale);
+        PyObject *s2 = sc ? PyNumber_Multiply(sc, sc) : NULL;
+        PyObject *num = s2 ? PyNumber_Multiply(tn, s2) : NULL;
+        PyObject *q = num ? PyNumber_FloorDivide(num, td) : NULL;
+        PyObject *r = q ? PyObject_CallOneArg(_isqrt, q) : NULL;
+        if (r)
+            floor_ = PyLong_AsLongLong(r);
+        Py_XDECREF(sc);
+        Py_XDECREF(s2);
+        Py_XDECREF(num);
+        Py_XDECREF(q);
+        Py_XDECREF(r);
+        if (!r || PyErr_Occurred())
+            return NULL;
+    }
+    PyObject *result = NULL, *found = NULL;
+    long long *uvw = malloc((size_t)(n ? n : 1) * 3 * sizeof(long long));
+    int32_t *gid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t)), *gid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    int32_t *rep = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    if (!uvw || !gid1 || !gid2 || !rep) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sorted = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const long long *r = rows + 4 * i;
+        uvw[3 * i] = r[0];
+        uvw[3 * i + 1] = r[1];
+        uvw[3 * i + 2] = r[3] ? r[2] * (scale / r[3]) : scale;
+        if (i && (r[-4] > r[0] || (r[-4] == r[0] && r[-3] >= r[1])))
+            sorted = 0;
+    }
+    if (group_ids(types1, loops1, types2, loops2, gid1, gid2, rep) < 0)
+        goto done;
+    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel);
+    if (!found)
+        goto done;
+    { /* (best, pairs or None, upper, exact, nodes) -> (scale, floor, best, pairs or None, upper, exact, nodes) */
+        PyObject *pairs = PyTuple_GET_ITEM(found, 1), *full = Py_None;
+        if (pairs != Py_None) {
+            Py_ssize_t k = PyList_GET_SIZE(pairs);
+            if (!(full = PyList_New(k)))
+                goto done;
+            for (Py_ssize_t i = 0; i < k; i++) {
+                PyObject *p = PyList_GET_ITEM(pairs, i);
+                long long u = PyLong_AsLongLong(PyTuple_GET_ITEM(p, 0)), v = PyLong_AsLongLong(PyTuple_GET_ITEM(p, 1));
+                const long long *r = row_of(rows, n, sorted, u, v);
+                PyObject *t = r ? Py_BuildValue("(LLLL)", u, v, r[3] ? r[2] : 1LL, r[3] ? r[3] : 1LL) : NULL;
+                if (!t) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_RuntimeError, "solve: a pair without a weight");
+                    Py_DECREF(full);
+                    goto done;
+                }
+                PyList_SET_ITEM(full, i, t);
+            }
+        } else
+            Py_INCREF(full);
+        result = Py_BuildValue("(LLONOOO)", scale, floor_, PyTuple_GET_ITEM(found, 0), full, PyTuple_GET_ITEM(found, 2),
+                               PyTuple_GET_ITEM(found, 3), PyTuple_GET_ITEM(found, 4));
+    }
+done:
+    Py_XDECREF(found);
+    free(uvw);
+    free(gid1);
+    free(gid2);
+    free(rep);
+    return result;
+}
+
+static PyObject *py_solve(PyObject *self, PyObject *args)
+{
+    PyObject *wargs, *rest;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &wargs, &PyTuple_Type, &rest))
+        return NULL;
+    return weights_impl(wargs, rest);
 }
 
 /* weights_to(a, self_equal, others, companion) -> [float]: w(a, b) = num / den as a float (1.0 with
@@ -2004,6 +2214,15 @@ static PyMethodDef methods[] = {
      "The node weights of every same-type pair with w > 0, as matching._weights computes them for\n"
      "the paper (companion=0) and companion (companion=1) profiles, with the quick bound and the total\n"
      "of w; None for those that would reach 2^62."},
+    {"solve", py_solve, METH_VARARGS,
+     "solve((types1, vals1, loops1, by_type2, vals2, loops2, 0, self_equal1, threshold),\n"
+     "      (types2, out1, in1, out2, in2, remaining, check_signals, cancel))\n"
+     "-> None, (scale, quick) or (scale, floor, best, pairs or None, upper, exact, nodes)\n\n"
+     "The paper profile's max_common_subgraph without a warm start in one call: weights() without\n"
+     "building the dicts, the group ids (type, self-loop ports) and search(), whose floor is\n"
+     "isqrt(floor(tn * scale^2 / td)) for threshold (tn, td) (else -1). (scale, quick): the quick\n"
+     "bound proves nothing beats the threshold. None: a weight total reaching 2^62 (or the\n"
+     "companion profile): use weights() and search(). pairs: (u, v, num, den) as weights()' raw."},
     {"weights_to", py_weights_to, METH_VARARGS,
      "weights_to(values, self_equal, others, companion) -> [float]\n\n"
      "w of one node against nodes of its type, as floats (curriculum._weights_to)."},
@@ -2027,6 +2246,11 @@ PyMODINIT_FUNC PyInit__mcsplit(void)
     if (!(_str_type = PyUnicode_InternFromString("type")) || !(_str_values = PyUnicode_InternFromString("values")) ||
         !(_str_none_keys = PyUnicode_InternFromString("none_keys")) ||
         !(_str_self_equal = PyUnicode_InternFromString("self_equal")))
+        return NULL;
+    PyObject *math = PyImport_ImportModule("math");
+    _isqrt = math ? PyObject_GetAttrString(math, "isqrt") : NULL;
+    Py_XDECREF(math);
+    if (!_isqrt)
         return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m && PyModule_AddIntConstant(m, "API_VERSION", API_VERSION) < 0) {

@@ -46,17 +46,53 @@ class ScoreOptions:
         }
 
 
-@dataclass
 class Prepared:
-    """A flow reduced for scoring under given options: its graph and the warnings of reduction."""
+    """A flow reduced for scoring under given options: its graph and the warnings of reduction.
+    ``edges``: (src id, port, dst id) when port-aware, else (src id, dst id); built from the graph
+    on first use (only the report reads them)."""
 
-    graph: Graph
-    edges: set  # (src id, port, dst id) when port-aware, else (src id, dst id)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("graph", "warnings", "port_aware", "_edges")
+
+    def __init__(self, graph: Graph, warnings: list[str] | None = None, port_aware: bool = False):
+        self.graph = graph
+        self.warnings = warnings if warnings is not None else []
+        self.port_aware = port_aware
+        self._edges = None
 
     @property
     def n(self) -> int:
         return self.graph.n
+
+    @property
+    def edges(self) -> set:
+        e = self._edges
+        if e is None:
+            g, ids, e = self.graph, self.graph.ids, set()
+            for k, ports in enumerate(g.adj_out):
+                src = ids[k]
+                for p, mask in ports.items():
+                    while mask:
+                        low = mask & -mask
+                        t = ids[low.bit_length() - 1]
+                        e.add((src, p, t) if self.port_aware else (src, t))
+                        mask ^= low
+            self._edges = e
+        return e
+
+    def __getstate__(self):
+        return (self.graph, self.warnings, self.port_aware)
+
+    def __setstate__(self, state):
+        self.graph, self.warnings, self.port_aware = state
+        self._edges = None
+
+    def __eq__(self, other):
+        if not isinstance(other, Prepared):
+            return NotImplemented
+        return (self.graph, self.warnings, self.port_aware) == (other.graph, other.warnings, other.port_aware)
+
+    def __repr__(self) -> str:
+        return f"Prepared(n={self.n}, edges={self.graph.n_edges}, warnings={self.warnings!r})"
 
 
 def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
@@ -64,9 +100,20 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     ``flatland`` profile self-loops are dropped (Eq. 12 relates distinct vertices only, and the
     reference puts no condition on self-loops), and a loop wired to one node by both ports has one
     edge labelled ``out`` (the reference reads the first port that holds the target)."""
-    nodes = [n.data for n in flow.vertex_nodes()]
-    if options.ignore_types:
-        nodes = [d for d in nodes if d["type"] not in options.ignore_types]
+    index: dict[str, int] = {}  # the vertices (flow.vertex_nodes: first node of each id) and their position
+    nodes = []
+    ignored = options.ignore_types
+    for node in flow.nodes:
+        d = node.data
+        i = d["id"]
+        if i not in index:
+            if ignored and d["type"] in ignored:
+                index[i] = -1  # an ignored vertex: not scored, and a later node with its id is not one
+                continue
+            index[i] = len(nodes)
+            nodes.append(d)
+    if ignored:
+        index = {i: k for i, k in index.items() if k >= 0}
     if options.fill_defaults:
         if library is None:
             from .library import NodeLibrary
@@ -75,12 +122,10 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
         datas = [library.fill_defaults(d) for d in nodes]
     else:
         datas = nodes
-    ids = [d["id"] for d in nodes]
-    index = {i: k for k, i in enumerate(ids)}
+    ids = list(index)
     profile = options.profile
     sigs = signatures(datas, profile)
     n = len(nodes)
-    edges = set()
     out: list[dict[int, int]] = [{} for _ in range(n)]  # the Graph's adjacency, built here directly
     inn: list[dict[int, int]] = [{} for _ in range(n)]
     loops = [_NO_LOOPS] * n
@@ -105,11 +150,7 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
                     back.append((k, j))
                 if flatland and (t == src or (port == 1 and t in ports[0])):
                     continue  # no self-loops; out and body to one target: labelled out, as the reference
-                p = port if port_aware else 0
-                key = (src, port, t) if port_aware else (src, t)
-                if key in edges:
-                    continue
-                edges.add(key)
+                p = port if port_aware else 0  # a wire twice sets the same bits (one edge)
                 a = out[k]
                 a[p] = a.get(p, 0) | (1 << j)
                 a = inn[j]
@@ -123,7 +164,11 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
         warnings += loop_warnings(flow)
     if warnings:
         warnings = summarise(warnings)
-    return Prepared(Graph(ids, sigs, out, inn, loops, len(edges)), edges, warnings)
+    n_edges = 0
+    for ports in out:
+        for m in ports.values():
+            n_edges += m.bit_count()
+    return Prepared(Graph(ids, sigs, out, inn, loops, n_edges), warnings, port_aware)
 
 
 _NO_LOOPS = frozenset()

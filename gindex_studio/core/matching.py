@@ -54,6 +54,8 @@ except ImportError:  # not compiled: the pure-Python search is used
 if getattr(_native, "API_VERSION", None) != 8:  # a stale build (rebuild: pip install -e .)
     _native = None
 
+_native_solve = getattr(_native, "solve", None)  # weights and search in one call (paper profile)
+
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 
 
@@ -312,6 +314,10 @@ def max_common_subgraph(
         if m is not None:
             return m
     use_native = native_search_available()
+    if profile == "paper" and use_native and not warm and threshold is None and _native_solve is not None:
+        m = _solved_natively(g1, g2, threshold_sq, deadline, cancel)
+        if m is not None:
+            return m
     prune = None
     if threshold_sq is not None and threshold is None and not warm:
         # Ω's case: C checks the quick bound against the threshold before building any dict
@@ -358,6 +364,34 @@ def max_common_subgraph(
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
     return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
                  improved=improved, cancelled=cancelled)
+
+
+def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel) -> Match | None:
+    """``max_common_subgraph`` for the paper profile without warm start or ``threshold``, in one C
+    call (``_mcsplit.solve``: the weights without their dicts, the group ids and the search): the
+    same Match as the steps below take. None when C leaves it to them (a total reaching 2^62)."""
+    thr = None
+    if threshold_sq is not None:
+        thr = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator, threshold_sq.denominator)
+        if thr[0] < 0:
+            thr = None
+    types1, vals1, se1 = g1.columns()
+    types2, vals2, _se2 = g2.columns()
+    main = threading.current_thread() is threading.main_thread()
+    got = _native_solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr),
+                        (types2, g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, deadline, main, _native_cancel(cancel)))
+    if got is None:
+        return None
+    if len(got) == 2:  # the quick bound proves nothing beats the threshold
+        scale, quick = got
+        return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    scale, t_floor, best, pairs, upper, exact, nodes = got
+    if pairs is None:  # nothing beat the floor
+        best, pairs = 0, []
+    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    return Match(pairs=[(u, v, (num, den)) for u, v, num, den in sorted(pairs)], weight=_frac(best, scale),
+                 upper=_frac(max(upper, best), scale), exact=exact, nodes=nodes, improved=best > t_floor,
+                 cancelled=cancelled)
 
 
 def _stop_check(stop_at: float | None, cancel):

@@ -313,3 +313,63 @@ def test_delta_by_integer_division_is_the_rounded_fraction(num, den, n1, n2):
 
     d = delta_from_s(Fraction(num, den), n1, n2)
     assert _delta_of((num, den), n1, n2) == (float(d), float(1 - d))
+
+
+def _steps(fn):
+    """``fn()`` with max_common_subgraph taking its step-by-step way (weights dicts, then search)."""
+    import pytest
+
+    from gindex_studio.core import matching
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(matching, "_native_solve", None)
+        return fn()
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 24), st.booleans(), st.sampled_from([None, "any", "tight", "above"]))
+def test_one_call_search_equals_the_steps(seed, n, port_aware, threshold):
+    """_mcsplit.solve (weights, group ids and search in one call, the paper profile) gives the
+    Match the weights dicts and _mcsplit.search give: pairs with their exact w, S, the bound, the
+    node count and ``improved``, with and without Ω's threshold, self-loops and ports included."""
+    from gindex_studio.core.matching import max_common_subgraph
+
+    matching = _native_or_skip()
+    assert matching._native_solve is not None
+    rng = random.Random(seed)
+    a = random_flow(n, rng, "a")
+    b = perturb(a, rng, 0.3) if rng.random() < 0.6 else random_flow(rng.randint(1, n), rng, "b")
+    nodes_a = a.to_json_value()
+    if rng.random() < 0.5 and nodes_a:  # a self-loop and a second port
+        k = rng.randrange(len(nodes_a))
+        nodes_a[k]["wires"] = [[nodes_a[k]["id"]], [nodes_a[-1]["id"]]]
+    opts = ScoreOptions(port_aware=port_aware)
+    g1, g2 = prepare(flow_from_nodes(nodes_a), opts).graph, prepare(b, opts).graph
+    thr = None
+    if threshold is not None:
+        s = _steps(lambda: max_common_subgraph(g1, g2)).weight
+        n12 = g1.n * g2.n
+        exact_s2 = Fraction(*s) ** 2
+        thr = {"any": (0, 1), "tight": exact_s2 - Fraction(1, 7 * n12 + 1), "above": exact_s2}[threshold]
+        thr = thr if isinstance(thr, tuple) else (thr.numerator, thr.denominator)
+    one = max_common_subgraph(g1, g2, threshold_sq=thr)
+    steps = _steps(lambda: max_common_subgraph(g1, g2, threshold_sq=thr))
+    assert one == steps
+
+
+def test_one_call_search_is_used_and_keeps_unreduced_weights(monkeypatch):
+    from gindex_studio.core.matching import max_common_subgraph
+
+    matching = _native_or_skip()
+    calls = []
+    real = matching._native_solve
+    monkeypatch.setattr(matching, "_native_solve", lambda *a: calls.append(1) or real(*a))
+    nodes_a = [{"id": "a", "type": "inject", "topic": "t", "payload": "1", "info": "x"},
+               {"id": "b", "type": "debug", "active": True, "x": 1}]
+    nodes_b = [{"id": "c", "type": "inject", "topic": "t", "payload": "2", "repeat": ""},
+               {"id": "d", "type": "debug", "active": True}]
+    g1, g2 = prepare(flow_from_nodes(nodes_a)).graph, prepare(flow_from_nodes(nodes_b)).graph
+    m = max_common_subgraph(g1, g2)
+    assert calls == [1]
+    assert m.pairs == [(0, 0, (1, 3)), (1, 1, (1, 1))]
+    assert m == _steps(lambda: max_common_subgraph(g1, g2))
