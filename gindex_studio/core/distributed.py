@@ -51,10 +51,10 @@ class DaskRun:
     missing: list[int] = field(default_factory=list)
 
 
-def connect(scheduler: str | None = None, workers: int | None = None):
+def connect(scheduler: str | None = None, workers: int | None = None, timeout: float = 10.0):
     """A ``distributed.Client``: to ``scheduler`` (or ``$GINDEX_SCHEDULER``), or to a new local
     cluster of ``workers`` processes. Raises ClusterError with one line when Dask is missing or
-    the scheduler does not answer."""
+    the scheduler does not answer within ``timeout`` seconds."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -62,7 +62,7 @@ def connect(scheduler: str | None = None, workers: int | None = None):
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address:
         try:
-            return Client(address, timeout="10s")
+            return Client(address, timeout=f"{timeout}s")
         except (OSError, TimeoutError) as e:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     if workers is None or workers < 1:

@@ -1,8 +1,9 @@
 """The studio's preferences, kept with QSettings, and the dialog that edits them.
 
 ``Preferences.load(settings)`` / ``save(settings)``: theme (system / light / dark), the default
-scoring profile and deadline for new compare windows, snap to grid and the grid's visibility, and
-the user's node library folders (read when the studio starts, before the library loads).
+scoring profile and deadline for new compare windows, the Dask scheduler experiments are computed
+on (empty: this computer), snap to grid and the grid's visibility, and the user's node library
+folders (read when the studio starts, before the library loads).
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Preferences:
     snap: bool = True
     show_grid: bool = True
     library_folders: list[str] = field(default_factory=list)
+    scheduler: str = ""  # a Dask scheduler address (tcp://HOST:PORT); "" = this computer
 
     @classmethod
     def load(cls, settings: QSettings) -> "Preferences":
@@ -67,6 +69,7 @@ class Preferences:
             snap=_bool(settings.value("prefs/snap"), d.snap),
             show_grid=_bool(settings.value("prefs/show_grid"), d.show_grid),
             library_folders=[f for f in (folders or []) if isinstance(f, str) and f],
+            scheduler=str(settings.value("prefs/scheduler", "") or "").strip(),
         )
 
     def save(self, settings: QSettings) -> None:
@@ -76,6 +79,7 @@ class Preferences:
         settings.setValue("prefs/snap", self.snap)
         settings.setValue("prefs/show_grid", self.show_grid)
         settings.setValue("prefs/library_folders", list(self.library_folders))
+        settings.setValue("prefs/scheduler", self.scheduler)
         settings.sync()
 
 
@@ -111,6 +115,12 @@ class PreferencesDialog(QDialog):
         self.deadline.setSuffix(" s")
         self.deadline.setSpecialValueText("none (exact)")
         self.deadline.setValue(prefs.deadline)
+        self.scheduler = QLineEdit(prefs.scheduler)
+        self.scheduler.setObjectName("pref-scheduler")
+        self.scheduler.setPlaceholderText("this computer" + (f" ($GINDEX_SCHEDULER: {os.environ['GINDEX_SCHEDULER']})"
+                                                            if os.environ.get("GINDEX_SCHEDULER") else ""))
+        self.scheduler.setToolTip("Compute experiments' g-index (Ω of every task) on the Dask cluster of this "
+                                  "scheduler, e.g. tcp://10.0.0.5:8786; empty: on this computer")
         self.snap = QCheckBox("Snap moved nodes to the grid")
         self.snap.setObjectName("pref-snap")
         self.snap.setChecked(prefs.snap)
@@ -153,6 +163,7 @@ class PreferencesDialog(QDialog):
         form.addRow("Theme", self.theme)
         form.addRow("Default profile", self.profile)
         form.addRow("Default deadline", self.deadline)
+        form.addRow("Dask scheduler", self.scheduler)
         form.addRow("Canvas", self.snap)
         form.addRow("", self.grid)
         form.addRow("Node library folders", lib)
@@ -189,6 +200,7 @@ class PreferencesDialog(QDialog):
             theme=self.theme.currentData(), profile=self.profile.currentText(), deadline=self.deadline.value(),
             snap=self.snap.isChecked(), show_grid=self.grid.isChecked(),
             library_folders=[self.folders.item(k).text() for k in range(self.folders.count())],
+            scheduler=self.scheduler.text().strip(),
         )
 
 
@@ -201,10 +213,14 @@ def studio_settings() -> QSettings:
 
 
 def apply_to_compare(window) -> None:
-    """Give a new compare window the preferred profile and deadline."""
+    """Give a new compare window the preferred profile and deadline, and the cluster its
+    experiments are computed on."""
     from gindex_studio.core.divergence import ScoreOptions
 
     prefs = Preferences.load(studio_settings())
     view = getattr(window, "view", None)
     if view is not None and hasattr(view, "set_options"):
         view.set_options(ScoreOptions(profile=prefs.profile, deadline=prefs.deadline or None))
+    controller = getattr(window, "controller", None)
+    if controller is not None:
+        controller.scheduler = prefs.scheduler or os.environ.get("GINDEX_SCHEDULER") or None

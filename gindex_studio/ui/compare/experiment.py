@@ -52,6 +52,7 @@ from gindex_studio.core.gindex import (
     recompute_task,
 )
 
+from ..cluster import client_for
 from .panel import fmt
 from .scoring import LatestRunner
 
@@ -139,6 +140,7 @@ class ExperimentController(QObject):
         self._pending: dict[int, dict[str, object]] = {}
         self.dirty = False
         self.workers: int | None = None  # None: chosen by the experiment's size (PROCESS_PAIRS)
+        self.scheduler: str | None = None  # a Dask scheduler: whole computations run on its cluster
         self.runner = LatestRunner(self)
         self.runner.done.connect(self._on_done)
         self.runner.failed.connect(self._on_failed)
@@ -187,11 +189,18 @@ class ExperimentController(QObject):
         return cores if pairs >= PROCESS_PAIRS and cores >= PROCESS_CORES else 1
 
     def _full_job(self, snap: Experiment, opts: ScoreOptions):
-        """The job computing the g-index from scratch, reporting through the feed."""
+        """The job computing the g-index from scratch, reporting through the feed; on the cluster
+        of ``scheduler`` when one is set (connected in the job's thread: ClusterError fails the
+        job with its one line)."""
         self._job += 1
-        listener, workers = _FeedListener(self._feed, self._job), self._workers(snap)
+        listener, workers, scheduler = _FeedListener(self._feed, self._job), self._workers(snap), self.scheduler
         self.started.emit(snap)
-        return lambda _partial, stale: compute_gindex(snap, opts, workers=workers, listener=listener, cancel=stale)
+
+        def run(_partial, stale):
+            client = client_for(scheduler) if scheduler else None
+            return compute_gindex(snap, opts, workers=workers, listener=listener, cancel=stale, client=client)
+
+        return run
 
     def _submit_full(self, snap: Experiment, opts: ScoreOptions) -> None:
         job = self._full_job(snap, opts)

@@ -172,7 +172,7 @@ class CompareWindow(QMainWindow):
         self.view.panel.options_changed.connect(self.controller.set_options)
         self.controller.result_changed.connect(self._on_gindex)
         self.controller.failed.connect(self._on_gindex_failed)
-        self.controller.busy_changed.connect(lambda b: self.status.setText("computing the g-index…" if b else ""))
+        self.controller.busy_changed.connect(lambda b: self.status.setText(self._busy_text() if b else ""))
         self.controller.started.connect(self.tasks.begin)
         self.controller.progress.connect(self.tasks.show_progress)
         self.controller.task_delta.connect(self.tasks.add_delta)
@@ -519,6 +519,10 @@ class CompareWindow(QMainWindow):
     def _leave_experiment(self) -> None:
         self.current_task = None
         self.tasks_dock.hide()
+
+    def _busy_text(self) -> str:
+        where = self.controller.scheduler
+        return f"computing the g-index on the Dask cluster at {where}…" if where else "computing the g-index…"
 
     def _on_gindex_failed(self, message: str) -> None:
         self.tasks.set_busy(False)
