@@ -39,4 +39,12 @@ def client_for(address: str):
         return client
 
 
-__all__ = ["ClusterError", "client_for", "preferred_scheduler"]
+def disconnect(address: str) -> None:
+    """Close the connection to ``address`` made here, if any (the cluster keeps running)."""
+    with _lock:
+        client = _clients.pop(address, None)
+    if client is not None:
+        client.close()
+
+
+__all__ = ["ClusterError", "client_for", "disconnect", "preferred_scheduler"]

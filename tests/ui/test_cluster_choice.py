@@ -95,6 +95,7 @@ def test_a_compare_window_computes_the_gindex_on_the_preferred_cluster(qtbot, se
         assert transitions() > before  # the cluster's scheduler ran the work
     finally:
         close_compare(qtbot, cw)
+        cluster.disconnect(dask_client.scheduler.address)
 
 
 def test_a_scheduler_that_does_not_answer_is_named_and_nothing_runs_here(qtbot, settings, library, monkeypatch):
@@ -165,6 +166,7 @@ def test_file_curate_runs_on_the_preferred_cluster(qtbot, studio_on, dask_client
     assert win.client is not None and win.client.scheduler.address == address
     win.wait_for_report()
     assert win.model.report is not None and studio.dialogs.errors == []
+    cluster.disconnect(address)  # the report is done: the window needs the cluster no more
 
 
 def test_file_curate_names_a_scheduler_that_does_not_answer_and_opens_nothing(qtbot, studio_on, monkeypatch):
