@@ -44,6 +44,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import sparse
 
+from ..curriculum import Cancelled  # the one exception every long computation raises when cancelled
 from ..divergence import ScoreOptions, delta_from_s, prepare
 from ..flow import Flow
 from ..matching import max_common_subgraph
@@ -96,10 +97,6 @@ class _MinSum:
         for m, mt in self.levels:
             out += (m[rows] @ mt).toarray()
         return out
-
-
-class Cancelled(Exception):
-    """The engine's cancel token was set while it searched."""
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """One curation pass over a workspace: everything ``curate`` prints and the window's views show."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ..curriculum import LEAK_THRESHOLD
@@ -36,6 +36,12 @@ class CurationReport:
     outliers: list[an.Neighbours]
     coverage: list[an.DomainCoverage]
     searched: int  # pairs searched in this pass (the rest: bounds or cache)
+
+    def findings(self) -> "CurationReport":
+        """The report without its work counts (``searched``, the duplicates' ``pairs_searched``):
+        what two engines must agree on, since how many pairs each searched depends on what it
+        knew before (a cluster's workers reuse only the values they found themselves)."""
+        return replace(self, searched=None, duplicates=replace(self.duplicates, pairs_searched=None))
 
 
 def analyse(ws: Workspace, engine: PairEngine, duplicates: Fraction = DEFAULT_DUPLICATES,
