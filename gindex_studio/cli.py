@@ -194,41 +194,23 @@ def _fraction_01(text: str):
 
 
 def _read_strict(path: str, profile: str = "paper"):
-    """The reference, read strictly (core.reading; Flatland programs by their own reader)."""
+    """The reference, read strictly (core.reading; Flatland programs with ``profile="flatland"``)."""
     from .core.flow import FlowError
     from .core.reading import read_reference_file
 
-    if profile == "flatland":
-        from .core.flatland.errors import FlatlandError
-        from .core.flatland.resolve import load_file
-
-        try:
-            return load_file(path).to_flow()
-        except FlatlandError as e:
-            raise InputError(str(e)) from None
     try:
-        return read_reference_file(path)
+        return read_reference_file(path, profile)
     except FlowError as e:
         raise InputError(str(e)) from None
 
 
 def _read_generated(path: str, profile: str = "paper"):
-    """The generated program, read leniently (core.reading; Flatland programs by their own reader)."""
+    """The generated program, read leniently (core.reading; Flatland programs with ``profile="flatland"``)."""
     from .core.flow import FlowError
-    from .core.lenient import LenientRead
     from .core.reading import read_generated_file
 
-    if profile == "flatland":
-        from .core.flatland.errors import FlatlandError
-        from .core.flatland.files import read_generated_file
-
-        try:
-            g = read_generated_file(path)
-        except FlatlandError as e:
-            raise InputError(str(e)) from None
-        return LenientRead(g.program.to_flow(), g.syntax)
     try:
-        return read_generated_file(path).lenient
+        return read_generated_file(path, profile).lenient
     except FlowError as e:
         raise InputError(str(e)) from None
 

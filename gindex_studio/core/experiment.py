@@ -26,9 +26,10 @@ from typing import Any
 import orjson
 
 from .divergence import ScoreOptions
-from .flow import Flow, FlowError, atomic_write_bytes, flow_from_value, loads_json, read_flow_file, read_user_file
+from .flow import Flow, FlowError, atomic_write_bytes, loads_json, read_flow_file, read_user_file
 from .lenient import SyntaxIssue
-from .reading import read_generated_file, read_generated_text, read_reference_file
+from .reading import (program_files, program_kinds, read_generated_file, read_generated_text, read_generated_value,
+                      read_reference_file, read_reference_value)
 from .similarity import PROFILES
 
 FORMAT = "gindex-studio.experiment/1"
@@ -358,13 +359,13 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
     compute = _compute(ctx, "compute", top["compute"])
 
     warnings: list[str] = []
-    curriculum = _curriculum(ctx, base, top["curriculum"], warnings)
+    curriculum = _curriculum(ctx, base, top["curriculum"], warnings, profile)
     if any(c.compute is None for c in curriculum):
         _check_rho_e(ctx, "compute", float(priors), compute)
     for i, c in enumerate(curriculum):
         if c.compute is not None:
             _check_rho_e(ctx, f"curriculum[{i}].compute", float(priors), c.compute)
-    tasks = _tasks(ctx, base, top["tasks"], warnings, attempts_ok=fmt == FORMAT_V2)
+    tasks = _tasks(ctx, base, top["tasks"], warnings, attempts_ok=fmt == FORMAT_V2, profile=profile)
     extra = {k: v for k, v in top.items() if k not in _TOP_KEYS}
     return Experiment(name, system, profile, options, float(priors), compute, curriculum, tasks,
                       Path(path) if path is not None else None, extra, warnings)
@@ -387,7 +388,7 @@ def _entries(ctx: _Ctx, field_name: str, value: Any, noun: str, known, required)
         yield i, where, obj
 
 
-def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[CurriculumDomain]:
+def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str], profile: str = "paper") -> list[CurriculumDomain]:
     out: list[CurriculumDomain] = []
     seen: dict[str, int] = {}
     for i, where, obj in _entries(ctx, "curriculum", value, "domain", _CURRICULUM_KEYS,
@@ -415,16 +416,16 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[
             _string(ctx, pw, src)
             p = _resolve(base, src)
             if p.is_dir():
-                files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() == PROGRAM_SUFFIX)
+                files = program_files(p, profile)
                 if not files:
-                    raise ctx.fail(pw, f"folder {src!r} holds no {PROGRAM_SUFFIX} program files")
+                    raise ctx.fail(pw, f"folder {src!r} holds no {program_kinds(profile)} program files")
             elif p.is_file():
                 files = [p]
             else:
                 raise ctx.fail(pw, f"no such file or folder {src!r}")
             for f in files:
                 try:
-                    flow = read_flow_file(f)
+                    flow = read_reference_file(f, profile)
                 except FlowError as e:
                     raise ctx.fail(pw, str(e)) from None
                 programs.append(Program(_rel_label(f, base), f, flow))
@@ -435,7 +436,8 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str]) -> list[
     return out
 
 
-def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False) -> list[Task]:
+def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False,
+           profile: str = "paper") -> list[Task]:
     out: list[Task] = []
     seen: dict[str, int] = {}
     for j, where, obj in _entries(ctx, "tasks", value, "task", _TASK_KEYS, ("id", "domain", "reference", "generated")):
@@ -444,8 +446,8 @@ def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: 
             raise ctx.fail(f"{where}.id", f"{tid!r} is already the id of tasks[{seen[tid]}]; task ids must be unique")
         seen[tid] = j
         domain = _string(ctx, f"{where}.domain", obj["domain"])
-        ref, ref_src = _reference(ctx, base, f"{where}.reference", obj["reference"])
-        attempts = _attempts(ctx, base, f"{where}.generated", obj["generated"], attempts_ok)
+        ref, ref_src = _reference(ctx, base, f"{where}.reference", obj["reference"], profile)
+        attempts = _attempts(ctx, base, f"{where}.generated", obj["generated"], attempts_ok, profile)
         first = attempts[0]
         if "prompt" in obj:
             prompt, given = _string(ctx, f"{where}.prompt", obj["prompt"], empty_ok=True), True
@@ -458,15 +460,15 @@ def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: 
     return out
 
 
-def _attempts(ctx: _Ctx, base: Path, where: str, value: Any, attempts_ok: bool) -> list[Attempt]:
+def _attempts(ctx: _Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile: str = "paper") -> list[Attempt]:
     """The attempts of ``tasks[j].generated``: one source, or (format 2) a non-empty list of them."""
     if not isinstance(value, list):
-        return [Attempt(*_generated(ctx, base, where, value))]
+        return [Attempt(*_generated(ctx, base, where, value, profile))]
     if not attempts_ok:
         raise ctx.fail(where, f"a list of attempts needs \"format\": {FORMAT_V2!r}")
     if not value:
         raise ctx.fail(where, "must list at least one attempt")
-    return [Attempt(*_generated(ctx, base, f"{where}[{k}]", v)) for k, v in enumerate(value)]
+    return [Attempt(*_generated(ctx, base, f"{where}[{k}]", v, profile)) for k, v in enumerate(value)]
 
 
 def _source_spec(ctx: _Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> tuple[str, Any, bool]:
@@ -481,7 +483,7 @@ def _source_spec(ctx: _Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> t
     raise ctx.fail(where, f"must be a file path or one of {forms}, got {_describe(value)}")
 
 
-def _reference(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Source]:
+def _reference(ctx: _Ctx, base: Path, where: str, value: Any, profile: str = "paper") -> tuple[Flow, Source]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json"))
     if kind == "file":
         _string(ctx, where if bare else f"{where}.file", spec)
@@ -489,16 +491,17 @@ def _reference(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Sou
         if not p.is_file():
             raise ctx.fail(where if bare else f"{where}.file", f"no such file {spec!r}")
         try:
-            return read_reference_file(p), Source("file", spec, bare)
+            return read_reference_file(p, profile), Source("file", spec, bare)
         except FlowError as e:
             raise ctx.fail(where, str(e)) from None
     try:
-        return flow_from_value(spec), Source("json")
+        return read_reference_value(spec, profile), Source("json")
     except FlowError as e:
         raise ctx.fail(f"{where}.json", str(e)) from None
 
 
-def _generated(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
+def _generated(ctx: _Ctx, base: Path, where: str, value: Any,
+               profile: str = "paper") -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json", "text"))
     if kind == "file":
         fw = where if bare else f"{where}.file"
@@ -507,21 +510,17 @@ def _generated(ctx: _Ctx, base: Path, where: str, value: Any) -> tuple[Flow, Sou
         if not p.is_file():
             raise ctx.fail(fw, f"no such file {spec!r}")
         try:
-            read = read_generated_file(p)
+            read = read_generated_file(p, profile)
         except FlowError as e:
             raise ctx.fail(fw, str(e)) from None
         return read.flow, Source("file", spec, bare), read.syntax, read.text
     if kind == "text":
         if not isinstance(spec, str):
             raise ctx.fail(f"{where}.text", f"must be a string (the raw model output), got {_describe(spec)}")
-        read = read_generated_text(spec)
+        read = read_generated_text(spec, profile)
         return read.flow, Source("text"), read.syntax, spec
-    try:
-        return flow_from_value(spec), Source("json"), None, None
-    except FlowError:
-        # inline JSON that is no flow is still model output: read it leniently (empty flow, Δ = 1)
-        read = read_generated_text(orjson.dumps(spec))
-        return read.flow, Source("json"), read.syntax, None
+    read = read_generated_value(spec, profile)  # inline JSON that is no flow is read leniently (Δ = 1)
+    return read.flow, Source("json"), read.syntax, None
 
 
 # ----- writing our format ----------------------------------------------------------------------

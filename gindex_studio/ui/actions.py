@@ -87,6 +87,9 @@ COMPARE_SPECS: list[ActionSpec] = [
                "View", True),
     ActionSpec("view.link", "&Link Zoom and Scroll", "Ctrl+L", "Zoom and scroll both sides together", "View", True),
     ActionSpec("view.text", "Model &Text", None, "Show the generated program's text", "View", True),
+    ActionSpec("view.flatland_drawings", "&Flatland Drawings", "Ctrl+Shift+F",
+               "The task image and both programs' drawings, their difference, Δ and image similarity "
+               "(a Flatland experiment's task)", "View"),
     ActionSpec("compare.next", "&Next Difference", "F8", "Select the next difference (exactly it)", "Navigate"),
     ActionSpec("compare.previous", "&Previous Difference", "Shift+F8", "Select the previous difference (exactly it)", "Navigate"),
     ActionSpec("compare.copy_node", "Copy &Node Across", "Ctrl+Shift+N",

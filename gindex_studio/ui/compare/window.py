@@ -260,7 +260,7 @@ class CompareWindow(QMainWindow):
         "&Edit": ["edit.undo", "edit.redo", None, "edit.cut", "edit.copy", "edit.paste", "edit.delete",
                   "edit.select_all", "edit.quick_add", "arrange.layout"],
         "&View": ["view.arrange.auto", "view.arrange.side", "view.arrange.stacked", None, "view.link", "view.fit",
-                  "view.zoom_in", "view.zoom_out", "view.text"],
+                  "view.zoom_in", "view.zoom_out", "view.text", None, "view.flatland_drawings"],
         "&Navigate": ["compare.next", "compare.previous"],
         "&Author": ["compare.copy_node", "compare.attr_to_gen", "compare.attr_to_ref"],
     }
@@ -293,6 +293,7 @@ class CompareWindow(QMainWindow):
             "view.zoom_in": on(lambda e: e.view.zoom_in()),
             "view.zoom_out": on(lambda e: e.view.zoom_out()),
             "view.text": self._toggle_text,
+            "view.flatland_drawings": self.open_flatland_drawings,
             "compare.next": v.next_difference,
             "compare.previous": v.previous_difference,
             "compare.copy_node": v.copy_selected_node,
@@ -321,6 +322,7 @@ class CompareWindow(QMainWindow):
             arrange.addAction(self.actions[f"view.arrange.{key}"])
         self.actions["view.arrange.auto"].setChecked(True)
         self.actions["compare.save_experiment"].setEnabled(False)
+        self.actions["view.flatland_drawings"].setEnabled(False)  # while a Flatland experiment is open
         self.undo_group.canUndoChanged.connect(self.actions["edit.undo"].setEnabled)
         self.undo_group.canRedoChanged.connect(self.actions["edit.redo"].setEnabled)
 
@@ -506,6 +508,8 @@ class CompareWindow(QMainWindow):
         if self.controller.options is not None:
             self.view.options = self.controller.options
             self.view.panel.set_options(self.controller.options)
+        exp = self.controller.experiment
+        self.actions["view.flatland_drawings"].setEnabled(exp is not None and exp.profile == "flatland")
         name = self.controller.experiment.name if self.controller.experiment else os.path.basename(path)
         self.setWindowTitle(f"{name} — Compare — gindex-studio")
         self.tasks.save_button.setEnabled(False)
@@ -518,11 +522,19 @@ class CompareWindow(QMainWindow):
 
     def _leave_experiment(self) -> None:
         self.current_task = None
+        self.actions["view.flatland_drawings"].setEnabled(False)
         self.tasks_dock.hide()
 
     def _busy_text(self) -> str:
         where = self.controller.scheduler
         return f"computing the g-index on the Dask cluster at {where}…" if where else "computing the g-index…"
+
+    def open_flatland_drawings(self):
+        """View → Flatland Drawings: the Flatland compare view of the task on screen (None when
+        no Flatland task is shown)."""
+        from ..flatland.experiment import open_task_drawings
+
+        return open_task_drawings(self)
 
     def _on_gindex_failed(self, message: str) -> None:
         self.tasks.set_busy(False)

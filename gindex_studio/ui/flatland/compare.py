@@ -47,7 +47,7 @@ class FlatlandCompare(QWidget):
             "task": ImageView("Task image"),
             "reference": ImageView("Reference program"),
             "generated": ImageView("Generated program"),
-            "overlay": ImageView("Difference (red: reference only, blue: generated only)"),
+            "overlay": ImageView("Difference"),
         }
         self.views["task"].set_image(bool_image(self.task_image))
         self.views["reference"].set_image(bool_image(self.ref_image))
@@ -57,7 +57,9 @@ class FlatlandCompare(QWidget):
         text = (f"<b>Δ = {r.delta:.4f}</b> (θ = {r.theta:.4f}, flatland profile, {'exact' if r.exact else 'not exact'}; "
                 f"S = {r.s_exact} over {r.n_reference}·{r.n_generated} nodes)   "
                 f"<b>image similarity = {self.similarity:.4f}</b>   mapped {len(r.mapping)}, "
-                f"missing {len(r.missing_nodes)}, extra {len(r.extra_nodes)}")
+                f"missing {len(r.missing_nodes)}, extra {len(r.extra_nodes)}<br>"
+                f"Difference: <span style='color:rgb{REF_ONLY}'>red</span> reference only, "
+                f"<span style='color:rgb{GEN_ONLY}'>blue</span> generated only, black both")
         if syntax is not None:
             text += f"<br>syntax: line {syntax.line}, column {syntax.column}: {syntax.message}"
         self.summary = QLabel(text)

@@ -53,7 +53,8 @@ class ImageView(QWidget):
         p = QPainter(self)
         p.fillRect(self.rect(), self.palette().window())
         if self.caption:
-            p.drawText(QRectF(0, 0, self.width(), 18), Qt.AlignCenter, self.caption)
+            text = p.fontMetrics().elidedText(self.caption, Qt.ElideRight, self.width())
+            p.drawText(QRectF(0, 0, self.width(), 18), Qt.AlignCenter, text)
         r = self.image_rect()
         p.fillRect(r, QColor("white"))
         if self.qimage is not None:
