@@ -15,7 +15,8 @@ Drawing dock's redraw.
 2. Ω for the paper's data set (curriculum 500 programs, 104 test tasks, seed 0) on ``--workers``
    processes, exact.
 3. The Drawing dock's work for a 5,000-segment drawing (flow → program → run → raster), median of
-   20, against the 30 ms budget.
+   20, against the 30 ms budget; then the dock itself (``DrawingPanel.refresh`` and a synchronous
+   repaint, offscreen Qt) when PySide6 is installed.
 """
 from __future__ import annotations
 
@@ -130,9 +131,11 @@ def omega_dataset(workers: int) -> None:
     print("  mean Ω: " + ", ".join(f"{k} {statistics.mean(v):.3f}" for k, v in by_set.items()))
 
 
+DRAWING_5000 = "p(start) -> l(loop i 0 5000)\nl body -> m(move 3 0)\nm -> t(turn 7.1)\nt -> l\nl -> p(end)\n{} -> p()\n"
+
+
 def drawing_redraw() -> None:
-    text = "p(start) -> l(loop i 0 5000)\nl body -> m(move 3 0)\nm -> t(turn 7.1)\nt -> l\nl -> p(end)\n{} -> p()\n"
-    flow = load_text(text, kind="fbp").to_flow()
+    flow = load_text(DRAWING_5000, kind="fbp").to_flow()
     times = []
     for _ in range(20):
         t = time.perf_counter()
@@ -140,8 +143,45 @@ def drawing_redraw() -> None:
         rasterise(trace.segments)
         times.append(time.perf_counter() - t)
     med = statistics.median(times)
-    print(f"Drawing dock redraw, {len(trace.segments):,} segments: median {med * 1000:.1f} ms "
-          f"(budget 30 ms: {30 / (med * 1000):.1f}× under)")
+    print(f"Drawing, {len(trace.segments):,} segments: core work (flow → program → run → raster) median "
+          f"{med * 1000:.1f} ms (budget 30 ms: {30 / (med * 1000):.1f}× under)")
+    dock = _dock_redraw(flow)
+    if dock is not None:
+        print(f"  the Drawing dock itself (refresh + repaint, offscreen Qt): median {dock * 1000:.1f} ms, "
+              f"max {_dock_max * 1000:.1f} ms of 20 (budget 30 ms: {30 / (dock * 1000):.1f}× under)")
+
+
+_dock_max = 0.0
+
+
+def _dock_redraw(flow) -> float | None:
+    """Median seconds of the real dock's ``refresh`` plus a synchronous repaint; None without Qt."""
+    global _dock_max
+    try:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from PySide6.QtWidgets import QApplication
+
+        from gindex_studio.ui.flatland.drawing import DrawingPanel
+        from gindex_studio.ui.model.document import FlowDocument
+    except ImportError:
+        print("  the Drawing dock itself: skipped (PySide6 not installed)")
+        return None
+    app = QApplication.instance() or QApplication([])
+    panel = DrawingPanel()
+    panel.resize(420, 480)
+    panel.show()
+    app.processEvents()
+    panel.set_document(FlowDocument(flow))
+    times = []
+    for _ in range(20):
+        t = time.perf_counter()
+        panel.refresh()
+        panel.view.repaint()
+        times.append(time.perf_counter() - t)
+    assert len(panel.trace.segments) == 5000 and panel.image.any()
+    panel.close()
+    _dock_max = max(times)
+    return statistics.median(times)
 
 
 def main() -> None:

@@ -13,25 +13,28 @@ SIZE = 128
 
 
 def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
-    """A boolean image of the segments; ``scale`` pixels per world unit (the image is size×size)."""
+    """A boolean image of the segments; ``scale`` pixels per world unit (the image is size×size).
+
+    Each segment is sampled at ``steps`` points at most half a pixel apart (at most 4·size + 1),
+    point k at x0 + (x1 − x0)·k/(steps − 1). Segments with the same number of points are sampled
+    together as one (segments × steps) array."""
     img = np.zeros((size, size), dtype=bool)
     if not len(segments):
         return img
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4) * scale
     x0, y0, x1, y1 = seg.T
-    length = np.hypot(x1 - x0, y1 - y0)
-    steps = np.minimum(np.ceil(length * 2.0).astype(np.int64), 4 * size) + 1  # ≤ half a pixel apart
-    total = int(steps.sum())
-    owner = np.repeat(np.arange(len(seg)), steps)
-    first = np.cumsum(steps) - steps
-    k = np.arange(total) - np.repeat(first, steps)
-    t = k / np.maximum(steps - 1, 1)[owner]
-    px = x0[owner] + (x1 - x0)[owner] * t
-    py = y0[owner] + (y1 - y0)[owner] * t
-    col = np.floor(px).astype(np.int64)
-    row = size - 1 - np.floor(py).astype(np.int64)
-    keep = (col >= 0) & (col < size) & (row >= 0) & (row < size)
-    img[row[keep], col[keep]] = True
+    dx, dy = x1 - x0, y1 - y0
+    steps = np.minimum(np.ceil(np.hypot(dx, dy) * 2.0).astype(np.int64), 4 * size) + 1  # ≤ half a pixel apart
+    counts = np.bincount(steps)
+    for n in np.flatnonzero(counts):
+        pick = np.flatnonzero(steps == n) if counts[n] < len(steps) else slice(None)
+        t = np.arange(n) / max(n - 1, 1)
+        px = x0[pick, None] + dx[pick, None] * t
+        py = y0[pick, None] + dy[pick, None] * t
+        col = np.floor(px).astype(np.int64)
+        row = size - 1 - np.floor(py).astype(np.int64)
+        keep = (col >= 0) & (col < size) & (row >= 0) & (row < size)
+        img[row[keep], col[keep]] = True
     return img
 
 

@@ -38,6 +38,23 @@ def _wrap(v: float) -> float:
     return 0.0 if v >= WORLD else v
 
 
+def _body_chain(loop: str, kinds: dict):
+    """A loop's body when it is plain: one chain of move / turn / start nodes, each with a single
+    ``out`` target, back to the loop. Returns (steps, firings per pass including the loop's next
+    firing, segments per pass), or None."""
+    body = kinds[loop][2]
+    if len(body) != 1:
+        return None
+    steps, cur = [], body[0]
+    while cur != loop:
+        kind, a, b, outs = kinds[cur]
+        if kind == 2 or len(outs) != 1 or len(steps) >= 256:
+            return None
+        steps.append((kind, a, b, cur))
+        cur = outs[0]
+    return steps, len(steps) + 1, sum(1 for k, _a, b, _i in steps if k == 0 and not b)
+
+
 def execute(program: FlatProgram, max_firings: int = MAX_FIRINGS, max_segments: int = MAX_SEGMENTS) -> Trace:
     """Run ``program``; return its Trace. Raises RunawayError past the guard's limits."""
     nodes = program.nodes
@@ -58,38 +75,71 @@ def execute(program: FlatProgram, max_firings: int = MAX_FIRINGS, max_segments: 
     segments: list = []
     seg_nodes: list = []
     firings = 0
+    drawn = 0
     radians = math.radians
     cos, sin = math.cos, math.sin
     pop, push = queue.popleft, queue.append
+    add_segment, add_node = segments.append, seg_nodes.append
+    chains: dict = {}
     while queue:
         nid, x, y, h, counters = pop()
-        firings += 1
-        if firings > max_firings:
-            raise RunawayError(f"stopped after {max_firings:,} node firings: the program would run (practically) "
-                               f"forever; {len(segments):,} segments drawn so far")
-        kind, a, b, outs = kinds[nid]
-        if kind == 0:
-            r = radians(h)
-            x1, y1 = x + a * cos(r), y + a * sin(r)
-            if not b:
-                segments.append((x, y, x1, y1))
-                seg_nodes.append(nid)
-                if len(segments) > max_segments:
-                    raise RunawayError(f"stopped at {max_segments:,} segments: the drawing is too large")
-            x, y = _wrap(x1), _wrap(y1)
-        elif kind == 1:
-            h = (h + a) % 360.0
-        elif kind == 2:
-            lo, hi = a
-            v = counters.get(nid, lo - 1) if counters else lo - 1
-            if v < hi:
-                v += 1
-            if v < hi:
-                counters = dict(counters) if counters else {}
-                counters[nid] = v
-                outs = b
-            elif counters and nid in counters:
-                counters = {k: c for k, c in counters.items() if k != nid}
-        for t in outs:
-            push((t, x, y, h, counters))
+        while True:  # one message; its single successor is fired at once while nothing else waits
+            firings += 1
+            if firings > max_firings:
+                raise RunawayError(f"stopped after {max_firings:,} node firings: the program would run (practically) "
+                                   f"forever; {len(segments):,} segments drawn so far")
+            kind, a, b, outs = kinds[nid]
+            if kind == 0:
+                r = radians(h)
+                x1, y1 = x + a * cos(r), y + a * sin(r)
+                if not b:
+                    add_segment((x, y, x1, y1))
+                    add_node(nid)
+                    drawn += 1
+                    if drawn > max_segments:
+                        raise RunawayError(f"stopped at {max_segments:,} segments: the drawing is too large")
+                x, y = _wrap(x1), _wrap(y1)
+            elif kind == 1:
+                h = (h + a) % 360.0
+            elif kind == 2:
+                lo, hi = a
+                v = counters.get(nid, lo - 1) if counters else lo - 1
+                if v < hi:
+                    v += 1
+                chain = chains[nid] if nid in chains else chains.setdefault(nid, _body_chain(nid, kinds))
+                if v < hi and chain is not None and not queue:
+                    # whole passes of a plain body at once, while the guard cannot trip in the pass
+                    steps, cost, ink = chain
+                    while firings + cost <= max_firings and drawn + ink <= max_segments:
+                        for sk, sa, sb, sid in steps:
+                            if sk == 0:
+                                r = radians(h)
+                                x1, y1 = x + sa * cos(r), y + sa * sin(r)
+                                if not sb:
+                                    add_segment((x, y, x1, y1))
+                                    add_node(sid)
+                                x, y = x1 % WORLD, y1 % WORLD  # _wrap, inline
+                                if x >= WORLD:
+                                    x = 0.0
+                                if y >= WORLD:
+                                    y = 0.0
+                            elif sk == 1:
+                                h = (h + sa) % 360.0
+                        firings += cost  # the pass and the loop's next firing
+                        drawn += ink
+                        v += 1
+                        if not v < hi:
+                            break
+                if v < hi:
+                    counters = dict(counters) if counters else {}
+                    counters[nid] = v
+                    outs = b
+                elif counters and nid in counters:
+                    counters = {k: c for k, c in counters.items() if k != nid}
+            if len(outs) == 1 and not queue:  # FIFO order unchanged: it would be popped next
+                nid = outs[0]
+                continue
+            for t in outs:
+                push((t, x, y, h, counters))
+            break
     return Trace(segments, seg_nodes, firings)
