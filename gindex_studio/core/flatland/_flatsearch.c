@@ -33,6 +33,9 @@ typedef struct {
     int n1, n2, W;
     int64_t *wt;      /* n1 * n2 */
     int64_t *rel1;    /* n1 * n1, 0: not adjacent */
+    int16_t *rid1;    /* n1 * n1: relation id (-1: no relation in the other graph) */
+    int32_t *gof;     /* n2 * R: group of v with relation id, -1 none */
+    int R;
     int32_t *gs;      /* per v of the other side: groups gs[v] .. gs[v + 1] */
     int64_t *grel;    /* relation of each group */
     word *gmask;      /* W words per group */
@@ -52,6 +55,7 @@ typedef struct {
     double stop_at;
     const volatile unsigned char *cancel;
     int aborted;
+    char *asg;       /* per vertex of the tree side: decided (matched or left out) */
 } S;
 
 static double now(void) {
@@ -66,11 +70,13 @@ static int cmp_cand(const void *a, const void *b) {
     return x->v - y->v;
 }
 
-/* the DP over order[i:]; f, fnone, best filled for those vertices; returns Σ best over roots */
-static int64_t dp(S *s, int i, const word *D) {
+/* the DP over the undecided vertices (a forest: a vertex is decided only after its parent); f, fnone,
+ * best filled for those; returns Σ best over the roots of that forest */
+static int64_t dp(S *s, const word *D) {
     int n2 = s->n2, W = s->W;
-    for (int k = s->n1 - 1; k >= i; k--) {
+    for (int k = s->n1 - 1; k >= 0; k--) {
         int u = s->order[k];
+        if (s->asg[u]) continue;
         const word *du = D + (size_t)u * W;
         int64_t *fu = s->f + (size_t)u * n2;
         const int64_t *wu = s->wt + (size_t)u * n2;
@@ -86,18 +92,19 @@ static int64_t dp(S *s, int i, const word *D) {
         for (int j = s->cs[u]; j < s->cs[u + 1]; j++) {
             int c = s->ch[j];
             fn += s->best[c];
-            int64_t r = s->rel1[(size_t)u * s->n1 + c];
+            int rid = s->rid1[(size_t)u * s->n1 + c];
             const word *dc = D + (size_t)c * W;
             const int64_t *fc = s->f + (size_t)c * n2;
             int64_t nc = s->fnone[c];
+            const int32_t *gof = rid >= 0 ? s->gof + rid : NULL;
             for (int q = 0; q < W; q++) {
                 word m = du[q];
                 while (m) {
                     int v = q * 64 + __builtin_ctzll(m);
                     m &= m - 1;
                     int64_t b = nc;
-                    for (int g = s->gs[v]; g < s->gs[v + 1]; g++) {
-                        if (s->grel[g] != r) continue;
+                    int g = gof ? gof[(size_t)v * s->R] : -1;
+                    if (g >= 0) {
                         const word *gm = s->gmask + (size_t)g * W;
                         for (int p = 0; p < W; p++) {
                             word x = gm[p] & dc[p];
@@ -125,10 +132,10 @@ static int64_t dp(S *s, int i, const word *D) {
         s->best[u] = bu;
     }
     int64_t total = 0;
-    for (int k = i; k < s->n1; k++) {
-        int u = s->order[k];
+    for (int u = 0; u < s->n1; u++) {
+        if (s->asg[u]) continue;
         int p = s->parent[u];
-        if (p < 0 || s->pos[p] < i) total += s->best[u];
+        if (p < 0 || s->asg[p]) total += s->best[u];
     }
     return total;
 }
@@ -147,10 +154,41 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     }
     if (i == s->n1) return;
     int n1 = s->n1, n2 = s->n2, W = s->W;
-    int64_t total = dp(s, i, D);
+    int64_t total = dp(s, D);
     if (cur + total <= s->incumbent) return;
     s->frames[s->nframes++] = cur + total;
-    int u = s->order[i];
+    /* the branch vertex: a root of the remaining forest, the one with the most at stake,
+     * key = (best − f∅) + (best − second best of {f∅, f∅} ∪ {f(u, v)}); ties: first in BFS order */
+    int u = -1;
+    int64_t bestkey = 0;
+    for (int k = 0; k < n1; k++) {
+        int x = s->order[k];
+        if (s->asg[x]) continue;
+        int p = s->parent[x];
+        if (p >= 0 && !s->asg[p]) continue;
+        const word *dx = D + (size_t)x * W;
+        const int64_t *fx = s->f + (size_t)x * n2;
+        int64_t f1 = s->fnone[x], f2 = s->fnone[x];
+        for (int q = 0; q < W; q++) {
+            word m = dx[q];
+            while (m) {
+                int v = q * 64 + __builtin_ctzll(m);
+                m &= m - 1;
+                int64_t y = fx[v];
+                if (y > f1) {
+                    f2 = f1;
+                    f1 = y;
+                } else if (y > f2) {
+                    f2 = y;
+                }
+            }
+        }
+        int64_t key = (s->best[x] - s->fnone[x]) + (f1 - f2);
+        if (u < 0 || key > bestkey) {
+            u = x;
+            bestkey = key;
+        }
+    }
     int64_t rest = total - s->best[u];
     int64_t nu = s->fnone[u];
     Cand *cand = s->cand + (size_t)i * n2;
@@ -174,8 +212,9 @@ static void search(S *s, int i, int64_t cur, const word *D) {
         int v = cand[k].v;
         if (cur + cand[k].val + rest <= s->incumbent) break;
         const word *nbm = s->nbmask + (size_t)v * W;
-        for (int j = i + 1; j < n1; j++) {
+        for (int j = 0; j < n1; j++) {
             int x = s->order[j];
+            if (s->asg[x] || x == u) continue;
             const word *dx = D + (size_t)x * W;
             word *ndx = nd + (size_t)x * W;
             int64_t r = relu[x];
@@ -195,10 +234,12 @@ static void search(S *s, int i, int64_t cur, const word *D) {
         s->mu[s->depth] = u;
         s->mv[s->depth] = v;
         s->depth++;
+        s->asg[u] = 1;
         search(s, i + 1, cur + s->wt[(size_t)u * n2 + v], nd);
+        s->asg[u] = 0;
         s->depth--;
     }
-    if (!s->aborted && cur + nu + rest > s->incumbent) search(s, i + 1, cur, D);
+    if (!s->aborted && cur + nu + rest > s->incumbent) { s->asg[u] = 1; search(s, i + 1, cur, D); s->asg[u] = 0; }
     if (!s->aborted) s->nframes--;
 }
 
@@ -206,7 +247,7 @@ static void free_side(S *s) {
     free(s->wt); free(s->rel1); free(s->gs); free(s->grel); free(s->gmask); free(s->nbmask);
     free(s->order); free(s->parent); free(s->pos); free(s->cs); free(s->ch); free(s->dom); free(s->f);
     free(s->fnone); free(s->best); free(s->cand); free(s->mu); free(s->mv); free(s->bu); free(s->bv);
-    free(s->frames);
+    free(s->frames); free(s->rid1); free(s->gof); free(s->asg);
     memset(s, 0, sizeof *s);
 }
 
@@ -236,8 +277,10 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     s->bu = calloc((size_t)n1 + 1, sizeof(int32_t));
     s->bv = calloc((size_t)n1 + 1, sizeof(int32_t));
     s->frames = calloc((size_t)n1 + 2, sizeof(int64_t));
+    s->asg = calloc((size_t)n1 + 1, 1);
     if (!s->wt || !s->rel1 || !s->gs || !s->nbmask || !s->order || !s->parent || !s->pos || !s->cs || !s->ch ||
-        !s->dom || !s->f || !s->fnone || !s->best || !s->cand || !s->mu || !s->mv || !s->bu || !s->bv || !s->frames)
+        !s->dom || !s->f || !s->fnone || !s->best || !s->cand || !s->mu || !s->mv || !s->bu || !s->bv || !s->frames ||
+        !s->asg)
         return -1;
     for (int u = 0; u < n1; u++)
         for (int v = 0; v < n2; v++)
@@ -292,6 +335,30 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     for (int u = 0; u < n1; u++)
         for (int v = 0; v < n2; v++)
             if (s->wt[(size_t)u * n2 + v] > 0) s->dom[(size_t)u * W + (v >> 6)] |= (word)1 << (v & 63);
+    /* relation ids: the distinct relations of the other graph's groups */
+    int64_t *codes = calloc((size_t)ng + 1, sizeof(int64_t));
+    if (!codes) return -1;
+    int R = 0;
+    for (int g = 0; g < ng; g++) {
+        int k = 0;
+        while (k < R && codes[k] != s->grel[g]) k++;
+        if (k == R) codes[R++] = s->grel[g];
+    }
+    s->R = R > 0 ? R : 1;
+    s->rid1 = malloc(sizeof(int16_t) * ((size_t)n1 * n1 + 1));
+    s->gof = malloc(sizeof(int32_t) * ((size_t)n2 * s->R + 1));
+    if (!s->rid1 || !s->gof) { free(codes); return -1; }
+    for (size_t k = 0; k < (size_t)n1 * n1; k++) {
+        int64_t r = s->rel1[k];
+        int id = -1;
+        if (r) for (int j = 0; j < R; j++) if (codes[j] == r) { id = j; break; }
+        s->rid1[k] = (int16_t)id;
+    }
+    for (size_t k = 0; k < (size_t)n2 * s->R; k++) s->gof[k] = -1;
+    for (int v = 0; v < n2; v++)
+        for (int g = s->gs[v]; g < s->gs[v + 1]; g++)
+            for (int j = 0; j < R; j++) if (codes[j] == s->grel[g]) s->gof[(size_t)v * s->R + j] = g;
+    free(codes);
     return 0;
 }
 
@@ -367,8 +434,8 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     int64_t ra, rb;
     S *s;
     Py_BEGIN_ALLOW_THREADS
-    ra = dp(&a, 0, a.dom);
-    rb = dp(&b, 0, b.dom);
+    ra = dp(&a, a.dom);
+    rb = dp(&b, b.dom);
     s = rb < ra ? &b : &a;
     s->incumbent = floor;
     s->nbest = -1;
@@ -429,7 +496,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_flatsearch", NULL, 
 
 PyMODINIT_FUNC PyInit__flatsearch(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "API_VERSION", 2) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API_VERSION", 3) < 0) {
         Py_DECREF(m);
         return NULL;
     }
