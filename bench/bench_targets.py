@@ -13,10 +13,12 @@ Sections (``--only`` takes a comma-separated list of these names):
   large product graphs need ``pip install cliquematch``, the companion's own dependency).
 - ``companion-pairs`` (needs ``--companion``): the companion's own 32 domain programs, all 1024
   ordered pairs, Δ in the companion profile against the companion's ``node_divergence`` on the
-  same pairs: with parsed input (both sides get the parsed JSON values) and with file reading
-  included (both sides read both files for every pair); for information also the studio's matrix
+  same pairs: with parsed input (both sides get the parsed JSON values; ours:
+  ``divergence.delta_of_values``) and with file reading included (both sides read both files for
+  every pair; ours: ``divergence.delta_of_files``); for information also both with ours building
+  the full ``score`` (flows, their reduction, the result; "full score"), and the studio's matrix
   use (ours: every program prepared once per round, that time included; theirs as with parsed
-  input), which is not the target's definition. The two run interleaved pair by pair,
+  input), which are not the target's definition. The two run interleaved pair by pair,
   ``--rounds`` times; the ratio (theirs / ours, total over the 1024 pairs) is given as the median
   and the worst (p95 of the slow side) over the rounds, and the per-pair ratio's median. Every Δ
   is checked against the companion's.
@@ -46,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import orjson  # noqa: E402
 
-from gindex_studio.core.divergence import ScoreOptions, prepare, score, score_prepared  # noqa: E402
+from gindex_studio.core.divergence import (ScoreOptions, delta_of_files, delta_of_values, prepare, score,  # noqa: E402
+                                           score_prepared)
 from gindex_studio.core.flow import flow_from_value, read_flow_file  # noqa: E402
 from gindex_studio.core.generate import perturb, random_flow  # noqa: E402
 from gindex_studio.core.matching import native_search_available  # noqa: E402
@@ -177,12 +180,18 @@ def bench_companion_pairs(args):
           f"{args.rounds} rounds interleaved pair by pair")
 
     def ours_parsed(i, j):
+        return delta_of_values(values[i], values[j], COMPANION)
+
+    def ours_parsed_report(i, j):
         return score(flow_from_value(values[i]), flow_from_value(values[j]), COMPANION).delta
 
     def theirs_parsed(i, j):
         return nu.node_divergence(values[i]["flow"], values[j]["flow"])
 
     def ours_files(i, j):
+        return delta_of_files(files[i], files[j], COMPANION)
+
+    def ours_files_report(i, j):
         return score(read_flow_file(files[i]), read_flow_file(files[j]), COMPANION).delta
 
     def theirs_files(i, j):
@@ -199,6 +208,8 @@ def bench_companion_pairs(args):
     worst = 0.0
     for label, ours, theirs in (("parsed input", ours_parsed, theirs_parsed),
                                 ("file reading included", ours_files, theirs_files),
+                                ("parsed, full score", ours_parsed_report, theirs_parsed),
+                                ("files, full score", ours_files_report, theirs_files),
                                 ("ours prepared once", ours_prepared, theirs_parsed)):
         totals_o, totals_t = [], []
         per_pair: dict[tuple[int, int], list[tuple[float, float]]] = {}

@@ -1303,47 +1303,15 @@ static void free_clq(Clq *q)
         free(ptrs[i]);
 }
 
-static PyObject *py_clique_search(PyObject *self, PyObject *args)
+/* allocate q for nv association vertices between graphs of n1 and n2 vertices; -1: no memory */
+static int clique_alloc(Clq *q, int n1, int n2, int nv)
 {
-    PyObject *out1, *in1, *out2, *in2, *verts, *wts, *types, *remaining, *cancel = Py_None;
-    long long floor_;
-    int check_signals;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|O", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
-                          &out2, &PyList_Type, &in2, &PyList_Type, &verts, &PyList_Type, &wts, &PyList_Type,
-                          &types, &floor_, &remaining, &check_signals, &cancel))
-        return NULL;
-    if (floor_ >= ((long long)1 << 62)) {
-        PyErr_SetString(PyExc_OverflowError, "floor too large");
-        return NULL;
-    }
-    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2), nv_ = PyList_GET_SIZE(verts);
-    if (n1_ > (1 << 26) || n2_ > (1 << 26) || nv_ > (1 << 20)) {
-        PyErr_SetString(PyExc_ValueError, "graphs too large");
-        return NULL;
-    }
-    if (PyList_GET_SIZE(wts) != nv_ || PyList_GET_SIZE(types) != nv_) {
-        PyErr_SetString(PyExc_ValueError, "verts, weights and types: one per association vertex");
-        return NULL;
-    }
-    const int n1 = (int)n1_, n2 = (int)n2_, nv = (int)nv_;
     const int nmax = n1 > n2 ? n1 : n2, nmin = n1 < n2 ? n1 : n2;
-    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
-    const int WV = nv > 64 ? (nv + 63) / 64 : 1;
-    Clq clq;
-    Clq *q = &clq;
-    memset(q, 0, sizeof(Clq));
     q->nv = nv;
-    q->WV = WV;
+    q->WV = nv > 64 ? (nv + 63) / 64 : 1;
     q->n1 = n1;
     q->n2 = n2;
-    if (init_stop(&q->stop, remaining, check_signals, cancel) < 0)
-        return NULL;
-    PyObject *result = NULL;
-    int32_t *s1 = NULL, *s2 = NULL;
-    int64_t *k1 = NULL, *k2 = NULL;
-    word *m1 = NULL, *m2 = NULL;
-    if (read_graph(out1, in1, n1, W, &s1, &k1, &m1) < 0 || read_graph(out2, in2, n2, W, &s2, &k2, &m2) < 0)
-        goto done;
+    const int WV = q->WV;
     q->vu = malloc(((size_t)nv + 1) * sizeof(int32_t));
     q->vv = malloc(((size_t)nv + 1) * sizeof(int32_t));
     q->vt = malloc(((size_t)nv + 1) * sizeof(int32_t));
@@ -1367,8 +1335,105 @@ static PyObject *py_clique_search(PyObject *self, PyObject *args)
         !q->titems || !q->rowof || !q->colof || !q->mat || !q->hu || !q->hv || !q->minv || !q->hp || !q->way ||
         !q->used) {
         PyErr_NoMemory();
-        goto done;
+        return -1;
     }
+    return 0;
+}
+
+/* with vu, vv, vt, wt and ntypes filled: the type scratch, the association adjacency from the two
+ * graphs (CSR of read_graph, W words a mask) and the root candidate set; -1: no memory */
+static int clique_prepare(Clq *q, const int32_t *s1, const int64_t *k1, const word *m1, const int32_t *s2,
+                          const int64_t *k2, const word *m2, int W)
+{
+    const int nv = q->nv, WV = q->WV;
+    q->tcount = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
+    q->tstart = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
+    if (!q->tcount || !q->tstart) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int u = 0; u < q->n1; u++)
+        q->rowof[u] = -1;
+    for (int v = 0; v < q->n2; v++)
+        q->colof[v] = -1;
+    for (int i = 0; i < nv; i++) {
+        const int u1 = q->vu[i], v1 = q->vv[i];
+        for (int j = i + 1; j < nv; j++) {
+            const int u2 = q->vu[j], v2 = q->vv[j];
+            if (u1 == u2 || v1 == v2)
+                continue;
+            if (same_out_edges(s1, k1, m1, u1, u2, s2, k2, m2, v1, v2, W) ||
+                same_out_edges(s1, k1, m1, u2, u1, s2, k2, m2, v2, v1, W)) {
+                q->adj[(size_t)WV * i + (j >> 6)] |= (word)1 << (j & 63);
+                q->adj[(size_t)WV * j + (i >> 6)] |= (word)1 << (i & 63);
+            }
+        }
+    }
+    for (int i = 0; i < nv; i++)
+        q->P[i >> 6] |= (word)1 << (i & 63);
+    return 0;
+}
+
+/* the search from q's root above floor, the GIL released (q->stop set up): its return code (0:
+ * exact, ABORT_*), and the proven upper bound */
+static int clique_run(Clq *q, long long floor_, int64_t *upper_out)
+{
+    const int64_t root_bound = clique_bound(q, q->P);
+    const int64_t floor = (int64_t)floor_;
+    q->best = floor;
+    q->stop.ts = PyEval_SaveThread();
+    int rc = clique_expand(q, 0, 0);
+    PyEval_RestoreThread(q->stop.ts);
+    int64_t upper = q->best > floor ? q->best : floor;
+    if (rc)
+        for (int i = 0; i < q->n_frames; i++)
+            if (q->frames[i] > upper)
+                upper = q->frames[i];
+    int64_t cap = root_bound > q->best ? root_bound : q->best;
+    if (cap < upper)
+        upper = cap;
+    *upper_out = upper;
+    return rc;
+}
+
+static PyObject *py_clique_search(PyObject *self, PyObject *args)
+{
+    PyObject *out1, *in1, *out2, *in2, *verts, *wts, *types, *remaining, *cancel = Py_None;
+    long long floor_;
+    int check_signals;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|O", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
+                          &out2, &PyList_Type, &in2, &PyList_Type, &verts, &PyList_Type, &wts, &PyList_Type,
+                          &types, &floor_, &remaining, &check_signals, &cancel))
+        return NULL;
+    if (floor_ >= ((long long)1 << 62)) {
+        PyErr_SetString(PyExc_OverflowError, "floor too large");
+        return NULL;
+    }
+    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2), nv_ = PyList_GET_SIZE(verts);
+    if (n1_ > (1 << 26) || n2_ > (1 << 26) || nv_ > (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "graphs too large");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(wts) != nv_ || PyList_GET_SIZE(types) != nv_) {
+        PyErr_SetString(PyExc_ValueError, "verts, weights and types: one per association vertex");
+        return NULL;
+    }
+    const int n1 = (int)n1_, n2 = (int)n2_, nv = (int)nv_;
+    const int nmax = n1 > n2 ? n1 : n2;
+    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
+    Clq clq;
+    Clq *q = &clq;
+    memset(q, 0, sizeof(Clq));
+    if (init_stop(&q->stop, remaining, check_signals, cancel) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    int32_t *s1 = NULL, *s2 = NULL;
+    int64_t *k1 = NULL, *k2 = NULL;
+    word *m1 = NULL, *m2 = NULL;
+    if (read_graph(out1, in1, n1, W, &s1, &k1, &m1) < 0 || read_graph(out2, in2, n2, W, &s2, &k2, &m2) < 0)
+        goto done;
+    if (clique_alloc(q, n1, n2, nv) < 0)
+        goto done;
     for (int i = 0; i < nv; i++) {
         PyObject *key = PyList_GET_ITEM(verts, i);
         if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
@@ -1391,49 +1456,14 @@ static PyObject *py_clique_search(PyObject *self, PyObject *args)
         if (t + 1 > q->ntypes)
             q->ntypes = (int)t + 1;
     }
-    q->tcount = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
-    q->tstart = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
-    if (!q->tcount || !q->tstart) {
-        PyErr_NoMemory();
+    if (clique_prepare(q, s1, k1, m1, s2, k2, m2, W) < 0)
         goto done;
-    }
-    for (int u = 0; u < n1; u++)
-        q->rowof[u] = -1;
-    for (int v = 0; v < n2; v++)
-        q->colof[v] = -1;
-    for (int i = 0; i < nv; i++) {
-        const int u1 = q->vu[i], v1 = q->vv[i];
-        for (int j = i + 1; j < nv; j++) {
-            const int u2 = q->vu[j], v2 = q->vv[j];
-            if (u1 == u2 || v1 == v2)
-                continue;
-            if (same_out_edges(s1, k1, m1, u1, u2, s2, k2, m2, v1, v2, W) ||
-                same_out_edges(s1, k1, m1, u2, u1, s2, k2, m2, v2, v1, W)) {
-                q->adj[(size_t)WV * i + (j >> 6)] |= (word)1 << (j & 63);
-                q->adj[(size_t)WV * j + (i >> 6)] |= (word)1 << (i & 63);
-            }
-        }
-    }
-    for (int i = 0; i < nv; i++)
-        q->P[i >> 6] |= (word)1 << (i & 63);
     {
-        const int64_t root_bound = clique_bound(q, q->P);
-        const int64_t floor = (int64_t)floor_;
-        q->best = floor;
-        q->stop.ts = PyEval_SaveThread();
-        int rc = clique_expand(q, 0, 0);
-        PyEval_RestoreThread(q->stop.ts);
+        int64_t upper;
+        int rc = clique_run(q, floor_, &upper);
         if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
             goto done;
         int exact = rc == 0;
-        int64_t upper = q->best > floor ? q->best : floor;
-        if (!exact)
-            for (int i = 0; i < q->n_frames; i++)
-                if (q->frames[i] > upper)
-                    upper = q->frames[i];
-        int64_t cap = root_bound > q->best ? root_bound : q->best;
-        if (cap < upper)
-            upper = cap;
         PyObject *pairs;
         if (q->has_best) {
             pairs = PyList_New(q->best_len);
@@ -2193,6 +2223,406 @@ done:
     return out;
 }
 
+/* ---- the companion profile's Δ of two parsed flows, in one call ---------------------------- *
+ *
+ * companion_delta(value1, value2, ignored) is divergence.score(flow_from_value(value1),
+ * flow_from_value(value2), ScoreOptions(profile="companion")).delta: the same vertices (the first
+ * node dict of each string id), signatures (similarity.signature), edges (ports merged, dangling
+ * and non-string targets dropped), weights, clique search and Δ, with no Flow, Prepared or report
+ * built. None when the value is not one of the plain shapes (a list, or a dict holding "flow" or
+ * "flows" as a list, or one node dict) or when a weight total reaches 2^62: the caller takes the
+ * general way, which also gives the errors.
+ */
+
+typedef struct {
+    int n;
+    PyObject *index; /* id -> vertex (dict) */
+    PyObject **data; /* borrowed node dicts */
+    PyObject **vals; /* companion values dicts (new references) */
+    char *se;        /* self_equal */
+    word *out, *in;  /* n * W each, W from both flows */
+} VFlow;
+
+static void vflow_free(VFlow *f)
+{
+    if (f->vals)
+        for (int i = 0; i < f->n; i++)
+            Py_XDECREF(f->vals[i]);
+    Py_XDECREF(f->index);
+    free(f->data);
+    free(f->vals);
+    free(f->se);
+    free(f->out);
+    free(f->in);
+    memset(f, 0, sizeof(VFlow));
+}
+
+static PyObject *_str_flow, *_str_flows, *_str_id, *_str_wires;
+
+/* the vertices of a parsed flow and their signature values: 1, 0 (not a plain shape), -1 (error) */
+static int vflow_read(VFlow *f, PyObject *value, PyObject *ignored)
+{
+    PyObject *arr = NULL, *one[1];
+    PyObject **items;
+    Py_ssize_t count;
+    if (PyList_CheckExact(value))
+        arr = value;
+    else if (PyDict_CheckExact(value)) {
+        PyObject *x = PyDict_GetItemWithError(value, _str_flow);
+        if (!x && PyErr_Occurred())
+            return -1;
+        if (!x || !PyList_Check(x)) {
+            x = PyDict_GetItemWithError(value, _str_flows);
+            if (!x && PyErr_Occurred())
+                return -1;
+        }
+        if (x && PyList_CheckExact(x))
+            arr = x;
+        else if (x && PyList_Check(x))
+            return 0;
+    } else
+        return 0;
+    if (arr) {
+        items = PySequence_Fast_ITEMS(arr);
+        count = PyList_GET_SIZE(arr);
+    } else { /* a single node object (with a string id and type), else not a flow: the caller says so */
+        PyObject *i = PyDict_GetItemWithError(value, _str_id), *t = i ? PyDict_GetItemWithError(value, _str_type) : NULL;
+        if (PyErr_Occurred())
+            return -1;
+        if (!i || !t || !PyUnicode_Check(i) || !PyUnicode_Check(t))
+            return 0;
+        one[0] = value;
+        items = one;
+        count = 1;
+    }
+    if (count > (1 << 20))
+        return 0;
+    f->index = PyDict_New();
+    f->data = malloc(((size_t)count + 1) * sizeof(PyObject *));
+    f->vals = calloc((size_t)count + 1, sizeof(PyObject *));
+    f->se = malloc((size_t)count + 1);
+    if (!f->index || !f->data || !f->vals || !f->se) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *d = items[k];
+        if (!PyDict_Check(d))
+            continue; /* an invalid entry: never scored */
+        PyObject *i = PyDict_GetItemWithError(d, _str_id), *t = i ? PyDict_GetItemWithError(d, _str_type) : NULL;
+        if (PyErr_Occurred())
+            return -1;
+        if (!i || !t || !PyUnicode_Check(i) || !PyUnicode_Check(t))
+            continue;
+        int r = PyDict_Contains(f->index, i);
+        if (r < 0)
+            return -1;
+        if (r)
+            continue; /* a duplicated id: the first node is the vertex */
+        PyObject *pos = PyLong_FromLong(f->n);
+        if (!pos || PyDict_SetItem(f->index, i, pos) < 0) {
+            Py_XDECREF(pos);
+            return -1;
+        }
+        Py_DECREF(pos);
+        /* similarity.signature, companion profile: the values dict and self_equal */
+        PyObject *vals = PyDict_New(), *key, *v;
+        if (!vals)
+            return -1;
+        f->data[f->n] = d;
+        f->vals[f->n] = vals;
+        f->se[f->n] = 1;
+        f->n++;
+        Py_ssize_t it = 0;
+        while (PyDict_Next(d, &it, &key, &v)) {
+            int ig = PySet_Contains(ignored, key);
+            if (ig < 0)
+                return -1;
+            if (ig)
+                continue;
+            PyObject *cv;
+            if (v == Py_None || PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
+                cv = v;
+                Py_INCREF(cv);
+            } else if (!(cv = canonical_value(v, NULL, NULL)))
+                return -1;
+            if (PyFloat_CheckExact(cv) && PyFloat_AS_DOUBLE(cv) != PyFloat_AS_DOUBLE(cv))
+                f->se[f->n - 1] = 0;
+            int bad = PyDict_SetItem(vals, key, cv) < 0;
+            Py_DECREF(cv);
+            if (bad)
+                return -1;
+        }
+    }
+    return 1;
+}
+
+/* the wires of f's vertices as out / in bitsets (W words each; ports merged, as prepare without
+ * port_aware): a list of lists is a list of ports, another list one port; non-string and dangling
+ * targets are dropped */
+static int vflow_wire(VFlow *f, int W)
+{
+    f->out = calloc(((size_t)f->n + 1) * W, sizeof(word));
+    f->in = calloc(((size_t)f->n + 1) * W, sizeof(word));
+    if (!f->out || !f->in) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int k = 0; k < f->n; k++) {
+        PyObject *wires = PyDict_GetItemWithError(f->data[k], _str_wires);
+        if (!wires) {
+            if (PyErr_Occurred())
+                return -1;
+            continue;
+        }
+        if (!PyList_Check(wires) || PyList_GET_SIZE(wires) == 0)
+            continue;
+        int nested = 1;
+        for (Py_ssize_t p = 0; p < PyList_GET_SIZE(wires) && nested; p++)
+            nested = PyList_Check(PyList_GET_ITEM(wires, p));
+        Py_ssize_t nports = nested ? PyList_GET_SIZE(wires) : 1;
+        for (Py_ssize_t p = 0; p < nports; p++) {
+            PyObject *port = nested ? PyList_GET_ITEM(wires, p) : wires;
+            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(port); i++) {
+                PyObject *t = PyList_GET_ITEM(port, i);
+                if (!PyUnicode_Check(t))
+                    continue;
+                PyObject *j_ = PyDict_GetItemWithError(f->index, t);
+                if (!j_) {
+                    if (PyErr_Occurred())
+                        return -1;
+                    continue;
+                }
+                long j = PyLong_AsLong(j_);
+                f->out[(size_t)W * k + (j >> 6)] |= (word)1 << (j & 63);
+                f->in[(size_t)W * j + (k >> 6)] |= (word)1 << (k & 63);
+            }
+        }
+    }
+    return 0;
+}
+
+/* read_graph's CSR of f: per vertex the key 0 (out) and IN_KEY (in) when it has such edges */
+static int vflow_csr(VFlow *f, int W, int32_t **starts, int64_t **keys, word **masks)
+{
+    *starts = malloc(((size_t)f->n + 1) * sizeof(int32_t));
+    *keys = malloc(((size_t)f->n * 2 + 1) * sizeof(int64_t));
+    *masks = malloc(((size_t)f->n * 2 + 1) * W * sizeof(word));
+    if (!*starts || !*keys || !*masks) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int k = 0;
+    for (int u = 0; u < f->n; u++) {
+        (*starts)[u] = k;
+        for (int dir = 0; dir < 2; dir++) {
+            const word *m = (dir ? f->in : f->out) + (size_t)W * u;
+            if (is_empty(m, W))
+                continue;
+            (*keys)[k] = dir ? IN_KEY : 0;
+            memcpy(*masks + (size_t)W * k, m, W * sizeof(word));
+            k++;
+        }
+    }
+    (*starts)[f->n] = k;
+    return 0;
+}
+
+static int cmp_assoc(const void *a, const void *b)
+{
+    const long long *x = a, *y = b; /* (w, u, v, type): w descending, then (u, v) */
+    if (x[0] != y[0])
+        return x[0] > y[0] ? -1 : 1;
+    if (x[1] != y[1])
+        return x[1] < y[1] ? -1 : 1;
+    return (x[2] > y[2]) - (x[2] < y[2]);
+}
+
+static PyObject *py_companion_delta(PyObject *self, PyObject *args)
+{
+    PyObject *value1, *value2, *ignored;
+    int check_signals;
+    if (!PyArg_ParseTuple(args, "OOO!p", &value1, &value2, &PyFrozenSet_Type, &ignored, &check_signals))
+        return NULL;
+    VFlow f1, f2;
+    memset(&f1, 0, sizeof(VFlow));
+    memset(&f2, 0, sizeof(VFlow));
+    PyObject *result = NULL;
+    long long *rows = NULL;
+    int32_t *tid = NULL, *tmap = NULL, *s1 = NULL, *s2 = NULL;
+    int64_t *k1 = NULL, *k2 = NULL;
+    word *m1 = NULL, *m2 = NULL;
+    Clq clq;
+    Clq *q = &clq;
+    memset(q, 0, sizeof(Clq));
+    int r = vflow_read(&f1, value1, ignored);
+    if (r > 0)
+        r = vflow_read(&f2, value2, ignored);
+    if (r <= 0) {
+        if (r == 0)
+            result = Py_NewRef(Py_None);
+        goto done;
+    }
+    const int n1 = f1.n, n2 = f2.n;
+    if (n1 == 0 || n2 == 0) {
+        result = PyFloat_FromDouble(1.0);
+        goto done;
+    }
+    if ((long long)n1 * n2 > (1LL << 22)) { /* large flows: the general way (no n1·n2 table here) */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* the weights (matching._weights, companion) as (w, u, v, type of u), then scaled by the lcm */
+    rows = malloc(((size_t)n1 * n2 + 1) * 4 * sizeof(long long));
+    long long *dens = malloc(((size_t)n1 * n2 + 1) * sizeof(long long));
+    tid = malloc(((size_t)n1 + 1) * sizeof(int32_t));
+    if (!rows || !dens || !tid) {
+        free(dens);
+        PyErr_NoMemory();
+        goto done;
+    }
+    int ntypes = 0;
+    for (int u = 0; u < n1; u++) { /* type ids of the reference vertices, by first occurrence */
+        PyObject *t = PyDict_GetItemWithError(f1.data[u], _str_type);
+        tid[u] = -1;
+        for (int x = 0; x < u && tid[u] < 0; x++) {
+            int eq = PyObject_RichCompareBool(t, PyDict_GetItemWithError(f1.data[x], _str_type), Py_EQ);
+            if (eq < 0) {
+                free(dens);
+                goto done;
+            }
+            if (eq)
+                tid[u] = tid[x];
+        }
+        if (tid[u] < 0)
+            tid[u] = ntypes++;
+    }
+    Py_ssize_t nv = 0;
+    long long scale = 1;
+    int overflow = 0;
+    for (int u = 0; u < n1; u++) {
+        PyObject *tu = PyDict_GetItemWithError(f1.data[u], _str_type);
+        PyObject *a = f1.vals[u];
+        const long long den = (long long)PyDict_GET_SIZE(a);
+        for (int v = 0; v < n2; v++) {
+            int eq = PyObject_RichCompareBool(tu, PyDict_GetItemWithError(f2.data[v], _str_type), Py_EQ);
+            if (eq < 0) {
+                free(dens);
+                goto done;
+            }
+            if (!eq)
+                continue;
+            long long num = 0;
+            if (den && companion_count(a, f2.vals[v], f1.se[u], &num) < 0) {
+                free(dens);
+                goto done;
+            }
+            if (den && num == 0)
+                continue;
+            rows[4 * nv] = num;
+            rows[4 * nv + 1] = u;
+            rows[4 * nv + 2] = v;
+            rows[4 * nv + 3] = tid[u];
+            dens[nv] = den;
+            nv++;
+            if (den && !overflow) {
+                long long g = gcd_ll(scale, den), fct = scale / g;
+                if (fct > (((long long)1 << 62) - 1) / den)
+                    overflow = 1;
+                else
+                    scale = fct * den;
+            }
+        }
+    }
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < nv && !overflow; i++) {
+        long long x = dens[i] ? rows[4 * i] * (scale / dens[i]) : scale;
+        if (x >= (((long long)1 << 62) - total))
+            overflow = 1;
+        else {
+            rows[4 * i] = x;
+            total += x;
+        }
+    }
+    free(dens);
+    if (overflow) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (nv > (1 << 20)) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    qsort(rows, (size_t)nv, 4 * sizeof(long long), cmp_assoc);
+    const int nmax = n1 > n2 ? n1 : n2;
+    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
+    if (vflow_wire(&f1, W) < 0 || vflow_wire(&f2, W) < 0 || vflow_csr(&f1, W, &s1, &k1, &m1) < 0 ||
+        vflow_csr(&f2, W, &s2, &k2, &m2) < 0)
+        goto done;
+    if (clique_alloc(q, n1, n2, (int)nv) < 0)
+        goto done;
+    tmap = malloc(((size_t)ntypes + 1) * sizeof(int32_t));
+    if (!tmap) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int t = 0; t < ntypes; t++)
+        tmap[t] = -1;
+    for (Py_ssize_t i = 0; i < nv; i++) { /* type ids by first occurrence in this order (_type_ids) */
+        int t = (int)rows[4 * i + 3];
+        if (tmap[t] < 0)
+            tmap[t] = q->ntypes++;
+        q->vu[i] = (int32_t)rows[4 * i + 1];
+        q->vv[i] = (int32_t)rows[4 * i + 2];
+        q->vt[i] = tmap[t];
+        q->wt[i] = (int64_t)rows[4 * i];
+    }
+    if (clique_prepare(q, s1, k1, m1, s2, k2, m2, W) < 0)
+        goto done;
+    if (init_stop(&q->stop, Py_None, check_signals, Py_None) < 0)
+        goto done;
+    int64_t upper;
+    int rc = clique_run(q, -1, &upper);
+    if (rc) { /* no deadline and no cancel: a signal handler's exception, or no memory */
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    { /* Δ = 1 − S²/(n1·n2), S = best / scale reduced, by integer true division (divergence._delta_of) */
+        long long best = q->best > 0 ? q->best : 0, g = gcd_ll(best, scale);
+        if (g == 0)
+            g = 1;
+        PyObject *num = PyLong_FromLongLong(best / g), *den = PyLong_FromLongLong(scale / g);
+        PyObject *nn = PyLong_FromLongLong((long long)n1 * n2);
+        PyObject *d2 = den ? PyNumber_Multiply(den, den) : NULL;
+        PyObject *tot = d2 && nn ? PyNumber_Multiply(d2, nn) : NULL;
+        PyObject *sq = num ? PyNumber_Multiply(num, num) : NULL;
+        PyObject *diff = tot && sq ? PyNumber_Subtract(tot, sq) : NULL;
+        result = diff ? PyNumber_TrueDivide(diff, tot) : NULL;
+        Py_XDECREF(num);
+        Py_XDECREF(den);
+        Py_XDECREF(nn);
+        Py_XDECREF(d2);
+        Py_XDECREF(tot);
+        Py_XDECREF(sq);
+        Py_XDECREF(diff);
+    }
+done:
+    vflow_free(&f1);
+    vflow_free(&f2);
+    free(rows);
+    free(tid);
+    free(tmap);
+    free(s1);
+    free(s2);
+    free(k1);
+    free(k2);
+    free(m1);
+    free(m2);
+    free_clq(q);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
      "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel])\n"
@@ -2223,6 +2653,10 @@ static PyMethodDef methods[] = {
      "isqrt(floor(tn * scale^2 / td)) for threshold (tn, td) (else -1). (scale, quick): the quick\n"
      "bound proves nothing beats the threshold. None: a weight total reaching 2^62 (or the\n"
      "companion profile): use weights() and search(). pairs: (u, v, num, den) as weights()' raw."},
+    {"companion_delta", py_companion_delta, METH_VARARGS,
+     "companion_delta(value1, value2, ignored, check_signals) -> float or None\n\n"
+     "The companion profile's Δ of two parsed flows (JSON values), as score(flow_from_value(...))\n"
+     "gives it, in one call; None: not a plain flow shape, or weights too large (take the general way)."},
     {"weights_to", py_weights_to, METH_VARARGS,
      "weights_to(values, self_equal, others, companion) -> [float]\n\n"
      "w of one node against nodes of its type, as floats (curriculum._weights_to)."},
@@ -2246,6 +2680,9 @@ PyMODINIT_FUNC PyInit__mcsplit(void)
     if (!(_str_type = PyUnicode_InternFromString("type")) || !(_str_values = PyUnicode_InternFromString("values")) ||
         !(_str_none_keys = PyUnicode_InternFromString("none_keys")) ||
         !(_str_self_equal = PyUnicode_InternFromString("self_equal")))
+        return NULL;
+    if (!(_str_flow = PyUnicode_InternFromString("flow")) || !(_str_flows = PyUnicode_InternFromString("flows")) ||
+        !(_str_id = PyUnicode_InternFromString("id")) || !(_str_wires = PyUnicode_InternFromString("wires")))
         return NULL;
     PyObject *math = PyImport_ImportModule("math");
     _isqrt = math ? PyObject_GetAttrString(math, "isqrt") : NULL;

@@ -7,7 +7,9 @@ edge divergence and the paper's three error kinds. Flows are reduced once by ``p
 """
 from __future__ import annotations
 
+import threading as _threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from typing import Iterable
@@ -15,7 +17,8 @@ from typing import Iterable
 from .flow import Flow, normalise_wires
 from .lenient import SyntaxIssue
 from .matching import Graph, Match, max_common_subgraph
-from .similarity import PROFILES, differing_keys, signatures
+from .similarity import IGNORED as _IGNORED, PROFILES, differing_keys, signatures
+from . import matching as _matching
 from .summary import summarise
 
 
@@ -434,6 +437,56 @@ def _image(edge: tuple, phi: dict[str, str]) -> tuple | None:
     if len(edge) == 3:
         return (phi[edge[0]], edge[1], phi[edge[2]])
     return (phi[edge[0]], phi[edge[1]])
+
+
+def delta_of_values(reference, generated, options: ScoreOptions = ScoreOptions()) -> float:
+    """Δ of two parsed flows (JSON values, as ``flow.flow_from_value`` takes them): exactly
+    ``score(flow_from_value(reference), flow_from_value(generated), options).delta``, and the same
+    FlowError for a value that is not a flow. The companion profile (no other option set) runs in
+    one C call when the native search is in use, without building the flows, their reduction or a
+    report; everything else takes ``score``."""
+    if (options.profile == "companion" and not options.ignore_types and not options.fill_defaults
+            and options.deadline is None and not options.port_aware):
+        native = getattr(_matching._native, "companion_delta", None)
+        if native is not None and _matching.native_search_available():
+            d = native(reference, generated, _IGNORED, _threading.current_thread() is _threading.main_thread())
+            if d is not None:
+                return d
+    from .flow import flow_from_value
+
+    return score(flow_from_value(reference), flow_from_value(generated), options).delta
+
+
+def delta_of_files(reference: str | Path, generated: str | Path, options: ScoreOptions = ScoreOptions()) -> float:
+    """``delta_of_values`` of two flow files read strictly (as ``flow.read_flow_file`` reads them:
+    the same values and the same FlowError, naming the file)."""
+    from .flow import FlowError, loads_json, read_user_file
+
+    values = []
+    for path in (reference, generated):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except (OSError, TypeError, ValueError):
+            data = read_user_file(path)  # its one-line error (missing, a folder, unreadable)
+        try:
+            values.append(loads_json(data))
+        except ValueError as e:
+            raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
+    try:
+        return delta_of_values(values[0], values[1], options)
+    except FlowError as e:
+        raise FlowError(f"{Path(reference if _not_a_flow(values[0]) else generated)}: {e}") from None
+
+
+def _not_a_flow(value) -> bool:
+    from .flow import FlowError, flow_from_value
+
+    try:
+        flow_from_value(value)
+        return False
+    except FlowError:
+        return True
 
 
 def delta(reference: Flow, generated: Flow, options: ScoreOptions = ScoreOptions()) -> float:
