@@ -20,7 +20,8 @@ from .conftest import shown_compare_window
 @pytest.fixture(scope="module")
 def long_experiment(tmp_path_factory):
     folder = tmp_path_factory.mktemp("long")
-    write_experiment(folder, tasks=12, programs=480, domains=6, sizes=(10, 30), seed=7)
+    # long enough that the user can cancel after the first complete row (Ω runs in the studio process)
+    write_experiment(folder, tasks=12, programs=1440, domains=6, sizes=(10, 30), seed=7)
     return folder / "experiment.json"
 
 
