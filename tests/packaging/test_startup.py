@@ -1,6 +1,6 @@
 """Start-up stays light: the studio's first window (the demo program open in it) loads no module
 that only other windows or commands need. scipy (statistics, curation), pyqtgraph (plots,
-heatmap) and Dask load when the Analysis, Curate or cluster work is first used; importing them at
+heatmap), numpy (Flatland drawings and the other windows) and Dask load when the Analysis, Curate or cluster work is first used; importing them at
 start-up cost 2-3 s of the 3 s window-shown target (issue 13)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 #: modules the first window must not load (each is a second or more of a cold start, or a cluster)
-HEAVY = ("scipy", "pyqtgraph", "dask", "distributed", "gindex_studio.core.stats",
+HEAVY = ("scipy", "pyqtgraph", "dask", "distributed", "numpy", "gindex_studio.core.stats",
          "gindex_studio.core.analysis", "gindex_studio.core.curation.engine",
          "gindex_studio.ui.analysis.window", "gindex_studio.ui.curation.window",
          "gindex_studio.ui.compare.window")

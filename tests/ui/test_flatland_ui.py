@@ -141,3 +141,11 @@ def test_augment_and_dataset_from_the_menu(window, qtbot, square_file, tmp_path,
 
     assert write_new_dataset(str(tmp_path / "ds"), seed=1, per_domain=1, per_test_domain=1) == 23
     assert (tmp_path / "ds" / "test" / "medium").is_dir()
+
+
+def test_the_docks_drawing_size_is_the_renderers():
+    """The dock keeps its own copy of the side (so that it loads no numpy before a drawing)."""
+    from gindex_studio.core.flatland import render
+    from gindex_studio.ui.flatland import drawing
+
+    assert drawing.SIZE == render.SIZE

@@ -1,7 +1,8 @@
 """Flatland in the main window: the Drawing dock (follows the current editor) and the Flatland
 menu: Compare Flatland Programs…, Augment…, New Flatland Dataset…. The work of each menu entry is
 a plain function (``augment_document``, ``write_new_dataset``, ``open_compare``) that the menu
-calls after asking for its inputs, so tests and scripts call the same code."""
+calls after asking for its inputs, so tests and scripts call the same code. What needs numpy
+(augmenting, data sets, the compare window) is imported when its entry is used, not at start-up."""
 from __future__ import annotations
 
 import tempfile
@@ -11,15 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog
 
-from gindex_studio.core.flatland.augment import augment_to_folder
-from gindex_studio.core.flatland.dataset import generate, write_dataset
 from gindex_studio.core.flatland.errors import FlatlandError
-from gindex_studio.core.flatland.files import read_generated_file
 from gindex_studio.core.flatland.lisp import write_lisp
 from gindex_studio.core.flatland.program import program_from_flow
-from gindex_studio.core.flatland.resolve import load_file
 
-from .compare import FlatlandCompare
 from .drawing import DrawingPanel
 
 
@@ -27,6 +23,8 @@ def augment_document(editor, n: int, seed: int, folder: str) -> list[Path]:
     """Write ``n`` seeded variants of the editor's program into ``folder``. A saved, unmodified
     ``.fbp`` / ``.lisp`` file is augmented from its text (its ``@param`` randomisers apply);
     otherwise the flat program on the canvas is. Raises FlatlandError."""
+    from gindex_studio.core.flatland.augment import augment_to_folder
+
     path = editor.path
     if path and Path(path).suffix.lower() in (".fbp", ".lisp") and not editor.is_dirty():
         return augment_to_folder(path, n, seed, folder)
@@ -40,11 +38,19 @@ def augment_document(editor, n: int, seed: int, folder: str) -> list[Path]:
 
 def write_new_dataset(folder: str, seed: int, per_domain: int = 50, per_test_domain: int = 8) -> int:
     """Generate and write the paper's data set; returns the number of tasks."""
+    from gindex_studio.core.flatland.dataset import generate, write_dataset
+
     return write_dataset(generate(seed, per_domain, per_test_domain), folder)
 
 
-def open_compare(reference_path: str, generated_path: str, parent=None) -> FlatlandCompare:
-    """The compare window for two program files (the generated one read leniently)."""
+def open_compare(reference_path: str, generated_path: str, parent=None):
+    """The compare window (a ``FlatlandCompare``) for two program files (the generated one read
+    leniently)."""
+    from gindex_studio.core.flatland.files import read_generated_file
+    from gindex_studio.core.flatland.resolve import load_file
+
+    from .compare import FlatlandCompare
+
     gen = read_generated_file(generated_path)
     w = FlatlandCompare(load_file(reference_path), gen.program, title=f"Flatland: {Path(reference_path).name} vs "
                         f"{Path(generated_path).name}", parent=parent, syntax=gen.syntax)

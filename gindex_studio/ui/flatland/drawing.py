@@ -5,24 +5,29 @@ step-through (segment k highlighted, the node that drew it named and selected).
 one redraw (coalesced on a zero-time timer). ``image`` is the drawn 128×128 boolean array;
 ``trace`` the run's segments and nodes; ``message`` what is shown instead when the flow is not a
 runnable Flatland program.
+
+Light at start-up: the dock follows every document, most of them not Flatland programs, so numpy
+and the renderer load only when a program is first drawn (the studio's first window loads none).
 """
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSlider, QSizePolicy, QVBoxLayout, QWidget
 
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.program import program_from_flow
-from gindex_studio.core.flatland.render import SIZE, rasterise
 from gindex_studio.core.flatland.run import execute
+
+SIZE = 128  # the drawing's side in pixels (core.flatland.render.SIZE, checked by the tests)
 
 STEP_COLOR = "#d62728"
 
 
-def bool_image(img: np.ndarray) -> QImage:
+def bool_image(img) -> QImage:
     """A boolean array as a grey QImage (ink black on white), owning its memory."""
+    import numpy as np
+
     a = np.ascontiguousarray(np.where(img, 0, 255).astype(np.uint8))
     h, w = a.shape
     return QImage(a.data, w, h, w, QImage.Format_Grayscale8).copy()
@@ -80,7 +85,7 @@ class DrawingPanel(QWidget):
         super().__init__(parent)
         self.doc = None
         self.trace = None
-        self.image = np.zeros((SIZE, SIZE), dtype=bool)
+        self._image = None  # None: blank
         self.message = ""
         self.view = ImageView()
         self.info = QLabel()
@@ -103,6 +108,15 @@ class DrawingPanel(QWidget):
         self._timer.timeout.connect(self.refresh)
         self.stepping.toggled.connect(self._on_stepping)
         self.slider.valueChanged.connect(lambda _v: self._show())
+
+    @property
+    def image(self):
+        """The drawn 128×128 boolean array (all False when nothing is drawn)."""
+        if self._image is None:
+            import numpy as np
+
+            return np.zeros((SIZE, SIZE), dtype=bool)
+        return self._image
 
     def set_document(self, doc) -> None:
         if self.doc is not None:
@@ -155,13 +169,15 @@ class DrawingPanel(QWidget):
 
     def _show(self) -> None:
         if self.trace is None:
-            self.image = np.zeros((SIZE, SIZE), dtype=bool)
+            self._image = None
             self.view.set_image(None)
             self.step_label.setText("")
             return
         k = self.current_step()
         segs = self.trace.segments if k is None else self.trace.segments[:k]
-        self.image = rasterise(segs)
+        from gindex_studio.core.flatland.render import rasterise
+
+        self._image = rasterise(segs)
         segment = None if k is None else self.trace.segments[k - 1]
         self.view.set_image(bool_image(self.image), segment)
         if k is None:
