@@ -104,22 +104,32 @@ def _x(display: str, *args: str) -> str:
 
 
 def start_xvfb(size=SCREEN) -> tuple[subprocess.Popen, str]:
-    """A fresh Xvfb server on a free display number well away from :0 (other X servers and other
-    checks may be running on this machine), answering before this returns."""
-    import random
+    """A fresh Xvfb server on a display number it chose itself (``-displayfd``: no race with other
+    X servers or checks starting at the same moment), answering before this returns."""
+    import select
 
-    for number in random.sample(range(300, 900), 20):
-        if Path(f"/tmp/.X{number}-lock").exists():
-            continue
-        proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        end = time.perf_counter() + 10
-        while proc.poll() is None and time.perf_counter() < end:
-            if _x(f":{number}", "getdisplaygeometry") == f"{size[0]} {size[1]}":
-                return proc, f":{number}"
-            time.sleep(0.05)
-        proc.kill()
-        proc.wait()
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", f"{size[0]}x{size[1]}x24",
+                             "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(w,))
+    os.close(w)
+    number = b""
+    end = time.perf_counter() + 10
+    try:
+        while not number.endswith(b"\n") and time.perf_counter() < end and proc.poll() is None:
+            if select.select([r], [], [], 0.1)[0]:
+                chunk = os.read(r, 16)
+                if not chunk:
+                    break
+                number += chunk
+    finally:
+        os.close(r)
+    display = f":{number.decode().strip()}" if number.strip().isdigit() else None
+    while display and proc.poll() is None and time.perf_counter() < end:
+        if _x(display, "getdisplaygeometry") == f"{size[0]} {size[1]}":
+            return proc, display
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
     raise SystemExit("x11_check: Xvfb did not start")
 
 
