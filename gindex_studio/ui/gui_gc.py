@@ -9,7 +9,8 @@ thread, holding the GIL, waited for the same object's mutex) or crash the proces
 ``collect_on_gui_thread(app)`` therefore switches the automatic collector off and collects from
 a timer on the GUI thread, one generation at a time with Python's own thresholds. Objects freed
 by reference counting are unaffected; only cycles wait for the next tick (at most
-``INTERVAL_MS``, longer while the GUI thread is busy).
+``INTERVAL_MS``, longer while the GUI thread is busy, and until its end while a long computation
+keeps the heap frozen, see core/gcpause).
 """
 from __future__ import annotations
 
