@@ -29,9 +29,11 @@ class System:
     result: GIndexResult
 
 
-def score_systems(pairs: Sequence[tuple[str, Experiment]], workers: int | None = None) -> list[System]:
-    """Score every experiment (``compute_gindex``) into systems."""
-    return [System(label, exp, compute_gindex(exp, workers=workers)) for label, exp in pairs]
+def score_systems(pairs: Sequence[tuple[str, Experiment]], workers: int | None = None,
+                  cancel=None) -> list[System]:
+    """Score every experiment (``compute_gindex``) into systems. ``cancel`` (anything with
+    ``is_set()``): once set, the running computation stops and ``Cancelled`` is raised."""
+    return [System(label, exp, compute_gindex(exp, workers=workers, cancel=cancel)) for label, exp in pairs]
 
 
 # ----- per-task arrays --------------------------------------------------------------------------

@@ -211,22 +211,26 @@ def loads_json(data: bytes | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as e:
-        import json
-
         if "depth limit" in str(e):
             raise
+        first = e
+    import json
 
-        # bytes that are not UTF-8 become lone surrogates ("surrogateescape") so that ``dumps``
-        # writes exactly the same bytes back; never U+FFFD
-        text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            raise
-        except RecursionError:
-            raise ValueError("the JSON is nested too deeply") from None
-        except Exception:
-            raise e
+    # bytes that are not UTF-8 become lone surrogates ("surrogateescape") so that ``dumps``
+    # writes exactly the same bytes back; never U+FFFD
+    text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
+    try:
+        return json.loads(text)  # outside the handler: its error does not chain orjson's
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+    except Exception:
+        raise first
+    finally:
+        # ``first``'s traceback holds this frame, which holds ``first``: a cycle that keeps every
+        # caller's frame (and what their locals hold) until the collector runs
+        first = None
 
 
 def flow_from_value(value: Any) -> Flow:

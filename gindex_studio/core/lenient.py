@@ -72,6 +72,15 @@ def _read(text: str) -> LenientRead:
         return LenientRead(flow_from_value(loads_json(text)))
     except (ValueError, FlowError) as e:
         strict_error = e
+    try:
+        return _lenient(text, strict_error)
+    finally:
+        # the error's traceback holds this frame, and the frame the error: a cycle that would keep
+        # every caller's frame (and what their locals hold, windows included) for the collector
+        strict_error = None
+
+
+def _lenient(text: str, strict_error: Exception) -> LenientRead:
     # 2. the body of a Markdown fence, or the text from its first bracket, strictly
     start, body = _json_body(text)
     if body is not None:

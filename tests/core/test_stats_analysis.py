@@ -182,3 +182,17 @@ def test_study_files_round_trip_and_errors(tmp_path):
         load_study(tmp_path / "bad2.json")
     name, pairs = open_inputs([out, DEMO_DIR / "experiment.json"])
     assert [label for label, _ in pairs] == ["small", "gpt2-medium", "gpt2-large", "demo-gpt2-medium"]
+
+
+def test_score_systems_stops_when_cancelled():
+    """The Analysis window passes its cancel through (closing it stops the scoring)."""
+    from gindex_studio.core.analysis import score_systems
+    from gindex_studio.core.curriculum import Cancelled
+    from gindex_studio.core.matching import CancelToken
+
+    _name, pairs = open_inputs([DEMO_DIR / "study" / "study.json"])
+    token = CancelToken()
+    token.set()
+    with pytest.raises(Cancelled):
+        score_systems(pairs, workers=1, cancel=token)
+    assert [s.label for s in score_systems(pairs[:1], workers=1, cancel=CancelToken())] == [pairs[0][0]]

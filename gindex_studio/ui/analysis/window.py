@@ -104,8 +104,6 @@ class AnalysisWindow(QMainWindow):
         self.figures: dict[str, Figure] = {}
         self.panels: dict[str, FigurePanel] = {}
         self.compare_windows: list = []
-        self.ask_save_path = self._ask_save_path  # replaced in tests
-        self.ask_open_paths = self._ask_open_paths
         self.runner = LatestRunner(self)
         self.runner.done.connect(self._scored)
         self.runner.failed.connect(self._fail)
@@ -163,7 +161,7 @@ class AnalysisWindow(QMainWindow):
         self.paths += [str(p) for p in paths]
         keep = list(self.systems)
         self.status_label.setText(f"Scoring {len(pairs)} experiment(s)…")
-        self.runner.submit(lambda _p, _s: keep + score_systems(pairs, workers=1))
+        self.runner.submit(lambda _p, stale: keep + score_systems(pairs, workers=1, cancel=stale))
         return True
 
     def wait_idle(self, ms: int = 60_000) -> None:
@@ -278,7 +276,9 @@ class AnalysisWindow(QMainWindow):
         self.statusBar().showMessage(f"Exported {path}", 5000)
         return path
 
-    def _ask_save_path(self, title: str, suggestion: str, filt: str) -> str | None:
+    def ask_save_path(self, title: str, suggestion: str, filt: str) -> str | None:
+        """The file dialog (tests replace it on the instance; a bound method stored on the
+        window would tie it in a reference cycle)."""
         path, _ = QFileDialog.getSaveFileName(self, title, suggestion, filt)
         return path or None
 
@@ -288,7 +288,7 @@ class AnalysisWindow(QMainWindow):
         if paths:
             self.open_paths(paths)
 
-    def _ask_open_paths(self, title: str, filt: str) -> list[str]:
+    def ask_open_paths(self, title: str, filt: str) -> list[str]:
         paths, _ = QFileDialog.getOpenFileNames(self, title, "", filt)
         return paths
 
@@ -352,8 +352,9 @@ class AnalysisWindow(QMainWindow):
         return win
 
     def closeEvent(self, e):
-        self.runner.cancel()
-        self.runner.wait(5000)
+        """The scoring stops (its searches and worker processes) and the window goes only once
+        it has ended: nothing of the window is destroyed while a worker could still report."""
+        self.runner.shutdown()
         e.accept()
 
 

@@ -65,10 +65,13 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, runner: "LatestRunner", token: int, fn: Callable, stale: StaleToken):
+    """One request. It holds no reference to the runner, and its signals object is the runner's
+    child: when the pool deletes the job (in the worker thread), no Qt object goes with it."""
+
+    def __init__(self, signals: _Signals, token: int, fn: Callable, stale: StaleToken):
         super().__init__()
-        self.runner, self.token, self.fn, self.stale = runner, token, fn, stale
-        self.signals = runner._signals  # keep a reference: emitted from the worker thread
+        self.token, self.fn, self.stale = token, fn, stale
+        self.signals = signals  # emitted from the worker thread; owned by the runner
 
     def run(self):
         token, stale = self.token, self.stale  # set by the next submit (or cancel)
@@ -107,7 +110,7 @@ class LatestRunner(QObject):
         self._latest = 0
         self._finished = 0
         self._stale: StaleToken | None = None  # the newest request's token
-        self._signals = _Signals()
+        self._signals = _Signals(self)  # a child: destroyed with the runner, on the GUI thread
         self._signals.partial.connect(self._on_partial)
         self._signals.done.connect(self._on_done)
         self._signals.failed.connect(self._on_failed)
@@ -118,7 +121,7 @@ class LatestRunner(QObject):
         self._latest += 1
         self._stale = StaleToken()
         self.pool.clear()  # a queued, not yet started request is stale now
-        self.pool.start(_Job(self, self._latest, fn, self._stale))
+        self.pool.start(_Job(self._signals, self._latest, fn, self._stale))
         return self._latest
 
     def cancel(self) -> None:
@@ -129,6 +132,15 @@ class LatestRunner(QObject):
         self.pool.clear()
         self._latest += 1
         self._finished = self._latest
+
+    def shutdown(self) -> None:
+        """Closing: ``cancel``, then wait until the running job has really ended, however long
+        (every job given to a runner stops on its token). Call it before the runner, or anything
+        receiving its signals, is destroyed: a worker emitting a result while the GUI thread
+        destroys a receiver deadlocks (the emit holds Qt's connection lock and waits for the
+        GIL, the destructor holds the GIL and waits for the lock)."""
+        self.cancel()
+        self.pool.waitForDone(-1)
 
     @property
     def busy(self) -> bool:

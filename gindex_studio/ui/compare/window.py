@@ -626,10 +626,11 @@ class CompareWindow(QMainWindow):
         if self._follows_focus:
             QApplication.instance().focusChanged.disconnect(self._on_focus)
             self._follows_focus = False
-        self.view.runner.cancel()  # a long exact search stops now rather than delaying the close
-        c.runner.cancel()  # and so does a g-index computation, worker processes included
-        self.view.runner.wait(5000)
-        c.runner.wait(5000)
+        # a long exact search stops now rather than delaying the close, and so does a g-index
+        # computation (worker processes included); the window goes only once both have ended
+        self.view.runner.cancel()
+        c.runner.shutdown()
+        self.view.runner.shutdown()
         e.accept()
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
+from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
@@ -30,6 +32,21 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
             out.append((start, k))
             start = None
     return out
+
+
+def _progress_of(job) -> Callable[[int, int], None]:
+    """The engine's progress callback for ``job``: it reaches the job through a weak reference.
+    ``job.progress.emit`` would make a cycle (job → engine → bound signal → job) that only the
+    garbage collector frees, in whichever thread it happens to run: Qt objects must die on the
+    GUI thread, when the window lets them go."""
+    ref = weakref.ref(job)
+
+    def progress(done: int, total: int) -> None:
+        j = ref()
+        if j is not None:
+            j.progress.emit(done, total)
+
+    return progress
 
 
 class ReportJob(QThread):
@@ -59,7 +76,7 @@ class ReportJob(QThread):
 
     def run(self) -> None:
         self.engine.cancel = self.token  # here, not at construction: the engine may still serve a job that stops
-        self.engine.progress = self.progress.emit
+        self.engine.progress = _progress_of(self)
         if self.hold is not None:
             end = time.monotonic() + self.hold_seconds
             while not self.hold.is_set() and not self._stop.is_set() and time.monotonic() < end:

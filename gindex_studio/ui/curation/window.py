@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,13 @@ class CurationDialogs:
     """Questions the window asks (tests replace it with scripted answers)."""
 
     def __init__(self, parent):
-        self.parent = parent
+        # weak: the window owns its dialogs, and a cycle would leave the window's wrappers to
+        # the garbage collector, which may run in a worker thread
+        self._parent = None if parent is None else weakref.ref(parent)
+
+    @property
+    def parent(self):
+        return None if self._parent is None else self._parent()
 
     def error(self, title: str, text: str) -> None:
         QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self.parent).open()
