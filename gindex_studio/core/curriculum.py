@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
@@ -406,6 +407,26 @@ def _single_threaded() -> bool:
     return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
 
 
+@contextmanager
+def _interrupts_held():
+    """Ctrl-C waits until the block has run (POSIX, main thread; elsewhere nothing changes). An
+    interrupt landing inside ``ProcessPoolExecutor``'s start-up left its manager thread created
+    but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered (not
+    terminated, searching on). Threads started in the block keep Ctrl-C blocked: it reaches the
+    main thread."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
                deadline: float | None = None, progress: Progress | None = None, cancel=None,
                on_result: Callable[[int, dict[str, Nearest]], None] | None = None) -> list[dict[str, Nearest]]:
@@ -448,7 +469,8 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     try:
         pool = ProcessPoolExecutor(max_workers=min(workers, total), **pool_args)
         try:
-            futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
+            with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
+                futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
             pending, done = set(futures), 0
             while pending:
                 _check(cancel)
