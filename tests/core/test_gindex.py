@@ -263,9 +263,9 @@ def test_recompute_task_on_the_demo_is_cheap():
     r = compute_gindex(exp)
     k = exp.task_index("youtube-pause-4")
     exp.tasks[k].set_generated_flow(exp.tasks[k].reference.copy())
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU: the work done, which load does not stretch
     r2 = recompute_task(r, exp, k)
-    assert time.perf_counter() - t0 < 0.5
+    assert time.thread_time() - t0 < 0.5
     assert r2.tasks[k].delta == 0.0 and r2.g_index > r.g_index
     assert r2.g_index == pytest.approx(compute_gindex(exp, workers=1).g_index, rel=1e-12)
 

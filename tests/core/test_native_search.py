@@ -235,13 +235,13 @@ def test_deadline_gives_an_honest_upper_bound_on_a_hard_pair():
     b = random_flow(120, random.Random(1003), "b")
     g1, g2 = graphs(a, b)
     with mode(True):
-        t = time.perf_counter()
+        t = time.thread_time()  # CPU of this thread, where the search runs: load does not stretch it
         cut = M.max_common_subgraph(g1, g2, deadline=0.05)
-        elapsed = time.perf_counter() - t
+        spent = time.thread_time() - t
         longer = M.max_common_subgraph(g1, g2, deadline=1.0)
     with mode(False):
         py = M.max_common_subgraph(g1, g2, deadline=0.3)
-    assert not cut.exact and elapsed < 1.0
+    assert not cut.exact and spent < 1.0
     assert cut.nodes > 0
     # the true S is out of reach (hours); every S found is a lower bound on it
     true_lower = max(Fraction(*m.weight) for m in (cut, longer, py))
@@ -289,10 +289,12 @@ def test_signals_interrupt_a_long_search():
     old = signal.signal(signal.SIGALRM, handler)
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.1)
-        t = time.perf_counter()
+        t = time.thread_time()
         with mode(True), pytest.raises(Interrupted):
-            M.max_common_subgraph(g1, g2, deadline=5.0)  # the deadline only guards against a hang
-        assert time.perf_counter() - t < 2.0
+            M.max_common_subgraph(g1, g2, deadline=120.0)  # the deadline only guards against a hang
+        # the search stopped at the signal, not at its deadline: it spent a fraction of the CPU
+        # it would have by then (CPU time, not elapsed time: a loaded machine stretches the latter)
+        assert time.thread_time() - t < 2.0
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
@@ -369,10 +371,11 @@ def test_signals_interrupt_a_long_companion_search():
     old = signal.signal(signal.SIGALRM, handler)
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.1)
-        t = time.perf_counter()
+        t = time.thread_time()
         with mode(True), pytest.raises(Interrupted):
-            M.max_common_subgraph(g1, g2, "companion", deadline=30.0)  # the deadline only guards against a hang
-        assert time.perf_counter() - t < 5.0
+            M.max_common_subgraph(g1, g2, "companion", deadline=120.0)  # the deadline only guards against a hang
+        # stopped at the signal, not at the deadline (CPU time of this thread, as above)
+        assert time.thread_time() - t < 2.0
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

@@ -74,10 +74,9 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     done_before = panel.model.completed
     # the user clicks Cancel
     assert panel.stop_button.text() == "Cancel"
-    t0 = time.perf_counter()
     click_centre(panel.stop_button)
-    qtbot.waitUntil(lambda: worker_idle(cwin), timeout=5000)
-    assert time.perf_counter() - t0 < 0.5
+    qtbot.waitUntil(lambda: worker_idle(cwin), timeout=60_000)  # how promptly: tests/core/test_gindex_progress.py
+    assert panel.model.completed < 12, "the work ran to its end: the cancel stopped nothing"
     qtbot.wait(300)
     assert not watch.results and cwin.controller.result is None  # no result arrives after a cancel
     assert panel.model.completed >= done_before and panel.model.rowCount() == 12  # the rows done stay
@@ -100,9 +99,8 @@ def test_cancel_stops_the_worker_processes(cwin, qtbot, long_experiment):
     qtbot.waitUntil(lambda: "Ω" in panel.progress.format() and panel.model.completed >= 1, timeout=60_000)
     workers = [p for p in mp.active_children() if p not in before]
     assert len(workers) == 2 and cwin.controller.result is None
-    t0 = time.perf_counter()
     click_centre(panel.stop_button)
-    qtbot.waitUntil(lambda: worker_idle(cwin) and not any(p.is_alive() for p in workers), timeout=5000)
-    assert time.perf_counter() - t0 < 0.5
+    qtbot.waitUntil(lambda: worker_idle(cwin) and not any(p.is_alive() for p in workers), timeout=60_000)
+    assert panel.model.completed < 12, "the work ran to its end: the cancel stopped nothing"
     qtbot.wait(200)
     assert cwin.controller.result is None and panel.stop_button.text() == "Compute again"
