@@ -26,8 +26,6 @@ def delete_now() -> None:
 
 
 def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot, library, monkeypatch):
-    from gindex_studio.ui.analysis.window import WINDOWS, open_analysis
-
     real = core_analysis.compute_gindex
     started, seen = threading.Event(), {}
 
@@ -46,6 +44,17 @@ def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot,
             seen["ended"] = True
 
     monkeypatch.setattr(core_analysis, "compute_gindex", held)
+    gc.collect()
+    gc.disable()  # the window must be freed when it is deleted, not by a later collection
+    try:
+        closed_and_freed(qtbot, library, started, seen)
+    finally:
+        gc.enable()
+
+
+def closed_and_freed(qtbot, library, started, seen) -> None:
+    from gindex_studio.ui.analysis.window import WINDOWS, open_analysis
+
     win = open_analysis([str(STUDY)], library)  # as File → Analysis… then a study
     qtbot.waitExposed(win)
     assert started.wait(60), "the scoring did not start"
@@ -57,8 +66,11 @@ def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot,
     assert seen["cancel"] is not None and seen["cancel"].is_set()
     assert isinstance(seen.get("raised"), Cancelled)
     assert win.runner.pool.activeThreadCount() == 0 and win.systems == []
+    alive = weakref.ref(win)
     delete_now()
     assert win not in WINDOWS
+    del win
+    assert alive() is None, "the closed window is left in a reference cycle"
 
 
 def test_closing_the_curation_window_frees_its_jobs_and_engines_at_once(qtbot, tmp_path, monkeypatch):
