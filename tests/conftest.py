@@ -2,6 +2,8 @@
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# as the studio runs (ui/app.py): one OpenBLAS thread, whichever test imports numpy first
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 import pytest  # noqa: E402

@@ -9,6 +9,11 @@ import os
 import sys
 from pathlib import Path
 
+# One OpenBLAS thread: the studio's numeric work runs in Qt worker threads beside the GUI, where
+# BLAS threads spinning after each call only compete with them (a threaded eigh once hung in a
+# worker). Set before numpy is first imported (lazily, after this module); the user's value wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from PySide6.QtCore import QPointF, QSettings, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import (
