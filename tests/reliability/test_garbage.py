@@ -27,6 +27,7 @@ def frames_left_in_cycles(work) -> list[str]:
     runs; a first run beforehand, so that lazy imports and caches do not count; garbage other
     threads make meanwhile is not ours and does not count)."""
     work()
+    was_on = gc.isenabled()
     gc.disable()
     try:
         gc.collect()
@@ -38,7 +39,8 @@ def frames_left_in_cycles(work) -> list[str]:
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
-        gc.enable()
+        if was_on:
+            gc.enable()
 
 
 @pytest.mark.parametrize("text", BROKEN)

@@ -9,6 +9,8 @@ import gc
 import threading
 import weakref
 
+import pytest
+
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -19,13 +21,28 @@ from gindex_studio.paths import DEMO_DIR
 STUDY = DEMO_DIR / "study" / "study.json"
 
 
+@pytest.fixture
+def collector_off(monkeypatch):
+    """No cyclic collection while the test runs: neither the automatic one nor the GUI thread's
+    (ui/gui_gc's timer collects through ``gc.collect``), so what is freed is freed by the window
+    letting it go."""
+    was_on = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    monkeypatch.setattr(gc, "collect", lambda generation=2: 0)
+    yield
+    monkeypatch.undo()
+    if was_on:
+        gc.enable()
+
+
 def delete_now() -> None:
     """Run the deferred deletions posted by a closed WA_DeleteOnClose window."""
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
     QApplication.processEvents()
 
 
-def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot, library, monkeypatch):
+def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot, library, monkeypatch, collector_off):
     real = core_analysis.compute_gindex
     started, seen = threading.Event(), {}
 
@@ -44,15 +61,6 @@ def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot,
             seen["ended"] = True
 
     monkeypatch.setattr(core_analysis, "compute_gindex", held)
-    gc.collect()
-    gc.disable()  # the window must be freed when it is deleted, not by a later collection
-    try:
-        closed_and_freed(qtbot, library, started, seen)
-    finally:
-        gc.enable()
-
-
-def closed_and_freed(qtbot, library, started, seen) -> None:
     from gindex_studio.ui.analysis.window import WINDOWS, open_analysis
 
     win = open_analysis([str(STUDY)], library)  # as File → Analysis… then a study
@@ -73,31 +81,27 @@ def closed_and_freed(qtbot, library, started, seen) -> None:
     assert alive() is None, "the closed window is left in a reference cycle"
 
 
-def test_closing_the_curation_window_frees_its_jobs_and_engines_at_once(qtbot, tmp_path, monkeypatch):
+def test_closing_the_curation_window_frees_its_jobs_and_engines_at_once(qtbot, tmp_path, monkeypatch,
+                                                                         collector_off):
     """With the collector off, the closed window, its jobs (QThreads) and its engines are gone as
     soon as the window is deleted: nothing is left in a reference cycle."""
     from gindex_studio.ui.curation.window import WINDOWS, open_curation
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    gc.collect()
-    gc.disable()
-    try:
-        win = open_curation(str(DEMO_DIR / "experiment.json"))
-        qtbot.waitExposed(win)
-        win.wait_for_report()
-        win.wait_for_matrix()
-        qtbot.waitUntil(lambda: win._matrix_job is None or not win._matrix_job.isRunning(), timeout=60_000)
-        assert win._report_job is not None and win._report_engine.progress is not None
-        refs = {"window": weakref.ref(win), "report job": weakref.ref(win._report_job),
-                "report engine": weakref.ref(win._report_engine)}
-        if win._matrix_engine is not None:
-            refs["matrix engine"] = weakref.ref(win._matrix_engine)
-        if win._matrix_job is not None:
-            refs["matrix job"] = weakref.ref(win._matrix_job)
-        win.close()
-        delete_now()
-        assert win not in WINDOWS
-        del win
-        assert [name for name, ref in refs.items() if ref() is not None] == []
-    finally:
-        gc.enable()
+    win = open_curation(str(DEMO_DIR / "experiment.json"))
+    qtbot.waitExposed(win)
+    win.wait_for_report()
+    win.wait_for_matrix()
+    qtbot.waitUntil(lambda: win._matrix_job is None or not win._matrix_job.isRunning(), timeout=60_000)
+    assert win._report_job is not None and win._report_engine.progress is not None
+    refs = {"window": weakref.ref(win), "report job": weakref.ref(win._report_job),
+            "report engine": weakref.ref(win._report_engine)}
+    if win._matrix_engine is not None:
+        refs["matrix engine"] = weakref.ref(win._matrix_engine)
+    if win._matrix_job is not None:
+        refs["matrix job"] = weakref.ref(win._matrix_job)
+    win.close()
+    delete_now()
+    assert win not in WINDOWS
+    del win
+    assert [name for name, ref in refs.items() if ref() is not None] == []
