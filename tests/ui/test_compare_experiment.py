@@ -166,7 +166,11 @@ def test_switching_profile_in_an_experiment_recomputes_everything(cwin, qtbot, d
     settle(qtbot, cwin.view)
     cwin.view.panel.profile.setCurrentText("companion")
     settle(qtbot, cwin.view)
-    settle_g(qtbot, cwin)
+    # the old result stands until the recomputation starts: wait for the new profile's, not for
+    # a moment where nothing runs (under load that came before the recomputation was submitted)
+    qtbot.waitUntil(lambda: cwin.controller.result is not None and cwin.controller.result.profile == "companion",
+                    timeout=60_000)
+    settle_g(qtbot, cwin, timeout=60_000)
     expected = compute_gindex(load_experiment(demo_copy), ScoreOptions(profile="companion"), workers=1)
     assert cwin.controller.result.g_index == pytest.approx(expected.g_index, rel=1e-12)
     assert cwin.controller.result.profile == "companion"
