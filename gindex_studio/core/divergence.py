@@ -276,7 +276,9 @@ class ScoreResult:
         if src is None or name not in _REPORT_FIELDS:
             raise AttributeError(name)
         self.__dict__.update(_report(*src))
-        del self.__dict__["_report_src"]
+        # pop, not del: two threads may build the same report at once (a compare window's GUI
+        # thread reads a task's reports while its worker does); the second found it gone: KeyError
+        self.__dict__.pop("_report_src", None)
         return self.__dict__[name]
 
     def __getstate__(self):
