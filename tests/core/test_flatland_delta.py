@@ -33,6 +33,23 @@ def test_weights_by_hand():
                            {"position": [108, 7], "theta": 0}) == (Fraction(76, 100) + 1) / 2
 
 
+_ANGLES = st.one_of(st.sampled_from([0, 90, -90, 360, 359.9999995, 720.5, 1e-7, 5e-7, 1.5e-6, 1e9, float("nan")]),
+                    st.floats(-1e4, 1e4), st.integers(-800, 800))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["move", "turn", "loop", "info"]), st.booleans(), _ANGLES, _ANGLES,
+       st.lists(st.floats(-300, 300), min_size=4, max_size=4), st.sampled_from([1, 2, 2.0]), st.sampled_from([1, 2]),
+       st.booleans(), st.integers(0, 2))
+def test_integer_weights_equal_the_fractions(t, same, a, b, pos, d1, d2, pen, lo):
+    """``weight`` (integers) gives exactly ``weight_fraction`` (Fractions) in lowest terms."""
+    pa = {"dist": d1, "penup": pen, "theta": a, "start": lo, "end": 4, "position": pos[:2]}
+    pb = {"dist": d2, "penup": not pen if same else pen, "theta": b, "start": 0, "end": 4, "position": pos[2:]}
+    f = weight_fraction(t, pa, t, pb)
+    assert weight(t, pa, t, pb) == (f.numerator, f.denominator)
+    assert weight(t, pa, "loop" if t != "loop" else "move", pb) == (0, 1)
+
+
 def _prog(nodes, edges, start=(64, 64, 0)):
     """nodes: {id: (type, params)}; edges: [(src, port, dst)]; a start node pointing at the first."""
     ns = {"__START__": FlatNode("__START__", "info", {"position": [start[0], start[1]], "theta": start[2]}, {})}

@@ -18,6 +18,7 @@ search adds integers; the weight differs from the floating-point formula by < 3�
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 ANGLE_GRID = 10**6
@@ -60,10 +61,40 @@ def weight_fraction(ta: str, pa: dict, tb: str, pb: dict) -> Fraction:
     return Fraction(0)
 
 
+_TURN = 360 * ANGLE_GRID  # a turn weight is (_TURN − |Δ angle on the grid|) / _TURN
+
+
+def _grid(theta) -> int:
+    """``_angle`` × ANGLE_GRID: the angle on the grid, an integer."""
+    return round((float(theta) % 360.0) * ANGLE_GRID)
+
+
+def _lowest(num: int, den: int) -> tuple[int, int]:
+    if num <= 0:
+        return 0, 1
+    g = math.gcd(num, den)
+    return num // g, den // g
+
+
 def weight(ta: str, pa: dict, tb: str, pb: dict) -> tuple[int, int]:
-    """w as (numerator, denominator) in lowest terms; (0, 1) when zero."""
-    f = weight_fraction(ta, pa, tb, pb)
-    return f.numerator, f.denominator
+    """w as (numerator, denominator) in lowest terms; (0, 1) when zero: ``weight_fraction``
+    computed in integers (the same value; Ω meets hundreds of thousands of parameter pairs)."""
+    if ta != tb:
+        return 0, 1
+    try:
+        if ta == "move":
+            return _lowest((pa["dist"] == pb["dist"]) + (bool(pa["penup"]) == bool(pb["penup"])), 2)
+        if ta == "turn":
+            return _lowest(_TURN - abs(_grid(pa["theta"]) - _grid(pb["theta"])), _TURN)
+        if ta == "loop":
+            return _lowest((pa["start"] == pb["start"]) + (pa["end"] == pb["end"]), 2)
+        if ta == "info":
+            h = max(0, _TURN - abs(_grid(pa["theta"]) - _grid(pb["theta"])))  # h · _TURN
+            p = position_weight(pa["position"], pb["position"])  # a multiple of 1/100
+            return _lowest(p.numerator * (_TURN // p.denominator) + h, 2 * _TURN)
+    except (KeyError, TypeError, ValueError):
+        return 0, 1
+    return 0, 1
 
 
 _CACHE: dict = {}
