@@ -34,6 +34,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+#: the CLI as a shell in a terminal starts it: Ctrl-C not ignored. A test run started in the
+#: background (``cmd &`` in a script, nohup) ignores SIGINT, and every child inherits that: the
+#: command then rightly ignored the Ctrl-C (seen: SigIgn 0x1001007 = SIGHUP, SIGINT, SIGQUIT).
+AS_IN_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                    "from gindex_studio.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
 def _running(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -53,7 +60,7 @@ def test_one_ctrl_c_stops_every_worker_and_exits_130_within_a_second(tmp_path):
         write_flow_file(random_flow(120, random.Random(1000 + i), "t"), tmp_path / f"t{i}.json")
     tasks = [str(tmp_path / f"t{i}.json") for i in range(4)]
     children_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.Popen([sys.executable, "-m", "gindex_studio.cli", "omega", "--curriculum", str(tmp_path / "cur"),
+    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "omega", "--curriculum", str(tmp_path / "cur"),
                           "--tasks", *tasks, "--workers", "2"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -118,6 +125,7 @@ def _descendants(pid: int) -> list[int]:
 # before it is started", exit 1 with a traceback; or a worker it had not registered searched on).
 INTERRUPTED_START = r"""
 import json, multiprocessing as mp, os, random, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (see AS_IN_A_TERMINAL)
 import concurrent.futures.process as cfp
 from gindex_studio.core.curriculum import Curriculum, omega_many
 from gindex_studio.core.divergence import prepare
