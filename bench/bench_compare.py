@@ -23,6 +23,8 @@ import statistics
 import sys
 import time
 
+import qtloop  # bench/qtloop.py (this folder is on sys.path when a bench runs)
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -37,27 +39,14 @@ def main(argv=None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from gindex_studio.core.divergence import score
     from gindex_studio.core.generate import perturb, random_flow
+    from gindex_studio.ui.compare.model import CompareModel
     from gindex_studio.ui.compare.view import CompareView
 
-    from PySide6.QtCore import QEventLoop, QTimer
-
     def pump_until(cond, timeout=60.0):
-        """Run the event loop (blocking in Qt, as an idle studio does) until ``cond()``."""
-        if cond():
-            return
-        loop = QEventLoop()
-        poll = QTimer()
-        poll.setInterval(2)
-        poll.timeout.connect(lambda: cond() and loop.quit())
-        poll.start()
-        QTimer.singleShot(int(timeout * 1000), loop.quit)
-        loop.exec()
-        poll.stop()
-        if not cond():
-            raise TimeoutError("no result")
+        qtloop.pump_until(cond, timeout, "no result")
 
     print(f"compare view, edit → updated panel (median of {args.repeats} wire deletions), offscreen, "
-          f"debounce {CompareView.DEBOUNCE_MS} ms")
+          f"debounce {CompareModel.DEBOUNCE_MS} ms")
     print(f"{'nodes':>5} {'first update':>13} {'exact':>9} {'p90 exact':>10} {'bare score':>11} {'ratio':>6}  notes")
     for n in args.sizes:
         rng = random.Random(20240 + n)

@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import qtloop  # bench/qtloop.py (this folder is on sys.path when a bench runs)
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -45,7 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds for each command-line run")
     args = ap.parse_args(argv)
 
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from gindex_studio.core.divergence import ScoreOptions
@@ -67,18 +69,7 @@ def main(argv=None) -> int:
     opts = ScoreOptions(profile=args.profile)
 
     def pump_until(cond, timeout=600.0):
-        if cond():
-            return
-        loop = QEventLoop()
-        poll = QTimer()
-        poll.setInterval(2)
-        poll.timeout.connect(lambda: cond() and loop.quit())
-        poll.start()
-        QTimer.singleShot(int(timeout * 1000), loop.quit)
-        loop.exec()
-        poll.stop()
-        if not cond():
-            raise TimeoutError("timed out")
+        qtloop.pump_until(cond, timeout, "timed out")
 
     def open_window():
         win = CompareWindow()
