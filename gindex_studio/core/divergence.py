@@ -103,6 +103,31 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     ``flatland`` profile self-loops are dropped (Eq. 12 relates distinct vertices only, and the
     reference puts no condition on self-loops), and a loop wired to one node by both ports has one
     edge labelled ``out`` (the reference reads the first port that holds the target)."""
+    profile = options.profile
+    built = None
+    if (_flow_graph is not None and not (options.ignore_types or options.port_aware or profile == "flatland")
+            and _matching.native_search_available()):
+        built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
+    if built is None:
+        return _prepare_python(flow, options, library)
+    ids, nodes, out, inn, loops, cyclic, n_edges = built
+    sigs = signatures(_filled(nodes, options, library), profile)
+    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
+
+
+def _filled(nodes: list[dict], options: ScoreOptions, library) -> list[dict]:
+    """The vertices' node dicts as scored: with the library's defaults when ``fill_defaults``."""
+    if not options.fill_defaults:
+        return nodes
+    if library is None:
+        from .library import NodeLibrary
+
+        library = NodeLibrary.bundled()
+    return [library.fill_defaults(d) for d in nodes]
+
+
+def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
+    """``prepare`` in Python: every option and profile."""
     index: dict[str, int] = {}  # the vertices (flow.vertex_nodes: first node of each id) and their position
     nodes = []
     ignored = options.ignore_types
@@ -117,23 +142,15 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
             nodes.append(d)
     if ignored:
         index = {i: k for i, k in index.items() if k >= 0}
-    if options.fill_defaults:
-        if library is None:
-            from .library import NodeLibrary
-
-            library = NodeLibrary.bundled()
-        datas = [library.fill_defaults(d) for d in nodes]
-    else:
-        datas = nodes
     ids = list(index)
     profile = options.profile
-    sigs = signatures(datas, profile)
+    sigs = signatures(_filled(nodes, options, library), profile)
     n = len(nodes)
+    port_aware = options.port_aware
+    flatland = profile == "flatland"
     out: list[dict[int, int]] = [{} for _ in range(n)]  # the Graph's adjacency, built here directly
     inn: list[dict[int, int]] = [{} for _ in range(n)]
     loops = [_NO_LOOPS] * n
-    port_aware = options.port_aware
-    flatland = profile == "flatland"
     back = []  # wires (k, j) with j <= k: without any, file order is a topological order (no loop)
     for k, d in enumerate(nodes):
         wires = d.get("wires")
@@ -160,21 +177,28 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
                 a[p] = a.get(p, 0) | (1 << k)
                 if j == k:
                     loops[k] = loops[k] | {p}
-    warnings = [p.message for p in flow.problems if p.kind in _READER_WARNINGS]
-    # the full cycle check (checks.cycle_problems) only when a loop may exist: it reads the whole
-    # flow (ignored types included), so it also runs whenever types are ignored
-    if options.ignore_types or (back and not _acyclic(out, back)):
-        warnings += loop_warnings(flow)
-    if warnings:
-        warnings = summarise(warnings)
     n_edges = 0
     for ports in out:
         for m in ports.values():
             n_edges += m.bit_count()
-    return Prepared(Graph(ids, sigs, out, inn, loops, n_edges), warnings, port_aware)
+    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), bool(back) and not _acyclic(out, back))
+
+
+def _prepared(flow: Flow, options: ScoreOptions, graph: Graph, cyclic: bool) -> Prepared:
+    """``graph`` with the flow's reader warnings; the full cycle check (checks.cycle_problems) only
+    when ``graph`` has a loop (it reads the whole flow, ignored types included, so it also runs
+    whenever types are ignored)."""
+    warnings = [p.message for p in flow.problems if p.kind in _READER_WARNINGS]
+    if options.ignore_types or cyclic:
+        warnings += loop_warnings(flow)
+    if warnings:
+        warnings = summarise(warnings)
+    return Prepared(graph, warnings, options.port_aware)
 
 
 _NO_LOOPS = frozenset()
+_LOOP0 = frozenset({0})
+_flow_graph = getattr(_matching._native, "flow_graph", None)
 _READER_WARNINGS = frozenset({"dangling-wire", "duplicate-id", "invalid-node", "encoding"})
 
 

@@ -8,6 +8,7 @@ import pickle
 import random
 from fractions import Fraction
 
+import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -373,3 +374,69 @@ def test_one_call_search_is_used_and_keeps_unreduced_weights(monkeypatch):
     assert calls == [1]
     assert m.pairs == [(0, 0, (1, 3)), (1, 1, (1, 1))]
     assert m == _steps(lambda: max_common_subgraph(g1, g2))
+
+
+def _bit_edges(adj):
+    return [(s, p, m.bit_length() - 1 - b) for s, ports in enumerate(adj) for p, m in ports.items()
+            for b in range(m.bit_length()) if m >> (m.bit_length() - 1 - b) & 1]
+
+
+def _prepared_in_python(flow, opts):
+    import os
+
+    os.environ["GINDEX_PURE_PYTHON"] = "1"
+    try:
+        return prepare(flow, opts)
+    finally:
+        del os.environ["GINDEX_PURE_PYTHON"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 200), st.floats(0, 3), st.booleans(), st.sampled_from(["paper", "companion"]))
+def test_native_prepare_equals_the_python_loop(seed, n, density, dup, profile):
+    """prepare's vertices and wires in C (_mcsplit.flow_graph) give the Prepared of the Python
+    loop: flows of up to 200 nodes (several 64-bit words per bitset), wires forward and backward
+    (cycles), self-loops, dangling and non-string targets, flat wire lists, duplicated ids."""
+    matching = _native_or_skip()
+    rng = random.Random(seed)
+    nodes = []
+    for i in range(n):
+        ports = [[rng.choice([f"n{rng.randrange(n)}", f"n{rng.randrange(n)}", "gone", 5])
+                  for _ in range(int(rng.expovariate(1 / (density + 1e-9))) if density else 0)]
+                 for _ in range(rng.randint(0, 2))]
+        if rng.random() < 0.1:
+            ports = [t for p in ports for t in p]  # a flat list: one port
+        nodes.append({"id": f"n{i}", "type": rng.choice("ab"), "wires": ports})
+        if dup and rng.random() < 0.05:
+            nodes.append({"id": f"n{i}", "type": "b", "wires": [[f"n{i}"]]})
+    flow = flow_from_nodes(nodes)
+    opts = ScoreOptions(profile=profile)
+    got = prepare(flow, opts)
+    built = matching._native.flow_graph(flow.nodes, frozenset(), frozenset({0}))
+    assert built is not None
+    want = _prepared_in_python(flow, opts)
+    assert got == want
+    assert got.graph.ids == want.graph.ids and got.graph.sigs == want.graph.sigs
+    g = nx.DiGraph()
+    g.add_nodes_from(range(got.n))
+    g.add_edges_from((s, t) for s, _p, t in _bit_edges(got.graph.adj_out))
+    assert built[5] is not nx.is_directed_acyclic_graph(g)  # the cycle flag that decides the full check
+
+
+def test_native_prepare_is_used_for_the_plain_options_only(monkeypatch):
+    """The C path takes the paper and companion profiles without ignored types or ports; every
+    other option goes through the Python loop."""
+    from gindex_studio.core import divergence
+
+    _native_or_skip()
+    calls = []
+    real = divergence._prepare_python
+    monkeypatch.setattr(divergence, "_prepare_python", lambda *a: calls.append(a[1]) or real(*a))
+    flow = flow_from_nodes([{"id": "a", "type": "t", "wires": [["b"]]}, {"id": "b", "type": "t"}])
+    for opts in (ScoreOptions(), ScoreOptions(profile="companion"), ScoreOptions(fill_defaults=True)):
+        prepare(flow, opts)
+    assert calls == []
+    others = [ScoreOptions(port_aware=True), ScoreOptions(ignore_types=("t",)), ScoreOptions(profile="flatland")]
+    for opts in others:
+        prepare(flow, opts)
+    assert calls == others
