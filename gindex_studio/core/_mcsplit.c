@@ -1083,6 +1083,19 @@ done:
  * 64-bit integers). Same tree, node count, S and bounds as the Python search.
  */
 
+/* carving one allocation: measure with base NULL (off is the size), then carve from base */
+typedef struct {
+    char *base; /* NULL: only measure */
+    size_t off;
+} Bump;
+
+static void *bump(Bump *b, size_t n)
+{
+    void *r = b->base ? b->base + b->off : NULL;
+    b->off += (n + 15) & ~(size_t)15;
+    return r;
+}
+
 typedef struct {
     int nv, WV, n1, n2, ntypes;
     int32_t *vu, *vv, *vt; /* association vertex: reference node, generated node, type id */
@@ -1100,6 +1113,7 @@ typedef struct {
     int64_t *mat, *hu, *hv, *minv;
     int32_t *hp, *way;
     char *used;
+    void *block; /* everything above, one allocation (clique_alloc) */
 } Clq;
 
 /* the edges u->x in g (CSR of read_graph) as port keys, compared with the edges v->y in h */
@@ -1297,13 +1311,12 @@ out:
 
 static void free_clq(Clq *q)
 {
-    void *ptrs[] = {q->vu, q->vv, q->vt, q->wt, q->adj, q->P, q->best_set, q->map, q->frames, q->tcount,
-                    q->tstart, q->titems, q->rowof, q->colof, q->mat, q->hu, q->hv, q->minv, q->hp, q->way, q->used};
-    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
-        free(ptrs[i]);
+    free(q->block);
+    q->block = NULL;
 }
 
-/* allocate q for nv association vertices between graphs of n1 and n2 vertices; -1: no memory */
+/* allocate q for nv association vertices between graphs of n1 and n2 vertices, in one block (the
+ * type scratch for up to nv types); -1: no memory */
 static int clique_alloc(Clq *q, int n1, int n2, int nv)
 {
     const int nmax = n1 > n2 ? n1 : n2, nmin = n1 < n2 ? n1 : n2;
@@ -1311,33 +1324,36 @@ static int clique_alloc(Clq *q, int n1, int n2, int nv)
     q->WV = nv > 64 ? (nv + 63) / 64 : 1;
     q->n1 = n1;
     q->n2 = n2;
-    const int WV = q->WV;
-    q->vu = malloc(((size_t)nv + 1) * sizeof(int32_t));
-    q->vv = malloc(((size_t)nv + 1) * sizeof(int32_t));
-    q->vt = malloc(((size_t)nv + 1) * sizeof(int32_t));
-    q->wt = malloc(((size_t)nv + 1) * sizeof(int64_t));
-    q->adj = calloc(((size_t)nv + 1) * WV, sizeof(word));
-    q->P = calloc(((size_t)nmin + 3) * WV, sizeof(word));
-    q->best_set = malloc(((size_t)nmin + 2) * sizeof(int32_t));
-    q->map = malloc(((size_t)nmin + 2) * sizeof(int32_t));
-    q->frames = malloc(((size_t)nmin + 3) * sizeof(int64_t));
-    q->titems = malloc(((size_t)nv + 1) * sizeof(int32_t));
-    q->rowof = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-    q->colof = malloc(((size_t)n2 + 1) * sizeof(int32_t));
-    q->mat = malloc(((size_t)nmin + 1) * ((size_t)nmax + 1) * sizeof(int64_t));
-    q->hu = malloc(((size_t)nmax + 2) * sizeof(int64_t));
-    q->hv = malloc(((size_t)nmax + 2) * sizeof(int64_t));
-    q->minv = malloc(((size_t)nmax + 2) * sizeof(int64_t));
-    q->hp = malloc(((size_t)nmax + 2) * sizeof(int32_t));
-    q->way = malloc(((size_t)nmax + 2) * sizeof(int32_t));
-    q->used = malloc((size_t)nmax + 2);
-    if (!q->vu || !q->vv || !q->vt || !q->wt || !q->adj || !q->P || !q->best_set || !q->map || !q->frames ||
-        !q->titems || !q->rowof || !q->colof || !q->mat || !q->hu || !q->hv || !q->minv || !q->hp || !q->way ||
-        !q->used) {
-        PyErr_NoMemory();
-        return -1;
+    const size_t WV = (size_t)q->WV, v1 = (size_t)nv + 1, x2 = (size_t)nmax + 2;
+    for (Bump b = {NULL, 0};; b.off = 0) {
+        q->vu = bump(&b, v1 * sizeof(int32_t));
+        q->vv = bump(&b, v1 * sizeof(int32_t));
+        q->vt = bump(&b, v1 * sizeof(int32_t));
+        q->wt = bump(&b, v1 * sizeof(int64_t));
+        q->adj = bump(&b, v1 * WV * sizeof(word));
+        q->P = bump(&b, ((size_t)nmin + 3) * WV * sizeof(word));
+        q->best_set = bump(&b, ((size_t)nmin + 2) * sizeof(int32_t));
+        q->map = bump(&b, ((size_t)nmin + 2) * sizeof(int32_t));
+        q->frames = bump(&b, ((size_t)nmin + 3) * sizeof(int64_t));
+        q->tcount = bump(&b, ((size_t)nv + 2) * sizeof(int32_t));
+        q->tstart = bump(&b, ((size_t)nv + 2) * sizeof(int32_t));
+        q->titems = bump(&b, v1 * sizeof(int32_t));
+        q->rowof = bump(&b, ((size_t)n1 + 1) * sizeof(int32_t));
+        q->colof = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
+        q->mat = bump(&b, ((size_t)nmin + 1) * ((size_t)nmax + 1) * sizeof(int64_t));
+        q->hu = bump(&b, x2 * sizeof(int64_t));
+        q->hv = bump(&b, x2 * sizeof(int64_t));
+        q->minv = bump(&b, x2 * sizeof(int64_t));
+        q->hp = bump(&b, x2 * sizeof(int32_t));
+        q->way = bump(&b, x2 * sizeof(int32_t));
+        q->used = bump(&b, x2);
+        if (b.base)
+            return 0;
+        if (!(b.base = q->block = calloc(1, b.off))) {
+            PyErr_NoMemory();
+            return -1;
+        }
     }
-    return 0;
 }
 
 /* with vu, vv, vt, wt and ntypes filled: the type scratch, the association adjacency from the two
@@ -1346,12 +1362,12 @@ static int clique_prepare(Clq *q, const int32_t *s1, const int64_t *k1, const wo
                           const int64_t *k2, const word *m2, int W)
 {
     const int nv = q->nv, WV = q->WV;
-    q->tcount = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
-    q->tstart = calloc((size_t)q->ntypes + 2, sizeof(int32_t));
-    if (!q->tcount || !q->tstart) {
-        PyErr_NoMemory();
+    if (q->ntypes > q->nv) { /* clique_alloc made room for nv types */
+        PyErr_SetString(PyExc_ValueError, "more node types than association vertices");
         return -1;
     }
+    memset(q->tcount, 0, ((size_t)q->ntypes + 2) * sizeof(int32_t));
+    memset(q->tstart, 0, ((size_t)q->ntypes + 2) * sizeof(int32_t));
     for (int u = 0; u < q->n1; u++)
         q->rowof[u] = -1;
     for (int v = 0; v < q->n2; v++)
@@ -2418,46 +2434,206 @@ done:
 
 /* ---- the companion profile's Δ of two parsed flows, in one call ---------------------------- *
  *
- * companion_delta(value1, value2, ignored) is divergence.score(flow_from_value(value1),
- * flow_from_value(value2), ScoreOptions(profile="companion")).delta: the same vertices (the first
- * node dict of each string id), signatures (similarity.signature), edges (ports merged, dangling
- * and non-string targets dropped), weights, clique search and Δ, with no Flow, Prepared or report
- * built. None when the value is not one of the plain shapes (a list, or a dict holding "flow" or
- * "flows" as a list, or one node dict) or when a weight total reaches 2^62: the caller takes the
- * general way, which also gives the errors.
+ * companion_delta(value1, value2, ignored, check_signals) is divergence.score(flow_from_value(
+ * value1), flow_from_value(value2), ScoreOptions(profile="companion")).delta: the same vertices
+ * (the first node dict of each string id), signatures (similarity.signature), edges (ports merged,
+ * dangling and non-string targets dropped), weights, clique search and Δ, with no Flow, Prepared or
+ * report built. None when the value is not one of the plain shapes (a list, or a dict holding
+ * "flow" or "flows" as a list, or one node dict), when a weight total reaches 2^62 or when
+ * GINDEX_PURE_PYTHON asks for the Python searches: the caller takes the general way, which also
+ * gives the errors.
+ *
+ * No Python object is built: one zeroed block per call holds small open-addressing tables that
+ * intern the keys, the node ids and the types (str hash, then identity or str equality), and per
+ * vertex its compared keys as (key id, raw value); a same-type pair then costs one array read per
+ * key of the generated node. Raw values are compared with Python == (RichCompareBool, identity
+ * first, when self_equal; else `v == u_value`). For exact JSON types at every depth (dict with str
+ * keys, list, str, int, float, bool, None) that is == on canonical_python's values: dict ==
+ * compares key by key, identity first, as membership in the frozenset of items does (hashes agree
+ * with ==), list == item by item, identity first, as the tuple does. Anything else (a subclass, a
+ * tuple, a non-str key, id or ignored key, nesting deeper than CJ_DEPTH) gives None as well.
  */
-
-typedef struct {
-    int n;
-    PyObject *index; /* id -> vertex (dict) */
-    PyObject **data; /* borrowed node dicts */
-    PyObject **vals; /* companion values dicts (new references) */
-    char *se;        /* self_equal */
-    word *out, *in;  /* n * W each, W from both flows */
-} VFlow;
-
-static void vflow_free(VFlow *f)
-{
-    if (f->vals)
-        for (int i = 0; i < f->n; i++)
-            Py_XDECREF(f->vals[i]);
-    Py_XDECREF(f->index);
-    free(f->data);
-    free(f->vals);
-    free(f->se);
-    free(f->out);
-    free(f->in);
-    memset(f, 0, sizeof(VFlow));
-}
 
 static PyObject *_str_flow, *_str_flows, *_str_id, *_str_wires;
 
-/* the vertices of a parsed flow and their signature values: 1, 0 (not a plain shape), -1 (error) */
-static int vflow_read(VFlow *f, PyObject *value, PyObject *ignored)
+#define CJ_DEPTH 64
+#define CJ_IGNORED (-1) /* key table: a key never compared */
+enum { CJ_PLAIN_KEY, CJ_ID, CJ_TYPE, CJ_WIRES };
+
+/* every hash is and-ed with this; tests narrow it to make different keys' hashes equal
+ * (companion_hash_mask) */
+static Py_hash_t cj_hash_mask = -1;
+
+typedef struct {
+    PyObject *key; /* a borrowed exact str; NULL: an empty slot */
+    Py_hash_t hash;
+    int32_t val;  /* key id (or CJ_IGNORED), vertex, or type id */
+    int32_t role; /* key table: CJ_ID, CJ_TYPE, CJ_WIRES or CJ_PLAIN_KEY */
+} CSlot;
+
+typedef struct {
+    CSlot *s;
+    size_t mask; /* capacity - 1; the capacity is a power of two at least twice what is put in */
+} CTab;
+
+static size_t cj_cap(size_t n)
 {
-    PyObject *arr = NULL, *one[1];
-    PyObject **items;
-    Py_ssize_t count;
+    size_t c = 8;
+    while (c < 2 * n)
+        c <<= 1;
+    return c;
+}
+
+/* the masked hash of an exact str (the one it caches once computed); -1: an error */
+static inline Py_hash_t cj_hash(PyObject *s)
+{
+    Py_hash_t h = ((PyASCIIObject *)s)->hash;
+    if (h == -1 && (h = PyObject_Hash(s)) == -1)
+        return -1;
+    return h & cj_hash_mask;
+}
+
+/* two exact str of equal hash are equal */
+static int cj_str_eq(PyObject *a, PyObject *b)
+{
+    if (!PyUnicode_IS_READY(a) || !PyUnicode_IS_READY(b))
+        return PyUnicode_Compare(a, b) == 0;
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    const int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * kind) == 0;
+}
+
+/* the slot of key (an exact str, masked hash h) in t: its own, or the empty one where it goes. A
+ * slot found by equality takes key as its object: the next lookups of this object (JSON keys are
+ * one object per document) stop at the identity test. */
+static inline CSlot *ctab_slot(const CTab *t, PyObject *key, Py_hash_t h)
+{
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+        CSlot *s = t->s + i;
+        if (!s->key || s->key == key)
+            return s;
+        if (s->hash == h && cj_str_eq(s->key, key)) {
+            s->key = key; /* equal strs: either stands for the slot for the rest of the call */
+            return s;
+        }
+    }
+}
+
+/* 1: v is an exact JSON value at every depth (see above), 0: not */
+static int cj_plain(PyObject *v, int depth)
+{
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type || v == Py_None)
+        return 1;
+    if (depth >= CJ_DEPTH)
+        return 0;
+    if (t == &PyList_Type) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v); i++)
+            if (!cj_plain(PyList_GET_ITEM(v, i), depth + 1))
+                return 0;
+        return 1;
+    }
+    if (t == &PyDict_Type) {
+        PyObject *k, *x;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(v, &pos, &k, &x))
+            if (!PyUnicode_CheckExact(k) || !cj_plain(x, depth + 1))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* the keys every call's key table starts with: the ignored ones and "id", "type", "wires" (kept
+ * for the last ignored set seen, which is held) */
+typedef struct {
+    PyObject *key;
+    Py_hash_t hash; /* unmasked */
+    int ignored, role;
+} CjFixed;
+
+static PyObject *cj_fixed_set;
+static CjFixed *cj_fixed_e;
+static int cj_nfixed;
+
+/* 1, 0 (an ignored key that is not an exact str: the general way), -1 (an error) */
+static int cj_fixed(PyObject *ignored)
+{
+    if (ignored == cj_fixed_set)
+        return 1;
+    const Py_ssize_t n = PySet_GET_SIZE(ignored);
+    if (n > (1 << 20))
+        return 0;
+    CjFixed *e = malloc(((size_t)n + 4) * sizeof(CjFixed));
+    PyObject *it = e ? PyObject_GetIter(ignored) : NULL, *k;
+    if (!it) {
+        if (!e)
+            PyErr_NoMemory();
+        free(e);
+        return -1;
+    }
+    int m = 0, plain = 1;
+    while (plain && (k = PyIter_Next(it))) {
+        Py_hash_t h = -1;
+        plain = PyUnicode_CheckExact(k) && m < n; /* a frozenset does not change: m < n always */
+        if (plain && (h = PyObject_Hash(k)) == -1) {
+            Py_DECREF(k);
+            break;
+        }
+        e[m] = (CjFixed){k, h, 1, CJ_PLAIN_KEY}; /* borrowed: the set, held below, holds it */
+        m += plain;
+        Py_DECREF(k);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred() || !plain) {
+        free(e);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *roles[3] = {_str_id, _str_type, _str_wires};
+    for (int r = 0; r < 3; r++) {
+        int i = 0;
+        while (i < m && PyUnicode_Compare(e[i].key, roles[r]) != 0)
+            i++;
+        if (i == m) {
+            Py_hash_t h = PyObject_Hash(roles[r]);
+            if (h == -1) {
+                free(e);
+                return -1;
+            }
+            e[m++] = (CjFixed){roles[r], h, 0, CJ_PLAIN_KEY};
+        }
+        e[i].role = CJ_ID + r;
+    }
+    Py_INCREF(ignored);
+    Py_XSETREF(cj_fixed_set, ignored);
+    free(cj_fixed_e);
+    cj_fixed_e = e;
+    cj_nfixed = m;
+    return 1;
+}
+
+/* one flow of the call */
+typedef struct {
+    PyObject **items; /* its entries (borrowed) */
+    PyObject *one[1]; /* the entry of a single node object */
+    Py_ssize_t count, nkeys; /* entries, and the keys of those that are dicts */
+    int n;                   /* vertices */
+    CTab ids;                /* node id -> vertex */
+    PyObject **wires;        /* per vertex its "wires" value (borrowed) or NULL */
+    int32_t *type;           /* per vertex its type id (-1: a type no reference vertex has) */
+    int32_t *k0;             /* vertex u's compared keys: kid[k0[u] .. k0[u + 1]), values val[..] */
+    int32_t *kid;
+    PyObject **val;
+    int32_t *nnone; /* how many of u's compared values are null */
+    char *se;       /* self_equal: no compared value is a float NaN */
+    word *out, *in; /* n * W words each */
+} CFlow;
+
+/* the entries of a parsed flow and how many keys they hold: 1, 0 (not a plain shape), -1 (error) */
+static int cflow_shape(CFlow *f, PyObject *value)
+{
+    PyObject *arr = NULL;
     if (PyList_CheckExact(value))
         arr = value;
     else if (PyDict_CheckExact(value)) {
@@ -2476,99 +2652,137 @@ static int vflow_read(VFlow *f, PyObject *value, PyObject *ignored)
     } else
         return 0;
     if (arr) {
-        items = PySequence_Fast_ITEMS(arr);
-        count = PyList_GET_SIZE(arr);
+        f->items = PySequence_Fast_ITEMS(arr);
+        f->count = PyList_GET_SIZE(arr);
     } else { /* a single node object (with a string id and type), else not a flow: the caller says so */
         PyObject *i = PyDict_GetItemWithError(value, _str_id), *t = i ? PyDict_GetItemWithError(value, _str_type) : NULL;
         if (PyErr_Occurred())
             return -1;
         if (!i || !t || !PyUnicode_Check(i) || !PyUnicode_Check(t))
             return 0;
-        one[0] = value;
-        items = one;
-        count = 1;
+        f->one[0] = value;
+        f->items = f->one;
+        f->count = 1;
     }
-    if (count > (1 << 20))
+    if (f->count > (1 << 20))
         return 0;
-    f->index = PyDict_New();
-    f->data = malloc(((size_t)count + 1) * sizeof(PyObject *));
-    f->vals = calloc((size_t)count + 1, sizeof(PyObject *));
-    f->se = malloc((size_t)count + 1);
-    if (!f->index || !f->data || !f->vals || !f->se) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        PyObject *d = items[k];
-        if (!PyDict_Check(d))
-            continue; /* an invalid entry: never scored */
-        PyObject *i = PyDict_GetItemWithError(d, _str_id), *t = i ? PyDict_GetItemWithError(d, _str_type) : NULL;
-        if (PyErr_Occurred())
-            return -1;
-        if (!i || !t || !PyUnicode_Check(i) || !PyUnicode_Check(t))
-            continue;
-        int r = PyDict_Contains(f->index, i);
-        if (r < 0)
-            return -1;
-        if (r)
-            continue; /* a duplicated id: the first node is the vertex */
-        PyObject *pos = PyLong_FromLong(f->n);
-        if (!pos || PyDict_SetItem(f->index, i, pos) < 0) {
-            Py_XDECREF(pos);
-            return -1;
-        }
-        Py_DECREF(pos);
-        /* similarity.signature, companion profile: the values dict and self_equal */
-        PyObject *vals = PyDict_New(), *key, *v;
-        if (!vals)
-            return -1;
-        f->data[f->n] = d;
-        f->vals[f->n] = vals;
-        f->se[f->n] = 1;
-        f->n++;
-        Py_ssize_t it = 0;
-        while (PyDict_Next(d, &it, &key, &v)) {
-            int ig = PySet_Contains(ignored, key);
-            if (ig < 0)
-                return -1;
-            if (ig)
-                continue;
-            PyObject *cv;
-            if (v == Py_None || PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
-                cv = v;
-                Py_INCREF(cv);
-            } else if (!(cv = canonical_value(v, NULL, NULL)))
-                return -1;
-            if (PyFloat_CheckExact(cv) && PyFloat_AS_DOUBLE(cv) != PyFloat_AS_DOUBLE(cv))
-                f->se[f->n - 1] = 0;
-            int bad = PyDict_SetItem(vals, key, cv) < 0;
-            Py_DECREF(cv);
-            if (bad)
-                return -1;
-        }
-    }
+    f->nkeys = 0;
+    for (Py_ssize_t k = 0; k < f->count; k++)
+        if (PyDict_Check(f->items[k]))
+            f->nkeys += PyDict_GET_SIZE(f->items[k]);
     return 1;
 }
 
-/* the wires of f's vertices as out / in bitsets (W words each; ports merged, as prepare without
- * port_aware): a list of lists is a list of ports, another list one port; non-string and dangling
- * targets are dropped */
-static int vflow_wire(VFlow *f, int W)
+/* f's arrays of the first block */
+static void cflow_layout(CFlow *f, Bump *b)
 {
-    f->out = calloc(((size_t)f->n + 1) * W, sizeof(word));
-    f->in = calloc(((size_t)f->n + 1) * W, sizeof(word));
-    if (!f->out || !f->in) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (int k = 0; k < f->n; k++) {
-        PyObject *wires = PyDict_GetItemWithError(f->data[k], _str_wires);
-        if (!wires) {
-            if (PyErr_Occurred())
+    const size_t c = (size_t)f->count + 1, k = (size_t)f->nkeys + 1;
+    f->ids.mask = cj_cap((size_t)f->count) - 1;
+    f->ids.s = bump(b, (f->ids.mask + 1) * sizeof(CSlot));
+    f->wires = bump(b, c * sizeof(PyObject *));
+    f->type = bump(b, c * sizeof(int32_t));
+    f->k0 = bump(b, c * sizeof(int32_t));
+    f->nnone = bump(b, c * sizeof(int32_t));
+    f->se = bump(b, c);
+    f->kid = bump(b, k * sizeof(int32_t));
+    f->val = bump(b, k * sizeof(PyObject *));
+}
+
+/* f's vertices, their ids, types and compared (key id, value)s. ref: the reference flow (its new
+ * keys and types get ids); the generated flow keeps only the keys and types the reference has.
+ * 1, 0 (take the general way), -1 (error) */
+static int cflow_read(CFlow *f, CTab *keys, int32_t *nextkey, CTab *types, int32_t *ntypes, int ref)
+{
+    int32_t at = 0; /* the next key slot */
+    for (Py_ssize_t k = 0; k < f->count; k++) {
+        PyObject *d = f->items[k], *id = NULL, *type = NULL, *wires = NULL, *key, *v;
+        if (!PyDict_Check(d))
+            continue; /* an invalid entry: never scored */
+        if (!PyDict_CheckExact(d))
+            return 0;
+        const int32_t start = at;
+        int32_t nnone = 0;
+        char se = 1;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(d, &pos, &key, &v)) {
+            if (!PyUnicode_CheckExact(key))
+                return 0;
+            Py_hash_t h = cj_hash(key);
+            CSlot *s = h == -1 ? NULL : ctab_slot(keys, key, h);
+            if (!s)
                 return -1;
+            if (!s->key) { /* a key met first here */
+                if (!ref) {    /* no reference vertex has it: never compared */
+                    if (!cj_plain(v, 0))
+                        return 0;
+                    continue;
+                }
+                s->key = key;
+                s->hash = h;
+                s->val = (*nextkey)++;
+            }
+            if (s->role == CJ_ID)
+                id = v;
+            else if (s->role == CJ_TYPE)
+                type = v;
+            else if (s->role == CJ_WIRES)
+                wires = v;
+            if (s->val == CJ_IGNORED)
+                continue;
+            if (!cj_plain(v, 0))
+                return 0;
+            f->kid[at] = s->val;
+            f->val[at] = v;
+            at++;
+            if (v == Py_None)
+                nnone++;
+            else if (PyFloat_CheckExact(v) && PyFloat_AS_DOUBLE(v) != PyFloat_AS_DOUBLE(v))
+                se = 0; /* a NaN: v == v is False */
+        }
+        if (!id || !type || !PyUnicode_Check(id) || !PyUnicode_Check(type)) {
+            at = start;
             continue;
         }
-        if (!PyList_Check(wires) || PyList_GET_SIZE(wires) == 0)
+        if (!PyUnicode_CheckExact(id) || !PyUnicode_CheckExact(type))
+            return 0;
+        Py_hash_t hi = cj_hash(id), ht = hi == -1 ? -1 : cj_hash(type);
+        CSlot *si = ht == -1 ? NULL : ctab_slot(&f->ids, id, hi);
+        if (!si)
+            return -1;
+        if (si->key) { /* a duplicated id: the first node is the vertex */
+            at = start;
+            continue;
+        }
+        CSlot *st = ctab_slot(types, type, ht);
+        if (!st)
+            return -1;
+        const int u = f->n++;
+        si->key = id;
+        si->hash = hi;
+        si->val = u;
+        if (!st->key && ref) {
+            st->key = type;
+            st->hash = ht;
+            st->val = (*ntypes)++;
+        }
+        f->type[u] = st->key ? st->val : -1;
+        f->wires[u] = wires;
+        f->k0[u] = start;
+        f->nnone[u] = nnone;
+        f->se[u] = se;
+    }
+    f->k0[f->n] = at;
+    return 1;
+}
+
+/* the wires of f's vertices as out / in bitsets (W words each, zeroed; ports merged, as prepare
+ * without port_aware): a list of lists is a list of ports, another list one port; non-string and
+ * dangling targets are dropped. 1, 0 (a str subclass target: the general way), -1 (error) */
+static int cflow_wire(CFlow *f, int W)
+{
+    for (int k = 0; k < f->n; k++) {
+        PyObject *wires = f->wires[k];
+        if (!wires || !PyList_Check(wires) || PyList_GET_SIZE(wires) == 0)
             continue;
         int nested = 1;
         for (Py_ssize_t p = 0; p < PyList_GET_SIZE(wires) && nested; p++)
@@ -2580,45 +2794,39 @@ static int vflow_wire(VFlow *f, int W)
                 PyObject *t = PyList_GET_ITEM(port, i);
                 if (!PyUnicode_Check(t))
                     continue;
-                PyObject *j_ = PyDict_GetItemWithError(f->index, t);
-                if (!j_) {
-                    if (PyErr_Occurred())
-                        return -1;
+                if (!PyUnicode_CheckExact(t))
+                    return 0;
+                Py_hash_t h = cj_hash(t);
+                CSlot *s = h == -1 ? NULL : ctab_slot(&f->ids, t, h);
+                if (!s)
+                    return -1;
+                if (!s->key)
                     continue;
-                }
-                long j = PyLong_AsLong(j_);
+                const int j = s->val;
                 f->out[(size_t)W * k + (j >> 6)] |= (word)1 << (j & 63);
                 f->in[(size_t)W * j + (k >> 6)] |= (word)1 << (k & 63);
             }
         }
     }
-    return 0;
+    return 1;
 }
 
 /* read_graph's CSR of f: per vertex the key 0 (out) and IN_KEY (in) when it has such edges */
-static int vflow_csr(VFlow *f, int W, int32_t **starts, int64_t **keys, word **masks)
+static void cflow_csr(const CFlow *f, int W, int32_t *starts, int64_t *keys, word *masks)
 {
-    *starts = malloc(((size_t)f->n + 1) * sizeof(int32_t));
-    *keys = malloc(((size_t)f->n * 2 + 1) * sizeof(int64_t));
-    *masks = malloc(((size_t)f->n * 2 + 1) * W * sizeof(word));
-    if (!*starts || !*keys || !*masks) {
-        PyErr_NoMemory();
-        return -1;
-    }
     int k = 0;
     for (int u = 0; u < f->n; u++) {
-        (*starts)[u] = k;
+        starts[u] = k;
         for (int dir = 0; dir < 2; dir++) {
             const word *m = (dir ? f->in : f->out) + (size_t)W * u;
             if (is_empty(m, W))
                 continue;
-            (*keys)[k] = dir ? IN_KEY : 0;
-            memcpy(*masks + (size_t)W * k, m, W * sizeof(word));
+            keys[k] = dir ? IN_KEY : 0;
+            memcpy(masks + (size_t)W * k, m, W * sizeof(word));
             k++;
         }
     }
-    (*starts)[f->n] = k;
-    return 0;
+    starts[f->n] = k;
 }
 
 static int cmp_assoc(const void *a, const void *b)
@@ -2631,101 +2839,205 @@ static int cmp_assoc(const void *a, const void *b)
     return (x[2] > y[2]) - (x[2] < y[2]);
 }
 
+/* u's compared value a against v's b: 1 equal, 0 not, -1 error (companion_count's rule) */
+static int cj_equal(PyObject *a, PyObject *b, int self_equal)
+{
+    if (self_equal) /* |a.items ∩ b.items|: identity first, as set membership */
+        return PyObject_RichCompareBool(a, b, Py_EQ);
+    PyObject *res = PyObject_RichCompare(b, a, Py_EQ); /* b.values.get(k) == v */
+    if (!res)
+        return -1;
+    int r = PyObject_IsTrue(res);
+    Py_DECREF(res);
+    return r;
+}
+
+/* Δ = 1 − S²/(n1·n2), S = best / scale, by integer true division (divergence._delta_of): in
+ * doubles when both sides are below 2^53 (exact, and one correctly rounded division, as Python's
+ * int / int then does), else with Python ints */
+static PyObject *cj_delta(long long best, long long scale, long long nn)
+{
+    long long g = gcd_ll(best, scale);
+    if (g == 0)
+        g = 1;
+    const long long num = best / g, den = scale / g, two53 = (long long)1 << 53;
+    if (den < ((long long)1 << 27) && num < ((long long)1 << 27) && den * den <= (two53 - 1) / nn) {
+        const long long tot = den * den * nn;
+        return PyFloat_FromDouble((double)(tot - num * num) / (double)tot);
+    }
+    PyObject *result = NULL;
+    PyObject *pn = PyLong_FromLongLong(num), *pd = PyLong_FromLongLong(den), *pnn = PyLong_FromLongLong(nn);
+    PyObject *d2 = pd ? PyNumber_Multiply(pd, pd) : NULL;
+    PyObject *tot = d2 && pnn ? PyNumber_Multiply(d2, pnn) : NULL;
+    PyObject *sq = pn ? PyNumber_Multiply(pn, pn) : NULL;
+    PyObject *diff = tot && sq ? PyNumber_Subtract(tot, sq) : NULL;
+    result = diff ? PyNumber_TrueDivide(diff, tot) : NULL;
+    Py_XDECREF(pn);
+    Py_XDECREF(pd);
+    Py_XDECREF(pnn);
+    Py_XDECREF(d2);
+    Py_XDECREF(tot);
+    Py_XDECREF(sq);
+    Py_XDECREF(diff);
+    return result;
+}
+
 static PyObject *py_companion_delta(PyObject *self, PyObject *args)
 {
     PyObject *value1, *value2, *ignored;
     int check_signals;
     if (!PyArg_ParseTuple(args, "OOO!p", &value1, &value2, &PyFrozenSet_Type, &ignored, &check_signals))
         return NULL;
-    VFlow f1, f2;
-    memset(&f1, 0, sizeof(VFlow));
-    memset(&f2, 0, sizeof(VFlow));
+    /* GINDEX_PURE_PYTHON asks for the Python searches (matching.native_search_available; os.environ
+     * writes reach the C environment, and getenv costs far less than os.environ.get) */
+    const char *pure = getenv("GINDEX_PURE_PYTHON");
+    if (pure && pure[0] && strcmp(pure, "0") != 0)
+        Py_RETURN_NONE;
+    CFlow f1, f2;
+    memset(&f1, 0, sizeof(CFlow));
+    memset(&f2, 0, sizeof(CFlow));
     PyObject *result = NULL;
-    long long *rows = NULL;
-    int32_t *tid = NULL, *tmap = NULL, *s1 = NULL, *s2 = NULL;
-    int64_t *k1 = NULL, *k2 = NULL;
-    word *m1 = NULL, *m2 = NULL;
+    char *block1 = NULL, *block2 = NULL;
     Clq clq;
     Clq *q = &clq;
     memset(q, 0, sizeof(Clq));
-    int r = vflow_read(&f1, value1, ignored);
+    int r = cflow_shape(&f1, value1);
     if (r > 0)
-        r = vflow_read(&f2, value2, ignored);
-    if (r <= 0) {
-        if (r == 0)
-            result = Py_NewRef(Py_None);
-        goto done;
+        r = cflow_shape(&f2, value2);
+    if (r > 0)
+        r = cj_fixed(ignored);
+    if (r <= 0)
+        goto bail;
+    /* the first block: both flows' arrays and id tables, the key and type tables */
+    CTab keys, types;
+    keys.mask = cj_cap((size_t)cj_nfixed + (size_t)f1.nkeys) - 1;
+    types.mask = cj_cap((size_t)f1.count) - 1;
+    int32_t *tcount = NULL;
+    for (Bump b = {NULL, 0};; b.off = 0) {
+        cflow_layout(&f1, &b);
+        cflow_layout(&f2, &b);
+        keys.s = bump(&b, (keys.mask + 1) * sizeof(CSlot));
+        types.s = bump(&b, (types.mask + 1) * sizeof(CSlot));
+        tcount = bump(&b, ((size_t)f1.count + 2) * sizeof(int32_t));
+        if (b.base)
+            break;
+        if (!(b.base = block1 = calloc(1, b.off))) {
+            PyErr_NoMemory();
+            goto done;
+        }
     }
+    int32_t nextkey = 0, ntypes = 0;
+    for (int i = 0; i < cj_nfixed; i++) {
+        const CjFixed *e = cj_fixed_e + i;
+        CSlot *s = ctab_slot(&keys, e->key, e->hash & cj_hash_mask);
+        if (!s)
+            goto done;
+        *s = (CSlot){e->key, e->hash & cj_hash_mask, e->ignored ? CJ_IGNORED : nextkey++, e->role};
+    }
+    r = cflow_read(&f1, &keys, &nextkey, &types, &ntypes, 1);
+    if (r > 0)
+        r = cflow_read(&f2, &keys, &nextkey, &types, &ntypes, 0);
+    if (r <= 0)
+        goto bail;
     const int n1 = f1.n, n2 = f2.n;
     if (n1 == 0 || n2 == 0) {
         result = PyFloat_FromDouble(1.0);
         goto done;
     }
-    if ((long long)n1 * n2 > (1LL << 22)) { /* large flows: the general way (no n1·n2 table here) */
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    /* the weights (matching._weights, companion) as (w, u, v, type of u), then scaled by the lcm */
-    rows = malloc(((size_t)n1 * n2 + 1) * 4 * sizeof(long long));
-    long long *dens = malloc(((size_t)n1 * n2 + 1) * sizeof(long long));
-    tid = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-    if (!rows || !dens || !tid) {
-        free(dens);
-        PyErr_NoMemory();
-        goto done;
-    }
-    int ntypes = 0;
-    for (int u = 0; u < n1; u++) { /* type ids of the reference vertices, by first occurrence */
-        PyObject *t = PyDict_GetItemWithError(f1.data[u], _str_type);
-        tid[u] = -1;
-        for (int x = 0; x < u && tid[u] < 0; x++) {
-            int eq = PyObject_RichCompareBool(t, PyDict_GetItemWithError(f1.data[x], _str_type), Py_EQ);
-            if (eq < 0) {
-                free(dens);
-                goto done;
-            }
-            if (eq)
-                tid[u] = tid[x];
+    if ((long long)n1 * n2 > (1LL << 22)) /* large flows: the general way (no n1·n2 table here) */
+        goto bail;
+    /* the generated vertices by type (gstart / gv), and how many same-type pairs there are */
+    for (int v = 0; v < n2; v++)
+        if (f2.type[v] >= 0)
+            tcount[f2.type[v] + 1]++;
+    long long npairs = 0;
+    for (int u = 0; u < n1; u++)
+        npairs += tcount[f1.type[u] + 1];
+    const int nmax = n1 > n2 ? n1 : n2;
+    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
+    /* the second block: the pairs, the key lookup of a reference vertex, the wires and their CSR */
+    int32_t *gstart = NULL, *gv = NULL, *slot = NULL, *s1 = NULL, *s2 = NULL;
+    long long *rows = NULL, *dens = NULL;
+    int64_t *k1 = NULL, *k2 = NULL;
+    word *m1 = NULL, *m2 = NULL;
+    for (Bump b = {NULL, 0};; b.off = 0) {
+        gstart = bump(&b, ((size_t)ntypes + 2) * sizeof(int32_t));
+        gv = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
+        slot = bump(&b, ((size_t)nextkey + 1) * sizeof(int32_t));
+        rows = bump(&b, ((size_t)npairs + 1) * 4 * sizeof(long long));
+        dens = bump(&b, ((size_t)npairs + 1) * sizeof(long long));
+        f1.out = bump(&b, ((size_t)n1 + 1) * W * sizeof(word));
+        f1.in = bump(&b, ((size_t)n1 + 1) * W * sizeof(word));
+        f2.out = bump(&b, ((size_t)n2 + 1) * W * sizeof(word));
+        f2.in = bump(&b, ((size_t)n2 + 1) * W * sizeof(word));
+        s1 = bump(&b, ((size_t)n1 + 1) * sizeof(int32_t));
+        s2 = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
+        k1 = bump(&b, ((size_t)n1 * 2 + 1) * sizeof(int64_t));
+        k2 = bump(&b, ((size_t)n2 * 2 + 1) * sizeof(int64_t));
+        m1 = bump(&b, ((size_t)n1 * 2 + 1) * W * sizeof(word));
+        m2 = bump(&b, ((size_t)n2 * 2 + 1) * W * sizeof(word));
+        if (b.base)
+            break;
+        if (!(b.base = block2 = calloc(1, b.off))) {
+            PyErr_NoMemory();
+            goto done;
         }
-        if (tid[u] < 0)
-            tid[u] = ntypes++;
     }
+    for (int t = 0; t < ntypes; t++)
+        gstart[t + 1] = gstart[t] + tcount[t + 1];
+    for (int v = 0; v < n2; v++)
+        if (f2.type[v] >= 0)
+            gv[gstart[f2.type[v]]++] = v;
+    for (int t = ntypes; t > 0; t--) /* back to the starts */
+        gstart[t] = gstart[t - 1];
+    gstart[0] = 0;
+    for (int32_t k = 0; k < nextkey; k++)
+        slot[k] = -1;
+    /* the weights (matching._weights, companion) as (w, u, v, type of u), then scaled by the lcm:
+     * w(u, v) = |{k in keys(u): u[k] == v.get(k)}| / |keys(u)|, 1 when u has no compared key */
     Py_ssize_t nv = 0;
     long long scale = 1;
     int overflow = 0;
     for (int u = 0; u < n1; u++) {
-        PyObject *tu = PyDict_GetItemWithError(f1.data[u], _str_type);
-        PyObject *a = f1.vals[u];
-        const long long den = (long long)PyDict_GET_SIZE(a);
-        for (int v = 0; v < n2; v++) {
-            int eq = PyObject_RichCompareBool(tu, PyDict_GetItemWithError(f2.data[v], _str_type), Py_EQ);
-            if (eq < 0) {
-                free(dens);
-                goto done;
+        const int t = f1.type[u], a0 = f1.k0[u], a1 = f1.k0[u + 1], se = f1.se[u];
+        const long long den = a1 - a0;
+        if (gstart[t] == gstart[t + 1])
+            continue;
+        for (int j = a0; j < a1; j++)
+            slot[f1.kid[j]] = j;
+        for (int g = gstart[t]; g < gstart[t + 1]; g++) {
+            const int v = gv[g];
+            long long num = f1.nnone[u]; /* a null that v lacks is equal; the shared keys below */
+            for (int j = f2.k0[v]; den && j < f2.k0[v + 1]; j++) {
+                const int i = slot[f2.kid[j]];
+                if (i < 0)
+                    continue;
+                PyObject *a = f1.val[i];
+                int eq = cj_equal(a, f2.val[j], se);
+                if (eq < 0)
+                    goto done;
+                num += eq - (a == Py_None);
             }
-            if (!eq)
-                continue;
-            long long num = 0;
-            if (den && companion_count(a, f2.vals[v], f1.se[u], &num) < 0) {
-                free(dens);
-                goto done;
-            }
-            if (den && num == 0)
+            if (!den)
+                num = 0;
+            else if (num == 0)
                 continue;
             rows[4 * nv] = num;
             rows[4 * nv + 1] = u;
             rows[4 * nv + 2] = v;
-            rows[4 * nv + 3] = tid[u];
+            rows[4 * nv + 3] = t;
             dens[nv] = den;
             nv++;
             if (den && !overflow) {
-                long long g = gcd_ll(scale, den), fct = scale / g;
+                long long gc = gcd_ll(scale, den), fct = scale / gc;
                 if (fct > (((long long)1 << 62) - 1) / den)
                     overflow = 1;
                 else
                     scale = fct * den;
             }
         }
+        for (int j = a0; j < a1; j++)
+            slot[f1.kid[j]] = -1;
     }
     long long total = 0;
     for (Py_ssize_t i = 0; i < nv && !overflow; i++) {
@@ -2737,31 +3049,22 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *args)
             total += x;
         }
     }
-    free(dens);
-    if (overflow) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    if (nv > (1 << 20)) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
+    if (overflow || nv > (1 << 20))
+        goto bail;
     qsort(rows, (size_t)nv, 4 * sizeof(long long), cmp_assoc);
-    const int nmax = n1 > n2 ? n1 : n2;
-    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
-    if (vflow_wire(&f1, W) < 0 || vflow_wire(&f2, W) < 0 || vflow_csr(&f1, W, &s1, &k1, &m1) < 0 ||
-        vflow_csr(&f2, W, &s2, &k2, &m2) < 0)
-        goto done;
+    r = cflow_wire(&f1, W);
+    if (r > 0)
+        r = cflow_wire(&f2, W);
+    if (r <= 0)
+        goto bail;
+    cflow_csr(&f1, W, s1, k1, m1);
+    cflow_csr(&f2, W, s2, k2, m2);
     if (clique_alloc(q, n1, n2, (int)nv) < 0)
         goto done;
-    tmap = malloc(((size_t)ntypes + 1) * sizeof(int32_t));
-    if (!tmap) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    int32_t *tmap = tcount; /* reused: type ids by first occurrence in this order (_type_ids) */
     for (int t = 0; t < ntypes; t++)
         tmap[t] = -1;
-    for (Py_ssize_t i = 0; i < nv; i++) { /* type ids by first occurrence in this order (_type_ids) */
+    for (Py_ssize_t i = 0; i < nv; i++) {
         int t = (int)rows[4 * i + 3];
         if (tmap[t] < 0)
             tmap[t] = q->ntypes++;
@@ -2775,45 +3078,33 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *args)
     if (init_stop(&q->stop, Py_None, check_signals, Py_None) < 0)
         goto done;
     int64_t upper;
-    int rc = clique_run(q, -1, &upper);
-    if (rc) { /* no deadline and no cancel: a signal handler's exception, or no memory */
+    if (clique_run(q, -1, &upper)) { /* no deadline and no cancel: a signal handler's exception, or no memory */
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
     }
-    { /* Δ = 1 − S²/(n1·n2), S = best / scale reduced, by integer true division (divergence._delta_of) */
-        long long best = q->best > 0 ? q->best : 0, g = gcd_ll(best, scale);
-        if (g == 0)
-            g = 1;
-        PyObject *num = PyLong_FromLongLong(best / g), *den = PyLong_FromLongLong(scale / g);
-        PyObject *nn = PyLong_FromLongLong((long long)n1 * n2);
-        PyObject *d2 = den ? PyNumber_Multiply(den, den) : NULL;
-        PyObject *tot = d2 && nn ? PyNumber_Multiply(d2, nn) : NULL;
-        PyObject *sq = num ? PyNumber_Multiply(num, num) : NULL;
-        PyObject *diff = tot && sq ? PyNumber_Subtract(tot, sq) : NULL;
-        result = diff ? PyNumber_TrueDivide(diff, tot) : NULL;
-        Py_XDECREF(num);
-        Py_XDECREF(den);
-        Py_XDECREF(nn);
-        Py_XDECREF(d2);
-        Py_XDECREF(tot);
-        Py_XDECREF(sq);
-        Py_XDECREF(diff);
-    }
+    result = cj_delta(q->best > 0 ? q->best : 0, scale, (long long)n1 * n2);
+    goto done;
+bail:
+    if (r >= 0)
+        result = Py_NewRef(Py_None);
 done:
-    vflow_free(&f1);
-    vflow_free(&f2);
-    free(rows);
-    free(tid);
-    free(tmap);
-    free(s1);
-    free(s2);
-    free(k1);
-    free(k2);
-    free(m1);
-    free(m2);
+    free(block1);
+    free(block2);
     free_clq(q);
     return result;
+}
+
+/* companion_hash_mask(mask) -> the previous mask (tests: every hash companion_delta uses is
+ * and-ed with it; 0 makes all keys, ids and types collide) */
+static PyObject *py_companion_hash_mask(PyObject *self, PyObject *args)
+{
+    long long mask;
+    if (!PyArg_ParseTuple(args, "L", &mask))
+        return NULL;
+    Py_hash_t old = cj_hash_mask;
+    cj_hash_mask = (Py_hash_t)mask;
+    return PyLong_FromLongLong((long long)old);
 }
 
 static PyMethodDef methods[] = {
@@ -2849,7 +3140,11 @@ static PyMethodDef methods[] = {
     {"companion_delta", py_companion_delta, METH_VARARGS,
      "companion_delta(value1, value2, ignored, check_signals) -> float or None\n\n"
      "The companion profile's Δ of two parsed flows (JSON values), as score(flow_from_value(...))\n"
-     "gives it, in one call; None: not a plain flow shape, or weights too large (take the general way)."},
+     "gives it, in one call; None: not a plain flow shape, weights too large, or GINDEX_PURE_PYTHON set\n"
+     "(take the general way)."},
+    {"companion_hash_mask", py_companion_hash_mask, METH_VARARGS,
+     "companion_hash_mask(mask) -> the previous mask\n\n"
+     "Tests only: every hash companion_delta's tables use is and-ed with mask (0: all collide)."},
     {"weights_to", py_weights_to, METH_VARARGS,
      "weights_to(values, self_equal, others, companion) -> [float]\n\n"
      "w of one node against nodes of its type, as floats (curriculum._weights_to)."},

@@ -7,6 +7,7 @@ edge divergence and the paper's three error kinds. Flows are reduced once by ``p
 """
 from __future__ import annotations
 
+import os as _os
 import threading as _threading
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from typing import Iterable
 
-from .flow import Flow, normalise_wires
+from .flow import Flow, FlowError, flow_from_value, loads_json, normalise_wires, read_user_file
 from .lenient import SyntaxIssue
 from .matching import Graph, Match, max_common_subgraph
 from .similarity import IGNORED as _IGNORED, PROFILES, differing_keys, signatures
@@ -474,40 +475,60 @@ def delta_of_values(reference, generated, options: ScoreOptions = ScoreOptions()
     if (options.profile == "companion" and not options.ignore_types and not options.fill_defaults
             and options.deadline is None and not options.port_aware):
         native = getattr(_matching._native, "companion_delta", None)
-        if native is not None and _matching.native_search_available():
+        # the C call returns None itself when GINDEX_PURE_PYTHON asks for the Python searches
+        # (matching.native_search_available, whose os.environ lookup would cost more than the call)
+        if native is not None:
             d = native(reference, generated, _IGNORED, _threading.current_thread() is _threading.main_thread())
             if d is not None:
                 return d
-    from .flow import flow_from_value
-
     return score(flow_from_value(reference), flow_from_value(generated), options).delta
 
 
 def delta_of_files(reference: str | Path, generated: str | Path, options: ScoreOptions = ScoreOptions()) -> float:
     """``delta_of_values`` of two flow files read strictly (as ``flow.read_flow_file`` reads them:
     the same values and the same FlowError, naming the file)."""
-    from .flow import FlowError, loads_json, read_user_file
-
-    values = []
-    for path in (reference, generated):
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except (OSError, TypeError, ValueError):
-            data = read_user_file(path)  # its one-line error (missing, a folder, unreadable)
-        try:
-            values.append(loads_json(data))
-        except ValueError as e:
-            raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
+    values = [_read_json_file(reference), _read_json_file(generated)]
     try:
         return delta_of_values(values[0], values[1], options)
     except FlowError as e:
         raise FlowError(f"{Path(reference if _not_a_flow(values[0]) else generated)}: {e}") from None
 
 
-def _not_a_flow(value) -> bool:
-    from .flow import FlowError, flow_from_value
+def _read_json_file(path):
+    """The JSON value of a file as ``read_flow_file`` parses it; FlowError naming the file when it
+    cannot be read or is not JSON."""
+    data = None
+    if not isinstance(path, int):  # (open() would take an int as a file descriptor)
+        try:  # the fewest system calls: open, fstat, read, close
+            fd = _os.open(path, _os.O_RDONLY)
+        except (OSError, TypeError, ValueError):
+            pass
+        else:
+            try:
+                size = _os.fstat(fd).st_size
+                data = _os.read(fd, size + 1)
+                if len(data) != size:  # grown or shrunk since fstat, or a size it does not know: to the end
+                    parts = [data]
+                    while part := _os.read(fd, 1 << 16):
+                        parts.append(part)
+                    data = b"".join(parts)
+            except OSError:
+                data = None
+            finally:
+                _os.close(fd)
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except (OSError, TypeError, ValueError):
+            data = read_user_file(path)  # its one-line error (missing, a folder, unreadable)
+    try:
+        return loads_json(data)
+    except ValueError as e:
+        raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
 
+
+def _not_a_flow(value) -> bool:
     try:
         flow_from_value(value)
         return False

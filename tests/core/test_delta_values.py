@@ -2,6 +2,7 @@
 score(flow_from_value(...)).delta exactly, on every shape a flow value can have (issue 15)."""
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -130,3 +131,177 @@ def test_delta_of_files_reads_as_read_flow_file(tmp_path):
         delta_of_files(pa, tmp_path / "num.json", COMPANION)
     with pytest.raises(FlowError, match="no such file"):
         delta_of_files(tmp_path / "nope.json", pb, COMPANION)
+
+
+# ---- the C call's own representation: interned keys, ids and types, raw values compared with == ----
+
+SHARED = [1, {"p": [NAN]}]  # one object in both flows: identity makes its NaN equal
+scalar_values = st.sampled_from([None, True, False, 0, 1, 1.0, -0.0, 2, 2**70, "1", "a", "", 2.5, NAN])
+json_values = st.recursive(
+    scalar_values | st.just(SHARED),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["p", "q", "r"]), inner, max_size=3),
+    max_leaves=6)
+many_keys = [f"k{i}" for i in range(40)] + ["topic", "payload", "x", "name", "wires", "z"]
+
+
+@st.composite
+def json_flows(draw):
+    """A flow of 0..6 nodes of two types with values where Python == matters, ids wired among
+    themselves (and to missing ids), sometimes a node dict shared by both flows."""
+    n = draw(st.integers(0, 6))
+    ids = [f"n{i}" for i in range(n)]
+    nodes = []
+    for i in ids:
+        d = {"id": i, "type": draw(st.sampled_from(["t", "u"]))}
+        d.update(draw(st.dictionaries(st.sampled_from(many_keys), json_values, max_size=8)))
+        d["wires"] = [draw(st.lists(st.sampled_from(ids + ["gone"]), max_size=3)) for _ in range(draw(st.integers(0, 2)))]
+        nodes.append(d)
+    return nodes
+
+
+MASKS = pytest.mark.parametrize("mask", [-1, 0, 1, 3], ids=["hash", "all-collide", "two-classes", "four-classes"])
+
+
+@contextlib.contextmanager
+def hashes_masked(mask: int):
+    """companion_delta's tables with the str hashes and-ed with mask: 0 makes every key, id and type
+    collide, so lookups go by string equality alone."""
+    if not matching.native_search_available():
+        pytest.skip("the C extension is not in use: nothing native to compare")
+    old = matching._native.companion_hash_mask(mask)
+    try:
+        yield
+    finally:
+        assert matching._native.companion_hash_mask(old) == mask
+
+
+@MASKS
+@settings(max_examples=150, deadline=None)
+@given(a=json_flows(), b=json_flows(), share=st.booleans())
+def test_raw_values_compare_as_the_canonical_ones(mask, a, b, share):
+    if share and a and b:
+        b[0] = a[0]  # the same node dict (and values) on both sides
+    expected = reference(a, b)
+    with hashes_masked(mask):
+        got = native(a, b)
+    assert got == expected
+
+
+@MASKS
+def test_many_keys_and_colliding_hashes_take_string_equality(mask):
+    rng = random.Random(11)
+    keys = [f"key-{i}" for i in range(300)]
+    for _ in range(20):
+        a = [{"id": f"a{i}", "type": "t", **{k: rng.choice([1, "v", None]) for k in rng.sample(keys, 60)}}
+             for i in range(4)]
+        b = [{"id": f"b{i}", "type": "t", **{k: rng.choice([1, "v", None, True]) for k in rng.sample(keys, 60)}}
+             for i in range(4)]
+        b = [{"".join(k): v for k, v in n.items()} for n in b]  # equal keys, other str objects
+        with hashes_masked(mask):
+            got = native(a, b)
+        assert got == reference(a, b)
+
+
+def test_python_equality_cases_one_by_one():
+    nan2 = float("nan")
+    cases = [  # (reference node's value, generated node's value): w counts == as canonical_python does
+        (True, 1), (1, 1.0), (0, False), (-0.0, 0), ([1, True], [1.0, 1]), ({"p": 1}, {"p": True}),
+        ({"p": [1]}, {"p": [1.0]}), (NAN, NAN), (NAN, nan2), ([NAN], [NAN]), ([NAN], [nan2]),
+        ({"p": NAN}, {"p": NAN}), (None, None), (None, "missing"), ("x", "missing"), (2**70, 2.0**70),
+        (2**53 + 1, float(2**53)), ("é", "é"), ([], {}), ({}, {}), ([[]], [[]]),
+    ]
+    for va, vb in cases:
+        a = [{"id": "a", "type": "t", "v": va, "other": NAN if va is NAN else 1}]
+        b = [{"id": "b", "type": "t", "other": 1}]
+        if vb != "missing":
+            b[0]["v"] = vb
+        assert native(a, b) == reference(a, b), (va, vb)
+        assert native(b, a) == reference(b, a), (va, vb)
+
+
+def test_ignored_keys_do_not_count():
+    a = [{"id": "a", "type": "t", "x": 1, "y": 2, "z": "tab", "name": "n", "label": "l", "p": 1}]
+    b = [{"id": "b", "type": "t", "x": 9, "y": 8, "z": "other", "name": "m", "label": "k", "p": 1}]
+    assert native(a, b) == reference(a, b) == 0.0
+
+
+class _Str(str):
+    pass
+
+
+def _nested(depth: int) -> list:
+    v: list = [1]
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+class _Dict(dict):
+    pass
+
+
+@pytest.mark.parametrize("odd", [
+    lambda a, b: a[0].__setitem__("v", (1, 2)) or b[0].__setitem__("v", [1, 2]),  # a tuple: canonical == list
+    lambda a, b: b[0].__setitem__("v", {"p": (1,)}),
+    lambda a, b: a[0].__setitem__("id", _Str("a")),
+    lambda a, b: b[0].__setitem__("type", _Str("t")),
+    lambda a, b: a.__setitem__(0, _Dict(a[0])),
+    lambda a, b: a[0].__setitem__(7, "a key that is not a str"),
+    lambda a, b: b[0].__setitem__("wires", [[_Str("a")]]),
+    lambda a, b: a[0].__setitem__("v", _nested(70)),  # deeper than the C call walks
+], ids=["tuple", "nested-tuple", "str-subclass-id", "str-subclass-type", "dict-subclass-node", "int-key",
+        "str-subclass-target", "deep"])
+def test_values_beyond_plain_json_take_the_general_way(odd):
+    a = [{"id": "a", "type": "t", "v": [1, 2], "wires": [["a"]]}, {"id": "c", "type": "t"}]
+    b = [{"id": "b", "type": "t", "v": [1, 2], "wires": [["b"]]}]
+    odd(a, b)
+    assert native(a, b) is None
+    assert delta_of_values(a, b, COMPANION) == reference(a, b)
+
+
+def test_a_value_python_cannot_hash_gives_the_same_error():
+    a = [{"id": "a", "type": "t", "v": {"p": {1, 2}}}]  # a set: not JSON; canonical_python cannot hash it
+    b = [{"id": "b", "type": "t", "v": 1}]
+    with pytest.raises(TypeError) as expected:
+        reference(a, b)
+    with pytest.raises(TypeError) as got:
+        delta_of_values(a, b, COMPANION)
+    assert str(got.value) == str(expected.value)
+
+
+def test_pure_python_asked_for_takes_the_general_way(monkeypatch):
+    rng = random.Random(4)
+    a = random_flow(8, rng, "a").to_json_value()
+    b = perturb(random_flow(8, rng, "a"), rng, 0.3).to_json_value()
+    assert native(a, b) is not None
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
+    assert not matching.native_search_available()
+    assert matching._native.companion_delta(a, b, IGNORED, False) is None
+    assert delta_of_values(a, b, COMPANION) == reference(a, b)
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", "0")
+    assert matching._native.companion_delta(a, b, IGNORED, False) == reference(a, b)
+
+
+def test_delta_of_files_reads_any_path_kind_and_a_pipe(tmp_path):
+    import os
+    import threading
+
+    rng = random.Random(6)
+    a = random_flow(7, rng, "a")
+    b = perturb(a, rng, 0.3)
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_bytes(a.dumps())
+    pb.write_bytes(b.dumps())
+    expected = score(read_flow_file(pa), read_flow_file(pb), COMPANION).delta
+    assert delta_of_files(str(pa), os.fsencode(pb), COMPANION) == expected  # str and bytes paths, as open() takes
+    with pytest.raises(FlowError, match="is a folder"):
+        delta_of_files(pa, tmp_path, COMPANION)
+    if not hasattr(os, "mkfifo"):
+        return
+    fifo = tmp_path / "pipe.json"  # a size fstat does not know: read to the end
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(b.dumps(),), daemon=True)
+    writer.start()
+    assert delta_of_files(pa, fifo, COMPANION) == expected
+    writer.join(60)
+    assert not writer.is_alive()
