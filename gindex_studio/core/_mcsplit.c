@@ -8,10 +8,11 @@
  * and the proven upper bound are those of the Python search. Vertex sets are arrays of W 64-bit
  * words; weights are the integer-scaled weights (the caller guarantees their total < 2^62).
  *
- * search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel])
+ * search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel[, node_limit]])
  *   out/in: Graph.adj_out / adj_in; w: {(u, v): integer weight}; gid: group id per vertex
  *   floor: the search must beat it strictly; remaining: seconds left (None: no deadline)
  *   cancel: None, a buffer of at least one byte (non-zero: stop), or an object with is_set()
+ *   node_limit: > 0: the search stops as at a deadline when it would visit node node_limit + 1
  * returns (best, pairs or None, upper, exact, nodes), as matching._McSplit.run.
  *
  * clique_search(...) is the companion profile's search (matching._CliqueSearch), further below.
@@ -63,6 +64,7 @@ typedef struct {
     Py_buffer buf;                             /* the cancel buffer, held until release_stop */
     double next_signals;                       /* when to run signal handlers next (check_signals) */
     int have_buf;
+    int64_t node_limit;                        /* McSplit: stop after this many nodes (0: no limit) */
 } Stop;
 
 /* the class list of one search depth: class i has L = bits + 2Wi, R = bits + 2Wi + W */
@@ -463,6 +465,8 @@ static int search(Ctx *c, int depth, int64_t cur)
     const int W = c->W;
     Level *lv = &c->levels[depth];
     c->nodes++;
+    if (c->stop.node_limit && c->nodes > c->stop.node_limit)
+        return ABORT_DEADLINE; /* as a deadline: the best found and a proven bound */
     if ((c->nodes & 127) == 0) {
         int rc = poll_stop(&c->stop, c->nodes);
         if (rc)
@@ -846,16 +850,16 @@ static void free_ctx(Ctx *c)
 
 static PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
                              Py_ssize_t n_uvw, const int32_t *gid1_in, const int32_t *gid2_in, long long floor_,
-                             PyObject *remaining, int check_signals, PyObject *cancel);
+                             PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit);
 
 static PyObject *py_search(PyObject *self, PyObject *args)
 {
     PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining, *cancel = Py_None;
-    long long floor_;
+    long long floor_, node_limit = 0;
     int check_signals;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|O", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|OL", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
                           &out2, &PyList_Type, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l, &PyList_Type,
-                          &gid2_l, &floor_, &remaining, &check_signals, &cancel))
+                          &gid2_l, &floor_, &remaining, &check_signals, &cancel, &node_limit))
         return NULL;
     Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2);
     if (n1_ > (1 << 26) || n2_ > (1 << 26)) {
@@ -875,7 +879,8 @@ static PyObject *py_search(PyObject *self, PyObject *args)
         goto done;
     if (weight_triples(w, n1, n2, &uvw, &n_uvw) < 0)
         goto done;
-    result = search_core(out1, in1, out2, in2, uvw, n_uvw, gid1, gid2, floor_, remaining, check_signals, cancel);
+    result = search_core(out1, in1, out2, in2, uvw, n_uvw, gid1, gid2, floor_, remaining, check_signals, cancel,
+                         node_limit);
 done:
     free(uvw);
     free(gid1);
@@ -886,7 +891,7 @@ done:
 /* search() on checked inputs: weights as triples (u, v, w), group ids as arrays */
 static PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
                              Py_ssize_t n_uvw, const int32_t *gid1, const int32_t *gid2, long long floor_,
-                             PyObject *remaining, int check_signals, PyObject *cancel)
+                             PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit)
 {
     if (floor_ >= ((long long)1 << 62)) {
         PyErr_SetString(PyExc_OverflowError, "floor too large");
@@ -908,6 +913,7 @@ static PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyOb
     c->W = W;
     if (init_stop(&c->stop, remaining, check_signals, cancel) < 0)
         return NULL;
+    c->stop.node_limit = node_limit > 0 ? node_limit : 0;
     PyObject *result = NULL;
     int32_t *order = NULL, *pos = NULL, *slot = NULL, *raw_s = NULL;
     int64_t *raw_k = NULL, *deg = NULL;
@@ -1926,8 +1932,9 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
 {
     PyObject *types2, *out1, *in1, *out2, *in2, *remaining, *cancel;
     int check_signals;
-    if (!PyArg_ParseTuple(solve, "O!O!O!O!O!OpO", &PyList_Type, &types2, &PyList_Type, &out1, &PyList_Type, &in1,
-                          &PyList_Type, &out2, &PyList_Type, &in2, &remaining, &check_signals, &cancel))
+    long long node_limit = 0;
+    if (!PyArg_ParseTuple(solve, "O!O!O!O!O!OpO|L", &PyList_Type, &types2, &PyList_Type, &out1, &PyList_Type, &in1,
+                          &PyList_Type, &out2, &PyList_Type, &in2, &remaining, &check_signals, &cancel, &node_limit))
         return NULL;
     const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(types2);
     if (PyList_GET_SIZE(out1) != n1 || PyList_GET_SIZE(out2) != n2 || PyList_GET_SIZE(loops2) != n2) {
@@ -1971,7 +1978,7 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
     }
     if (group_ids(types1, loops1, types2, loops2, gid1, gid2, rep) < 0)
         goto done;
-    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel);
+    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel, node_limit);
     if (!found)
         goto done;
     { /* (best, pairs or None, upper, exact, nodes) -> (scale, floor, best, pairs or None, upper, exact, nodes) */
@@ -3109,13 +3116,14 @@ static PyObject *py_companion_hash_mask(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
-     "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel])\n"
+     "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel[, node_limit]])\n"
      "-> (best, pairs or None, upper, exact, nodes)\n\n"
      "Weighted McSplit on two graphs given as Graph.adj_out / adj_in (lists of {port: mask}), the\n"
      "integer weights {(u, v): w}, group ids per vertex (same id: same type and self-loop ports;\n"
      "-1: none), the floor to beat strictly, the seconds left (None: no deadline), and whether to\n"
      "run signal handlers meanwhile; cancel: None, a buffer whose first byte set non-zero stops the\n"
-     "search (read without the GIL), or an object with is_set(). See gindex_studio.core.matching."},
+     "search (read without the GIL), or an object with is_set(); node_limit > 0: stop as at a deadline\n"
+     "on visiting node node_limit + 1. See gindex_studio.core.matching."},
     {"clique_search", py_clique_search, METH_VARARGS,
      "clique_search(out1, in1, out2, in2, verts, weights, types, floor, remaining, check_signals[, cancel])\n"
      "-> (best, pairs or None, upper, exact, nodes)\n\n"
@@ -3130,7 +3138,7 @@ static PyMethodDef methods[] = {
      "of w; None for those that would reach 2^62."},
     {"solve", py_solve, METH_VARARGS,
      "solve((types1, vals1, loops1, by_type2, vals2, loops2, 0, self_equal1, threshold),\n"
-     "      (types2, out1, in1, out2, in2, remaining, check_signals, cancel))\n"
+     "      (types2, out1, in1, out2, in2, remaining, check_signals, cancel[, node_limit]))\n"
      "-> None, (scale, quick) or (scale, floor, best, pairs or None, upper, exact, nodes)\n\n"
      "The paper profile's max_common_subgraph without a warm start in one call: weights() without\n"
      "building the dicts, the group ids (type, self-loop ports) and search(), whose floor is\n"

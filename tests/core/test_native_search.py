@@ -228,6 +228,74 @@ def test_score_is_the_same_in_both_modes(profile):
     assert (n.s_exact, n.delta, n.exact, n.search_nodes) == (p.s_exact, p.delta, p.exact, p.search_nodes)
 
 
+
+# ----- node limits and the race of the two orientations (Ω's threshold searches) -------------------
+
+@pytest.mark.parametrize("n,kind,seed", [(20, "near", 0), (30, "far", 1), (45, "near", 2)])
+def test_node_limits_agree(n, kind, seed):
+    """A search cut by its node limit stops at the same node in both modes, with the same best
+    mapping and proven bound; with a limit it does not reach it is the unlimited search."""
+    a, b = pair(n, kind, seed)
+    g1, g2 = graphs(a, b)
+    with mode(True):
+        full = M._search_once(g1, g2, "paper", None, (), None, None, None)
+    assert full.nodes > 8
+    for limit in (1, 2, 7, full.nodes // 2, full.nodes - 1, full.nodes, full.nodes + 1):
+        res = []
+        for native in (True, False):
+            with mode(native):
+                res.append(M._search_once(g1, g2, "paper", None, (), None, None, None, limit))
+        n_, p = res
+        assert (n_.weight, n_.upper, n_.exact, n_.nodes) == (p.weight, p.upper, p.exact, p.nodes)
+        if limit < full.nodes:
+            assert not n_.exact and n_.nodes == limit + 1
+            assert Fraction(*n_.upper) >= Fraction(*full.weight) >= Fraction(*n_.weight)
+        else:
+            assert n_ == full
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_the_race_is_exact_whichever_orientation_finishes(native, monkeypatch):
+    """Ω's searches race both orientations: S, the threshold flag and exactness are those of a
+    single search, the mapping is one of (g1, g2), the node count is that of every attempt; on
+    these pairs the race is decided by each orientation some of the time."""
+    monkeypatch.setattr(M, "_RACE_NODES", 4)
+    monkeypatch.setattr(M, "_RACE_GROWTH", 2)
+    attempts = []
+    real = M._search_once
+    monkeypatch.setattr(M, "_search_once", lambda g1, g2, *a: attempts.append((g1, real(g1, g2, *a))) or attempts[-1][1])
+    winners = set()
+    with mode(native):
+        for seed in range(12):
+            rng = random.Random(seed)  # few types: the orientation matters (big g1, small g2: either way)
+            a = random_flow(rng.randint(10, 14), rng, "a", palette=["function", "change"])
+            b = random_flow(rng.randint(4, 7), rng, "b", palette=["function", "change"])
+            g1, g2 = graphs(a, b)
+            s = Fraction(*real(g1, g2, "paper", None, (), None, None, None).weight)
+            for q in (s * s - Fraction(1, 9), s * s, Fraction(0)):
+                attempts.clear()
+                m = M.max_common_subgraph(g1, g2, threshold_sq=q)
+                assert m.exact and m.improved == (s * s > q)
+                if m.improved:
+                    assert Fraction(*m.weight) == s
+                    assert_valid(g1, g2, m)
+                assert m.nodes == sum(x.nodes for _g, x in attempts)
+                winners.add(attempts[-1][0] is g2)
+    assert winners == {False, True}
+
+
+def test_a_raced_search_cut_by_its_deadline_keeps_an_honest_bound():
+    a = random_flow(120, random.Random(3), "a")
+    b = random_flow(120, random.Random(1003), "b")
+    g1, g2 = graphs(a, b)
+    with mode(True):
+        found = M.max_common_subgraph(g1, g2, deadline=0.2)
+        cut = M.max_common_subgraph(g1, g2, deadline=0.05, threshold_sq=(0, 1))
+    assert not cut.exact and cut.nodes > 0
+    assert Fraction(*cut.upper) >= max(Fraction(*found.weight), Fraction(*cut.weight))
+    assert_valid(g1, g2, cut)
+
+
 # ----- deadline ----------------------------------------------------------------------------------
 
 def test_deadline_gives_an_honest_upper_bound_on_a_hard_pair():
