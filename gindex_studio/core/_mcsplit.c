@@ -2480,7 +2480,9 @@ typedef struct {
 
 typedef struct {
     CSlot *s;
-    size_t mask; /* capacity - 1; the capacity is a power of two at least twice what is put in */
+    size_t mask;  /* capacity - 1; the capacity is a power of two at least twice what is put in */
+    size_t n;     /* the key table: slots in use (it grows past half full) */
+    CSlot *grown; /* the key table: its slots once grown out of the call's block (malloc) */
 } CTab;
 
 static size_t cj_cap(size_t n)
@@ -2525,6 +2527,32 @@ static inline CSlot *ctab_slot(const CTab *t, PyObject *key, Py_hash_t h)
             return s;
         }
     }
+}
+
+/* one more slot of the key table in use: past half full, its slots move to a table 4 times as
+ * large (the keys of a flow are few and repeated: the table starts small); -1: no memory */
+static int ctab_grow(CTab *t)
+{
+    if (++t->n * 2 <= t->mask + 1)
+        return 0;
+    const size_t cap = (t->mask + 1) * 4;
+    CSlot *g = calloc(cap, sizeof(CSlot));
+    if (!g) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i <= t->mask; i++) {
+        if (!t->s[i].key)
+            continue;
+        size_t j = (size_t)t->s[i].hash & (cap - 1);
+        while (g[j].key) /* the keys are distinct: the first empty slot */
+            j = (j + 1) & (cap - 1);
+        g[j] = t->s[i];
+    }
+    free(t->grown);
+    t->s = t->grown = g;
+    t->mask = cap - 1;
+    return 0;
 }
 
 /* 1: v is an exact JSON value at every depth (see above), 0: not */
@@ -2718,27 +2746,33 @@ static int cflow_read(CFlow *f, CTab *keys, int32_t *nextkey, CTab *types, int32
             CSlot *s = h == -1 ? NULL : ctab_slot(keys, key, h);
             if (!s)
                 return -1;
-            if (!s->key) { /* a key met first here */
+            int32_t kv, role;
+            if (s->key) {
+                kv = s->val;
+                role = s->role;
+            } else { /* a key met first here */
                 if (!ref) {    /* no reference vertex has it: never compared */
                     if (!cj_plain(v, 0))
                         return 0;
                     continue;
                 }
-                s->key = key;
-                s->hash = h;
-                s->val = (*nextkey)++;
+                kv = (*nextkey)++;
+                role = CJ_PLAIN_KEY;
+                *s = (CSlot){key, h, kv, role};
+                if (ctab_grow(keys) < 0)
+                    return -1;
             }
-            if (s->role == CJ_ID)
+            if (role == CJ_ID)
                 id = v;
-            else if (s->role == CJ_TYPE)
+            else if (role == CJ_TYPE)
                 type = v;
-            else if (s->role == CJ_WIRES)
+            else if (role == CJ_WIRES)
                 wires = v;
-            if (s->val == CJ_IGNORED)
+            if (kv == CJ_IGNORED)
                 continue;
             if (!cj_plain(v, 0))
                 return 0;
-            f->kid[at] = s->val;
+            f->kid[at] = kv;
             f->val[at] = v;
             at++;
             if (v == Py_None)
@@ -2905,6 +2939,9 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *args)
     memset(&f2, 0, sizeof(CFlow));
     PyObject *result = NULL;
     char *block1 = NULL, *block2 = NULL;
+    CTab keys, types; /* keys: the keys met (a small table that grows), types: the reference's */
+    memset(&keys, 0, sizeof(CTab));
+    memset(&types, 0, sizeof(CTab));
     Clq clq;
     Clq *q = &clq;
     memset(q, 0, sizeof(Clq));
@@ -2916,8 +2953,7 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *args)
     if (r <= 0)
         goto bail;
     /* the first block: both flows' arrays and id tables, the key and type tables */
-    CTab keys, types;
-    keys.mask = cj_cap((size_t)cj_nfixed + (size_t)f1.nkeys) - 1;
+    keys.mask = cj_cap((size_t)cj_nfixed + (size_t)(f1.nkeys < 48 ? f1.nkeys : 48)) - 1;
     types.mask = cj_cap((size_t)f1.count) - 1;
     int32_t *tcount = NULL;
     for (Bump b = {NULL, 0};; b.off = 0) {
@@ -2940,6 +2976,8 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *args)
         if (!s)
             goto done;
         *s = (CSlot){e->key, e->hash & cj_hash_mask, e->ignored ? CJ_IGNORED : nextkey++, e->role};
+        if (ctab_grow(&keys) < 0)
+            goto done;
     }
     r = cflow_read(&f1, &keys, &nextkey, &types, &ntypes, 1);
     if (r > 0)
@@ -3098,6 +3136,7 @@ bail:
 done:
     free(block1);
     free(block2);
+    free(keys.grown);
     free_clq(q);
     return result;
 }
