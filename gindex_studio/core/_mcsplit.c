@@ -1119,7 +1119,8 @@ typedef struct {
     int64_t *mat, *hu, *hv, *minv;
     int32_t *hp, *way;
     char *used;
-    void *block; /* everything above, one allocation (clique_alloc) */
+    void *block;  /* everything above, one allocation (clique_alloc) */
+    int gil_held; /* clique_run: the GIL not released yet */
 } Clq;
 
 /* the edges u->x in g (CSR of read_graph) as port keys, compared with the edges v->y in h */
@@ -1274,6 +1275,10 @@ static int clique_expand(Clq *q, int depth, int64_t cur)
     const int WV = q->WV;
     q->nodes++;
     if ((q->nodes & 127) == 0) {
+        if (q->gil_held) { /* a small search past its 127th node: from here as any other */
+            q->gil_held = 0;
+            q->stop.ts = PyEval_SaveThread();
+        }
         int rc = poll_stop(&q->stop, q->nodes);
         if (rc)
             return rc;
@@ -1397,15 +1402,23 @@ static int clique_prepare(Clq *q, const int32_t *s1, const int64_t *k1, const wo
 }
 
 /* the search from q's root above floor, the GIL released (q->stop set up): its return code (0:
- * exact, ABORT_*), and the proven upper bound */
+ * exact, ABORT_*), and the proven upper bound. With at most CLQ_KEEP_GIL association vertices the
+ * GIL is released only at the first poll (the 128th node): most such searches end before, and
+ * releasing and taking back the GIL would cost more than they do. */
+#define CLQ_KEEP_GIL 64
 static int clique_run(Clq *q, long long floor_, int64_t *upper_out)
 {
     const int64_t root_bound = clique_bound(q, q->P);
     const int64_t floor = (int64_t)floor_;
     q->best = floor;
-    q->stop.ts = PyEval_SaveThread();
+    q->gil_held = q->nv <= CLQ_KEEP_GIL;
+    if (!q->gil_held)
+        q->stop.ts = PyEval_SaveThread();
     int rc = clique_expand(q, 0, 0);
-    PyEval_RestoreThread(q->stop.ts);
+    if (q->gil_held)
+        q->gil_held = 0;
+    else
+        PyEval_RestoreThread(q->stop.ts);
     int64_t upper = q->best > floor ? q->best : floor;
     if (rc)
         for (int i = 0; i < q->n_frames; i++)
@@ -2870,7 +2883,7 @@ static void cflow_csr(const CFlow *f, int W, int32_t *starts, int64_t *keys, wor
     starts[f->n] = k;
 }
 
-static int cmp_assoc(const void *a, const void *b)
+static inline int cmp_assoc(const void *a, const void *b)
 {
     const long long *x = a, *y = b; /* (w, u, v, type): w descending, then (u, v) */
     if (x[0] != y[0])
@@ -2923,11 +2936,21 @@ static PyObject *cj_delta(long long best, long long scale, long long nn)
     return result;
 }
 
-static PyObject *py_companion_delta(PyObject *self, PyObject *args)
+static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *value1, *value2, *ignored;
-    int check_signals;
-    if (!PyArg_ParseTuple(args, "OOO!p", &value1, &value2, &PyFrozenSet_Type, &ignored, &check_signals))
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "companion_delta() takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *value1 = args[0], *value2 = args[1], *ignored = args[2];
+    if (!PyFrozenSet_Check(ignored)) {
+        PyErr_Format(PyExc_TypeError, "companion_delta() argument 3 must be frozenset, not %.50s",
+                     Py_TYPE(ignored)->tp_name);
+        return NULL;
+    }
+    /* None: signal handlers run in the main thread only, so check for them there */
+    const int check_signals = args[3] == Py_None ? _PyOS_IsMainThread() : PyObject_IsTrue(args[3]);
+    if (check_signals < 0)
         return NULL;
     /* GINDEX_PURE_PYTHON asks for the Python searches (matching.native_search_available; os.environ
      * writes reach the C environment, and getenv costs far less than os.environ.get) */
@@ -3096,7 +3119,16 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *args)
     }
     if (overflow || nv > (1 << 20))
         goto bail;
-    qsort(rows, (size_t)nv, 4 * sizeof(long long), cmp_assoc);
+    if (nv <= 64) /* (few rows: without qsort's calls) */
+        for (Py_ssize_t i = 1; i < nv; i++) {
+            long long row[4], *x = rows + 4 * i;
+            memcpy(row, x, sizeof(row));
+            for (; x > rows && cmp_assoc(x - 4, row) > 0; x -= 4)
+                memcpy(x, x - 4, sizeof(row));
+            memcpy(x, row, sizeof(row));
+        }
+    else
+        qsort(rows, (size_t)nv, 4 * sizeof(long long), cmp_assoc);
     r = cflow_wire(&f1, W);
     if (r > 0)
         r = cflow_wire(&f2, W);
@@ -3184,8 +3216,9 @@ static PyMethodDef methods[] = {
      "isqrt(floor(tn * scale^2 / td)) for threshold (tn, td) (else -1). (scale, quick): the quick\n"
      "bound proves nothing beats the threshold. None: a weight total reaching 2^62 (or the\n"
      "companion profile): use weights() and search(). pairs: (u, v, num, den) as weights()' raw."},
-    {"companion_delta", py_companion_delta, METH_VARARGS,
+    {"companion_delta", (PyCFunction)(void (*)(void))py_companion_delta, METH_FASTCALL,
      "companion_delta(value1, value2, ignored, check_signals) -> float or None\n\n"
+     "check_signals: None checks for signals when called in the main thread.\n"
      "The companion profile's Δ of two parsed flows (JSON values), as score(flow_from_value(...))\n"
      "gives it, in one call; None: not a plain flow shape, weights too large, or GINDEX_PURE_PYTHON set\n"
      "(take the general way)."},

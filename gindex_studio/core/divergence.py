@@ -8,7 +8,6 @@ edge divergence and the paper's three error kinds. Flows are reduced once by ``p
 from __future__ import annotations
 
 import os as _os
-import threading as _threading
 import time
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
@@ -478,7 +477,7 @@ def delta_of_values(reference, generated, options: ScoreOptions = ScoreOptions()
         # the C call returns None itself when GINDEX_PURE_PYTHON asks for the Python searches
         # (matching.native_search_available, whose os.environ lookup would cost more than the call)
         if native is not None:
-            d = native(reference, generated, _IGNORED, _threading.current_thread() is _threading.main_thread())
+            d = native(reference, generated, _IGNORED, None)  # None: signals checked in the main thread
             if d is not None:
                 return d
     return score(flow_from_value(reference), flow_from_value(generated), options).delta

@@ -305,3 +305,23 @@ def test_delta_of_files_reads_any_path_kind_and_a_pipe(tmp_path):
     assert delta_of_files(pa, fifo, COMPANION) == expected
     writer.join(60)
     assert not writer.is_alive()
+
+
+def test_check_signals_none_decides_by_thread():
+    import threading
+
+    rng = random.Random(9)
+    a = random_flow(9, rng, "a").to_json_value()
+    b = perturb(random_flow(9, rng, "a"), rng, 0.4).to_json_value()
+    expected = reference(a, b)
+    assert native(a, b) == expected
+    assert matching._native.companion_delta(a, b, IGNORED, None) == expected  # the main thread
+    out = []
+    worker = threading.Thread(target=lambda: out.append(matching._native.companion_delta(a, b, IGNORED, None)))
+    worker.start()
+    worker.join(60)
+    assert out == [expected]
+    with pytest.raises(TypeError, match="frozenset"):
+        matching._native.companion_delta(a, b, set(IGNORED), None)
+    with pytest.raises(TypeError, match="4 arguments"):
+        matching._native.companion_delta(a, b, IGNORED)
