@@ -469,8 +469,11 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     try:
         pool = ProcessPoolExecutor(max_workers=min(workers, total), **pool_args)
         try:
+            # the largest tasks first (they tend to search longest): no worker is left alone with a
+            # long task at the end while the others idle
+            order = sorted(range(total), key=lambda i: -tasks[i].n)
             with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
-                futures = {pool.submit(_worker_nearest, (t, deadline)): i for i, t in enumerate(tasks)}
+                futures = {pool.submit(_worker_nearest, (tasks[i], deadline)): i for i in order}
             pending, done = set(futures), 0
             while pending:
                 _check(cancel)
