@@ -3185,6 +3185,14 @@ static PyObject *py_companion_hash_mask(PyObject *self, PyObject *args)
     return PyLong_FromLongLong((long long)old);
 }
 
+/* pure_python_requested() -> bool: GINDEX_PURE_PYTHON is set and not "0" (os.environ writes reach
+ * the C environment; getenv costs far less than os.environ.get) */
+static PyObject *py_pure_python_requested(PyObject *self, PyObject *noargs)
+{
+    const char *pure = getenv("GINDEX_PURE_PYTHON");
+    return PyBool_FromLong(pure && pure[0] && strcmp(pure, "0") != 0);
+}
+
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
      "search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel[, node_limit]])\n"
@@ -3231,6 +3239,8 @@ static PyMethodDef methods[] = {
     {"signatures", py_signatures, METH_VARARGS,
      "signatures(datas, ignored, companion, json_true, json_false, cls) -> [Signature]\n\n"
      "similarity.signature of every node dict, paper (companion=0) or companion (companion=1)."},
+    {"pure_python_requested", py_pure_python_requested, METH_NOARGS,
+     "pure_python_requested() -> bool: GINDEX_PURE_PYTHON is set and not \"0\" (read with getenv)."},
     {"flow_graph", py_flow_graph, METH_VARARGS,
      "flow_graph(nodes, no_loops, loop0) -> (ids, datas, adj_out, adj_in, selfloop, cyclic, n_edges) or None\n\n"
      "A flow's vertices and their wires, ports merged (divergence.prepare without port_aware or ignored types)."},
@@ -3244,7 +3254,7 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 8
+#define API_VERSION 9
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -51,7 +51,7 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 8:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 9:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _native_solve = getattr(_native, "solve", None)  # weights and search in one call (paper profile)
@@ -61,7 +61,7 @@ _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 
 def native_search_available() -> bool:
     """True when the searches will run in C (extension built, not disabled)."""
-    return _native is not None and os.environ.get("GINDEX_PURE_PYTHON", "0") in ("", "0")
+    return _native is not None and not _native.pure_python_requested()  # getenv: a tenth of os.environ.get
 
 
 class CancelToken(threading.Event):
