@@ -1326,9 +1326,9 @@ static void free_clq(Clq *q)
     q->block = NULL;
 }
 
-/* allocate q for nv association vertices between graphs of n1 and n2 vertices, in one block (the
- * type scratch for up to nv types); -1: no memory */
-static int clique_alloc(Clq *q, int n1, int n2, int nv)
+/* q's arrays for nv association vertices between graphs of n1 and n2 vertices, carved from b (the
+ * type scratch for up to nv types); with b->base NULL only measured */
+static void clique_carve(Clq *q, int n1, int n2, int nv, Bump *b)
 {
     const int nmax = n1 > n2 ? n1 : n2, nmin = n1 < n2 ? n1 : n2;
     q->nv = nv;
@@ -1336,35 +1336,42 @@ static int clique_alloc(Clq *q, int n1, int n2, int nv)
     q->n1 = n1;
     q->n2 = n2;
     const size_t WV = (size_t)q->WV, v1 = (size_t)nv + 1, x2 = (size_t)nmax + 2;
-    for (Bump b = {NULL, 0};; b.off = 0) {
-        q->vu = bump(&b, v1 * sizeof(int32_t));
-        q->vv = bump(&b, v1 * sizeof(int32_t));
-        q->vt = bump(&b, v1 * sizeof(int32_t));
-        q->wt = bump(&b, v1 * sizeof(int64_t));
-        q->adj = bump(&b, v1 * WV * sizeof(word));
-        q->P = bump(&b, ((size_t)nmin + 3) * WV * sizeof(word));
-        q->best_set = bump(&b, ((size_t)nmin + 2) * sizeof(int32_t));
-        q->map = bump(&b, ((size_t)nmin + 2) * sizeof(int32_t));
-        q->frames = bump(&b, ((size_t)nmin + 3) * sizeof(int64_t));
-        q->tcount = bump(&b, ((size_t)nv + 2) * sizeof(int32_t));
-        q->tstart = bump(&b, ((size_t)nv + 2) * sizeof(int32_t));
-        q->titems = bump(&b, v1 * sizeof(int32_t));
-        q->rowof = bump(&b, ((size_t)n1 + 1) * sizeof(int32_t));
-        q->colof = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
-        q->mat = bump(&b, ((size_t)nmin + 1) * ((size_t)nmax + 1) * sizeof(int64_t));
-        q->hu = bump(&b, x2 * sizeof(int64_t));
-        q->hv = bump(&b, x2 * sizeof(int64_t));
-        q->minv = bump(&b, x2 * sizeof(int64_t));
-        q->hp = bump(&b, x2 * sizeof(int32_t));
-        q->way = bump(&b, x2 * sizeof(int32_t));
-        q->used = bump(&b, x2);
-        if (b.base)
-            return 0;
-        if (!(b.base = q->block = calloc(1, b.off))) {
-            PyErr_NoMemory();
-            return -1;
-        }
+    q->vu = bump(b, v1 * sizeof(int32_t));
+    q->vv = bump(b, v1 * sizeof(int32_t));
+    q->vt = bump(b, v1 * sizeof(int32_t));
+    q->wt = bump(b, v1 * sizeof(int64_t));
+    q->adj = bump(b, v1 * WV * sizeof(word));
+    q->P = bump(b, ((size_t)nmin + 3) * WV * sizeof(word));
+    q->best_set = bump(b, ((size_t)nmin + 2) * sizeof(int32_t));
+    q->map = bump(b, ((size_t)nmin + 2) * sizeof(int32_t));
+    q->frames = bump(b, ((size_t)nmin + 3) * sizeof(int64_t));
+    q->tcount = bump(b, ((size_t)nv + 2) * sizeof(int32_t));
+    q->tstart = bump(b, ((size_t)nv + 2) * sizeof(int32_t));
+    q->titems = bump(b, v1 * sizeof(int32_t));
+    q->rowof = bump(b, ((size_t)n1 + 1) * sizeof(int32_t));
+    q->colof = bump(b, ((size_t)n2 + 1) * sizeof(int32_t));
+    q->mat = bump(b, ((size_t)nmin + 1) * ((size_t)nmax + 1) * sizeof(int64_t));
+    q->hu = bump(b, x2 * sizeof(int64_t));
+    q->hv = bump(b, x2 * sizeof(int64_t));
+    q->minv = bump(b, x2 * sizeof(int64_t));
+    q->hp = bump(b, x2 * sizeof(int32_t));
+    q->way = bump(b, x2 * sizeof(int32_t));
+    q->used = bump(b, x2);
+}
+
+/* allocate q for nv association vertices between graphs of n1 and n2 vertices, in one block
+ * (q->block, freed by free_clq); -1: no memory */
+static int clique_alloc(Clq *q, int n1, int n2, int nv)
+{
+    Bump b = {NULL, 0};
+    clique_carve(q, n1, n2, nv, &b);
+    if (!(b.base = q->block = calloc(1, b.off))) {
+        PyErr_NoMemory();
+        return -1;
     }
+    b.off = 0;
+    clique_carve(q, n1, n2, nv, &b);
+    return 0;
 }
 
 /* with vu, vv, vt, wt and ntypes filled: the type scratch, the association adjacency from the two
@@ -2661,6 +2668,47 @@ static int cj_fixed(PyObject *ignored)
     return 1;
 }
 
+/* The call's three zeroed blocks are kept from call to call (a block malloc hands back after other
+ * work is out of the cache, and calloc zeroes more than is used): one call at a time uses them
+ * (cj_keep_busy, changed with the GIL held); a call meanwhile, or a block over CJ_KEEP_MAX bytes,
+ * takes calloc and free. */
+#define CJ_KEEP_MAX ((size_t)1 << 20)
+static struct {
+    char *p;
+    size_t cap;
+} cj_keep[3];
+static int cj_keep_busy;
+
+/* n zeroed bytes for block i; NULL: no memory (set) */
+static char *cj_block(int i, size_t n, int own)
+{
+    if (!own || n > CJ_KEEP_MAX) {
+        char *p = calloc(1, n);
+        if (!p)
+            PyErr_NoMemory();
+        return p;
+    }
+    if (cj_keep[i].cap < n) {
+        size_t cap = n < 4096 ? 4096 : n;
+        char *p = malloc(cap);
+        if (!p) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        free(cj_keep[i].p);
+        cj_keep[i].p = p;
+        cj_keep[i].cap = cap;
+    }
+    memset(cj_keep[i].p, 0, n);
+    return cj_keep[i].p;
+}
+
+static void cj_unblock(int i, char *p)
+{
+    if (p != cj_keep[i].p)
+        free(p);
+}
+
 /* one flow of the call */
 typedef struct {
     PyObject **items; /* its entries (borrowed) */
@@ -2961,7 +3009,9 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
     memset(&f1, 0, sizeof(CFlow));
     memset(&f2, 0, sizeof(CFlow));
     PyObject *result = NULL;
-    char *block1 = NULL, *block2 = NULL;
+    char *block1 = NULL, *block2 = NULL, *block3 = NULL;
+    const int own = !cj_keep_busy;
+    cj_keep_busy = 1;
     CTab keys, types; /* keys: the keys met (a small table that grows), types: the reference's */
     memset(&keys, 0, sizeof(CTab));
     memset(&types, 0, sizeof(CTab));
@@ -2987,10 +3037,8 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
         tcount = bump(&b, ((size_t)f1.count + 2) * sizeof(int32_t));
         if (b.base)
             break;
-        if (!(b.base = block1 = calloc(1, b.off))) {
-            PyErr_NoMemory();
+        if (!(b.base = block1 = cj_block(0, b.off, own)))
             goto done;
-        }
     }
     int32_t nextkey = 0, ntypes = 0;
     for (int i = 0; i < cj_nfixed; i++) {
@@ -3046,10 +3094,8 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
         m2 = bump(&b, ((size_t)n2 * 2 + 1) * W * sizeof(word));
         if (b.base)
             break;
-        if (!(b.base = block2 = calloc(1, b.off))) {
-            PyErr_NoMemory();
+        if (!(b.base = block2 = cj_block(1, b.off, own)))
             goto done;
-        }
     }
     for (int t = 0; t < ntypes; t++)
         gstart[t + 1] = gstart[t] + tcount[t + 1];
@@ -3136,8 +3182,14 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
         goto bail;
     cflow_csr(&f1, W, s1, k1, m1);
     cflow_csr(&f2, W, s2, k2, m2);
-    if (clique_alloc(q, n1, n2, (int)nv) < 0)
-        goto done;
+    {
+        Bump b = {NULL, 0};
+        clique_carve(q, n1, n2, (int)nv, &b);
+        if (!(b.base = block3 = cj_block(2, b.off, own)))
+            goto done;
+        b.off = 0;
+        clique_carve(q, n1, n2, (int)nv, &b);
+    }
     int32_t *tmap = tcount; /* reused: type ids by first occurrence in this order (_type_ids) */
     for (int t = 0; t < ntypes; t++)
         tmap[t] = -1;
@@ -3166,10 +3218,12 @@ bail:
     if (r >= 0)
         result = Py_NewRef(Py_None);
 done:
-    free(block1);
-    free(block2);
+    cj_unblock(0, block1);
+    cj_unblock(1, block2);
+    cj_unblock(2, block3);
+    if (own)
+        cj_keep_busy = 0;
     free(keys.grown);
-    free_clq(q);
     return result;
 }
 

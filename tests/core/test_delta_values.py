@@ -325,3 +325,30 @@ def test_check_signals_none_decides_by_thread():
         matching._native.companion_delta(a, b, set(IGNORED), None)
     with pytest.raises(TypeError, match="4 arguments"):
         matching._native.companion_delta(a, b, IGNORED)
+
+
+def test_calls_from_several_threads_at_once():
+    """One call at a time keeps the C call's blocks; calls meanwhile (the search releases the GIL past
+    64 association vertices) allocate their own: every thread gets the reference's Δ."""
+    import threading
+
+    rng = random.Random(12)
+
+    def flow(prefix):  # 14 nodes of 2 types sharing keys: up to 98 same-type pairs of w > 0
+        ids = [f"{prefix}{i}" for i in range(14)]
+        return [{"id": i, "type": "tu"[k % 2], "c": 1, "p": rng.randint(0, 2), "q": rng.choice(["x", "y"]),
+                 "wires": [rng.sample(ids, 2)]} for k, i in enumerate(ids)]
+
+    pairs = [(flow("a"), flow("b")) for _ in range(4)]
+    expected = [reference(a, b) for a, b in pairs]
+    out: dict = {}
+
+    def work(t):
+        out[t] = [[matching._native.companion_delta(a, b, IGNORED, None) for a, b in pairs] for _ in range(30)]
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    assert all(out[t] == [expected] * 30 for t in range(4))
