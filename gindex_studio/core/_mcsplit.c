@@ -1120,6 +1120,7 @@ typedef struct {
     int32_t *hp, *way;
     char *used;
     void *block;  /* everything above, one allocation (clique_alloc) */
+    size_t zeroed; /* the block's first bytes that must be zero (clique_carve) */
     int gil_held; /* clique_run: the GIL not released yet */
 } Clq;
 
@@ -1336,12 +1337,13 @@ static void clique_carve(Clq *q, int n1, int n2, int nv, Bump *b)
     q->n1 = n1;
     q->n2 = n2;
     const size_t WV = (size_t)q->WV, v1 = (size_t)nv + 1, x2 = (size_t)nmax + 2;
+    q->adj = bump(b, v1 * WV * sizeof(word)); /* adj and P first: all the rest is written before read */
+    q->P = bump(b, ((size_t)nmin + 3) * WV * sizeof(word));
+    q->zeroed = b->off;
     q->vu = bump(b, v1 * sizeof(int32_t));
     q->vv = bump(b, v1 * sizeof(int32_t));
     q->vt = bump(b, v1 * sizeof(int32_t));
     q->wt = bump(b, v1 * sizeof(int64_t));
-    q->adj = bump(b, v1 * WV * sizeof(word));
-    q->P = bump(b, ((size_t)nmin + 3) * WV * sizeof(word));
     q->best_set = bump(b, ((size_t)nmin + 2) * sizeof(int32_t));
     q->map = bump(b, ((size_t)nmin + 2) * sizeof(int32_t));
     q->frames = bump(b, ((size_t)nmin + 3) * sizeof(int64_t));
@@ -2679,8 +2681,8 @@ static struct {
 } cj_keep[3];
 static int cj_keep_busy;
 
-/* n zeroed bytes for block i; NULL: no memory (set) */
-static char *cj_block(int i, size_t n, int own)
+/* n bytes for block i, the first nzero of them zeroed; NULL: no memory (set) */
+static char *cj_block(int i, size_t n, size_t nzero, int own)
 {
     if (!own || n > CJ_KEEP_MAX) {
         char *p = calloc(1, n);
@@ -2699,7 +2701,7 @@ static char *cj_block(int i, size_t n, int own)
         cj_keep[i].p = p;
         cj_keep[i].cap = cap;
     }
-    memset(cj_keep[i].p, 0, n);
+    memset(cj_keep[i].p, 0, nzero);
     return cj_keep[i].p;
 }
 
@@ -2769,12 +2771,17 @@ static int cflow_shape(CFlow *f, PyObject *value)
     return 1;
 }
 
-/* f's arrays of the first block */
+/* f's id table in the first block (zeroed) */
+static void cflow_layout_ids(CFlow *f, Bump *b)
+{
+    f->ids.mask = cj_cap((size_t)f->count) - 1;
+    f->ids.s = bump(b, (f->ids.mask + 1) * sizeof(CSlot));
+}
+
+/* f's arrays of the first block (written before read) */
 static void cflow_layout(CFlow *f, Bump *b)
 {
     const size_t c = (size_t)f->count + 1, k = (size_t)f->nkeys + 1;
-    f->ids.mask = cj_cap((size_t)f->count) - 1;
-    f->ids.s = bump(b, (f->ids.mask + 1) * sizeof(CSlot));
     f->wires = bump(b, c * sizeof(PyObject *));
     f->type = bump(b, c * sizeof(int32_t));
     f->k0 = bump(b, c * sizeof(int32_t));
@@ -3029,15 +3036,18 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
     keys.mask = cj_cap((size_t)cj_nfixed + (size_t)(f1.nkeys < 48 ? f1.nkeys : 48)) - 1;
     types.mask = cj_cap((size_t)f1.count) - 1;
     int32_t *tcount = NULL;
-    for (Bump b = {NULL, 0};; b.off = 0) {
-        cflow_layout(&f1, &b);
-        cflow_layout(&f2, &b);
+    for (Bump b = {NULL, 0};; b.off = 0) { /* what must be zero first */
+        cflow_layout_ids(&f1, &b);
+        cflow_layout_ids(&f2, &b);
         keys.s = bump(&b, (keys.mask + 1) * sizeof(CSlot));
         types.s = bump(&b, (types.mask + 1) * sizeof(CSlot));
         tcount = bump(&b, ((size_t)f1.count + 2) * sizeof(int32_t));
+        const size_t zeroed = b.off;
+        cflow_layout(&f1, &b);
+        cflow_layout(&f2, &b);
         if (b.base)
             break;
-        if (!(b.base = block1 = cj_block(0, b.off, own)))
+        if (!(b.base = block1 = cj_block(0, b.off, zeroed, own)))
             goto done;
     }
     int32_t nextkey = 0, ntypes = 0;
@@ -3076,16 +3086,17 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
     long long *rows = NULL, *dens = NULL;
     int64_t *k1 = NULL, *k2 = NULL;
     word *m1 = NULL, *m2 = NULL;
-    for (Bump b = {NULL, 0};; b.off = 0) {
+    for (Bump b = {NULL, 0};; b.off = 0) { /* what must be zero first */
         gstart = bump(&b, ((size_t)ntypes + 2) * sizeof(int32_t));
-        gv = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
-        slot = bump(&b, ((size_t)nextkey + 1) * sizeof(int32_t));
-        rows = bump(&b, ((size_t)npairs + 1) * 4 * sizeof(long long));
-        dens = bump(&b, ((size_t)npairs + 1) * sizeof(long long));
         f1.out = bump(&b, ((size_t)n1 + 1) * W * sizeof(word));
         f1.in = bump(&b, ((size_t)n1 + 1) * W * sizeof(word));
         f2.out = bump(&b, ((size_t)n2 + 1) * W * sizeof(word));
         f2.in = bump(&b, ((size_t)n2 + 1) * W * sizeof(word));
+        const size_t zeroed = b.off;
+        gv = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
+        slot = bump(&b, ((size_t)nextkey + 1) * sizeof(int32_t));
+        rows = bump(&b, ((size_t)npairs + 1) * 4 * sizeof(long long));
+        dens = bump(&b, ((size_t)npairs + 1) * sizeof(long long));
         s1 = bump(&b, ((size_t)n1 + 1) * sizeof(int32_t));
         s2 = bump(&b, ((size_t)n2 + 1) * sizeof(int32_t));
         k1 = bump(&b, ((size_t)n1 * 2 + 1) * sizeof(int64_t));
@@ -3094,7 +3105,7 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
         m2 = bump(&b, ((size_t)n2 * 2 + 1) * W * sizeof(word));
         if (b.base)
             break;
-        if (!(b.base = block2 = cj_block(1, b.off, own)))
+        if (!(b.base = block2 = cj_block(1, b.off, zeroed, own)))
             goto done;
     }
     for (int t = 0; t < ntypes; t++)
@@ -3185,7 +3196,7 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
     {
         Bump b = {NULL, 0};
         clique_carve(q, n1, n2, (int)nv, &b);
-        if (!(b.base = block3 = cj_block(2, b.off, own)))
+        if (!(b.base = block3 = cj_block(2, b.off, q->zeroed, own)))
             goto done;
         b.off = 0;
         clique_carve(q, n1, n2, (int)nv, &b);
