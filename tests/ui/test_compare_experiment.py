@@ -368,3 +368,37 @@ def test_the_table_marks_the_tasks_the_core_flags_as_leaks(cwin, qtbot, demo_cop
     k = cwin.controller.experiment.task_index("gmail-send-4")
     tip = model.data(model.index(k, col), Qt.ToolTipRole)
     assert "near-identical" in tip and "Ω = 0.024" in tip
+
+
+def test_task_column_fits_the_rows_scrolled_into_view(cwin, qtbot, demo_copy):
+    """The columns fit the rows on screen (measuring every row on every change made each finished
+    task cost O(rows) on the GUI thread); rows scrolled into view by the wheel are fitted too."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    assert cwin.open_experiment(str(demo_copy))
+    settle_g(qtbot, cwin)
+    panel = cwin.tasks
+    table, header = panel.table, panel.table.horizontalHeader()
+    table.sortByColumn(0, Qt.AscendingOrder)
+    ids = [panel.proxy.index(r, 0).data() for r in range(panel.proxy.rowCount())]
+    longest = max(range(len(ids)), key=lambda r: len(ids[r]))
+    table.setFixedHeight(table.horizontalHeader().height() + 3 * table.verticalHeader().defaultSectionSize() + 4)
+    table.scrollToTop()  # (the worst task, opened first, was scrolled into view)
+    qtbot.waitUntil(lambda: 0 <= table.rowAt(table.viewport().height() - 1) < longest)
+    on_screen = range(table.rowAt(table.viewport().height() - 1) + 1)
+    fm = table.fontMetrics()
+    assert max(fm.horizontalAdvance(ids[r]) for r in on_screen) < fm.horizontalAdvance(ids[longest])  # not yet
+    narrow = header.sectionSize(0)
+    assert narrow < fm.horizontalAdvance(ids[longest])
+    vp = table.viewport()
+    centre = QPointF(vp.rect().center())
+    while not (table.rowAt(0) <= longest <= table.rowAt(vp.height() - 1)):  # the user turns the wheel
+        before = table.verticalScrollBar().value()
+        ev = QWheelEvent(centre, QPointF(vp.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
+                         Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+        QApplication.sendEvent(vp, ev)
+        assert table.verticalScrollBar().value() > before
+    qtbot.waitUntil(lambda: header.sectionSize(0) >= fm.horizontalAdvance(ids[longest]))
+    assert header.resizeContentsPrecision() == 0

@@ -70,7 +70,8 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     assert panel.model.index(pending, 5).data() == "…"  # Ω not known yet
     # the bar moved forward, step by step
     assert len(set(watch.values)) >= 5 and watch.values == sorted(watch.values)
-    assert "Ω of the tasks" in panel.progress.format()
+    # the bar shows the latest step within PROGRESS_MS (it is not repainted for every step)
+    qtbot.waitUntil(lambda: "Ω of the tasks" in panel.progress.format(), timeout=5_000)
     done_before = panel.model.completed
     # the user clicks Cancel
     assert panel.stop_button.text() == "Cancel"
@@ -104,3 +105,23 @@ def test_cancel_stops_the_worker_processes(cwin, qtbot, long_experiment):
     assert panel.model.completed < 12, "the work ran to its end: the cancel stopped nothing"
     qtbot.wait(200)
     assert cwin.controller.result is None and panel.stop_button.text() == "Compute again"
+
+
+def test_a_burst_of_progress_steps_moves_the_bar_a_few_times_and_ends_on_the_last(cwin, qtbot):
+    """The core reports thousands of steps; the bar (which repaints the window at once on every
+    new value) takes the first at once and then the latest at most every PROGRESS_MS."""
+    from gindex_studio.ui.compare.experiment import PROGRESS_MS, STAGE_SPAN
+
+    panel = cwin.tasks
+    values = []
+    panel.progress.valueChanged.connect(values.append)
+    panel.progress.show()
+    t0 = time.perf_counter()
+    for done in range(1, 2001):
+        cwin.controller.progress.emit("omega", done, 2000)
+    burst = time.perf_counter() - t0
+    assert len(values) <= 2 + burst * 1000 / PROGRESS_MS  # not one repaint per step
+    lo, hi = STAGE_SPAN["omega"]
+    qtbot.waitUntil(lambda: panel.progress.value() == hi and panel.progress.format() == "Ω of the tasks: 2,000 of 2,000",
+                    timeout=5_000)
+    assert values[0] == lo + (hi - lo) // 2000 and values == sorted(values)

@@ -82,6 +82,7 @@ PROCESS_CORES = 4
 #: times (Δ is one search a task, Ω up to one a curriculum program), so the bar never runs back
 STAGE_SPAN = {"delta": (0, 100), "curriculum": (100, 300), "omega": (300, 1000)}
 STAGE_WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curriculum", "omega": "Ω of the tasks"}
+PROGRESS_MS = 40  # the progress bar moves at most this often (ms)
 
 
 class _Feed(QObject):
@@ -567,6 +568,13 @@ class ExperimentPanel(QWidget):
         self.progress.setMinimumWidth(260)
         self.progress.hide()
         head.addWidget(self.progress)
+        # a QProgressBar repaints the window at once on every new value: the stages' steps are
+        # shown at most every PROGRESS_MS (the first at once), not hundreds of times a second
+        self._progress_next: tuple[str, int, int] | None = None
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(PROGRESS_MS)
+        self._progress_timer.timeout.connect(self._show_next_progress)
         self.stop_button = QPushButton("Cancel")
         self.stop_button.setObjectName("gindex-cancel")
         self.stop_button.setToolTip("Stop computing the g-index (the rows already done stay)")
@@ -612,8 +620,12 @@ class ExperimentPanel(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setAlternatingRowColors(True)
         h = self.table.horizontalHeader()
+        # the columns fit the rows on screen (refitted as they scroll into view): measuring every
+        # row on every change made each finished task cost O(rows) on the GUI thread
+        h.setResizeContentsPrecision(0)
         for c, name in enumerate(COLUMNS):
             h.setSectionResizeMode(c, QHeaderView.Stretch if name == "Prompt" else QHeaderView.ResizeToContents)
+        self.table.verticalScrollBar().valueChanged.connect(lambda _v: h.resizeSections())
         lay.addWidget(self.table, 1)
         self.failures.toggled.connect(lambda on: self._filter(failures_only=on))
         self.domain.currentIndexChanged.connect(lambda _i: self._filter(domain=self.domain.currentData() or ""))
@@ -635,6 +647,8 @@ class ExperimentPanel(QWidget):
         self.g_label.setText("g-index …")
         self.components.setText(f"computing: {len(experiment.tasks)} tasks, "
                                 f"{sum(len(c.programs) for c in experiment.curriculum):,} curriculum programs")
+        self._progress_timer.stop()
+        self._progress_next = None
         self.progress.setValue(0)
         self.progress.setFormat("starting…")
         self.set_busy(True)
@@ -650,9 +664,21 @@ class ExperimentPanel(QWidget):
         self.model.complete(task)
 
     def show_progress(self, stage: str, done: int, total: int) -> None:
+        """Step ``done`` of ``total`` in ``stage``: on the bar now, or the latest such step when
+        ``PROGRESS_MS`` have passed since the bar last moved."""
+        self._progress_next = (stage, done, total)
+        if not self._progress_timer.isActive():
+            self._show_next_progress()
+
+    def _show_next_progress(self) -> None:
+        if self._progress_next is None:
+            return
+        stage, done, total = self._progress_next
+        self._progress_next = None
         lo, hi = STAGE_SPAN[stage]
         self.progress.setValue(lo + (hi - lo) * done // max(1, total))
         self.progress.setFormat(f"{STAGE_WORDS[stage]}: {done:,} of {total:,}")
+        self._progress_timer.start()
 
     def set_busy(self, on: bool) -> None:
         """Show the progress bar and Cancel while a computation runs."""
