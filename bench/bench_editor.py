@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -72,7 +73,7 @@ def screenshots(app, out: Path, big: list[dict]) -> None:
     from PySide6.QtCore import QSettings
 
     from gindex_studio.core.flow import flow_from_value, read_flow_file
-    from gindex_studio.paths import DEMO_DIR
+    from gindex_studio.paths import DEMO_DIR, RESOURCES
     from gindex_studio.ui.app import MainWindow
 
     def pump():
@@ -128,8 +129,24 @@ def screenshots(app, out: Path, big: list[dict]) -> None:
         win.grab().save(str(out / "editor-large.png"))
         for e in list(win.editors()):
             win.close_editor(e, ask=False)
+        # Flatland: a program with its drawing, stepped to a segment drawn by the selected move
+        wheel = Path(d) / "wheel.fbp"
+        shutil.copy(Path(RESOURCES, "flatland", "wheel.fbp"), wheel)
+        win.open_files([str(wheel)], wait=True)
+        pump()
+        win.editor.view.fit()
+        win.docks["drawing"].raise_()
+        win.drawing.stepping.setChecked(True)
+        win.drawing.slider.setValue(39)
+        tree = win.palette.tree
+        tree.scrollToItem(win.palette.type_items["loop"], tree.ScrollHint.PositionAtCenter)
+        pump()
+        win.statusBar().clearMessage()
+        win.grab().save(str(out / "flatland-editor.png"))
+        for e in list(win.editors()):
+            win.close_editor(e, ask=False)
         win.close()
-    print(f"screenshots saved in {out}/editor*.png")
+    print(f"screenshots saved in {out}/editor*.png and {out}/flatland-editor.png")
 
 
 def main() -> int:
