@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from typing import Iterable
 
+from .checks import FLATLAND_TYPES as _FLATLAND_TYPES
 from .flow import Flow, FlowError, flow_from_value, loads_json, normalise_wires, read_user_file
 from .lenient import SyntaxIssue
 from .matching import Graph, Match, max_common_subgraph
@@ -181,7 +182,9 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
     for ports in out:
         for m in ports.values():
             n_edges += m.bit_count()
-    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), bool(back) and not _acyclic(out, back))
+    # a Flatland flow whose only cycles run through loop bodies has no cycle warning: not checked in full
+    cyclic = bool(back) and not _acyclic(out, back) and not (flatland and _flatland_loops_only(nodes, out, back))
+    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
 
 
 def _prepared(flow: Flow, options: ScoreOptions, graph: Graph, cyclic: bool) -> Prepared:
@@ -232,6 +235,21 @@ def _acyclic(out: list[dict[int, int]], back: list) -> bool:
             if not indeg[j]:
                 stack.append(j)
     return seen == n
+
+
+def _flatland_loops_only(nodes: list[dict], out: list[dict[int, int]], back: list) -> bool:
+    """True when ``checks.cycle_problems`` finds nothing in a flow whose vertices are ``nodes``
+    (no ignored types): every node a Flatland type, no self-loop, and no cycle once the loops'
+    ``body`` wires are left out (as ``cycle_problems`` does for Flatland flows). ``out``: the
+    flatland profile's out-adjacency (``prepare``), ``back``: its wires (k, j) with j <= k."""
+    if not nodes or any(d["type"] not in _FLATLAND_TYPES for d in nodes):
+        return False
+    for k, j in back:
+        if k == j:
+            return False
+    body = [m.get(1, 0) if d["type"] == "loop" else 0 for d, m in zip(nodes, out)]
+    # body wires dropped: what is left must be acyclic; ``body`` bits doubling an out wire stay
+    return _acyclic([{0: m.get(0, 0) | (m.get(1, 0) & ~b)} for m, b in zip(out, body)], back)
 
 
 def loop_warnings(flow: Flow) -> list[str]:

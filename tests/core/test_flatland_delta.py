@@ -175,3 +175,38 @@ def test_out_and_body_to_one_target_is_labelled_out():
     assert score(both, out).delta == 0
     assert score(both, body).s_exact == "2"
     assert Fraction(score(both, body).s_exact) == brute_force_s(both, body)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
+    """``prepare`` skips ``checks.cycle_problems`` for a Flatland flow whose only cycles run through
+    loop bodies; on random Flatland-typed flows (out and body wires, self-loops, cycles through
+    out wires, a body port on a non-loop, a wire doubled on both ports, a dangling wire, now and
+    then a node of another type) the warnings are those of the full check."""
+    import random
+
+    from gindex_studio.core import divergence
+    from gindex_studio.core.flow import flow_from_nodes
+
+    rng = random.Random(seed)
+    n = rng.randint(1, 9)
+    ids = [f"n{k}" for k in range(n)]
+    datas = []
+    for k in range(n):
+        t = rng.choice(["move", "turn", "loop", "info"] + (["inject"] if rng.random() < 0.05 else []))
+        ports = [[], []] if t == "loop" or rng.random() < 0.1 else [[]]
+        for port in ports:
+            for _ in range(rng.choice([0, 1, 1, 2])):
+                forward = k + 1 < n and rng.random() < 0.8  # mostly forward: cycles stay the exception
+                port.append(ids[rng.randint(k + 1, n - 1)] if forward else
+                            rng.choice(ids + (["gone"] if rng.random() < 0.05 else [])))
+        datas.append({"id": ids[k], "type": t, "wires": ports})
+    for k, d in enumerate(datas[:-1]):  # a loop's body that leads back to it: a cycle only through the body
+        if d["type"] == "loop" and rng.random() < 0.6:
+            d["wires"][1] = [ids[k + 1]]
+            datas[k + 1]["wires"][0].append(ids[k])
+    flow = flow_from_nodes(datas)
+    opts = ScoreOptions(profile="flatland")
+    fast = divergence.prepare(flow, opts).warnings
+    monkeypatch.setattr(divergence, "_flatland_loops_only", lambda *a: False)
+    assert fast == divergence.prepare(flow, opts).warnings

@@ -133,3 +133,39 @@ def test_threshold_skips_or_beats(monkeypatch):
     assert not above.improved and above.exact
     below = matching.max_common_subgraph(g1, g2, "flatland", threshold=(m.weight[0] - 1, m.weight[1]))
     assert below.improved and below.weight == m.weight
+
+
+def test_forced_choices_that_conflict_end_the_node_and_s_stays_exact(monkeypatch):
+    """Roots with one choice left are taken together; when an earlier forced partner rules out a
+    later one the node ends. That case occurs on these programs, and S is still the generic one."""
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
+    seen = {"forced": 0, "conflict": 0}
+    real = fs._Side._force
+
+    def watch(self, i, cur, D, mapping, decided, forced):
+        seen["forced"] += 1
+        before = len(mapping)
+        real(self, i, cur, D, mapping, decided, forced)
+        assert len(mapping) == before and not any(decided[x] for x, _ in forced)  # undone
+        # replay: does a forced partner leave its root's domain after the earlier ones?
+        nd, dec = list(D), list(decided)
+        for x, v in forced:
+            if v >= 0:
+                if not (nd[x] >> v) & 1:
+                    seen["conflict"] += 1
+                    break
+                for y in self.order:
+                    if not dec[y] and y != x:
+                        r = self.rel1[x].get(y)
+                        nd[y] &= (~(1 << v) & ~self.nbmask2[v]) if r is None else ~(1 << v) & self.nb2[v].get(r, 0)
+            dec[x] = True
+
+    monkeypatch.setattr(fs._Side, "_force", watch)
+    for seed in range(60):
+        rng = random.Random(10000 + seed)
+        a, b = random_program(rng, rng.randint(3, 14)), random_program(rng, rng.randint(3, 14))
+        g1, g2 = _graphs(a, b)
+        expected, scale = _mcsplit_s(g1, g2)
+        m = matching.max_common_subgraph(g1, g2, "flatland")
+        assert m.exact and m.weight == matching._frac(expected, scale)
+    assert seen["forced"] > 0 and seen["conflict"] > 0

@@ -1,6 +1,6 @@
 /*
  * Native search of gindex_studio.core.flatland.search: branch and bound with the tree-DP bound,
- * step for step as search._Side (the same order, bound, candidate order and pruning), so the same
+ * step for step as search._Side (the same order, bound, forced choices, candidate order and pruning), so the same
  * S, node count and proven upper bound. Vertex sets are arrays of W 64-bit words.
  *
  * search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, remaining, cancel)
@@ -39,6 +39,7 @@ typedef struct {
     int32_t *gs;      /* per v of the other side: groups gs[v] .. gs[v + 1] */
     int64_t *grel;    /* relation of each group */
     word *gmask;      /* W words per group */
+    int32_t *gone;    /* per group: its only vertex, or -1 when it has several */
     word *nbmask;     /* W words per v */
     int32_t *order, *parent, *pos;
     int32_t *cs, *ch; /* children, CSR */
@@ -56,6 +57,7 @@ typedef struct {
     const volatile unsigned char *cancel;
     int aborted;
     char *asg;       /* per vertex of the tree side: decided (matched or left out) */
+    int32_t *forced;  /* (n1 + 1) levels * 2 * n1: the forced (root, partner or -1) of a node */
 } S;
 
 static double now(void) {
@@ -104,7 +106,10 @@ static int64_t dp(S *s, const word *D) {
                     m &= m - 1;
                     int64_t b = nc;
                     int g = gof ? gof[(size_t)v * s->R] : -1;
-                    if (g >= 0) {
+                    if (g >= 0 && s->gone[g] >= 0) {
+                        int y = s->gone[g];
+                        if (((dc[y >> 6] >> (y & 63)) & 1) && fc[y] > b) b = fc[y];
+                    } else if (g >= 0) {
                         const word *gm = s->gmask + (size_t)g * W;
                         for (int p = 0; p < W; p++) {
                             word x = gm[p] & dc[p];
@@ -157,6 +162,83 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     int64_t total = dp(s, D);
     if (cur + total <= s->incumbent) return;
     s->frames[s->nframes++] = cur + total;
+    /* the roots with one choice left (search._forced): all taken at once, in one child node */
+    int32_t *F = s->forced + (size_t)i * 2 * n1;
+    int nf = 0;
+    for (int k = 0; k < n1; k++) {
+        int x = s->order[k];
+        if (s->asg[x]) continue;
+        int p = s->parent[x];
+        if (p >= 0 && !s->asg[p]) continue;
+        int64_t room = s->incumbent - cur - (total - s->best[x]);
+        int only = -1, count = s->fnone[x] > room ? 1 : 0;
+        const word *dx = D + (size_t)x * W;
+        const int64_t *fx = s->f + (size_t)x * n2;
+        for (int q = 0; q < W && count < 2; q++) {
+            word m = dx[q];
+            while (m) {
+                int v = q * 64 + __builtin_ctzll(m);
+                m &= m - 1;
+                if (fx[v] > room) {
+                    only = v;
+                    if (++count > 1) break;
+                }
+            }
+        }
+        if (count == 1) {
+            F[2 * nf] = x;
+            F[2 * nf + 1] = only;
+            nf++;
+        }
+    }
+    if (nf > 0) {
+        word *nd = s->dom + (size_t)(i + 1) * n1 * W;
+        memcpy(nd, D, sizeof(word) * (size_t)n1 * W);
+        int64_t gain = 0;
+        int done = 0, ok = 1, d0 = s->depth;
+        for (; done < nf; done++) {
+            int x = F[2 * done], v = F[2 * done + 1];
+            if (v >= 0) {
+                if (!((nd[(size_t)x * W + (v >> 6)] >> (v & 63)) & 1)) {
+                    ok = 0;
+                    break;
+                }
+                const word *nbm = s->nbmask + (size_t)v * W;
+                const int64_t *relx = s->rel1 + (size_t)x * n1;
+                for (int j = 0; j < n1; j++) {
+                    int y = s->order[j];
+                    if (s->asg[y] || y == x) continue;
+                    word *ndy = nd + (size_t)y * W;
+                    int64_t r = relx[y];
+                    if (r == 0) {
+                        for (int q = 0; q < W; q++) ndy[q] &= ~nbm[q];
+                    } else {
+                        const word *gm = NULL;
+                        for (int g = s->gs[v]; g < s->gs[v + 1]; g++)
+                            if (s->grel[g] == r) {
+                                gm = s->gmask + (size_t)g * W;
+                                break;
+                            }
+                        if (gm)
+                            for (int q = 0; q < W; q++) ndy[q] &= gm[q];
+                        else
+                            memset(ndy, 0, sizeof(word) * W);
+                    }
+                    ndy[v >> 6] &= ~((word)1 << (v & 63));
+                }
+                gain += s->wt[(size_t)x * n2 + v];
+                s->mu[s->depth] = x;
+                s->mv[s->depth] = v;
+                s->depth++;
+            }
+            s->asg[x] = 1;
+        }
+        if (ok) search(s, i + nf, cur + gain, nd);
+        for (int j = 0; j < done; j++) s->asg[F[2 * j]] = 0;
+        s->depth = d0;
+        if (!s->aborted) s->nframes--;
+        return;
+    }
     /* the branch vertex: a root of the remaining forest, the one with the most at stake,
      * key = (best − f∅) + (best − second best of {f∅, f∅} ∪ {f(u, v)}); ties: first in BFS order */
     int u = -1;
@@ -247,7 +329,7 @@ static void free_side(S *s) {
     free(s->wt); free(s->rel1); free(s->gs); free(s->grel); free(s->gmask); free(s->nbmask);
     free(s->order); free(s->parent); free(s->pos); free(s->cs); free(s->ch); free(s->dom); free(s->f);
     free(s->fnone); free(s->best); free(s->cand); free(s->mu); free(s->mv); free(s->bu); free(s->bv);
-    free(s->frames); free(s->rid1); free(s->gof); free(s->asg);
+    free(s->frames); free(s->rid1); free(s->gof); free(s->asg); free(s->gone); free(s->forced);
     memset(s, 0, sizeof *s);
 }
 
@@ -278,6 +360,8 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     s->bv = calloc((size_t)n1 + 1, sizeof(int32_t));
     s->frames = calloc((size_t)n1 + 2, sizeof(int64_t));
     s->asg = calloc((size_t)n1 + 1, 1);
+    s->forced = calloc((size_t)(n1 + 1) * 2 * n1 + 1, sizeof(int32_t));
+    if (!s->forced) return -1;
     if (!s->wt || !s->rel1 || !s->gs || !s->nbmask || !s->order || !s->parent || !s->pos || !s->cs || !s->ch ||
         !s->dom || !s->f || !s->fnone || !s->best || !s->cand || !s->mu || !s->mv || !s->bu || !s->bv || !s->frames ||
         !s->asg)
@@ -319,7 +403,8 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     s->gs[n2] = ng;
     s->grel = calloc((size_t)ng + 1, sizeof(int64_t));
     s->gmask = calloc((size_t)ng * W + 1, sizeof(word));
-    if (!s->grel || !s->gmask) return -1;
+    s->gone = malloc(sizeof(int32_t) * ((size_t)ng + 1));
+    if (!s->grel || !s->gmask || !s->gone) return -1;
     for (int v = 0; v < n2; v++) {
         int g0 = s->gs[v], g = g0;
         for (int x = 0; x < n2; x++) {
@@ -331,6 +416,15 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
             s->gmask[(size_t)k * W + (x >> 6)] |= (word)1 << (x & 63);
             s->nbmask[(size_t)v * W + (x >> 6)] |= (word)1 << (x & 63);
         }
+    }
+    for (int g = 0; g < ng; g++) {
+        int count = 0, only = -1;
+        for (int q = 0; q < W; q++) {
+            word m = s->gmask[(size_t)g * W + q];
+            count += __builtin_popcountll(m);
+            if (m) only = q * 64 + __builtin_ctzll(m);
+        }
+        s->gone[g] = count == 1 ? only : -1;
     }
     for (int u = 0; u < n1; u++)
         for (int v = 0; v < n2; v++)
@@ -496,7 +590,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_flatsearch", NULL, 
 
 PyMODINIT_FUNC PyInit__flatsearch(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "API_VERSION", 3) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API_VERSION", 4) < 0) {
         Py_DECREF(m);
         return NULL;
     }
