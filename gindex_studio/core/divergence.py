@@ -183,7 +183,7 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
         for m in ports.values():
             n_edges += m.bit_count()
     # a Flatland flow whose only cycles run through loop bodies has no cycle warning: not checked in full
-    cyclic = bool(back) and not _acyclic(out, back) and not (flatland and _flatland_loops_only(nodes, out, back))
+    cyclic = bool(back) and not (flatland and _flatland_loops_only(nodes, out, back)) and not _acyclic(out, back)
     return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
 
 

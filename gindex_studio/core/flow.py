@@ -257,6 +257,7 @@ def flow_from_value(value: Any) -> Flow:
 def _flow_from_array(items: list, container: Container) -> Flow:
     flow = Flow(container=container)
     seen: set[str] = set()
+    vertices = []  # the first node dict of each id (vertex_nodes)
     for i, item in enumerate(items):
         if isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(
             item.get("type"), str
@@ -266,13 +267,22 @@ def _flow_from_array(items: list, container: Container) -> Flow:
                 flow.problems.append(
                     Problem("duplicate-id", f"duplicate id {item['id']!r}: the first node with it is scored", item["id"])
                 )
+            else:
+                vertices.append(item)
             seen.add(item["id"])
         else:
             flow.invalid.append(item)
             flow.problems.append(Problem("invalid-node", f"entry {i} is not a node object with a string id and type"))
-    for src, _port, dst in flow.iter_wires():
-        if dst not in seen:
-            flow.problems.append(Problem("dangling-wire", f"wire from {src!r} to missing node {dst!r} is ignored", src))
+    for d in vertices:  # iter_wires, without normalising the usual list of lists of ids
+        wires = d.get("wires")
+        if not wires:
+            continue
+        ports = wires if type(wires) is list and all(type(p) is list for p in wires) else normalise_wires(wires)
+        for targets in ports:
+            for dst in targets:
+                if (type(dst) is str or isinstance(dst, str)) and dst not in seen:
+                    src = d["id"]
+                    flow.problems.append(Problem("dangling-wire", f"wire from {src!r} to missing node {dst!r} is ignored", src))
     return flow
 
 

@@ -113,8 +113,12 @@ def signature(data: dict, profile: str = "paper") -> Signature:
         values = {k: v if type(v) in plain else canonical_python(v) for k, v in data.items() if k not in IGNORED}
     elif profile == "flatland":
         values = {k: v for k, v in data.items() if k not in IGNORED}
-        items = frozenset((k, canonical_python(v)) for k, v in values.items())  # identity of the node's values
-        return Signature(str(data.get("type")), frozenset(values), items, values)
+        # identity of the node's values (canonical_python, called only where it changes something)
+        items = frozenset((k, canonical_python(v) if isinstance(v, (dict, list)) else v) for k, v in values.items())
+        sig = object.__new__(Signature)
+        sig.__dict__.update(type=str(data.get("type")), keys=frozenset(values), items=items, values=values,
+                            none_keys=_EMPTY, self_equal=True)
+        return sig
     else:
         raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
     sig = object.__new__(Signature)  # the frozen dataclass's fields, set without its per-field __setattr__

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
 import sys
 import time
 
@@ -95,17 +96,19 @@ class _Info:
 
     def __init__(self, g):
         n = self.n = g.n
-        ports_to: list[dict[int, int]] = [dict() for _ in range(n)]
-        for x in range(n):
-            for p, m in g.adj_out[x].items():
-                for y in _bits(m):
-                    if y != x:
-                        ports_to[x][y] = ports_to[x].get(y, 0) | (1 << p)
         rel: list[dict[int, int]] = [dict() for _ in range(n)]  # rel[x][y]: x→y ports, y→x ports << 16
-        for x in range(n):
-            for y, bits in ports_to[x].items():
-                rel[x][y] = rel[x].get(y, 0) | bits
-                rel[y][x] = rel[y].get(x, 0) | (bits << 16)
+        for x, ports in enumerate(g.adj_out):
+            rx = rel[x]
+            for p, m in ports.items():
+                bit = 1 << p
+                while m:
+                    low = m & -m
+                    y = low.bit_length() - 1
+                    m ^= low
+                    if y != x:
+                        rx[y] = rx.get(y, 0) | bit
+                        ry = rel[y]
+                        ry[x] = ry.get(x, 0) | (bit << 16)
         self.rel = rel
         self.max_rel = max((r for d in rel for r in d.values()), default=0)
         seen = [False] * n
@@ -130,28 +133,39 @@ class _Info:
         keys: dict = {}
         self.reps = []  # one Signature per distinct (type, items)
         self.rep_ids = []  # its process-wide id (_SIG_IDS)
-        idx = []
+        idx = self.sig_list = []  # per vertex: its index in reps
         for s in g.sigs:
             k = (s.type, s.items)
-            if k not in keys:
-                keys[k] = len(self.reps)
+            j = keys.get(k)
+            if j is None:
+                j = keys[k] = len(self.reps)
                 self.reps.append(s)
                 self.rep_ids.append(_SIG_IDS.setdefault(k, len(_SIG_IDS)))
-            idx.append(keys[k])
+            idx.append(j)
         self.sig_idx = np.array(idx, dtype=np.intp)
-        self.types = np.array([_TYPE_IDS.setdefault(s.type, len(_TYPE_IDS)) for s in g.sigs], dtype=np.intp)
+        self._sigs = g.sigs
+        self._types = None
         self._native = None
         self.columns: dict[int, np.ndarray] = {}  # weights to a signature id of another graph
+
+    @property
+    def types(self) -> np.ndarray:
+        """Per vertex: its type's process-wide id (for ``type_bound``)."""
+        if self._types is None:
+            self._types = np.array([_TYPE_IDS.setdefault(s.type, len(_TYPE_IDS)) for s in self._sigs], dtype=np.intp)
+        return self._types
 
     def native(self):
         """(rel as n×n int64 bytes, order and parent as int32 bytes) for the C search."""
         if self._native is None:
-            rel = np.zeros((self.n, self.n), dtype=np.int64)
+            n = self.n
+            rel = [0] * (n * n)
             for x, d in enumerate(self.rel):
+                base = x * n
                 for y, r in d.items():
-                    rel[x, y] = r
-            self._native = (rel.tobytes(), np.array(self.order, dtype=np.int32).tobytes(),
-                            np.array(self.parent, dtype=np.int32).tobytes())
+                    rel[base + y] = r
+            self._native = (array("q", rel).tobytes(), array("i", self.order).tobytes(),
+                            array("i", self.parent).tobytes())
         return self._native
 
 
@@ -193,9 +207,10 @@ def type_bound(i1: _Info, i2: _Info, W: np.ndarray) -> int:
     """Σ over node types of min(Σ best w of each g1 node, Σ best w of each g2 node)."""
     if W.size == 0:
         return 0
+    t1, t2 = i1.types, i2.types  # (registers their types first)
     k = len(_TYPE_IDS)
-    a = np.bincount(i1.types, weights=W.max(axis=1), minlength=k)
-    b = np.bincount(i2.types, weights=W.max(axis=0), minlength=k)
+    a = np.bincount(t1, weights=W.max(axis=1), minlength=k)
+    b = np.bincount(t2, weights=W.max(axis=0), minlength=k)
     return int(np.minimum(a, b).sum())  # exact: weights are integers far below 2^53 per type sum
 
 
@@ -465,7 +480,7 @@ def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, thres
         best, best_pairs = max(warm_best, 0), warm_pairs
     improved = best > t_floor
     upper = max(upper, best)
-    pairs = [(u, v, _pair_weight(i1.rep_ids[i1.sig_idx[u]], i2.rep_ids[i2.sig_idx[v]], g1.sigs[u], g2.sigs[v]))
+    pairs = [(u, v, _pair_weight(i1.rep_ids[i1.sig_list[u]], i2.rep_ids[i2.sig_list[v]], g1.sigs[u], g2.sigs[v]))
              for u, v in sorted(best_pairs)]
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
     return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
