@@ -66,9 +66,11 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* by value, best first; ties: partners by index, then unmatched (v = -1) */
 static int cmp_cand(const void *a, const void *b) {
     const Cand *x = a, *y = b;
     if (x->val != y->val) return x->val > y->val ? -1 : 1;
+    if ((x->v < 0) != (y->v < 0)) return x->v < 0 ? 1 : -1;
     return x->v - y->v;
 }
 
@@ -272,9 +274,11 @@ static void search(S *s, int i, int64_t cur, const word *D) {
         }
     }
     int64_t rest = total - s->best[u];
-    int64_t nu = s->fnone[u];
-    Cand *cand = s->cand + (size_t)i * n2;
+    Cand *cand = s->cand + (size_t)i * (n2 + 1);
     int nc = 0;
+    cand[nc].v = -1; /* leave u unmatched */
+    cand[nc].val = s->fnone[u];
+    nc++;
     const word *du = D + (size_t)u * W;
     const int64_t *fu = s->f + (size_t)u * n2;
     for (int q = 0; q < W; q++) {
@@ -293,6 +297,12 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     for (int k = 0; k < nc && !s->aborted; k++) {
         int v = cand[k].v;
         if (cur + cand[k].val + rest <= s->incumbent) break;
+        if (v < 0) {
+            s->asg[u] = 1;
+            search(s, i + 1, cur, D);
+            s->asg[u] = 0;
+            continue;
+        }
         const word *nbm = s->nbmask + (size_t)v * W;
         for (int j = 0; j < n1; j++) {
             int x = s->order[j];
@@ -321,7 +331,6 @@ static void search(S *s, int i, int64_t cur, const word *D) {
         s->asg[u] = 0;
         s->depth--;
     }
-    if (!s->aborted && cur + nu + rest > s->incumbent) { s->asg[u] = 1; search(s, i + 1, cur, D); s->asg[u] = 0; }
     if (!s->aborted) s->nframes--;
 }
 
@@ -353,7 +362,7 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     s->f = calloc((size_t)n1 * n2 + 1, sizeof(int64_t));
     s->fnone = calloc((size_t)n1 + 1, sizeof(int64_t));
     s->best = calloc((size_t)n1 + 1, sizeof(int64_t));
-    s->cand = calloc((size_t)(n1 + 1) * n2 + 1, sizeof(Cand));
+    s->cand = calloc((size_t)(n1 + 1) * (n2 + 1) + 1, sizeof(Cand));
     s->mu = calloc((size_t)n1 + 1, sizeof(int32_t));
     s->mv = calloc((size_t)n1 + 1, sizeof(int32_t));
     s->bu = calloc((size_t)n1 + 1, sizeof(int32_t));
@@ -590,7 +599,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_flatsearch", NULL, 
 
 PyMODINIT_FUNC PyInit__flatsearch(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "API_VERSION", 4) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API_VERSION", 5) < 0) {
         Py_DECREF(m);
         return NULL;
     }

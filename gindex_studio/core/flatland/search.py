@@ -18,7 +18,9 @@ is the optimum when injectivity and every constraint not on a tree edge are drop
 decided only after its parent), so f(u, v) + (the other roots) bounds each child; of those roots
 the search takes the one with the most at stake (``_stake``: best − f∅ plus the gap between its
 best and second-best choice; ties: BFS order), a choice that cut the nodes of the hardest library
-pair 2.6×. Partners are tried by descending f (ties: lower index), "leave u unmatched" last.
+pair 2.6×. The children are tried by their bound, best first: partner v by f(u, v), "leave u
+unmatched" by f∅(u) (ties: partners by index, then unmatched); trying "unmatched" always last
+took car × worm twice the nodes (its optimum leaves the first branch vertex unmatched).
 Before branching, every root with a single choice left that can still beat the incumbent (partner
 v with f(x, v) + the other roots' best above it, or unmatched with f∅(x) + …) is forced: all
 forced choices are taken at once, in one child node (``_forced``; a forced partner that an
@@ -48,7 +50,7 @@ try:
     from . import _flatsearch as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 4:  # an older build walks another tree: not used
+if getattr(_native, "API_VERSION", None) != 5:  # an older build walks another tree: not used
     _native = None
 
 MAX_VERTICES = 512  # above this on either side, ``matching``'s McSplit is used instead
@@ -321,8 +323,8 @@ class _Side:
             return
         u = max(roots, key=lambda x: (_stake(f[x], fnone[x], best[x]), -self.pos[x]))
         rest = total - best[u]
-        nu = fnone[u]
-        cand = sorted(f[u].items(), key=lambda t: (-t[1], t[0]))
+        # the children by their bound, best first (ties: partners by index, then unmatched)
+        cand = sorted([*f[u].items(), (-1, fnone[u])], key=lambda t: (-t[1], t[0] < 0, t[0]))
         rel_u = self.rel1[u]
         later = [x for x in order if not decided[x] and x != u]
         row = self.rows[u]
@@ -330,6 +332,9 @@ class _Side:
         for v, val in cand:
             if cur + val + rest <= self.best:
                 break
+            if v < 0:
+                self._search(i + 1, cur, D, mapping, decided)
+                continue
             keep = ~(1 << v)
             nbv = self.nb2[v]
             nonadj = keep & ~self.nbmask2[v]
@@ -340,8 +345,6 @@ class _Side:
             mapping.append((u, v))
             self._search(i + 1, cur + row[v], nd, mapping, decided)
             mapping.pop()
-        if cur + nu + rest > self.best:
-            self._search(i + 1, cur, D, mapping, decided)
         decided[u] = False
         self.frames.pop()
 
