@@ -112,13 +112,7 @@ def signature(data: dict, profile: str = "paper") -> Signature:
     elif profile == "companion":
         values = {k: v if type(v) in plain else canonical_python(v) for k, v in data.items() if k not in IGNORED}
     elif profile == "flatland":
-        values = {k: v for k, v in data.items() if k not in IGNORED}
-        # identity of the node's values (canonical_python, called only where it changes something)
-        items = frozenset((k, canonical_python(v) if isinstance(v, (dict, list)) else v) for k, v in values.items())
-        sig = object.__new__(Signature)
-        sig.__dict__.update(type=str(data.get("type")), keys=frozenset(values), items=items, values=values,
-                            none_keys=_EMPTY, self_equal=True)
-        return sig
+        return flatland_signature(str(data.get("type")), {k: v for k, v in data.items() if k not in IGNORED})
     else:
         raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
     sig = object.__new__(Signature)  # the frozen dataclass's fields, set without its per-field __setattr__
@@ -133,6 +127,17 @@ def signature(data: dict, profile: str = "paper") -> Signature:
 
 
 _EMPTY = frozenset()
+
+
+def flatland_signature(type_: str, values: dict) -> Signature:
+    """The ``flatland`` profile's Signature of a node of type ``type_`` whose compared keys and
+    values are ``values`` (the node dict without the ``IGNORED`` keys)."""
+    # identity of the node's values (canonical_python, called only where it changes something)
+    items = frozenset((k, canonical_python(v) if isinstance(v, (dict, list)) else v) for k, v in values.items())
+    sig = object.__new__(Signature)
+    sig.__dict__.update(type=type_, keys=frozenset(values), items=items, values=values, none_keys=_EMPTY,
+                        self_equal=True)
+    return sig
 
 
 def signatures(datas: list[dict], profile: str = "paper") -> list[Signature]:
