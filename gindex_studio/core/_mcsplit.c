@@ -2527,8 +2527,10 @@ static inline Py_hash_t cj_hash(PyObject *s)
 /* two exact str of equal hash are equal */
 static int cj_str_eq(PyObject *a, PyObject *b)
 {
+#if PY_VERSION_HEX < 0x030C0000 /* (every str is ready from 3.12 on) */
     if (!PyUnicode_IS_READY(a) || !PyUnicode_IS_READY(b))
         return PyUnicode_Compare(a, b) == 0;
+#endif
     const Py_ssize_t n = PyUnicode_GET_LENGTH(a);
     const int kind = PyUnicode_KIND(a);
     return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
@@ -3003,8 +3005,13 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
                      Py_TYPE(ignored)->tp_name);
         return NULL;
     }
-    /* None: signal handlers run in the main thread only, so check for them there */
+    /* None: signal handlers run in the main thread only, so check for them there (from 3.13 on,
+     * where that test is internal, everywhere: elsewhere the check finds nothing to run) */
+#if PY_VERSION_HEX < 0x030D0000
     const int check_signals = args[3] == Py_None ? _PyOS_IsMainThread() : PyObject_IsTrue(args[3]);
+#else
+    const int check_signals = args[3] == Py_None ? 1 : PyObject_IsTrue(args[3]);
+#endif
     if (check_signals < 0)
         return NULL;
     /* GINDEX_PURE_PYTHON asks for the Python searches (matching.native_search_available; os.environ
