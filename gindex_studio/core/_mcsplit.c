@@ -2472,10 +2472,10 @@ done:
  * GINDEX_PURE_PYTHON asks for the Python searches: the caller takes the general way, which also
  * gives the errors.
  *
- * No Python object is built: one zeroed block per call holds small open-addressing tables that
- * intern the keys, the node ids and the types (str hash, then identity or str equality), and per
- * vertex its compared keys as (key id, raw value); a same-type pair then costs one array read per
- * key of the generated node. Raw values are compared with Python == (RichCompareBool, identity
+ * No Python object is built: three blocks (kept from call to call) hold small open-addressing
+ * tables that intern the keys, the node ids and the types (str hash, then identity or str
+ * equality), per vertex its compared keys as (key id, raw value), the weights, the wires and the
+ * clique search's arrays; a same-type pair costs one array read per key of the generated node. Raw values are compared with Python == (RichCompareBool, identity
  * first, when self_equal; else `v == u_value`). For exact JSON types at every depth (dict with str
  * keys, list, str, int, float, bool, None) that is == on canonical_python's values: dict ==
  * compares key by key, identity first, as membership in the frozenset of items does (hashes agree
@@ -2672,8 +2672,8 @@ static int cj_fixed(PyObject *ignored)
     return 1;
 }
 
-/* The call's three zeroed blocks are kept from call to call (a block malloc hands back after other
- * work is out of the cache, and calloc zeroes more than is used): one call at a time uses them
+/* The call's three blocks are kept from call to call (a block malloc hands back after other work is
+ * out of the cache, and calloc zeroes more than is needed): one call at a time uses them
  * (cj_keep_busy, changed with the GIL held); a call meanwhile, or a block over CJ_KEEP_MAX bytes,
  * takes calloc and free. */
 #define CJ_KEEP_MAX ((size_t)1 << 20)
