@@ -352,3 +352,24 @@ def test_calls_from_several_threads_at_once():
     for w in workers:
         w.join(120)
     assert all(out[t] == [expected] * 30 for t in range(4))
+
+
+@pytest.mark.parametrize("n", [65, 130])
+def test_flows_past_64_nodes_take_several_words_a_set(n):
+    for seed in range(3):
+        rng = random.Random(seed)
+        a = random_flow(n, rng, "a")
+        va, vb = a.to_json_value(), perturb(a, rng, 0.1).to_json_value()
+        rng.shuffle(vb)  # the same nodes at other places: their bits in other words
+        assert native(va, vb) == reference(va, vb)
+
+
+def test_another_ignored_set_then_back():
+    rng = random.Random(2)
+    a = random_flow(8, rng, "a").to_json_value()
+    b = perturb(random_flow(8, rng, "a"), rng, 0.3).to_json_value()
+    expected = native(a, b)
+    other = matching._native.companion_delta(a, b, frozenset({"id", "type", "wires"}), False)
+    assert other is not None and 0.0 <= other <= 1.0
+    assert native(a, b) == expected == reference(a, b)
+    assert matching._native.companion_delta(a, b, frozenset({"id", 7}), False) is None  # a key not a str
