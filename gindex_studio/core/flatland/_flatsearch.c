@@ -30,6 +30,13 @@ typedef struct {
 } Cand;
 
 typedef struct {
+    const int32_t *gof; /* the child's relation column of gof (NULL: no such relation in the other graph) */
+    const uint64_t *dc;
+    const int64_t *fc;
+    int64_t nc;
+} Child;
+
+typedef struct {
     int n1, n2, W;
     int64_t *wt;      /* n1 * n2 */
     int64_t *rel1;    /* n1 * n1, 0: not adjacent */
@@ -58,6 +65,7 @@ typedef struct {
     int aborted;
     char *asg;       /* per vertex of the tree side: decided (matched or left out) */
     int32_t *forced;  /* (n1 + 1) levels * 2 * n1: the forced (root, partner or -1) of a node */
+    Child *ci;        /* n1: dp's scratch, one per child of the vertex at hand */
 } S;
 
 static double now(void) {
@@ -77,69 +85,65 @@ static int cmp_cand(const void *a, const void *b) {
 /* the DP over the undecided vertices (a forest: a vertex is decided only after its parent); f, fnone,
  * best filled for those; returns Σ best over the roots of that forest */
 static int64_t dp(S *s, const word *D) {
-    int n2 = s->n2, W = s->W;
-    for (int k = s->n1 - 1; k >= 0; k--) {
+    int n1 = s->n1, n2 = s->n2, W = s->W, R = s->R;
+    Child *ci = s->ci;
+    for (int k = n1 - 1; k >= 0; k--) {
         int u = s->order[k];
         if (s->asg[u]) continue;
         const word *du = D + (size_t)u * W;
         int64_t *fu = s->f + (size_t)u * n2;
         const int64_t *wu = s->wt + (size_t)u * n2;
-        for (int q = 0; q < W; q++) {
-            word m = du[q];
-            while (m) {
-                int v = q * 64 + __builtin_ctzll(m);
-                m &= m - 1;
-                fu[v] = wu[v];
-            }
-        }
         int64_t fn = 0;
-        for (int j = s->cs[u]; j < s->cs[u + 1]; j++) {
+        int m = 0;
+        for (int j = s->cs[u]; j < s->cs[u + 1]; j++, m++) {
             int c = s->ch[j];
             fn += s->best[c];
-            int rid = s->rid1[(size_t)u * s->n1 + c];
-            const word *dc = D + (size_t)c * W;
-            const int64_t *fc = s->f + (size_t)c * n2;
-            int64_t nc = s->fnone[c];
-            const int32_t *gof = rid >= 0 ? s->gof + rid : NULL;
-            for (int q = 0; q < W; q++) {
-                word m = du[q];
-                while (m) {
-                    int v = q * 64 + __builtin_ctzll(m);
-                    m &= m - 1;
-                    int64_t b = nc;
-                    int g = gof ? gof[(size_t)v * s->R] : -1;
-                    if (g >= 0 && s->gone[g] >= 0) {
+            int rid = s->rid1[(size_t)u * n1 + c];
+            ci[m].gof = rid >= 0 ? s->gof + rid : NULL;
+            ci[m].dc = D + (size_t)c * W;
+            ci[m].fc = s->f + (size_t)c * n2;
+            ci[m].nc = s->fnone[c];
+        }
+        /* one pass over D(u): f(u, v) = w(u, v) + the children's best compatible choices */
+        int64_t bu = fn;
+        for (int q = 0; q < W; q++) {
+            word mm = du[q];
+            while (mm) {
+                int v = q * 64 + __builtin_ctzll(mm);
+                mm &= mm - 1;
+                int64_t val = wu[v];
+                for (int t = 0; t < m; t++) {
+                    int64_t b = ci[t].nc;
+                    int g = ci[t].gof ? ci[t].gof[(size_t)v * R] : -1;
+                    if (g >= 0) {
+                        const word *dc = ci[t].dc;
+                        const int64_t *fc = ci[t].fc;
                         int y = s->gone[g];
-                        if (((dc[y >> 6] >> (y & 63)) & 1) && fc[y] > b) b = fc[y];
-                    } else if (g >= 0) {
-                        const word *gm = s->gmask + (size_t)g * W;
-                        for (int p = 0; p < W; p++) {
-                            word x = gm[p] & dc[p];
-                            while (x) {
-                                int y = p * 64 + __builtin_ctzll(x);
-                                x &= x - 1;
-                                if (fc[y] > b) b = fc[y];
+                        if (y >= 0) {
+                            if (((dc[y >> 6] >> (y & 63)) & 1) && fc[y] > b) b = fc[y];
+                        } else {
+                            const word *gm = s->gmask + (size_t)g * W;
+                            for (int p = 0; p < W; p++) {
+                                word x = gm[p] & dc[p];
+                                while (x) {
+                                    int z = p * 64 + __builtin_ctzll(x);
+                                    x &= x - 1;
+                                    if (fc[z] > b) b = fc[z];
+                                }
                             }
                         }
                     }
-                    fu[v] += b;
+                    val += b;
                 }
+                fu[v] = val;
+                if (val > bu) bu = val;
             }
         }
         s->fnone[u] = fn;
-        int64_t bu = fn;
-        for (int q = 0; q < W; q++) {
-            word m = du[q];
-            while (m) {
-                int v = q * 64 + __builtin_ctzll(m);
-                m &= m - 1;
-                if (fu[v] > bu) bu = fu[v];
-            }
-        }
         s->best[u] = bu;
     }
     int64_t total = 0;
-    for (int u = 0; u < s->n1; u++) {
+    for (int u = 0; u < n1; u++) {
         if (s->asg[u]) continue;
         int p = s->parent[u];
         if (p < 0 || s->asg[p]) total += s->best[u];
@@ -338,7 +342,7 @@ static void free_side(S *s) {
     free(s->wt); free(s->rel1); free(s->gs); free(s->grel); free(s->gmask); free(s->nbmask);
     free(s->order); free(s->parent); free(s->pos); free(s->cs); free(s->ch); free(s->dom); free(s->f);
     free(s->fnone); free(s->best); free(s->cand); free(s->mu); free(s->mv); free(s->bu); free(s->bv);
-    free(s->frames); free(s->rid1); free(s->gof); free(s->asg); free(s->gone); free(s->forced);
+    free(s->frames); free(s->rid1); free(s->gof); free(s->asg); free(s->gone); free(s->forced); free(s->ci);
     memset(s, 0, sizeof *s);
 }
 
@@ -370,7 +374,8 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     s->frames = calloc((size_t)n1 + 2, sizeof(int64_t));
     s->asg = calloc((size_t)n1 + 1, 1);
     s->forced = calloc((size_t)(n1 + 1) * 2 * n1 + 1, sizeof(int32_t));
-    if (!s->forced) return -1;
+    s->ci = calloc((size_t)n1 + 1, sizeof(Child));
+    if (!s->forced || !s->ci) return -1;
     if (!s->wt || !s->rel1 || !s->gs || !s->nbmask || !s->order || !s->parent || !s->pos || !s->cs || !s->ch ||
         !s->dom || !s->f || !s->fnone || !s->best || !s->cand || !s->mu || !s->mv || !s->bu || !s->bv || !s->frames ||
         !s->asg)

@@ -112,11 +112,11 @@ class _Info:
                         ry = rel[y]
                         ry[x] = ry.get(x, 0) | (bit << 16)
         self.rel = rel
-        self.max_rel = max((r for d in rel for r in d.values()), default=0)
+        self.max_rel = max((max(d.values()) for d in rel if d), default=0)
         seen = [False] * n
         order: list[int] = []
         parent = [-1] * n
-        for r in sorted(range(n), key=lambda u: (-len(rel[u]), u)):
+        for r in sorted(range(n), key=lambda u: -len(rel[u])):  # stable: ties by index
             if seen[r]:
                 continue
             seen[r] = True
@@ -188,16 +188,19 @@ def weights(i1: _Info, i2: _Info):
     if SCALE * (min(i1.n, i2.n) + 1) >= _LIMIT:
         return None
     cols = []
+    columns = i1.columns
+    memo = _PAIR_W
     for ib, sb in zip(i2.rep_ids, i2.reps):
-        col = i1.columns.get(ib)
+        col = columns.get(ib)
         if col is None:
             vals = []
             for ia, sa in zip(i1.rep_ids, i1.reps):
-                num, den = _pair_weight(ia, ib, sa, sb)
+                w = memo.get((ia, ib))
+                num, den = w if w is not None else _pair_weight(ia, ib, sa, sb)
                 if SCALE % den:
                     return None
                 vals.append(num * (SCALE // den))
-            col = i1.columns[ib] = np.array(vals, dtype=np.int64)
+            col = columns[ib] = np.array(vals, dtype=np.int64)
         cols.append(col)
     if not cols or not i1.reps:
         return np.zeros((i1.n, i2.n), dtype=np.int64)
