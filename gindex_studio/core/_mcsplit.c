@@ -2951,8 +2951,12 @@ static inline int cmp_assoc(const void *a, const void *b)
 }
 
 /* u's compared value a against v's b: 1 equal, 0 not, -1 error (companion_count's rule) */
-static int cj_equal(PyObject *a, PyObject *b, int self_equal)
+static inline int cj_equal(PyObject *a, PyObject *b, int self_equal)
 {
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b)) { /* == of two str: their characters */
+        const Py_hash_t ha = ((PyASCIIObject *)a)->hash, hb = ((PyASCIIObject *)b)->hash;
+        return a == b || ((ha == -1 || hb == -1 || ha == hb) && cj_str_eq(a, b));
+    }
     if (self_equal) /* |a.items ∩ b.items|: identity first, as set membership */
         return PyObject_RichCompareBool(a, b, Py_EQ);
     PyObject *res = PyObject_RichCompare(b, a, Py_EQ); /* b.values.get(k) == v */

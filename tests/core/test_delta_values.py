@@ -209,6 +209,10 @@ def test_python_equality_cases_one_by_one():
         ({"p": [1]}, {"p": [1.0]}), (NAN, NAN), (NAN, nan2), ([NAN], [NAN]), ([NAN], [nan2]),
         ({"p": NAN}, {"p": NAN}), (None, None), (None, "missing"), ("x", "missing"), (2**70, 2.0**70),
         (2**53 + 1, float(2**53)), ("é", "é"), ([], {}), ({}, {}), ([[]], [[]]),
+        # equal str of other objects (their characters compared), unequal ones of one length, wide kinds
+        ("payload", "".join(["pay", "load"])), ("payload", "paylaod"), ("日本語", "".join(["日本", "語"])),
+        ("日本語", "日本人"), ("a\u0100", "".join(["a", "\u0100"])), ("a\U0001F600", "".join(["a", "\U0001F600"])),
+        (["x1", "y2"], ["".join(["x", "1"]), "y2"]), ("ab", "ab\u0100"[:2]),
     ]
     for va, vb in cases:
         a = [{"id": "a", "type": "t", "v": va, "other": NAN if va is NAN else 1}]
