@@ -68,8 +68,8 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     assert any(r.omega is not None for r in panel.model.rows) and any(r.omega is None for r in panel.model.rows)
     pending = next(r for r in range(12) if panel.model.rows[r].omega is None)
     assert panel.model.index(pending, 5).data() == "…"  # Ω not known yet
-    # the bar moved forward, step by step
-    assert len(set(watch.values)) >= 5 and watch.values == sorted(watch.values)
+    # the bar moved forward (it takes a step at most every PROGRESS_MS: a few so far)
+    assert len(set(watch.values)) >= 2 and watch.values == sorted(watch.values)
     # the bar shows the latest step within PROGRESS_MS (it is not repainted for every step)
     qtbot.waitUntil(lambda: "Ω of the tasks" in panel.progress.format(), timeout=5_000)
     done_before = panel.model.completed
@@ -83,9 +83,11 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     assert panel.model.completed >= done_before and panel.model.rowCount() == 12  # the rows done stay
     assert not panel.progress.isVisible() and panel.stop_button.text() == "Compute again"
     assert "Cancelled" in panel.components.text()
-    # and computes again on request, to the core's value
+    # and computes again on request, to the core's value, the bar moving forward step by step
+    watch.values.clear()
     click_centre(panel.stop_button)
     qtbot.waitUntil(lambda: cwin.controller.result is not None, timeout=120_000)
+    assert len(set(watch.values)) >= 5 and watch.values == sorted(watch.values)
     expected = compute_gindex(cwin.controller.experiment, workers=1)
     assert cwin.controller.result.g_index == expected.g_index
     assert f"{expected.g_index:,.3f}" in panel.g_label.text()
