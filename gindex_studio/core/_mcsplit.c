@@ -1645,6 +1645,24 @@ static long long gcd_ll(long long a, long long b)
     return a;
 }
 
+/* *scale becomes lcm(*scale, den) (den > 0); 1, *scale unchanged, when that would reach 2^62 */
+static int lcm_into(long long *scale, long long den)
+{
+    long long f = *scale / gcd_ll(*scale, den);
+    if (f > (((long long)1 << 62) - 1) / den)
+        return 1;
+    *scale = f * den;
+    return 0;
+}
+
+/* GINDEX_PURE_PYTHON is set and not "0" (os.environ writes reach the C environment; getenv costs
+ * far less than os.environ.get) */
+static int pure_python_env(void)
+{
+    const char *pure = getenv("GINDEX_PURE_PYTHON");
+    return pure && pure[0] && strcmp(pure, "0") != 0;
+}
+
 static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n, long long scale, PyObject *threshold,
                             PyObject *types1, PyObject *loops1, PyObject *loops2);
 
@@ -1774,13 +1792,8 @@ static PyObject *weights_impl(PyObject *args, PyObject *solve)
             rows[4 * n + 2] = num;
             rows[4 * n + 3] = den;
             n++;
-            if (den && !overflow) {
-                long long g = gcd_ll(scale, den), f = scale / g;
-                if (f > (((long long)1 << 62) - 1) / den)
-                    overflow = 1;
-                else
-                    scale = f * den;
-            }
+            if (den && !overflow)
+                overflow = lcm_into(&scale, den);
         }
     }
     long long total = 0, quick = 0;
@@ -3018,10 +3031,7 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
 #endif
     if (check_signals < 0)
         return NULL;
-    /* GINDEX_PURE_PYTHON asks for the Python searches (matching.native_search_available; os.environ
-     * writes reach the C environment, and getenv costs far less than os.environ.get) */
-    const char *pure = getenv("GINDEX_PURE_PYTHON");
-    if (pure && pure[0] && strcmp(pure, "0") != 0)
+    if (pure_python_env()) /* the Python searches are asked for (matching.native_search_available) */
         Py_RETURN_NONE;
     CFlow f1, f2;
     memset(&f1, 0, sizeof(CFlow));
@@ -3164,13 +3174,8 @@ static PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ss
             rows[4 * nv + 3] = t;
             dens[nv] = den;
             nv++;
-            if (den && !overflow) {
-                long long gc = gcd_ll(scale, den), fct = scale / gc;
-                if (fct > (((long long)1 << 62) - 1) / den)
-                    overflow = 1;
-                else
-                    scale = fct * den;
-            }
+            if (den && !overflow)
+                overflow = lcm_into(&scale, den);
         }
         for (int j = a0; j < a1; j++)
             slot[f1.kid[j]] = -1;
@@ -3261,12 +3266,10 @@ static PyObject *py_companion_hash_mask(PyObject *self, PyObject *args)
     return PyLong_FromLongLong((long long)old);
 }
 
-/* pure_python_requested() -> bool: GINDEX_PURE_PYTHON is set and not "0" (os.environ writes reach
- * the C environment; getenv costs far less than os.environ.get) */
+/* pure_python_requested() -> bool: pure_python_env() */
 static PyObject *py_pure_python_requested(PyObject *self, PyObject *noargs)
 {
-    const char *pure = getenv("GINDEX_PURE_PYTHON");
-    return PyBool_FromLong(pure && pure[0] && strcmp(pure, "0") != 0);
+    return PyBool_FromLong(pure_python_env());
 }
 
 static PyMethodDef methods[] = {

@@ -12,9 +12,8 @@ from gindex_studio.core.experiment import load_experiment
 from gindex_studio.core.flatland.dataset import generate, write_dataset
 from gindex_studio.core.gindex import compute_gindex
 
-from .conftest import shown_compare_window
 from .test_compare import settle
-from .test_compare_experiment import Scripted, settle_g
+from .test_compare_experiment import cwin, settle_g  # noqa: F401  (cwin: the compare window fixture)
 
 
 @pytest.fixture(scope="module")
@@ -36,15 +35,6 @@ def flat_experiment(tmp_path_factory):
     path = root / "experiment.json"
     path.write_text(json.dumps(exp))
     return path
-
-
-@pytest.fixture
-def cwin(qtbot, library):
-    win = shown_compare_window(qtbot, library, 1500, 950)
-    win.dialogs = Scripted()
-    yield win
-    win.view.runner.wait(5000)
-    win.controller.runner.wait(5000)
 
 
 def test_flatland_experiment_table_task_and_drawings(cwin, qtbot, flat_experiment):
