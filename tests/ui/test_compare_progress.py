@@ -21,7 +21,7 @@ from .conftest import shown_compare_window
 def long_experiment(tmp_path_factory):
     folder = tmp_path_factory.mktemp("long")
     # long enough that the user can cancel after the first complete row (Ω runs in the studio process)
-    write_experiment(folder, tasks=12, programs=1440, domains=6, sizes=(10, 30), seed=7)
+    write_experiment(folder, tasks=12, programs=4320, domains=6, sizes=(10, 30), seed=7)
     return folder / "experiment.json"
 
 
