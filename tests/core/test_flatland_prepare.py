@@ -60,6 +60,10 @@ GENERAL = {
     "body on a non-loop": lambda n: n["m"].targets.update(body=["t"]),
     "out and body to one node": lambda n: n["l"].targets.update(body=["t"]),
     "no nodes": lambda n: n.clear(),
+    "not a Flatland type": lambda n: setattr(n["t"], "type", "pen"),
+    "cycle through out, long way round": lambda n: (n["t"].targets.update(out=["u"]),
+                                                    n.update(u=FlatNode("u", "move", {"dist": 1, "penup": True},
+                                                                        {"out": ["l"]}))),
 }
 
 
@@ -79,3 +83,24 @@ def test_programs_that_take_the_general_way(name, monkeypatch):
 def test_plain_program_is_built_directly(monkeypatch):
     monkeypatch.setattr(fscore, "prepare", lambda *a, **k: pytest.fail("took the general way"))
     assert fscore.prepare_program(FlatProgram(_plain())).n == 4
+
+
+def test_equal_content_shares_a_signature_but_keeps_its_value_types():
+    """Nodes with equal parameters share one Signature (a cache by content); 1, 1.0 and True, and
+    [10, 64] against [10.0, 64.0], are different content: each node keeps its own values."""
+    def program(dist, penup, position):
+        nodes = _plain()
+        nodes["m"].params.update(dist=dist, penup=penup)
+        nodes["__START__"].params["position"] = position
+        return FlatProgram(nodes)
+
+    seen = []
+    for dist, penup, position in [(1, False, [10, 64]), (1.0, 0, [10.0, 64.0]), (True, False, (10, 64.0))]:
+        p = program(dist, penup, position)
+        _same(p)
+        sigs = fscore.prepare_program(p).graph.sigs
+        assert [type(sigs[2].values["dist"]), type(sigs[2].values["penup"])] == [type(dist), type(penup)]
+        assert [type(x) for x in sigs[0].values["position"]] == [type(x) for x in position]
+        seen.append(sigs)
+    again = fscore.prepare_program(program(1, False, [10, 64])).graph.sigs
+    assert all(a is b for a, b in zip(again, seen[0]))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..divergence import Prepared, ScoreOptions, ScoreResult, _flatland_loops_only, prepare, score_prepared
+from ..checks import FLATLAND_TYPES as _FLATLAND_TYPES
+from ..divergence import Prepared, ScoreOptions, ScoreResult, prepare, score_prepared
 from ..matching import Graph
 from ..similarity import IGNORED as _IGNORED, flatland_signature
 from .program import FlatProgram
@@ -28,46 +29,104 @@ def score(reference: FlatProgram, generated: FlatProgram, deadline: float | None
 def prepare_program(program: FlatProgram) -> Prepared:
     """``divergence.prepare(program.to_flow(), OPTIONS)`` without building the Flow: the same
     Prepared, made from the nodes directly when the program is plain (each key its node's string
-    id, string types, every target a node, no parameter named like a structure or layout key, no
+    id, a Flatland type, every target a node, no parameter named like a structure or layout key, no
     cycle but through loop bodies); anything else goes the general way, which reports it."""
     nodes = program.nodes
     index: dict[str, int] = {}
     for key, n in nodes.items():
-        if type(key) is not str or n.id != key or type(n.type) is not str:
+        if type(key) is not str or n.id != key or type(n.type) is not str or n.type not in _FLATLAND_TYPES:
             return prepare(program.to_flow(), OPTIONS)
         index[key] = len(index)
     n_nodes = len(index)
     if not n_nodes:
         return prepare(program.to_flow(), OPTIONS)
     sigs = []
-    types = []
     out: list[dict[int, int]] = [{} for _ in range(n_nodes)]
     inn: list[dict[int, int]] = [{} for _ in range(n_nodes)]
-    back = []
+    back = []  # out-port wires (k, j) with j < k
+    n_edges = 0
     for k, n in enumerate(nodes.values()):
         params = n.params
         if not _IGNORED.isdisjoint(params):
             return prepare(program.to_flow(), OPTIONS)
-        sigs.append(flatland_signature(n.type, {p: list(v) if isinstance(v, tuple) else v for p, v in params.items()}))
-        types.append({"type": n.type})
-        outs = n.targets.get("out", [])
-        for port, targets in enumerate((outs, n.targets.get("body", [])) if n.type == "loop" else (outs,)):
+        sigs.append(_signature(n.type, params))
+        outs = n.targets.get("out", ())
+        for port, targets in enumerate((outs, n.targets.get("body", ())) if n.type == "loop" else (outs,)):
             for t in targets:
                 j = index.get(t) if type(t) is str else None
                 if j is None:  # a dangling or non-string target: a reader warning, the general way
                     return prepare(program.to_flow(), OPTIONS)
                 if j <= k:
-                    back.append((k, j))
-                if j == k or (port == 1 and t in outs):
-                    continue  # as prepare under the flatland profile: no self-loops; out and body to one target: out
+                    if j == k:
+                        return prepare(program.to_flow(), OPTIONS)  # a self-loop: its warning
+                    if port == 0:
+                        back.append((k, j))
+                if port == 1 and t in outs:
+                    continue  # as prepare under the flatland profile: out and body to one target: out
                 a = out[k]
-                a[port] = a.get(port, 0) | (1 << j)
-                a = inn[j]
-                a[port] = a.get(port, 0) | (1 << k)
-    if back and not _flatland_loops_only(types, out, back):
+                m = a.get(port, 0)
+                if not m >> j & 1:
+                    a[port] = m | (1 << j)
+                    n_edges += 1
+                    b = inn[j]
+                    b[port] = b.get(port, 0) | (1 << k)
+    if back and _cycle_without_bodies(out, back):
         return prepare(program.to_flow(), OPTIONS)  # a cycle that is not a loop's: its warning
-    n_edges = sum(m.bit_count() for ports in out for m in ports.values())
     return Prepared(Graph(list(index), sigs, out, inn, [frozenset()] * n_nodes, n_edges), [], True)
+
+
+def _cycle_without_bodies(out: list[dict[int, int]], back: list[tuple[int, int]]) -> bool:
+    """True when the out-port wires (``out[x][0]``, loop bodies left out) close a cycle, as
+    ``checks.cycle_problems`` sees Flatland flows. Such a cycle runs backwards somewhere: it holds
+    one of the ``back`` wires (k, j), j < k, so it is there iff j reaches k."""
+    for k, j in back:
+        seen = frontier = 1 << j
+        while frontier:
+            reach = 0
+            while frontier:
+                low = frontier & -frontier
+                reach |= out[low.bit_length() - 1].get(0, 0)
+                frontier ^= low
+            if reach >> k & 1:
+                return True
+            frontier = reach & ~seen
+            seen |= frontier
+    return False
+
+
+_SIGS: dict[tuple, object] = {}
+_SIGS_LIMIT = 100_000
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+def _signature(type_: str, params: dict):
+    """``flatland_signature`` of a node's type and parameters (tuples as lists), shared by nodes
+    with equal content: the key holds each value's type too (and a list's or tuple's items'), so
+    1, 1.0 and True stay apart; values nested deeper are not cached."""
+    key = []
+    for p, v in params.items():
+        tv = type(v)
+        if tv is list or tv is tuple:
+            if not all(type(x) in _PLAIN for x in v):
+                key = None
+                break
+            key.append((p, tv, tuple(v), tuple(map(type, v))))
+        elif tv in _PLAIN:
+            key.append((p, tv, v))
+        else:
+            key = None
+            break
+    if key is not None:
+        key = (type_, *key)
+        sig = _SIGS.get(key)
+        if sig is not None:
+            return sig
+    sig = flatland_signature(type_, {p: list(v) if isinstance(v, tuple) else v for p, v in params.items()})
+    if key is not None:
+        if len(_SIGS) >= _SIGS_LIMIT:
+            _SIGS.clear()
+        _SIGS[key] = sig
+    return sig
 
 
 def delta(reference: FlatProgram, generated: FlatProgram) -> float:
