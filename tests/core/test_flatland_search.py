@@ -169,3 +169,35 @@ def test_forced_choices_that_conflict_end_the_node_and_s_stays_exact(monkeypatch
         m = matching.max_common_subgraph(g1, g2, "flatland")
         assert m.exact and m.weight == matching._frac(expected, scale)
     assert seen["forced"] > 0 and seen["conflict"] > 0
+
+
+@pytest.mark.skipif(not fs.native_available(), reason="the C extension is not built")
+def test_c_info_builds_the_python_structure(monkeypatch):
+    """``_flatsearch.info`` gives the buffers and max_rel the Python ``_Info`` builds, on random
+    programs, on graphs with random wires (any direction, several ports, self-loops, both ways
+    between two vertices), and on the 64-vertex edge; past 64 vertices or port 23 it declines."""
+    rng = random.Random(11)
+    graphs = [prepare(random_program(rng, rng.randint(1, 40)).to_flow(), OPTS).graph for _ in range(30)]
+    for n in (1, 2, 5, 17, 63, 64):
+        out = [{} for _ in range(n)]
+        for _ in range(rng.randint(0, 3 * n)):
+            x, y, p = rng.randrange(n), rng.randrange(n), rng.choice([0, 0, 1, 2, 23])
+            out[x][p] = out[x].get(p, 0) | (1 << y)
+        graphs.append(matching.Graph([str(k) for k in range(n)], [None] * n, out, [{} for _ in range(n)],
+                                     [frozenset()] * n, 0))
+    assert any(g.n == 64 and any(24 > p > 1 for d in g.adj_out for p in d) for g in graphs)
+    for g in graphs:
+        native = fs._native.info(g.n, g.adj_out)
+        python = object.__new__(fs._Info)
+        python.n, python._g = g.n, g
+        python._structure()
+        python._native = None
+        python_native = python.native()
+        assert native[:3] == python_native and native[3] == python.max_rel
+    big = [{0: 1 << 64}] + [{} for _ in range(64)]
+    assert fs._native.info(65, big) is None
+    assert fs._native.info(2, [{24: 2}, {}]) is None
+    assert fs._native.info(2, [{0: 4}, {}]) is None  # a target that is not a vertex
+    monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
+    g = graphs[0]
+    assert fs._Info(g).native() == fs._native.info(g.n, g.adj_out)[:3]

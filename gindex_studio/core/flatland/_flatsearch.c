@@ -13,6 +13,8 @@
  * search.run_search.
  *
  * The GIL is released while searching; the cancel byte is read every 128 nodes with the deadline.
+ *
+ * info(n, adj_out): the per-graph buffers above, built from a Graph's out-adjacency (see py_info).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -595,8 +597,107 @@ done:
     return result;
 }
 
+/* info(n, adj_out): search._Info's structure of a graph of n <= 64 vertices whose out-adjacency
+ * adj_out is a list of n dicts {port: bitset of targets}, ports 0..23:
+ * (rel as n x n int64 bytes, order and parent as int32 bytes, max_rel), exactly as the Python
+ * _Info builds them (rel[x][y] = bits of x->y ports | bits of y->x ports << 16, self-loops left out;
+ * BFS forest from the roots by most neighbours first, ties by index, neighbours in index order).
+ * None for anything else (more vertices, other ports or masks): the Python build is used. */
+static PyObject *py_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "info(n, adj_out)");
+        return NULL;
+    }
+    long n = PyLong_AsLong(args[0]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    PyObject *adj = args[1];
+    if (n < 0 || n > 64 || !PyList_Check(adj) || PyList_GET_SIZE(adj) != n) Py_RETURN_NONE;
+    PyObject *relb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * n * n);
+    PyObject *ordb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)4 * n);
+    PyObject *parb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)4 * n);
+    if (!relb || !ordb || !parb) goto fail;
+    int64_t *rel = (int64_t *)PyBytes_AS_STRING(relb);
+    int32_t *order = (int32_t *)PyBytes_AS_STRING(ordb), *parent = (int32_t *)PyBytes_AS_STRING(parb);
+    memset(rel, 0, sizeof(int64_t) * n * n);
+    uint64_t nb[64];
+    memset(nb, 0, sizeof nb);
+    uint64_t full = n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
+    for (long x = 0; x < n; x++) {
+        PyObject *d = PyList_GET_ITEM(adj, x);
+        if (!PyDict_Check(d)) goto other;
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(d, &pos, &k, &v)) {
+            if (!PyLong_Check(k) || !PyLong_Check(v)) goto other;
+            long port = PyLong_AsLong(k);
+            if (port < 0 || port > 23) {
+                PyErr_Clear();
+                goto other;
+            }
+            uint64_t m = PyLong_AsUnsignedLongLong(v);
+            if (m == (uint64_t)-1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                goto other;
+            }
+            if (m & ~full) goto other;
+            m &= ~((uint64_t)1 << x);
+            int64_t bit = (int64_t)1 << port;
+            while (m) {
+                int y = __builtin_ctzll(m);
+                m &= m - 1;
+                rel[x * n + y] |= bit;
+                rel[(long)y * n + x] |= bit << 16;
+                nb[x] |= (uint64_t)1 << y;
+                nb[y] |= (uint64_t)1 << x;
+            }
+        }
+    }
+    int64_t max_rel = 0;
+    for (long k = 0; k < n * n; k++)
+        if (rel[k] > max_rel) max_rel = rel[k];
+    /* roots by degree, most first, stable: a counting pass per degree from n - 1 down */
+    int32_t roots[64];
+    int nr = 0;
+    for (int deg = (int)n; deg >= 0; deg--)
+        for (long u = 0; u < n; u++)
+            if (__builtin_popcountll(nb[u]) == deg) roots[nr++] = (int32_t)u;
+    uint64_t seen = 0;
+    int len = 0;
+    for (int k = 0; k < nr; k++) {
+        int r = roots[k];
+        if (seen >> r & 1) continue;
+        seen |= (uint64_t)1 << r;
+        parent[r] = -1;
+        int head = len;
+        order[len++] = r;
+        while (head < len) {
+            int u = order[head++];
+            uint64_t m = nb[u] & ~seen;
+            seen |= m;
+            while (m) {
+                int y = __builtin_ctzll(m);
+                m &= m - 1;
+                parent[y] = u;
+                order[len++] = y;
+            }
+        }
+    }
+    return Py_BuildValue("(NNNL)", relb, ordb, parb, (long long)max_rel);
+other:
+    Py_DECREF(relb);
+    Py_DECREF(ordb);
+    Py_DECREF(parb);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(relb);
+    Py_XDECREF(ordb);
+    Py_XDECREF(parb);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS, "The flatland profile's exact search (see flatland.search)."},
+    {"info", (PyCFunction)(void (*)(void))py_info, METH_FASTCALL, "A graph's relations and BFS forest (see flatland.search._Info)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -604,7 +705,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_flatsearch", NULL, 
 
 PyMODINIT_FUNC PyInit__flatsearch(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "API_VERSION", 5) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API_VERSION", 6) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -50,7 +50,7 @@ try:
     from . import _flatsearch as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 5:  # an older build walks another tree: not used
+if getattr(_native, "API_VERSION", None) != 6:  # an older build walks another tree: not used
     _native = None
 
 MAX_VERTICES = 512  # above this on either side, ``matching``'s McSplit is used instead
@@ -94,10 +94,41 @@ def _pair_weight(ia: int, ib: int, sa, sb) -> tuple[int, int]:
 
 
 class _Info:
-    """What the search needs of one graph, computed once (cached on the Graph)."""
+    """What the search needs of one graph, computed once (cached on the Graph). The structure
+    (``rel``, ``order``, ``parent``) comes from the C ``info`` as the search's buffers when the
+    native search is in use; the Python lists are built only when read."""
 
     def __init__(self, g):
-        n = self.n = g.n
+        self.n = g.n
+        self._g = g
+        self._native = None
+        self._rel = None
+        if native_available():
+            got = _native.info(g.n, g.adj_out)
+            if got is not None:
+                self._native, self.max_rel = got[:3], got[3]
+        if self._native is None:
+            self._structure()
+        keys: dict = {}
+        self.reps = []  # one Signature per distinct (type, items)
+        self.rep_ids = []  # its process-wide id (_SIG_IDS)
+        idx = self.sig_list = []  # per vertex: its index in reps
+        for s in g.sigs:
+            k = (s.type, s.items)
+            j = keys.get(k)
+            if j is None:
+                j = keys[k] = len(self.reps)
+                self.reps.append(s)
+                self.rep_ids.append(_SIG_IDS.setdefault(k, len(_SIG_IDS)))
+            idx.append(j)
+        self.sig_idx = np.array(idx, dtype=np.intp)
+        self._sigs = g.sigs
+        self._types = None
+        self.columns: dict[int, np.ndarray] = {}  # weights to a signature id of another graph
+
+    def _structure(self) -> None:
+        """rel, max_rel and the BFS forest (order, parent), in Python."""
+        g, n = self._g, self.n
         rel: list[dict[int, int]] = [dict() for _ in range(n)]  # rel[x][y]: x→y ports, y→x ports << 16
         for x, ports in enumerate(g.adj_out):
             rx = rel[x]
@@ -111,7 +142,7 @@ class _Info:
                         rx[y] = rx.get(y, 0) | bit
                         ry = rel[y]
                         ry[x] = ry.get(x, 0) | (bit << 16)
-        self.rel = rel
+        self._rel = rel
         self.max_rel = max((max(d.values()) for d in rel if d), default=0)
         seen = [False] * n
         order: list[int] = []
@@ -131,24 +162,23 @@ class _Info:
                         parent[x] = u
                         queue.append(x)
             order += queue
-        self.order, self.parent = order, parent
-        keys: dict = {}
-        self.reps = []  # one Signature per distinct (type, items)
-        self.rep_ids = []  # its process-wide id (_SIG_IDS)
-        idx = self.sig_list = []  # per vertex: its index in reps
-        for s in g.sigs:
-            k = (s.type, s.items)
-            j = keys.get(k)
-            if j is None:
-                j = keys[k] = len(self.reps)
-                self.reps.append(s)
-                self.rep_ids.append(_SIG_IDS.setdefault(k, len(_SIG_IDS)))
-            idx.append(j)
-        self.sig_idx = np.array(idx, dtype=np.intp)
-        self._sigs = g.sigs
-        self._types = None
-        self._native = None
-        self.columns: dict[int, np.ndarray] = {}  # weights to a signature id of another graph
+        self._order, self._parent = order, parent
+
+    @property
+    def rel(self) -> list[dict[int, int]]:
+        if self._rel is None:
+            self._structure()
+        return self._rel
+
+    @property
+    def order(self) -> list[int]:
+        self.rel  # noqa: B018 (built with rel)
+        return self._order
+
+    @property
+    def parent(self) -> list[int]:
+        self.rel  # noqa: B018
+        return self._parent
 
     @property
     def types(self) -> np.ndarray:
