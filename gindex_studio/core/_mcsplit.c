@@ -1669,10 +1669,10 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
 /* weights(); with solve (the rest of solve()'s arguments), the search instead of the dicts */
 static PyObject *weights_impl(PyObject *args, PyObject *solve)
 {
-    PyObject *types1, *vals1, *loops1, *by_type2, *vals2, *loops2, *self_equal1, *threshold = Py_None;
+    PyObject *types1, *vals1, *loops1, *by_type2, *vals2, *loops2, *self_equal1, *threshold = Py_None, *table = Py_None;
     int companion;
-    if (!PyArg_ParseTuple(args, "O!O!OO!O!OpO|O", &PyList_Type, &types1, &PyList_Type, &vals1, &loops1, &PyDict_Type,
-                          &by_type2, &PyList_Type, &vals2, &loops2, &companion, &self_equal1, &threshold))
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!OpO|OO", &PyList_Type, &types1, &PyList_Type, &vals1, &loops1, &PyDict_Type,
+                          &by_type2, &PyList_Type, &vals2, &loops2, &companion, &self_equal1, &threshold, &table))
         return NULL;
     if (threshold != Py_None &&
         (!PyTuple_Check(threshold) || PyTuple_GET_SIZE(threshold) != 2 || !PyLong_Check(PyTuple_GET_ITEM(threshold, 0)) ||
@@ -1682,6 +1682,26 @@ static PyObject *weights_impl(PyObject *args, PyObject *solve)
     }
     const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(vals2);
     const int check_loops = loops1 != Py_None;
+    /* table (paper profile): (rows, local, task_first) with the paper counts precomputed, as
+     * curriculum.Curriculum keeps them: rows[t] = bytes of int64 (num, den) of task vertex t against
+     * each distinct signature of its type (or None), local = int32 bytes, per vertex of the other
+     * graph (a curriculum program) the index of its signature there; task_first: the task is g1 */
+    PyObject *tab_rows = NULL;
+    const int32_t *tab_local = NULL;
+    int task_first = 1;
+    if (table != Py_None) {
+        PyObject *lb;
+        if (companion || !PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 3 ||
+            !PyList_Check(tab_rows = PyTuple_GET_ITEM(table, 0)) || !PyBytes_Check(lb = PyTuple_GET_ITEM(table, 1)) ||
+            (task_first = PyObject_IsTrue(PyTuple_GET_ITEM(table, 2))) < 0 ||
+            PyList_GET_SIZE(tab_rows) != (task_first ? n1 : n2) ||
+            PyBytes_GET_SIZE(lb) != 4 * (task_first ? n2 : n1)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "weights: table (rows, local, task_first) of the graphs' sizes expected");
+            return NULL;
+        }
+        tab_local = (const int32_t *)PyBytes_AS_STRING(lb);
+    }
     if (PyList_GET_SIZE(vals1) != n1 || (check_loops && (!PyList_Check(loops1) || PyList_GET_SIZE(loops1) != n1 ||
                                                          !PyList_Check(loops2) || PyList_GET_SIZE(loops2) != n2)) ||
         (companion && (!PyList_Check(self_equal1) || PyList_GET_SIZE(self_equal1) != n1))) {
@@ -1758,7 +1778,13 @@ static PyObject *weights_impl(PyObject *args, PyObject *solve)
                 goto done;
             }
             long long num, den;
-            if (companion) {
+            PyObject *row = tab_rows ? PyList_GET_ITEM(tab_rows, task_first ? u : v) : NULL;
+            const int32_t g = row ? tab_local[task_first ? v : u] : -1;
+            if (row && PyBytes_Check(row) && g >= 0 && (Py_ssize_t)16 * (g + 1) <= PyBytes_GET_SIZE(row)) {
+                const long long *r = (const long long *)PyBytes_AS_STRING(row);
+                num = r[2 * g];
+                den = r[2 * g + 1];
+            } else if (companion) {
                 den = (long long)PyDict_GET_SIZE(a);
                 if (den && companion_count(a, b, se, &num) < 0)
                     goto done;
@@ -2093,6 +2119,34 @@ static PyObject *py_weights_to(PyObject *self, PyObject *args)
             return NULL;
         }
         PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
+/* counts_to(a, others) -> bytes: the paper profile's w(a, b) = num / den (den 0: nothing to
+ * compare, w = 1) for the Signature.values dicts ``others``, as int64 (num, den) pairs in order
+ * (curriculum.Curriculum's table for solve and its lower bounds) */
+static PyObject *py_counts_to(PyObject *self, PyObject *args)
+{
+    PyObject *a, *others;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &a, &PyList_Type, &others))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(others);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * 16);
+    if (!out)
+        return NULL;
+    long long *r = (long long *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = PyList_GET_ITEM(others, i);
+        if (!PyDict_Check(b)) {
+            PyErr_SetString(PyExc_TypeError, "counts_to: values must be dicts");
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (paper_count(a, b, r + 2 * i, r + 2 * i + 1) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
     }
     return out;
 }
@@ -3312,6 +3366,9 @@ static PyMethodDef methods[] = {
     {"companion_hash_mask", py_companion_hash_mask, METH_VARARGS,
      "companion_hash_mask(mask) -> the previous mask\n\n"
      "Tests only: every hash companion_delta's tables use is and-ed with mask (0: all collide)."},
+    {"counts_to", py_counts_to, METH_VARARGS,
+     "counts_to(values, others) -> bytes\n\n"
+     "The paper profile's w of one node against nodes of its type as int64 (num, den) pairs."},
     {"weights_to", py_weights_to, METH_VARARGS,
      "weights_to(values, self_equal, others, companion) -> [float]\n\n"
      "w of one node against nodes of its type, as floats (curriculum._weights_to)."},
@@ -3333,7 +3390,7 @@ static struct PyModuleDef moduledef = {
 
 /* matching.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 9
+#define API_VERSION 10
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -126,6 +126,7 @@ class Curriculum:
             self.hashes = [canonical_hash(p.graph) for p in self.programs]
         self.domain_names = sorted(set(self.domains))
         self._per_type: dict[str, tuple] = {}  # built on first use by lower_bounds
+        self._local: list[bytes] | None = None  # per program its vertices' signatures by type (``counts``)
 
     def _type_nodes(self, type_name: str) -> tuple:
         """For the curriculum nodes of one type (in node order, so grouped by program): their
@@ -166,12 +167,40 @@ class Curriculum:
     def __len__(self) -> int:
         return len(self.programs)
 
-    def lower_bounds(self, task: Prepared) -> np.ndarray:
+    def task_counts(self, task: Prepared) -> list[bytes | None] | None:
+        """The paper profile's w of each task vertex against every distinct curriculum signature
+        of its type, as int64 (num, den) pairs in ``_sigs_by_type`` order (None for a type the
+        curriculum lacks); None when not the paper profile with the native search. With
+        ``program_counts`` this is ``matching.max_common_subgraph``'s ``counts``: each search then
+        looks its weights up instead of comparing the nodes' values again (the same weights:
+        signatures with equal (type, items) compare equal to every value)."""
+        if self.options.profile != "paper" or not native_search_available():
+            return None
+        out: list[bytes | None] = []
+        for su in task.graph.sigs:
+            if su.type in self.vocab:
+                out.append(matching._native.counts_to(su.values, self._type_nodes(su.type)[4]))
+            else:
+                out.append(None)
+        return out
+
+    def program_counts(self, i: int) -> bytes:
+        """Program i's vertices' signatures as indices into ``_sigs_by_type`` of their type (int32)."""
+        if self._local is None:
+            local = np.zeros(len(self._sigs), dtype=np.int32)
+            for gs in self._sigs_by_type.values():
+                local[gs] = np.arange(len(gs), dtype=np.int32)
+            node_local = local[self.node_sig]
+            self._local = [node_local[a:a + n].tobytes() for a, n in zip(self.starts.tolist(), self.sizes.tolist())]
+        return self._local[i]
+
+    def lower_bounds(self, task: Prepared, counts: list[bytes | None] | None = None) -> np.ndarray:
         """A lower bound on Δ(task, P) for every program P at once.
 
         For each node, its best weight w to any node of the other flow bounds what it can add to
         S; so S ≤ Σ_type min(Σ best of the task's nodes, Σ best of the program's nodes). Weights
-        are computed once per distinct curriculum signature, the rest is numpy.
+        are computed once per distinct curriculum signature (or taken from ``counts``, the
+        ``task_counts``), the rest is numpy.
         """
         n1, n_prog, n_types = task.n, len(self.programs), max(1, len(self.vocab))
         if n1 == 0 or n_prog == 0 or len(self.node_sig) == 0:
@@ -189,7 +218,11 @@ class Curriculum:
         for type_name, us in by_type.items():
             nodes, local, block, progs, values = self._type_nodes(type_name)
             t = self.vocab[type_name]
-            if native:
+            if counts is not None:  # num / den as floats, as weights_to divides (den 0: w = 1)
+                pairs = np.frombuffer(b"".join(counts[u] for u in us), dtype=np.int64).reshape(len(us), -1, 2)
+                num, den = pairs[..., 0], pairs[..., 1]
+                rows = np.where(den > 0, num / np.where(den > 0, den, 1), 1.0)
+            elif native:
                 rows = [matching._native.weights_to(task.graph.sigs[u].values, task.graph.sigs[u].self_equal,
                                                     values, profile == "companion") for u in us]
             else:
@@ -216,7 +249,8 @@ class Curriculum:
 
     def _nearest(self, task: Prepared, group_of: Sequence[str], groups: Sequence[str],
                  deadline: float | None, cancel=None) -> dict[str, Nearest]:
-        lb = self.lower_bounds(task)
+        counts = self.task_counts(task)
+        lb = self.lower_bounds(task, counts)
         th = canonical_hash(task.graph)
         first = np.array([h == th for h in self.hashes], dtype=bool)
         order = np.lexsort((np.arange(len(lb)), lb, ~first))  # hash matches first, then by bound
@@ -225,7 +259,7 @@ class Curriculum:
         else:  # each group's programs in that order (a group's minimum depends on its own programs only)
             codes = np.array([self._group_code(groups, g) for g in group_of], dtype=np.int64)[order]
             per_group = {d: order[codes == c] for c, d in enumerate(groups)}
-        return {d: self._nearest_in(task, idx, lb, first, deadline, cancel) for d, idx in per_group.items()}
+        return {d: self._nearest_in(task, idx, lb, first, deadline, cancel, counts) for d, idx in per_group.items()}
 
     def _group_code(self, groups: Sequence[str], name: str) -> int:
         codes = self.__dict__.get("_codes")
@@ -234,7 +268,7 @@ class Curriculum:
         return codes[1][name]
 
     def _nearest_in(self, task: Prepared, idx: np.ndarray, lb: np.ndarray, first: np.ndarray,
-                    deadline: float | None, cancel=None) -> Nearest:
+                    deadline: float | None, cancel=None, counts=None) -> Nearest:
         """The minimum over the programs ``idx`` (hash matches first, then by ascending bound).
         Δ values are exact rationals kept as integer pairs (num, den); a program is skipped when its
         bound is ≥ the minimum so far, and once a program past the hash matches is, so is the rest."""
@@ -267,7 +301,7 @@ class Curriculum:
             # only S with 1 - S²/(n1 n2) < best matters: S² > (1 - best)·n1·n2
             threshold = ((bd - bn) * n1 * n2, bd) if best_idx is not None else None
             m = max_common_subgraph(task.graph, prog.graph, profile, deadline=deadline, threshold_sq=threshold,
-                                    cancel=cancel)
+                                    cancel=cancel, counts=None if counts is None else (counts, self.program_counts(i)))
             if m.cancelled:
                 raise Cancelled()
             searched += 1

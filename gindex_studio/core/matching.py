@@ -51,7 +51,7 @@ try:
     from . import _mcsplit as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
-if getattr(_native, "API_VERSION", None) != 9:  # a stale build (rebuild: pip install -e .)
+if getattr(_native, "API_VERSION", None) != 10:  # a stale build (rebuild: pip install -e .)
     _native = None
 
 _native_solve = getattr(_native, "solve", None)  # weights and search in one call (paper profile)
@@ -298,6 +298,7 @@ def max_common_subgraph(
     threshold: tuple[int, int] | None = None,
     threshold_sq=None,
     cancel=None,
+    counts=None,
 ) -> Match:
     """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out).
 
@@ -308,10 +309,15 @@ def max_common_subgraph(
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     Paper-profile searches with ``threshold_sq`` alone (Ω's) race both orientations (``_raced``).
+    ``counts``: (rows, local), the paper profile's weights precomputed for g1 against the signatures
+    g2 is made of (``curriculum.Curriculum.counts``; rows[u]: int64 (num, den) pairs of g1's vertex
+    u against each signature of its type, local: int32 bytes, per g2 vertex its signature's index
+    there), used by the native search instead of comparing the nodes' values; the same weights.
     """
     if profile == "paper" and threshold_sq is not None and threshold is None and not warm:
-        return _raced(g1, g2, threshold_sq, deadline, cancel)
-    return _search_once(g1, g2, profile, deadline, warm, threshold, threshold_sq, cancel)
+        return _raced(g1, g2, threshold_sq, deadline, cancel, counts)
+    return _search_once(g1, g2, profile, deadline, warm, threshold, threshold_sq, cancel,
+                        counts=None if counts is None or profile != "paper" else (*counts, True))
 
 
 # the race of the two orientations: the first node budget of each, and its growth per round
@@ -319,7 +325,7 @@ _RACE_NODES = 1000
 _RACE_GROWTH = 16
 
 
-def _raced(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel) -> Match:
+def _raced(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel, counts=None) -> Match:
     """``max_common_subgraph`` of the paper profile with ``threshold_sq``. McSplit branches on the
     first graph's vertices, and which graph that is can change the tree by orders of magnitude
     either way (300× and more on pairs of the Ω bench). So the two orientations run in turn under
@@ -333,12 +339,14 @@ def _raced(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel) -
         for swap in (False, True):
             remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
             if swap:
-                m = _transposed(_search_once(g2, g1, "paper", remaining, (), None, threshold_sq, cancel, budget))
+                m = _transposed(_search_once(g2, g1, "paper", remaining, (), None, threshold_sq, cancel, budget,
+                                             None if counts is None else (*counts, False)))
             else:
-                m = _search_once(g1, g2, "paper", remaining, (), None, threshold_sq, cancel, budget)
+                m = _search_once(g1, g2, "paper", remaining, (), None, threshold_sq, cancel, budget,
+                                 None if counts is None else (*counts, True))
             nodes += m.nodes
-            if m.exact:
-                return replace(m, nodes=nodes)
+            if m.exact:  # (most races end in their first attempt: no copy then)
+                return m if nodes == m.nodes else Match(m.pairs, m.weight, m.upper, True, nodes, m.improved, m.cancelled)
             if best is None or m.weight[0] * best.weight[1] > best.weight[0] * m.weight[1]:
                 best = m
             if upper is None or m.upper[0] * upper[1] < upper[0] * m.upper[1]:
@@ -354,9 +362,11 @@ def _transposed(m: Match) -> Match:
 
 
 def _search_once(g1: Graph, g2: Graph, profile: str, deadline: float | None, warm, threshold, threshold_sq,
-                 cancel, node_limit: int = 0) -> Match:
+                 cancel, node_limit: int = 0, counts=None) -> Match:
     """``max_common_subgraph`` with g1's vertices as the branching side; ``node_limit`` > 0 (paper
-    profile) cuts the search as a deadline would when it would visit node ``node_limit`` + 1."""
+    profile) cuts the search as a deadline would when it would visit node ``node_limit`` + 1.
+    ``counts``: (rows, local, task_first) for the native search (see ``max_common_subgraph``;
+    task_first: rows are g1's, else g2's)."""
     if profile == "flatland":  # its own search (flatland.search); None: not for it, use McSplit
         m = _flatland_search.max_common_subgraph(g1, g2, deadline=deadline, warm=warm, threshold=threshold,
                                                  threshold_sq=threshold_sq, cancel=cancel)
@@ -364,7 +374,7 @@ def _search_once(g1: Graph, g2: Graph, profile: str, deadline: float | None, war
             return m
     use_native = native_search_available()
     if profile == "paper" and use_native and not warm and threshold is None and _native_solve is not None:
-        m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit)
+        m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
         if m is not None:
             return m
     prune = None
@@ -419,7 +429,7 @@ def _search_once(g1: Graph, g2: Graph, profile: str, deadline: float | None, war
 
 
 def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,
-                     node_limit: int = 0) -> Match | None:
+                     node_limit: int = 0, counts=None) -> Match | None:
     """``max_common_subgraph`` for the paper profile without warm start or ``threshold``, in one C
     call (``_mcsplit.solve``: the weights without their dicts, the group ids and the search): the
     same Match as the steps below take. None when C leaves it to them (a total reaching 2^62)."""
@@ -431,7 +441,7 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
     types1, vals1, se1 = g1.columns()
     types2, vals2, _se2 = g2.columns()
     main = threading.current_thread() is threading.main_thread()
-    got = _native_solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr),
+    got = _native_solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
                         (types2, g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, deadline, main, _native_cancel(cancel),
                          node_limit))
     if got is None:

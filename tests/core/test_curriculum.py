@@ -131,3 +131,69 @@ def test_empty_flows_in_the_curriculum_and_as_the_task(profile):
             assert per[d].omega == brute and per[d].index is not None and domains[per[d].index] == d
             assert score(task, flows[per[d].index], opts).delta == brute
         assert cur.nearest(prepare(task, opts)).omega == min(score(task, f, opts).delta for f in flows)
+
+
+def _odd_values_flow(rng: random.Random, prefix: str, n: int):
+    """A flow whose attribute values are the ones equality treats oddly: 1, 1.0 and True, 0 and
+    -0.0 and False, NaN (one shared object and fresh ones), None, strings and nested values."""
+    from gindex_studio.core.flow import flow_from_nodes
+
+    shared_nan = _SHARED_NAN
+    pool = [1, 1.0, True, 0, -0.0, False, shared_nan, float("nan"), None, "1", "a", [1, 2], {"p": 1}]
+    nodes = []
+    for k in range(n):
+        data = {key: rng.choice(pool) for key in rng.sample(["x", "y", "z", "topic"], rng.randint(0, 3))}
+        nodes.append({"id": f"{prefix}{k}", "type": rng.choice(["function", "change", "debug"]), **data,
+                      "wires": [[f"{prefix}{j}" for j in range(k + 1, n) if rng.random() < 0.3]]})
+    return flow_from_nodes(nodes)
+
+
+_SHARED_NAN = float("nan")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monkeypatch):
+    """Ω's searches look their weights up in the curriculum's table (``task_counts`` and
+    ``program_counts``) instead of comparing values: every Match, both orientations of the race and
+    the lower bounds are the same as without the table, on curricula of odd values and of
+    perturbed programs; and Ω equals the brute-force minimum."""
+    from gindex_studio.core import matching
+
+    if not matching.native_search_available():
+        pytest.skip("the C extension is not built")
+    rng = random.Random(seed)
+    if seed % 2:
+        flows = [_odd_values_flow(rng, f"c{i}_", rng.randint(1, 9)) for i in range(30)]
+        tasks = [_odd_values_flow(rng, f"t{i}_", rng.randint(1, 9)) for i in range(4)]
+    else:
+        bases, flows, _domains = _curriculum(seed)
+        tasks = [perturb(bases[0], rng, 0.2, prefix="t0"), random_flow(9, rng, "t1"), flows[3]]
+    domains = [f"d{i % 3}" for i in range(len(flows))]
+    cur = Curriculum.from_flows(flows, domains)
+    calls = []
+    real = matching._native_solve
+
+    def solve(wargs, rest):  # each solve with the table against the same solve without it
+        got = real(wargs, rest)
+        if len(wargs) > 9 and wargs[9] is not None:
+            calls.append(1)
+            assert got == real(wargs[:9] + (None,), rest)
+        return got
+
+    monkeypatch.setattr(matching, "_native_solve", solve)
+    for task in tasks:
+        p = prepare(task)
+        counts = cur.task_counts(p)
+        assert list(cur.lower_bounds(p, counts)) == list(cur.lower_bounds(p))
+        per = cur.nearest_by_domain(p)
+        for d in sorted(set(domains)):
+            brute = min(score(task, f).delta for f, dd in zip(flows, domains) if dd == d)
+            assert per[d].omega == brute
+        for i in range(len(flows)):  # also without a threshold, both orientations
+            q = cur.programs[i]
+            for swap in (False, True):
+                tab = (counts, cur.program_counts(i), not swap)
+                a, b = (q.graph, p.graph) if swap else (p.graph, q.graph)
+                assert matching._solved_natively(a, b, None, None, None, 0, tab) == \
+                    matching._solved_natively(a, b, None, None, None, 0, None)
+    assert calls
