@@ -24,7 +24,10 @@ Sections (``--only`` takes a comma-separated list of these names):
   is checked against the companion's. What the same loop reads for a call doing nothing in place
   of ours (median over the pairs, measured in the run: the clock's own cost, 0.6 µs or more with
   ``--cpu``, whose every read is a system call) is taken off both sides of every pair; the ratios
-  as measured, without that, follow in brackets.
+  as measured, without that, follow in brackets. Then the first two again "by rounds": each
+  side's 1024 pairs timed as one loop, the sides alternating round by round (``by_rounds``), so
+  each runs with the caches its own work leaves, as a matrix loop does; pair by pair, every call
+  of ours starts right after a 200-300 µs call of theirs has replaced the caches' contents.
 - ``paper``: paper profile on 30-node near pairs: ``prepare`` per flow, ``score_prepared`` (the
   search, the weights and the report), and ``score`` (both prepares included), median and p95;
   the in-process baseline is ``orjson.loads`` of the same flow's JSON (the floor of reading it).
@@ -263,6 +266,36 @@ def bench_companion_pairs(args):
               f"per-pair ratio median {statistics.median(pair_ratio):.1f}x, p5 {pct(pair_ratio, 0.05):.1f}x, "
               f"{slower} pairs slower", flush=True)
     print(f"  largest |Δ ours − Δ companion| over all pairs: {worst:.3g}")
+    by_rounds("parsed input", ours_parsed, theirs_parsed, n, args.rounds)
+    by_rounds("file reading included", ours_files, theirs_files, n, args.rounds)
+
+
+def by_rounds(label: str, ours, theirs, n: int, rounds: int) -> None:
+    """The ratio with each side's n × n pairs timed as one loop, the sides alternating round by
+    round (who goes first alternates too): each side runs as its own matrix loop does, with the
+    caches its own work leaves, where pair by pair each call comes right after the other side's.
+    The same loop calling a function that does nothing is timed alike and taken off both sides."""
+    def loop(f) -> float:
+        t0 = clock()
+        for i in range(n):
+            for j in range(n):
+                f(i, j)
+        return clock() - t0
+
+    empty = min(loop(_nothing) for _ in range(3))
+    ratios, so, st = [], [], []
+    for r in range(rounds):
+        if r % 2:
+            t, o = loop(theirs), loop(ours)
+        else:
+            o, t = loop(ours), loop(theirs)
+        so.append(o - empty)
+        st.append(t - empty)
+        ratios.append(st[-1] / so[-1])
+    print(f"  {label + ', by rounds':<22} ours {1e6 * statistics.median(so) / (n * n):7.1f} µs/pair, "
+          f"companion {1e6 * statistics.median(st) / (n * n):7.1f} µs/pair → {statistics.median(ratios):5.1f}x faster "
+          f"(median of rounds; worst round {min(ratios):.1f}x; an empty call's loop, "
+          f"{1e6 * empty / (n * n):.2f} µs/pair, taken off both)", flush=True)
 
 
 def bench_paper(args):
