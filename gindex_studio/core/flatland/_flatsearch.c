@@ -32,7 +32,7 @@ typedef struct {
 } Cand;
 
 typedef struct {
-    const int32_t *gof; /* the child's relation column of gof (NULL: no such relation in the other graph) */
+    const int32_t *gof; /* the child's relation column of S.gof (NULL: no such relation in the other graph) */
     const uint64_t *dc;
     const int64_t *fc;
     int64_t nc;
@@ -43,7 +43,8 @@ typedef struct {
     int64_t *wt;      /* n1 * n2 */
     int64_t *rel1;    /* n1 * n1, 0: not adjacent */
     int16_t *rid1;    /* n1 * n1: relation id (-1: no relation in the other graph) */
-    int32_t *gof;     /* n2 * R: group of v with relation id, -1 none */
+    int32_t *gof;     /* n2 * R: v's group with relation id: its only vertex y >= 0, or -2 - the group
+                       * when it has several, -1 none (one load less in dp than group, then vertex) */
     int R;
     int32_t *gs;      /* per v of the other side: groups gs[v] .. gs[v + 1] */
     int64_t *grel;    /* relation of each group */
@@ -116,15 +117,14 @@ static int64_t dp(S *s, const word *D) {
                 int64_t val = wu[v];
                 for (int t = 0; t < m; t++) {
                     int64_t b = ci[t].nc;
-                    int g = ci[t].gof ? ci[t].gof[(size_t)v * R] : -1;
-                    if (g >= 0) {
+                    int y = ci[t].gof ? ci[t].gof[(size_t)v * R] : -1;
+                    if (y != -1) {
                         const word *dc = ci[t].dc;
                         const int64_t *fc = ci[t].fc;
-                        int y = s->gone[g];
                         if (y >= 0) {
                             if (((dc[y >> 6] >> (y & 63)) & 1) && fc[y] > b) b = fc[y];
                         } else {
-                            const word *gm = s->gmask + (size_t)g * W;
+                            const word *gm = s->gmask + (size_t)(-2 - y) * W;
                             for (int p = 0; p < W; p++) {
                                 word x = gm[p] & dc[p];
                                 while (x) {
@@ -467,7 +467,8 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     for (size_t k = 0; k < (size_t)n2 * s->R; k++) s->gof[k] = -1;
     for (int v = 0; v < n2; v++)
         for (int g = s->gs[v]; g < s->gs[v + 1]; g++)
-            for (int j = 0; j < R; j++) if (codes[j] == s->grel[g]) s->gof[(size_t)v * s->R + j] = g;
+            for (int j = 0; j < R; j++)
+                if (codes[j] == s->grel[g]) s->gof[(size_t)v * s->R + j] = s->gone[g] >= 0 ? s->gone[g] : -2 - g;
     free(codes);
     return 0;
 }
