@@ -309,10 +309,11 @@ def max_common_subgraph(
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
     Paper-profile searches with ``threshold_sq`` alone (Ω's) race both orientations (``_raced``).
-    ``counts``: (rows, local), the paper profile's weights precomputed for g1 against the signatures
-    g2 is made of (``curriculum.Curriculum.counts``; rows[u]: int64 (num, den) pairs of g1's vertex
-    u against each signature of its type, local: int32 bytes, per g2 vertex its signature's index
-    there), used by the native search instead of comparing the nodes' values; the same weights.
+    ``counts``: (rows, local), the paper profile's weights precomputed for g1 against the
+    signatures g2 is made of (``Curriculum.task_counts`` and ``program_counts``; rows[u]: int64
+    (num, den) pairs of g1's vertex u against each signature of its type, local: int32 bytes, per
+    g2 vertex its signature's index there), used by the native search instead of comparing the
+    nodes' values; the same weights.
     """
     if profile == "paper" and threshold_sq is not None and threshold is None and not warm:
         return _raced(g1, g2, threshold_sq, deadline, cancel, counts)
