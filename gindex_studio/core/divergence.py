@@ -239,17 +239,46 @@ def _acyclic(out: list[dict[int, int]], back: list) -> bool:
 
 def _flatland_loops_only(nodes: list[dict], out: list[dict[int, int]], back: list) -> bool:
     """True when ``checks.cycle_problems`` finds nothing in a flow whose vertices are ``nodes``
-    (no ignored types): every node a Flatland type, no self-loop, and no cycle once the loops'
-    ``body`` wires are left out (as ``cycle_problems`` does for Flatland flows). ``out``: the
-    flatland profile's out-adjacency (``prepare``), ``back``: its wires (k, j) with j <= k."""
+    (no ignored types): every node a Flatland type, no self-loop, and no cycle through the wires
+    that check reads, every port's but a loop's ``body`` (port 1). ``out``: the flatland profile's
+    out-adjacency (``prepare``: no self-loops, no body bit doubling an out wire), ``back``: its
+    wires (k, j) with j <= k."""
     if not nodes or any(d["type"] not in _FLATLAND_TYPES for d in nodes):
         return False
+    succ = []
+    for d, ports in zip(nodes, out):
+        body = 1 if d["type"] == "loop" else -1
+        m = 0
+        for p, bits in ports.items():
+            if p != body:
+                m |= bits
+        succ.append(m)
+    kept = []
     for k, j in back:
         if k == j:
             return False
-    body = [m.get(1, 0) if d["type"] == "loop" else 0 for d, m in zip(nodes, out)]
-    # body wires dropped: what is left must be acyclic; ``body`` bits doubling an out wire stay
-    return _acyclic([{0: m.get(0, 0) | (m.get(1, 0) & ~b)} for m, b in zip(out, body)], back)
+        if succ[k] >> j & 1:
+            kept.append((k, j))
+    return not closes_cycle(succ, kept)
+
+
+def closes_cycle(succ: list[int], back: list[tuple[int, int]]) -> bool:
+    """True when the edges ``succ`` (per vertex the bitset of its successors, no self-loops) hold
+    a cycle. A cycle runs backwards in vertex order somewhere, through one of its edges (k, j) with
+    j < k, all of which ``back`` must list: so there is one iff some such j reaches k."""
+    for k, j in back:
+        seen = frontier = 1 << j
+        while frontier:
+            reach = 0
+            while frontier:
+                low = frontier & -frontier
+                reach |= succ[low.bit_length() - 1]
+                frontier ^= low
+            if reach >> k & 1:
+                return True
+            frontier = reach & ~seen
+            seen |= frontier
+    return False
 
 
 def loop_warnings(flow: Flow) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.divergence import ScoreOptions, score as flow_score
+from gindex_studio.core.divergence import ScoreOptions, prepare, score as flow_score
 from gindex_studio.core.flatland.program import FlatNode, FlatProgram
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file, load_text
 from gindex_studio.core.flatland.score import score
@@ -181,8 +181,8 @@ def test_out_and_body_to_one_target_is_labelled_out():
 def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
     """``prepare`` skips ``checks.cycle_problems`` for a Flatland flow whose only cycles run through
     loop bodies; on random Flatland-typed flows (out and body wires, self-loops, cycles through
-    out wires, a body port on a non-loop, a wire doubled on both ports, a dangling wire, now and
-    then a node of another type) the warnings are those of the full check."""
+    out wires, a body port on a non-loop, a third port, a wire doubled on both ports, a dangling
+    wire, now and then a node of another type) the warnings are those of the full check."""
     import random
 
     from gindex_studio.core import divergence
@@ -195,6 +195,7 @@ def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
     for k in range(n):
         t = rng.choice(["move", "turn", "loop", "info"] + (["inject"] if rng.random() < 0.05 else []))
         ports = [[], []] if t == "loop" or rng.random() < 0.1 else [[]]
+        ports += [[]] if rng.random() < 0.1 else []
         for port in ports:
             for _ in range(rng.choice([0, 1, 1, 2])):
                 forward = k + 1 < n and rng.random() < 0.8  # mostly forward: cycles stay the exception
@@ -210,3 +211,15 @@ def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
     fast = divergence.prepare(flow, opts).warnings
     monkeypatch.setattr(divergence, "_flatland_loops_only", lambda *a: False)
     assert fast == divergence.prepare(flow, opts).warnings
+
+
+def test_a_cycle_through_a_third_port_is_warned_about():
+    """The wires of every port but a loop's body close cycles (as ``checks.cycle_problems`` reads
+    them): a cycle through a node's third port is a cycle warning, not a loop."""
+    from gindex_studio.core.flow import flow_from_nodes
+
+    for t in ("turn", "loop"):
+        flow = flow_from_nodes([{"id": "a", "type": "move", "wires": [["b"]]},
+                                {"id": "b", "type": t, "wires": [[], [], ["a"]]}])
+        warnings = prepare(flow, ScoreOptions(profile="flatland")).warnings
+        assert len(warnings) == 1 and warnings[0].startswith("cycle: 2 nodes wired in a loop"), warnings

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import FLATLAND_TYPES as _FLATLAND_TYPES
-from ..divergence import Prepared, ScoreOptions, ScoreResult, prepare, score_prepared
+from ..divergence import Prepared, ScoreOptions, ScoreResult, closes_cycle, prepare, score_prepared
 from ..matching import Graph
 from ..similarity import IGNORED as _IGNORED, flatland_signature
 from .program import FlatProgram
@@ -70,28 +70,10 @@ def prepare_program(program: FlatProgram) -> Prepared:
                     n_edges += 1
                     b = inn[j]
                     b[port] = b.get(port, 0) | (1 << k)
-    if back and _cycle_without_bodies(out, back):
+    # (only loops have a body port, and cycle_problems leaves it out)
+    if back and closes_cycle([m.get(0, 0) for m in out], back):
         return prepare(program.to_flow(), OPTIONS)  # a cycle that is not a loop's: its warning
     return Prepared(Graph(list(index), sigs, out, inn, [frozenset()] * n_nodes, n_edges), [], True)
-
-
-def _cycle_without_bodies(out: list[dict[int, int]], back: list[tuple[int, int]]) -> bool:
-    """True when the out-port wires (``out[x][0]``, loop bodies left out) close a cycle, as
-    ``checks.cycle_problems`` sees Flatland flows. Such a cycle runs backwards somewhere: it holds
-    one of the ``back`` wires (k, j), j < k, so it is there iff j reaches k."""
-    for k, j in back:
-        seen = frontier = 1 << j
-        while frontier:
-            reach = 0
-            while frontier:
-                low = frontier & -frontier
-                reach |= out[low.bit_length() - 1].get(0, 0)
-                frontier ^= low
-            if reach >> k & 1:
-                return True
-            frontier = reach & ~seen
-            seen |= frontier
-    return False
 
 
 _SIGS: dict[tuple, object] = {}
