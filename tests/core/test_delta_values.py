@@ -115,13 +115,21 @@ def test_other_options_take_score(options):
         score(a, b, options).delta
 
 
-def test_delta_of_files_reads_as_read_flow_file(tmp_path):
-    rng = random.Random(5)
-    a = random_flow(10, rng, "a")
-    b = perturb(a, rng, 0.3)
+def _near_pair_files(tmp_path, seed: int, n: int, edit=lambda data: data):
+    """A random n-node flow and a perturbed copy written as a.json and b.json (b's bytes through
+    ``edit``): (a's path, b's path, b's bytes)."""
+    rng = random.Random(seed)
+    a = random_flow(n, rng, "a")
+    b = perturb(a, rng, 0.3).dumps()
     pa, pb = tmp_path / "a.json", tmp_path / "b.json"
     pa.write_bytes(a.dumps())
-    pb.write_bytes(b.dumps().replace(b'"tab1"', b'"t\xffb"'))  # not UTF-8: kept as read_flow_file keeps it
+    pb.write_bytes(edit(b))
+    return pa, pb, b
+
+
+def test_delta_of_files_reads_as_read_flow_file(tmp_path):
+    # b not UTF-8: kept as read_flow_file keeps it
+    pa, pb, _b = _near_pair_files(tmp_path, 5, 10, lambda data: data.replace(b'"tab1"', b'"t\xffb"'))
     assert delta_of_files(pa, pb, COMPANION) == score(read_flow_file(pa), read_flow_file(pb), COMPANION).delta
     (tmp_path / "bad.json").write_text("[{")
     with pytest.raises(FlowError, match="bad.json: not valid JSON"):
@@ -290,12 +298,7 @@ def test_delta_of_files_reads_any_path_kind_and_a_pipe(tmp_path):
     import os
     import threading
 
-    rng = random.Random(6)
-    a = random_flow(7, rng, "a")
-    b = perturb(a, rng, 0.3)
-    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
-    pa.write_bytes(a.dumps())
-    pb.write_bytes(b.dumps())
+    pa, pb, b = _near_pair_files(tmp_path, 6, 7)
     expected = score(read_flow_file(pa), read_flow_file(pb), COMPANION).delta
     assert delta_of_files(str(pa), os.fsencode(pb), COMPANION) == expected  # str and bytes paths, as open() takes
     with pytest.raises(FlowError, match="is a folder"):
@@ -304,7 +307,7 @@ def test_delta_of_files_reads_any_path_kind_and_a_pipe(tmp_path):
         return
     fifo = tmp_path / "pipe.json"  # a size fstat does not know: read to the end
     os.mkfifo(fifo)
-    writer = threading.Thread(target=fifo.write_bytes, args=(b.dumps(),), daemon=True)
+    writer = threading.Thread(target=fifo.write_bytes, args=(b,), daemon=True)
     writer.start()
     assert delta_of_files(pa, fifo, COMPANION) == expected
     writer.join(60)
