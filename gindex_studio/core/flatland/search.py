@@ -172,12 +172,14 @@ class _Info:
 
     @property
     def order(self) -> list[int]:
-        self.rel  # noqa: B018 (built with rel)
+        if self._rel is None:
+            self._structure()
         return self._order
 
     @property
     def parent(self) -> list[int]:
-        self.rel  # noqa: B018
+        if self._rel is None:
+            self._structure()
         return self._parent
 
     @property
