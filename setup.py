@@ -1,13 +1,13 @@
 """Build steps that pyproject.toml cannot declare (everything else is there):
 
-- the optional native searches ``gindex_studio.core._mcsplit`` and
+- the optional native searches ``gindex_studio.core.scoring._mcsplit`` and
   ``gindex_studio.core.flatland._flatsearch`` (the flatland profile's);
 - the repository's top-level ``resources/`` folder copied into the built package as
   ``gindex_studio/resources`` (package data, found by ``gindex_studio.paths``). An editable install
   gets no copy: ``gindex_studio.paths`` falls back to the checkout's ``resources/``.
 
 The extension is optional: when it cannot be compiled (no C compiler, no Python headers), the
-build says so and installation carries on; ``gindex_studio.core.matching`` then uses its
+build says so and installation carries on; ``gindex_studio.core.scoring.matching`` then uses its
 pure-Python search, which gives the same results, only slower.
 """
 import shutil
@@ -63,8 +63,8 @@ class BuildPyWithResources(build_py):
 setup(
     ext_modules=[
         Extension(
-            "gindex_studio.core._mcsplit",
-            sources=["gindex_studio/core/_mcsplit.c"],
+            "gindex_studio.core.scoring._mcsplit",
+            sources=["gindex_studio/core/scoring/_mcsplit.c"],
             optional=True,
         ),
         Extension(

@@ -32,9 +32,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 def synthetic_systems(tasks: int, attempts: int, seed: int = 0):
     import numpy as np
 
-    from gindex_studio.core.analysis import System
-    from gindex_studio.core.gindex import _finish, compute_gindex
-    from gindex_studio.core.study import open_inputs
+    from gindex_studio.core.benchmark.analysis import System
+    from gindex_studio.core.benchmark.gindex import _finish, compute_gindex
+    from gindex_studio.core.benchmark.study import open_inputs
     from gindex_studio.paths import DEMO_DIR
 
     rng = np.random.default_rng(seed)
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    from gindex_studio.core import stats
+    from gindex_studio.core.benchmark import stats
     from gindex_studio.ui.analysis.window import AnalysisWindow
 
     # ----- bootstrap

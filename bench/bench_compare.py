@@ -37,8 +37,8 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    from gindex_studio.core.divergence import score
-    from gindex_studio.core.generate import perturb, random_flow
+    from gindex_studio.core.scoring.divergence import score
+    from gindex_studio.core.flows.generate import perturb, random_flow
     from gindex_studio.ui.compare.model import CompareModel
     from gindex_studio.ui.compare.view import CompareView
 

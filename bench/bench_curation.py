@@ -43,9 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scoring import curriculum_programs  # noqa: E402
 from gindex_studio.core.curation import analysis as an  # noqa: E402
 from gindex_studio.core.curation.engine import PairEngine  # noqa: E402
-from gindex_studio.core.divergence import ScoreOptions, prepare, score_prepared  # noqa: E402
-from gindex_studio.core.flow import flow_from_nodes  # noqa: E402
-from gindex_studio.core.generate import perturb  # noqa: E402
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score_prepared  # noqa: E402
+from gindex_studio.core.flows.flow import flow_from_nodes  # noqa: E402
+from gindex_studio.core.flows.generate import perturb  # noqa: E402
 
 THRESHOLD = Fraction(5, 100)
 

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scoring import curriculum_programs  # noqa: E402
-from gindex_studio.core.curriculum import Curriculum, omega_many  # noqa: E402
-from gindex_studio.core.distributed import close, connect, omega_many_dask, plan_shards  # noqa: E402
-from gindex_studio.core.divergence import prepare  # noqa: E402
-from gindex_studio.core.generate import MIDDLE_TYPES, perturb, random_flow  # noqa: E402
+from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many  # noqa: E402
+from gindex_studio.core.runtime.distributed import close, connect, omega_many_dask, plan_shards  # noqa: E402
+from gindex_studio.core.scoring.divergence import prepare  # noqa: E402
+from gindex_studio.core.flows.generate import MIDDLE_TYPES, perturb, random_flow  # noqa: E402
 
 
 def tasks_for(domains, n_tasks, seed=99):

@@ -72,7 +72,7 @@ def screenshots(app, out: Path, big: list[dict]) -> None:
     """Main-window screenshots: a demo program, the same with problems, a 1,000-node flow."""
     from PySide6.QtCore import QSettings
 
-    from gindex_studio.core.flow import flow_from_value, read_flow_file
+    from gindex_studio.core.flows.flow import flow_from_value, read_flow_file
     from gindex_studio.paths import DEMO_DIR, RESOURCES
     from gindex_studio.ui.app import MainWindow
 
@@ -158,7 +158,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     if args.screenshots:
         screenshots(app, Path(args.screenshots), generate(args.nodes))
-    from gindex_studio.core.flow import read_flow_file
+    from gindex_studio.core.flows.flow import read_flow_file
     from gindex_studio.ui.editor import FlowEditor
     from gindex_studio.ui.library_access import bundled_library
 
@@ -205,7 +205,7 @@ def main() -> int:
     full_frames = render_ms(view, args.frames, pan_100)
 
     # baseline: an editor over an empty flow (same widget size, grid background, same transform)
-    from gindex_studio.core.flow import Flow
+    from gindex_studio.core.flows.flow import Flow
 
     empty = FlowEditor(Flow(), None, lib)
     empty.resize(1280, 800)

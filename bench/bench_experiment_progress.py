@@ -50,11 +50,11 @@ def main(argv=None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gindex_studio.core.divergence import ScoreOptions
-    from gindex_studio.core.experiment import load_experiment
-    from gindex_studio.core.generate_experiment import write_experiment
-    from gindex_studio.core.gindex import compute_gindex
-    from gindex_studio.core.search_info import search_in_use
+    from gindex_studio.core.scoring.divergence import ScoreOptions
+    from gindex_studio.core.benchmark.experiment import load_experiment
+    from gindex_studio.core.benchmark.generate_experiment import write_experiment
+    from gindex_studio.core.benchmark.gindex import compute_gindex
+    from gindex_studio.core.scoring.search_info import search_in_use
     from gindex_studio.ui.compare.window import CompareWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gindex_studio.core.curriculum import Curriculum, omega_many, overall  # noqa: E402
-from gindex_studio.core.divergence import ScoreOptions, prepare  # noqa: E402
+from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many, overall  # noqa: E402
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare  # noqa: E402
 from gindex_studio.core.flatland.dataset import generate  # noqa: E402
 from gindex_studio.core.flatland.program import program_from_flow, program_from_json  # noqa: E402
 from gindex_studio.core.flatland.render import rasterise  # noqa: E402

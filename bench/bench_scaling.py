@@ -37,16 +37,17 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_dask import tasks_for  # noqa: E402
 from bench_scoring import curriculum_programs  # noqa: E402
-from gindex_studio.core.curriculum import Curriculum  # noqa: E402
-from gindex_studio.core.distributed import CurriculumFiles  # noqa: E402
-from gindex_studio.core.flow import write_flow_file  # noqa: E402
-from gindex_studio.core.divergence import score_prepared  # noqa: E402
+from gindex_studio.core.benchmark.curriculum import Curriculum  # noqa: E402
+from gindex_studio.core.runtime.distributed import CurriculumFiles  # noqa: E402
+from gindex_studio.core.flows.flow import write_flow_file  # noqa: E402
+from gindex_studio.core.scoring.divergence import score_prepared  # noqa: E402
 
 _WORKER_PROBE = r"""
 import pickle, sys, resource
 sys.path.insert(0, sys.argv[3])
 import numpy  # imports first: the baseline counts them, the shard does not
-from gindex_studio.core import curriculum, divergence, matching
+from gindex_studio.core.benchmark import curriculum
+from gindex_studio.core.scoring import divergence, matching
 def rss():
     with open("/proc/self/status") as f:
         for line in f:

@@ -54,11 +54,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import orjson  # noqa: E402
 
-from gindex_studio.core.divergence import (ScoreOptions, delta_of_files, delta_of_values, prepare, score,  # noqa: E402
-                                           score_prepared)
-from gindex_studio.core.flow import flow_from_value, read_flow_file  # noqa: E402
-from gindex_studio.core.generate import perturb, random_flow  # noqa: E402
-from gindex_studio.core.matching import native_search_available  # noqa: E402
+from gindex_studio.core.scoring.divergence import (
+    ScoreOptions,
+    delta_of_files,
+    delta_of_values,
+    prepare,
+    score,
+    score_prepared,
+)
+from gindex_studio.core.flows.flow import flow_from_value, read_flow_file  # noqa: E402
+from gindex_studio.core.flows.generate import perturb, random_flow  # noqa: E402
+from gindex_studio.core.scoring.matching import native_search_available  # noqa: E402
 
 PAPER = ScoreOptions()
 clock = time.perf_counter  # --cpu: time.thread_time (CPU time of this thread: less sensitive to other jobs)

@@ -24,7 +24,7 @@ __all__ = [
 
 def __getattr__(name: str):
     if name in __all__:
-        from . import api
+        from gindex_studio import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'gindex_studio' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 Import it as ``import gindex_studio as gs``; every name here is re-exported there. Inputs are
 taken in whatever form a researcher has at hand: a file path, JSON text (raw model output for a
-generated program), a Python list of node dicts, or the studio's own :class:`~gindex_studio.core.flow.Flow`.
+generated program), a Python list of node dicts, or the studio's own :class:`~gindex_studio.core.flows.flow.Flow`.
 Results are dataclasses with a plain-data ``.to_dict()``. Nothing here imports Qt.
 """
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
-from .core.divergence import ScoreOptions, ScoreResult
-from .core.experiment import Experiment, ExperimentError
-from .core.flow import Flow, FlowError
-from .core.gindex import GIndexResult
+from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
+from gindex_studio.core.benchmark.experiment import Experiment, ExperimentError
+from gindex_studio.core.flows.flow import Flow, FlowError
+from gindex_studio.core.benchmark.gindex import GIndexResult
 
 FlowLike = Union[Flow, str, bytes, os.PathLike, Sequence[Mapping[str, Any]], Mapping[str, Any]]
 
@@ -67,10 +67,10 @@ def read_flow(source: FlowLike, *, lenient: bool = False) -> Flow:
     >>> gs.read_flow('[{"id": "a"', lenient=False)
     Traceback (most recent call last):
     ...
-    gindex_studio.core.flow.FlowError: not valid JSON: ...
+    gindex_studio.core.flows.flow.FlowError: not valid JSON: ...
     """
-    from .core.flow import flow_from_value, read_flow_bytes, read_user_file
-    from .core.lenient import read_model_output
+    from gindex_studio.core.flows.flow import flow_from_value, read_flow_bytes, read_user_file
+    from gindex_studio.core.flows.lenient import read_model_output
 
     if isinstance(source, Flow):
         return source
@@ -129,8 +129,8 @@ def score(reference: FlowLike, generated: FlowLike, *, options: ScoreOptions | N
     >>> gs.score(ref, ref, profile="companion").to_dict()["profile"]
     'companion'
     """
-    from .core.divergence import score as _score
-    from .core.reading import read_generated_file, read_generated_text
+    from gindex_studio.core.scoring.divergence import score as _score
+    from gindex_studio.core.flows.reading import read_generated_file, read_generated_text
 
     opts = _options(options, option_kwargs)
     ref = read_flow(reference)
@@ -170,7 +170,7 @@ class OmegaResult:
 
 def read_curriculum(source: str | os.PathLike | Mapping[str, Iterable[FlowLike]], *,
                     options: ScoreOptions | None = None, **option_kwargs):
-    """A :class:`~gindex_studio.core.curriculum.Curriculum` from a folder or a dict of domains.
+    """A :class:`~gindex_studio.core.benchmark.curriculum.Curriculum` from a folder or a dict of domains.
 
     Parameters
     ----------
@@ -188,8 +188,8 @@ def read_curriculum(source: str | os.PathLike | Mapping[str, Iterable[FlowLike]]
     >>> len(cur), cur.domains
     (1, ['log'])
     """
-    from .core.curriculum import Curriculum
-    from .core.curriculum_files import read_curriculum_folder
+    from gindex_studio.core.benchmark.curriculum import Curriculum
+    from gindex_studio.core.benchmark.curriculum_files import read_curriculum_folder
 
     opts = _options(options, option_kwargs)
     if isinstance(source, Mapping):
@@ -232,8 +232,8 @@ def omega(task: FlowLike, curriculum, *, options: ScoreOptions | None = None, **
     >>> r.domains["other"]["omega"]
     1.0
     """
-    from .core.curriculum import Curriculum, overall
-    from .core.divergence import prepare
+    from gindex_studio.core.benchmark.curriculum import Curriculum, overall
+    from gindex_studio.core.scoring.divergence import prepare
 
     cur = curriculum if isinstance(curriculum, Curriculum) else read_curriculum(
         curriculum, options=options, **option_kwargs)
@@ -264,7 +264,7 @@ def load_experiment(path: str | os.PathLike) -> Experiment:
     >>> len(exp.tasks)
     16
     """
-    from .core.experiment import load_experiment as _load
+    from gindex_studio.core.benchmark.experiment import load_experiment as _load
 
     return _load(path)
 
@@ -297,8 +297,8 @@ def gindex(experiment: Experiment | str | os.PathLike | Mapping[str, Any], *, wo
     >>> round(gs.gindex(DEMO_DIR / "experiment.json").g_index, 3)
     7099.722
     """
-    from .core.experiment import experiment_from_value
-    from .core.gindex import compute_gindex
+    from gindex_studio.core.benchmark.experiment import experiment_from_value
+    from gindex_studio.core.benchmark.gindex import compute_gindex
 
     if isinstance(experiment, Mapping):
         exp = experiment_from_value(dict(experiment), Path.cwd() / "experiment.json")
@@ -340,8 +340,8 @@ def curate(source: str | os.PathLike, tasks: Iterable[str | os.PathLike] = (), *
     """
     from fractions import Fraction
 
-    from .core.curation.report import analyse, engine_for
-    from .core.curation.workspace import load_workspace
+    from gindex_studio.core.curation.report import analyse, engine_for
+    from gindex_studio.core.curation.workspace import load_workspace
 
     ws = load_workspace(source, list(tasks))
     if options is not None or option_kwargs:
@@ -360,7 +360,7 @@ class CurationResult:
 
     def to_dict(self) -> dict:
         """Plain data, as ``gindex-studio curate --json`` prints it."""
-        from .commands.curate import report_value
+        from gindex_studio.cli.curate import report_value
 
         return report_value(self.workspace, self.report)
 
@@ -377,7 +377,7 @@ def read_flatland(source: str | os.PathLike, *, library: str | os.PathLike | Non
     >>> score(car.to_flow(), car.to_flow(), profile="flatland").delta
     0.0
     """
-    from .core.flatland.resolve import load_file, load_text
+    from gindex_studio.core.flatland.resolve import load_file, load_text
 
     text = os.fspath(source) if not isinstance(source, os.PathLike) else None
     if text is not None and ("\n" in text or text.lstrip().startswith(("(", "[", "{"))):
@@ -395,6 +395,6 @@ def draw_flatland(program):
     >>> img.shape, bool(img.any())
     ((128, 128), True)
     """
-    from .core.flatland.score import draw
+    from gindex_studio.core.flatland.score import draw
 
     return draw(program)

@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .paths import APP_ICON, APP_NAME, xdg_data_home
+from gindex_studio.paths import APP_ICON, APP_NAME, xdg_data_home
 
 EXPERIMENT_TYPE = "application/x-gindex-studio-experiment"
 EXPERIMENT_GLOBS = ("experiment.json", "*.experiment.json")
@@ -201,7 +201,7 @@ def update_mime_cache(apps: Path, add: bool) -> None:
     list (``add``) or unlist it for its MIME types in ``apps/mimeinfo.cache``, keeping every other
     application's entries. It comes first for the experiment type and last for plain JSON (the
     studio must not become the default JSON viewer). An empty cache is removed."""
-    from .core.files import atomic_write_bytes
+    from gindex_studio.core.flows.files import atomic_write_bytes
 
     cache = apps / "mimeinfo.cache"
     entries: dict[str, list[str]] = {}

@@ -21,14 +21,14 @@ cd "$REPO"
     echo "build-app.sh: PyInstaller is not installed; install it with: $PY -m pip install '.[app]'" >&2; exit 1; }
 
 "$PY" setup.py -q build_ext --inplace >/dev/null 2>&1 || true
-if ! ls gindex_studio/core/_mcsplit*.so >/dev/null 2>&1; then
+if ! ls gindex_studio/core/scoring/_mcsplit*.so >/dev/null 2>&1; then
     echo "build-app.sh: warning: the native search could not be compiled; the app uses the pure-Python search" >&2
 fi
 
 rm -rf "$OUT/gindex-studio"
 mkdir -p "$OUT" "$WORK"
 # --paths: this checkout first. --collect-submodules: subcommand modules are imported by name
-# (gindex_studio.commands). --add-data: resources/ becomes the package data gindex_studio/resources,
+# (gindex_studio.cli.commands). --add-data: resources/ becomes the package data gindex_studio/resources,
 # as in the wheel. Excluded: the optional Dask cluster support and test tools (size; --dask-workers
 # in the app says to install the Python package instead) and Qt bindings we do not use.
 "$PY" -m PyInstaller --noconfirm --clean --log-level WARN \

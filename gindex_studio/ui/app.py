@@ -25,25 +25,25 @@ from PySide6.QtWidgets import (
     QUndoView,
 )
 
-from gindex_studio.core.files import FileStamp, ReadOnlyError
-from gindex_studio.core.flow import Flow, write_flow_file
+from gindex_studio.core.flows.files import FileStamp, ReadOnlyError
+from gindex_studio.core.flows.flow import Flow, write_flow_file
 
-from .actions import ActionRegistry
-from .application import studio_application
-from .autosave import AutosaveStore
-from .dialogs import Dialogs
-from .docks import add_docks
-from .docks import remember_layout
-from .editor import FlowEditor
-from .icons import ACTION_ICONS, action_icon
-from .help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
-from .library_access import bundled_library
-from .loader import LARGE_FLOW_NODES, LoadJob, load_flow
-from .panels.inspector import Inspector
-from .panels.palette import Palette
-from .panels.problems import ProblemsPanel
-from .preferences import Preferences, PreferencesDialog
-from .theme import apply_theme
+from gindex_studio.ui.actions import ActionRegistry
+from gindex_studio.ui.application import studio_application
+from gindex_studio.ui.autosave import AutosaveStore
+from gindex_studio.ui.dialogs import Dialogs
+from gindex_studio.ui.docks import add_docks
+from gindex_studio.ui.docks import remember_layout
+from gindex_studio.ui.editor import FlowEditor
+from gindex_studio.ui.icons import ACTION_ICONS, action_icon
+from gindex_studio.ui.help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
+from gindex_studio.ui.library_access import bundled_library
+from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, load_flow
+from gindex_studio.ui.panels.inspector import Inspector
+from gindex_studio.ui.panels.palette import Palette
+from gindex_studio.ui.panels.problems import ProblemsPanel
+from gindex_studio.ui.preferences import Preferences, PreferencesDialog
+from gindex_studio.ui.theme import apply_theme
 
 MAX_RECENT = 10
 
@@ -106,16 +106,16 @@ class MainWindow(QMainWindow):
         self.actions = ActionRegistry(self)
         self._wire_actions()
         self._build_menus()
-        from .compare.menu import install_actions  # File → Compare…, File → Open Experiment…
+        from gindex_studio.ui.compare.menu import install_actions  # File → Compare…, File → Open Experiment…
 
         install_actions(self)
-        from .curation.menu import install_actions as install_curation  # File → Curate…
+        from gindex_studio.ui.curation.menu import install_actions as install_curation  # File → Curate…
 
         install_curation(self)
-        from .analysis.menu import install_actions as install_analysis  # File → Analysis…
+        from gindex_studio.ui.analysis.menu import install_actions as install_analysis  # File → Analysis…
 
         install_analysis(self)
-        from .flatland.actions import install_actions as install_flatland  # Drawing dock, Flatland menu
+        from gindex_studio.ui.flatland.actions import install_actions as install_flatland  # Drawing dock, Flatland menu
 
         install_flatland(self)
         self.status_label = QLabel()
@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
         self.autosave_timer = QTimer(self, interval=autosave_interval_ms)
         self.autosave_timer.timeout.connect(self.autosave_now)
         self.autosave_timer.start()
-        from . import preferences
+        from gindex_studio.ui import preferences
 
         preferences.STUDIO_SETTINGS[:] = [self.settings]
         self.prefs = Preferences.load(self.settings)
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
 
     def open_experiment(self, path: str):
         """A compare window on the experiment at ``path`` (remembered among recent experiments)."""
-        from .compare.window import open_compare
+        from gindex_studio.ui.compare.window import open_compare
 
         win = open_compare(None, library=self.library)
         if win.open_experiment(path):
@@ -408,7 +408,7 @@ class MainWindow(QMainWindow):
 
     def new_task(self) -> FlowEditor:
         """An untitled benchmark task: the title field has the focus."""
-        from .model.task import new_task_flow
+        from gindex_studio.core.editing.task import new_task_flow
 
         ed = self.add_editor(new_task_flow(), None)
         ed.prompt_box.title.setFocus()
@@ -502,7 +502,7 @@ class MainWindow(QMainWindow):
                 return False
         from gindex_studio.core.flatland.errors import FlatlandError
 
-        from .flatland.files import is_flatland_path, save_flatland_flow
+        from gindex_studio.ui.flatland.files import is_flatland_path, save_flatland_flow
 
         try:
             if is_flatland_path(path):
@@ -617,7 +617,7 @@ def is_experiment_file(path: str) -> bool:
     results), not a flow."""
     import orjson
 
-    from .compare.experiment import is_companion_file
+    from gindex_studio.ui.compare.experiment import is_companion_file
 
     try:
         value = orjson.loads(Path(path).read_bytes())
@@ -645,7 +645,7 @@ def main(files: list[str] | None = None) -> int:
     """Open the studio window on ``files`` (or a demo program) and run until it is closed."""
     app = studio_application()
     global LAST_WINDOW
-    from .preferences import add_library_folders_to_environment
+    from gindex_studio.ui.preferences import add_library_folders_to_environment
 
     add_library_folders_to_environment(Preferences.load(QSettings("gindex-studio", "studio")))
     win = LAST_WINDOW = MainWindow()
@@ -659,7 +659,7 @@ def main(files: list[str] | None = None) -> int:
 
 def report_user_library_errors(win: QMainWindow) -> None:
     """A user library folder that did not load is left out; say why in the status bar."""
-    from gindex_studio.core.library import NodeLibrary
+    from gindex_studio.core.flows.library import NodeLibrary
 
     if NodeLibrary.user_errors:
         win.statusBar().showMessage(f"Your node library was left out: {NodeLibrary.user_errors[0]}", 15000)
@@ -668,7 +668,7 @@ def report_user_library_errors(win: QMainWindow) -> None:
 def main_experiments(paths: list[str]) -> int:
     """``gindex-studio EXPERIMENT...`` (how the file manager opens experiment files): one compare
     window per experiment, with its task table and g-index."""
-    from .compare.window import open_compare
+    from gindex_studio.ui.compare.window import open_compare
 
     app = studio_application()
     for path in paths:
@@ -678,7 +678,7 @@ def main_experiments(paths: list[str]) -> int:
 
 def main_compare(reference: str, generated: str) -> int:
     """``gindex-studio compare REF GEN``: the compare window on one pair (see ui/compare)."""
-    from .compare.window import main_compare as run
+    from gindex_studio.ui.compare.window import main_compare as run
 
     return run(reference, generated)
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from gindex_studio.paths import APP_ICON, APP_NAME
 
-from .gui_gc import collect_on_gui_thread
+from gindex_studio.ui.gui_gc import collect_on_gui_thread
 
 
 def studio_application() -> QApplication:

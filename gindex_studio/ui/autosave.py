@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from gindex_studio.core.flow import Flow, atomic_write_bytes, flow_from_value
+from gindex_studio.core.flows.flow import Flow, atomic_write_bytes, flow_from_value
 
 FORMAT = "gindex-studio-autosave/1"
 _LIVE: set[str] = set()

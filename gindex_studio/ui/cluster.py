@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 
-from gindex_studio.core.distributed import SCHEDULER_ENV, ClusterError, connect
+from gindex_studio.core.runtime.distributed import SCHEDULER_ENV, ClusterError, connect
 
 #: seconds to wait for a scheduler to answer
 CONNECT_TIMEOUT = 10.0
@@ -23,7 +23,7 @@ _lock = threading.Lock()
 
 def preferred_scheduler() -> str | None:
     """The scheduler address from the preferences, else ``$GINDEX_SCHEDULER``, else None."""
-    from .preferences import Preferences, studio_settings
+    from gindex_studio.ui.preferences import Preferences, studio_settings
 
     return Preferences.load(studio_settings()).scheduler or os.environ.get(SCHEDULER_ENV) or None
 

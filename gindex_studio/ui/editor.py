@@ -19,16 +19,16 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
 )
 
-from gindex_studio.core.flow import Flow
+from gindex_studio.core.flows.flow import Flow
 
-from .canvas.minimap import Minimap
-from .canvas.scene import FlowScene
-from .canvas.view import FlowView
-from .library_access import port_counts
-from .model import commands as cmd
-from .model.clipboard import export_nodes, parse_paste, remap_nodes
-from .model.document import FlowDocument
-from .model.layout import align, distribute, layered_layout
+from gindex_studio.ui.canvas.minimap import Minimap
+from gindex_studio.ui.canvas.scene import FlowScene
+from gindex_studio.ui.canvas.view import FlowView
+from gindex_studio.ui.library_access import port_counts
+from gindex_studio.ui.model import commands as cmd
+from gindex_studio.core.editing.clipboard import export_nodes, parse_paste, remap_nodes
+from gindex_studio.ui.model.document import FlowDocument
+from gindex_studio.core.editing.layout import align, distribute, layered_layout
 
 
 #: the navigator's size bounds (pixels): it takes a third of the canvas between them
@@ -61,7 +61,7 @@ class FlowEditor(QWidget):
         self.tabs.setExpanding(False)
         self.tabs.currentChanged.connect(self._on_tab)
 
-        from .panels.task_header import TaskHeader
+        from gindex_studio.ui.panels.task_header import TaskHeader
 
         self.prompt_box = TaskHeader(self)
         self.prompt = self.prompt_box.prompt
@@ -84,7 +84,7 @@ class FlowEditor(QWidget):
         tr.addWidget(self.tabs, 1)
         tr.addWidget(self.config_button)
         lay.addWidget(self.tab_row)
-        from .panels.find_bar import FindBar
+        from gindex_studio.ui.panels.find_bar import FindBar
 
         self.find_bar = FindBar(self)
         lay.addWidget(self.find_bar)
@@ -155,7 +155,7 @@ class FlowEditor(QWidget):
     # ----- task -----------------------------------------------------------------------------
     def make_task(self, on: bool = True) -> None:
         """Turn this flow into a benchmark task (dataset shape) or back into a bare array."""
-        from .model.task import as_array, as_task
+        from gindex_studio.core.editing.task import as_array, as_task
 
         if on == self.doc.has_prompt:
             return
@@ -230,11 +230,11 @@ class FlowEditor(QWidget):
         data.update(defaults)
         x, y = pos.x(), pos.y()
         if self.scene.snap_to_grid:
-            from .canvas.geometry import snap
+            from gindex_studio.ui.canvas.geometry import snap
 
             x, y = snap(x), snap(y)
         data["x"], data["y"] = round(x), round(y)
-        from gindex_studio.core.flow import Node
+        from gindex_studio.core.flows.flow import Node
 
         outs = port_counts(lib, Node(data))[1] if nt is not None else 1
         data["wires"] = [[] for _ in range(outs)]
@@ -243,7 +243,7 @@ class FlowEditor(QWidget):
     def free_position(self, pos: QPointF, type_id: str) -> QPointF:
         """``pos``, or the first place below it where a new node of ``type_id`` overlaps no
         drawn node of this workspace (so adds in a row never land on top of each other)."""
-        from .canvas import geometry as g
+        from gindex_studio.ui.canvas import geometry as g
 
         nt = self.doc.library.get(type_id)
         w, h = g.node_size((getattr(nt, "label", "") or type_id) if nt else type_id, max(getattr(nt, "outputs", 1) or 1, 1))
@@ -280,7 +280,7 @@ class FlowEditor(QWidget):
         return data["id"]
 
     def add_node(self, type_id: str, pos: QPointF, wire_from: tuple[str, int] | None = None) -> str:
-        from .library_access import is_config_type
+        from gindex_studio.ui.library_access import is_config_type
 
         if is_config_type(self.doc.library, type_id):
             return self.add_config_node(type_id)
@@ -292,7 +292,7 @@ class FlowEditor(QWidget):
 
     def open_quick_add(self, pos: QPointF, text: str = "", wire_from: tuple[str, int] | None = None):
         """The quick-add popup at ``pos`` (scene); choosing a type adds it there (wired)."""
-        from .panels.quick_add import QuickAdd
+        from gindex_studio.ui.panels.quick_add import QuickAdd
 
         if self.quick_add_popup is not None:
             self.quick_add_popup.close()

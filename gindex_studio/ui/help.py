@@ -104,7 +104,7 @@ def about_text() -> str:
 
     from gindex_studio import __version__ as ours
 
-    from gindex_studio.core.search_info import search_in_use
+    from gindex_studio.core.scoring.search_info import search_in_use
 
     native = html.escape(search_in_use())  # C or pure Python, and why (as gindex-studio --version)
     try:

@@ -1,6 +1,6 @@
 """The node library as the UI sees it.
 
-Wraps ``gindex_studio.core.library.NodeLibrary``: colours, config flags and port counts as the
+Wraps ``gindex_studio.core.flows.library.NodeLibrary``: colours, config flags and port counts as the
 canvas needs them.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 def bundled_library() -> Any:
     """The bundled node library (loaded once, see ``NodeLibrary.bundled``)."""
-    from gindex_studio.core.library import NodeLibrary
+    from gindex_studio.core.flows.library import NodeLibrary
 
     return NodeLibrary.bundled()
 

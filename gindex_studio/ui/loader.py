@@ -13,9 +13,9 @@ import os
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
-from gindex_studio.core.files import remove_stale_temps
-from gindex_studio.core.flow import FlowError, read_flow_bytes
-from gindex_studio.core.limits import editor_memory_needed, human_bytes, too_big
+from gindex_studio.core.flows.files import remove_stale_temps
+from gindex_studio.core.flows.flow import FlowError, read_flow_bytes
+from gindex_studio.core.runtime.limits import editor_memory_needed, human_bytes, too_big
 
 #: a flow with more nodes opens, but the status bar says that drawing it may be slow
 LARGE_FLOW_NODES = 5_000
@@ -27,7 +27,7 @@ class LoadSignals(QObject):
 
 def load_flow(path: str):
     """(Flow, "") or (None, reason). Never raises. ``.fbp`` / ``.lisp`` files are Flatland programs."""
-    from .flatland.files import is_flatland_path, load_flatland_flow
+    from gindex_studio.ui.flatland.files import is_flatland_path, load_flatland_flow
 
     if is_flatland_path(path) and os.path.isfile(path):
         return load_flatland_flow(path)

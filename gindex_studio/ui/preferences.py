@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .theme import MODES
+from gindex_studio.ui.theme import MODES
 
 PROFILES = ("paper", "companion")
 
@@ -215,7 +215,7 @@ def studio_settings() -> QSettings:
 def apply_to_compare(window) -> None:
     """Give a new compare window the preferred profile and deadline, and the cluster its
     experiments are computed on."""
-    from gindex_studio.core.divergence import ScoreOptions
+    from gindex_studio.core.scoring.divergence import ScoreOptions
 
     prefs = Preferences.load(studio_settings())
     view = getattr(window, "view", None)

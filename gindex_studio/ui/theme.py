@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from .canvas.look import DEFAULT_LOOK, CanvasLook, recolour_followers, set_current_look
+from gindex_studio.ui.canvas.look import DEFAULT_LOOK, CanvasLook, recolour_followers, set_current_look
 
 MODES = ("system", "light", "dark")
 

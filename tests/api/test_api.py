@@ -8,13 +8,13 @@ import orjson
 import pytest
 
 import gindex_studio as gs
-from gindex_studio.core.curriculum import Curriculum, overall
-from gindex_studio.core.curriculum_files import read_curriculum_folder
-from gindex_studio.core.divergence import ScoreOptions, prepare, score as core_score
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.flow import read_flow_file
-from gindex_studio.core.gindex import compute_gindex
-from gindex_studio.core.lenient import read_model_output
+from gindex_studio.core.benchmark.curriculum import Curriculum, overall
+from gindex_studio.core.benchmark.curriculum_files import read_curriculum_folder
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score as core_score
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.flows.flow import read_flow_file
+from gindex_studio.core.benchmark.gindex import compute_gindex
+from gindex_studio.core.flows.lenient import read_model_output
 from gindex_studio.paths import DEMO_DIR
 
 REF = DEMO_DIR / "programs" / "telegram-2-reply" / "telegram-2-reply-4.json"

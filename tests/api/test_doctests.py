@@ -8,9 +8,9 @@ import pytest
 MODULES = [
     "gindex_studio",
     "gindex_studio.api",
-    "gindex_studio.core.similarity",
-    "gindex_studio.ui.model.search",
-    "gindex_studio.ui.model.layout",
+    "gindex_studio.core.scoring.similarity",
+    "gindex_studio.core.editing.search",
+    "gindex_studio.core.editing.layout",
 ]
 
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gindex_studio.core.experiment import load_companion_experiment
-from gindex_studio.core.gindex import companion_dd_matrix, compute_companion_gindex
+from gindex_studio.core.benchmark.experiment import load_companion_experiment
+from gindex_studio.core.benchmark.gindex import companion_dd_matrix, compute_companion_gindex
 
 
 def run(*args):

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from gindex_studio.cli import main
-from gindex_studio.core.experiment import ExperimentError, load_experiment
+from gindex_studio.core.benchmark.experiment import ExperimentError, load_experiment
 from gindex_studio.core.flatland.dataset import generate, write_dataset
 from gindex_studio.core.flatland.files import read_generated_text
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file

@@ -13,10 +13,10 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from gindex_studio.core import stats
-from gindex_studio.core.analysis import System, analyse
-from gindex_studio.core.gindex import compute_gindex
-from gindex_studio.core.study import open_inputs
+from gindex_studio.core.benchmark import stats
+from gindex_studio.core.benchmark.analysis import System, analyse
+from gindex_studio.core.benchmark.gindex import compute_gindex
+from gindex_studio.core.benchmark.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui.analysis.plots import FIGURES
 

@@ -14,9 +14,9 @@ from fractions import Fraction
 
 import pytest
 
-from gindex_studio.core import matching as M
-from gindex_studio.core.divergence import ScoreOptions, prepare, score
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.scoring import matching as M
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.flows.generate import perturb, random_flow
 
 from cpu_clock import cpu_seconds, thread_clock
 
@@ -182,7 +182,7 @@ def dense_cyclic_pair(n: int = 60, options: ScoreOptions = ScoreOptions(profile=
     """Two unrelated dense cyclic graphs of one node type: hard for the companion search, whose
     assignment bound (n) stays far above the best clique; the Python search spends seconds
     building its association graph (n² vertices) already."""
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     def dense(seed, prefix):
         rng = random.Random(seed)

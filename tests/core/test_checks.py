@@ -1,8 +1,8 @@
 """flow_problems: structure, cycles, unknown types and JSON attributes, on the flow as edited."""
 from dataclasses import dataclass
 
-from gindex_studio.core.checks import flow_problems, json_error
-from gindex_studio.core.flow import Problem, flow_from_nodes, read_flow_bytes
+from gindex_studio.core.flows.checks import flow_problems, json_error
+from gindex_studio.core.flows.flow import Problem, flow_from_nodes, read_flow_bytes
 
 
 @dataclass
@@ -82,7 +82,7 @@ TELEGRAM = [
 
 
 def test_config_references_missing_and_of_the_wrong_type():
-    from gindex_studio.core.library import NodeLibrary
+    from gindex_studio.core.flows.library import NodeLibrary
 
     library = NodeLibrary.bundled()
     ok = flow_from_nodes(TELEGRAM)

@@ -11,9 +11,9 @@ from hypothesis import given, settings, strategies as st
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.cache import DeltaCache, content_digest
 from gindex_studio.core.curation.engine import PairEngine
-from gindex_studio.core.divergence import ScoreOptions, delta_from_s, prepare
-from gindex_studio.core.generate import MIDDLE_TYPES, perturb, random_flow
-from gindex_studio.core.matching import max_common_subgraph
+from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.flows.generate import MIDDLE_TYPES, perturb, random_flow
+from gindex_studio.core.scoring.matching import max_common_subgraph
 
 
 def brute_matrix(flows, options=ScoreOptions()):
@@ -68,7 +68,7 @@ def planted(seed: int = 7):
 
 
 def _fresh_copy(flow, prefix):
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     nodes = [dict(n.data) for n in flow.copy().nodes]
     remap = {n["id"]: f"{prefix}{k}" for k, n in enumerate(nodes)}
@@ -80,7 +80,7 @@ def _fresh_copy(flow, prefix):
 
 
 def _one_attr_changed(flow, prefix):
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     copy = _fresh_copy(flow, prefix)
     nodes = [dict(n.data) for n in copy.nodes]

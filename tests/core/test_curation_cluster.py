@@ -17,8 +17,8 @@ from gindex_studio.core.curation.cluster import ClusterPairEngine  # noqa: E402
 from gindex_studio.core.curation.engine import Cancelled, PairEngine  # noqa: E402
 from gindex_studio.core.curation.report import analyse  # noqa: E402
 from gindex_studio.core.curation.workspace import Item, Workspace, load_workspace  # noqa: E402
-from gindex_studio.core.divergence import ScoreOptions  # noqa: E402
-from gindex_studio.core.generate import perturb, random_flow  # noqa: E402
+from gindex_studio.core.scoring.divergence import ScoreOptions  # noqa: E402
+from gindex_studio.core.flows.generate import perturb, random_flow  # noqa: E402
 from gindex_studio.paths import DEMO_DIR  # noqa: E402
 
 

@@ -13,8 +13,8 @@ import pytest
 from gindex_studio.cli import main
 from gindex_studio.core.curation.report import analyse, engine_for
 from gindex_studio.core.curation.workspace import CurationError, load_workspace, save_split
-from gindex_studio.core.experiment import Compute, load_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.experiment import Compute, load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
 EXPERIMENT = DEMO_DIR / "experiment.json"

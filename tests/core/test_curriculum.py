@@ -5,9 +5,9 @@ import random
 
 import pytest
 
-from gindex_studio.core.curriculum import Curriculum, delta_matrix, domain_distance, omega_many
-from gindex_studio.core.divergence import ScoreOptions, prepare, score
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.benchmark.curriculum import Curriculum, delta_matrix, domain_distance, omega_many
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.flows.generate import perturb, random_flow
 
 
 def _curriculum(seed=0, n=40):
@@ -87,7 +87,7 @@ def test_workers_are_forked_only_beside_no_other_thread_and_no_qt():
     import sys
 
     def check(first: str) -> str:
-        code = f"{first}; from gindex_studio.core.curriculum import _single_threaded as s; print(s())"
+        code = f"{first}; from gindex_studio.core.benchmark.curriculum import _single_threaded as s; print(s())"
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
     assert check("import numpy") == "True"
@@ -117,7 +117,7 @@ def test_omega_many_spawns_workers_when_threads_are_alive():
 def test_empty_flows_in_the_curriculum_and_as_the_task(profile):
     """Δ = 1 for a pair with an empty flow (spec §3): an empty program is a candidate like any
     other, and an empty task is at Ω = 1 from every domain, with a nearest program."""
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     opts = ScoreOptions(profile=profile)
     bases, flows, domains = _curriculum(5, n=12)
@@ -136,7 +136,7 @@ def test_empty_flows_in_the_curriculum_and_as_the_task(profile):
 def _odd_values_flow(rng: random.Random, prefix: str, n: int):
     """A flow whose attribute values are the ones equality treats oddly: 1, 1.0 and True, 0 and
     -0.0 and False, NaN (one shared object and fresh ones), None, strings and nested values."""
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     shared_nan = _SHARED_NAN
     pool = [1, 1.0, True, 0, -0.0, False, shared_nan, float("nan"), None, "1", "a", [1, 2], {"p": 1}]
@@ -157,7 +157,7 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
     ``program_counts``) instead of comparing values: every Match, both orientations of the race and
     the lower bounds are the same as without the table, on curricula of odd values and of
     perturbed programs; and Ω equals the brute-force minimum."""
-    from gindex_studio.core import matching
+    from gindex_studio.core.scoring import matching
 
     if not matching.native_search_available():
         pytest.skip("the C extension is not built")

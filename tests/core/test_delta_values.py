@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core import matching
-from gindex_studio.core.divergence import ScoreOptions, delta_of_files, delta_of_values, score
-from gindex_studio.core.flow import FlowError, flow_from_value, read_flow_file
-from gindex_studio.core.generate import perturb, random_flow
-from gindex_studio.core.similarity import IGNORED
+from gindex_studio.core.scoring import matching
+from gindex_studio.core.scoring.divergence import ScoreOptions, delta_of_files, delta_of_values, score
+from gindex_studio.core.flows.flow import FlowError, flow_from_value, read_flow_file
+from gindex_studio.core.flows.generate import perturb, random_flow
+from gindex_studio.core.scoring.similarity import IGNORED
 
 COMPANION = ScoreOptions(profile="companion")
 NAN = float("nan")

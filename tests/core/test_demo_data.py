@@ -122,10 +122,10 @@ def test_ids_unique_across_demo_set():
 
 def test_programs_pass_studio_checks():
     """No structural, cycle, type or JSON-attribute problems as the studio's own checks see them."""
-    flow_mod = pytest.importorskip("gindex_studio.core.flow")
-    checks = pytest.importorskip("gindex_studio.core.checks")
+    flow_mod = pytest.importorskip("gindex_studio.core.flows.flow")
+    checks = pytest.importorskip("gindex_studio.core.flows.checks")
     try:
-        from gindex_studio.core.library import NodeLibrary
+        from gindex_studio.core.flows.library import NodeLibrary
         library = NodeLibrary.bundled()
     except ModuleNotFoundError:
         library = None
@@ -142,11 +142,11 @@ def test_prompts_distinct():
 
 def test_types_known_to_node_library():
     try:
-        library_mod = importlib.import_module("gindex_studio.core.library")
+        library_mod = importlib.import_module("gindex_studio.core.flows.library")
     except ModuleNotFoundError as e:
-        if e.name not in ("gindex_studio.core.library", "gindex_studio.core"):
+        if e.name not in ("gindex_studio.core.flows.library", "gindex_studio.core"):
             raise
-        pytest.skip("gindex_studio.core.library does not exist yet: node types not checked against the library")
+        pytest.skip("gindex_studio.core.flows.library does not exist yet: node types not checked against the library")
     if not (ROOT / "resources" / "library").exists():
         pytest.skip("resources/library does not exist yet: node types not checked against the library")
     library = library_mod.NodeLibrary.bundled()
@@ -169,7 +169,7 @@ def test_types_known_to_node_library():
 
 def _library_knows(library, type_name: str) -> bool:
     # Workspace types (tab, subflow, group, comment) are Node-RED's own and need no library entry,
-    # as in gindex_studio.core.checks.type_problems; everything else is looked up with .get().
+    # as in gindex_studio.core.flows.checks.type_problems; everything else is looked up with .get().
     if type_name in WORKSPACE_TYPES:
         return True
     return library.get(type_name) is not None
@@ -267,9 +267,9 @@ def test_readme_kinds_cover_every_result(experiment):
 def test_generated_outputs_score_as_documented(experiment):
     """Where the scorer exists, the README's claims hold: perfect → Δ = 0, anything else → Δ > 0,
     truncated → syntax issue with some nodes recovered, not JSON → nothing recovered."""
-    lenient = pytest.importorskip("gindex_studio.core.lenient")
-    divergence = pytest.importorskip("gindex_studio.core.divergence")
-    flow_mod = pytest.importorskip("gindex_studio.core.flow")
+    lenient = pytest.importorskip("gindex_studio.core.flows.lenient")
+    divergence = pytest.importorskip("gindex_studio.core.scoring.divergence")
+    flow_mod = pytest.importorskip("gindex_studio.core.flows.flow")
     kinds = _readme_kinds()
     for task in experiment["tasks"]:
         want = kinds[task["id"]]

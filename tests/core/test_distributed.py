@@ -10,15 +10,21 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from gindex_studio.core.curriculum import Curriculum, delta_matrix, omega_many, overall  # noqa: E402
-from gindex_studio.core.curriculum_files import read_curriculum_folder  # noqa: E402
-from gindex_studio.core.distributed import (  # noqa: E402
-    Cancelled, CurriculumFiles, delta_matrix_dask, merge_nearest, omega_many_dask, plan_shards)
-from gindex_studio.core.divergence import ScoreOptions, prepare  # noqa: E402
-from gindex_studio.core.curriculum import Nearest  # noqa: E402
-from gindex_studio.core.experiment import load_experiment  # noqa: E402
-from gindex_studio.core.generate import perturb, random_flow  # noqa: E402
-from gindex_studio.core.gindex import compute_gindex  # noqa: E402
+from gindex_studio.core.benchmark.curriculum import Curriculum, delta_matrix, omega_many, overall  # noqa: E402
+from gindex_studio.core.benchmark.curriculum_files import read_curriculum_folder  # noqa: E402
+from gindex_studio.core.runtime.distributed import (
+    Cancelled,
+    CurriculumFiles,
+    delta_matrix_dask,
+    merge_nearest,
+    omega_many_dask,
+    plan_shards,
+)
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare  # noqa: E402
+from gindex_studio.core.benchmark.curriculum import Nearest  # noqa: E402
+from gindex_studio.core.benchmark.experiment import load_experiment  # noqa: E402
+from gindex_studio.core.flows.generate import perturb, random_flow  # noqa: E402
+from gindex_studio.core.benchmark.gindex import compute_gindex  # noqa: E402
 from gindex_studio.paths import DEMO_DIR  # noqa: E402
 
 
@@ -109,8 +115,8 @@ def test_gindex_on_the_cluster_equals_local(client):
 
 
 def test_gindex_on_the_cluster_tells_each_task_as_it_completes_and_can_be_cancelled(client):
-    from gindex_studio.core.curriculum import Cancelled as CoreCancelled
-    from gindex_studio.core.gindex import Listener
+    from gindex_studio.core.benchmark.curriculum import Cancelled as CoreCancelled
+    from gindex_studio.core.benchmark.gindex import Listener
 
     exp = load_experiment(DEMO_DIR / "experiment.json")
 
@@ -179,7 +185,7 @@ def test_cancel_stops_the_cluster_work(client):
 
 
 def _files_curriculum(tmp_path, n, seed, domains=4):
-    from gindex_studio.core.flow import write_flow_file
+    from gindex_studio.core.flows.flow import write_flow_file
 
     rng = random.Random(seed)
     flows = [perturb(random_flow(rng.randint(5, 12), rng, f"f{i}x"), rng, 0.2, prefix=f"g{i}x") for i in range(n)]
@@ -202,8 +208,8 @@ def test_workers_reading_the_curriculum_files_give_the_same_omega(client, tmp_pa
 
 
 def test_a_curriculum_file_changed_or_gone_stops_the_run_with_its_name(client, tmp_path):
-    from gindex_studio.core.distributed import ClusterError
-    from gindex_studio.core.flow import write_flow_file
+    from gindex_studio.core.runtime.distributed import ClusterError
+    from gindex_studio.core.flows.flow import write_flow_file
 
     _, files, flows = _files_curriculum(tmp_path, 8, 5, domains=1)
     tasks = [prepare(flows[0])]
@@ -235,7 +241,7 @@ def test_each_task_is_handed_over_as_soon_as_every_shard_answered(client):
 
 
 def test_a_cancel_is_seen_while_a_long_unit_still_runs(client):
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     def dense(seed, prefix, n=40):  # unrelated dense cyclic programs: hard for the companion search
         rng = random.Random(seed)

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.divergence import ScoreOptions, score
-from gindex_studio.core.flow import flow_from_nodes
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.scoring.divergence import ScoreOptions, score
+from gindex_studio.core.flows.flow import flow_from_nodes
+from gindex_studio.core.flows.generate import perturb, random_flow
 from reference_impl import delta_brute, delta_networkx
 
 PAPER = ScoreOptions()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.experiment import (
+from gindex_studio.core.benchmark.experiment import (
     FORMAT,
     ExperimentError,
     experiment_from_value,
@@ -15,7 +15,7 @@ from gindex_studio.core.experiment import (
     load_experiment,
     save_experiment,
 )
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.paths import DEMO_DIR
 
 DEMO = DEMO_DIR / "experiment.json"

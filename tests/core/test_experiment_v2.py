@@ -6,8 +6,14 @@ import math
 
 import pytest
 
-from gindex_studio.core.experiment import FORMAT, FORMAT_V2, ExperimentError, load_experiment, save_experiment
-from gindex_studio.core.gindex import compute_gindex, recompute_task, skill_levels
+from gindex_studio.core.benchmark.experiment import (
+    FORMAT,
+    FORMAT_V2,
+    ExperimentError,
+    load_experiment,
+    save_experiment,
+)
+from gindex_studio.core.benchmark.gindex import compute_gindex, recompute_task, skill_levels
 
 from test_gindex import RHO, inject_debug, tiny_experiment, write_json
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from gindex_studio.core.experiment import FORMAT, FORMAT_V2, ExperimentError, load_experiment
-from gindex_studio.core.experiment_build import BuildSpec, build_experiment, read_outputs
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.experiment import FORMAT, FORMAT_V2, ExperimentError, load_experiment
+from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment, read_outputs
+from gindex_studio.core.benchmark.gindex import compute_gindex
 
 from test_gindex import http_pair, inject_debug, write_json
 

@@ -12,12 +12,18 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.divergence import ScoreOptions, delta_from_s, prepare, score
-from gindex_studio.core.flow import flow_from_nodes
-from gindex_studio.core.generate import perturb, random_flow
-from gindex_studio.core.matching import _weights, build_graph
-from gindex_studio.core.similarity import (IGNORED, PAPER_IGNORED, canonical_json, canonical_python, signature,
-                                           similarity)
+from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare, score
+from gindex_studio.core.flows.flow import flow_from_nodes
+from gindex_studio.core.flows.generate import perturb, random_flow
+from gindex_studio.core.scoring.matching import _weights, build_graph
+from gindex_studio.core.scoring.similarity import (
+    IGNORED,
+    PAPER_IGNORED,
+    canonical_json,
+    canonical_python,
+    signature,
+    similarity,
+)
 
 NAN = float("nan")  # one object, shared by the generated nodes (identity makes it equal in a set)
 scalars = st.sampled_from([None, True, False, 0, 1, 1.0, 2, "1", "a", "b", "", 2.5])
@@ -188,8 +194,8 @@ def test_prepare_warnings_equal_the_full_cycle_check(nw, profile, ignore, types,
     """prepare runs checks.cycle_problems only when its cheap test finds a possible loop: the
     warnings are those of always running it (wires against file order, self-loops, loops through
     ignored types or a Flatland loop's body port, dangling wires, duplicate ids)."""
-    from gindex_studio.core.divergence import loop_warnings
-    from gindex_studio.core.summary import summarise
+    from gindex_studio.core.scoring.divergence import loop_warnings
+    from gindex_studio.core.runtime.summary import summarise
 
     n, wires = nw
     nodes = _wired(n, wires, types)  # a target n is a dangling wire
@@ -208,7 +214,7 @@ nan_nodes = st.builds(lambda t, d: {"type": t, **d}, st.sampled_from(["inject", 
 
 
 def _native_or_skip():
-    from gindex_studio.core import matching
+    from gindex_studio.core.scoring import matching
 
     if not matching.native_search_available():
         import pytest
@@ -220,7 +226,7 @@ def _native_or_skip():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(nan_nodes, max_size=4), st.sampled_from(["paper", "companion"]))
 def test_native_signatures_equal_signature(datas, profile):
-    from gindex_studio.core.similarity import Signature, signatures
+    from gindex_studio.core.scoring.similarity import Signature, signatures
 
     _native_or_skip()
     got = signatures(datas, profile)
@@ -247,7 +253,7 @@ def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
         return build_graph(ids, [signature(d, profile) for d in datas], [(i, 0, i) for i in loops if i < len(datas)])
 
     g1, g2 = graph(d1, loops1, "a"), graph(d2, loops2, "b")
-    from gindex_studio.core.curriculum import _weights_to
+    from gindex_studio.core.benchmark.curriculum import _weights_to
 
     for su in g1.sigs:  # Ω's per-node weights as floats (curriculum.lower_bounds)
         others = [sv for sv in g2.sigs if sv.type == su.type]
@@ -265,7 +271,7 @@ def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
         finally:
             del os.environ["GINDEX_PURE_PYTHON"]
         assert native == python
-        from gindex_studio.core.matching import _quick_bound, _weights_full
+        from gindex_studio.core.scoring.matching import _quick_bound, _weights_full
 
         _r, w, _s, quick, total = _weights_full(g1, g2, profile, agree)
         assert (quick, total) == (_quick_bound(g1, g2, w), sum(w.values()))
@@ -283,7 +289,7 @@ def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile)
     """prepare builds the Graph's adjacency while reading the wires; it is build_graph of the
     flow's edge set (spec §1: ports as normalise_wires reads them, duplicates once, dangling
     wires dropped), under flatland without self-loops and with a body wire doubling out dropped."""
-    from gindex_studio.core.flow import normalise_wires
+    from gindex_studio.core.flows.flow import normalise_wires
 
     nodes = [{"id": f"n{i}", "type": "move" if profile == "flatland" else "t", **({} if w is None else {"wires": w})}
              for i, w in enumerate(wires)]
@@ -310,7 +316,7 @@ def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile)
 @given(st.integers(0, 10**6), st.integers(1, 10**6), st.integers(0, 5000), st.integers(0, 5000))
 def test_delta_by_integer_division_is_the_rounded_fraction(num, den, n1, n2):
     """Δ and θ from integer true division are the floats of the exact Fractions, to the last bit."""
-    from gindex_studio.core.divergence import _delta_of
+    from gindex_studio.core.scoring.divergence import _delta_of
 
     d = delta_from_s(Fraction(num, den), n1, n2)
     assert _delta_of((num, den), n1, n2) == (float(d), float(1 - d))
@@ -320,7 +326,7 @@ def _steps(fn):
     """``fn()`` with max_common_subgraph taking its step-by-step way (weights dicts, then search)."""
     import pytest
 
-    from gindex_studio.core import matching
+    from gindex_studio.core.scoring import matching
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(matching, "_native_solve", None)
@@ -333,7 +339,7 @@ def test_one_call_search_equals_the_steps(seed, n, port_aware, threshold):
     """_mcsplit.solve (weights, group ids and search in one call, the paper profile) gives the
     Match the weights dicts and _mcsplit.search give: pairs with their exact w, S, the bound, the
     node count and ``improved``, with and without Ω's threshold, self-loops and ports included."""
-    from gindex_studio.core.matching import max_common_subgraph
+    from gindex_studio.core.scoring.matching import max_common_subgraph
 
     matching = _native_or_skip()
     assert matching._native_solve is not None
@@ -359,7 +365,7 @@ def test_one_call_search_equals_the_steps(seed, n, port_aware, threshold):
 
 
 def test_one_call_search_is_used_and_keeps_unreduced_weights(monkeypatch):
-    from gindex_studio.core.matching import max_common_subgraph
+    from gindex_studio.core.scoring.matching import max_common_subgraph
 
     matching = _native_or_skip()
     calls = []
@@ -426,7 +432,7 @@ def test_native_prepare_equals_the_python_loop(seed, n, density, dup, profile):
 def test_native_prepare_is_used_for_the_plain_options_only(monkeypatch):
     """The C path takes the paper and companion profiles without ignored types or ports; every
     other option goes through the Python loop."""
-    from gindex_studio.core import divergence
+    from gindex_studio.core.scoring import divergence
 
     _native_or_skip()
     calls = []

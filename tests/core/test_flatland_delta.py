@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.divergence import ScoreOptions, prepare, score as flow_score
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score as flow_score
 from gindex_studio.core.flatland.program import FlatNode, FlatProgram
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file, load_text
 from gindex_studio.core.flatland.score import score
@@ -185,8 +185,8 @@ def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
     wire, now and then a node of another type) the warnings are those of the full check."""
     import random
 
-    from gindex_studio.core import divergence
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.scoring import divergence
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     rng = random.Random(seed)
     n = rng.randint(1, 9)
@@ -216,7 +216,7 @@ def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
 def test_a_cycle_through_a_third_port_is_warned_about():
     """The wires of every port but a loop's body close cycles (as ``checks.cycle_problems`` reads
     them): a cycle through a node's third port is a cycle warning, not a loop."""
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     for t in ("turn", "loop"):
         flow = flow_from_nodes([{"id": "a", "type": "move", "wires": [["b"]]},

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gindex_studio.core.divergence import prepare
+from gindex_studio.core.scoring.divergence import prepare
 from gindex_studio.core.flatland import score as fscore
 from gindex_studio.core.flatland.augment import variants
 from gindex_studio.core.flatland.program import FlatNode, FlatProgram

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from gindex_studio.cli import main
-from gindex_studio.core import reading
-from gindex_studio.core.experiment import ExperimentError, load_experiment
+from gindex_studio.core.flows import reading
+from gindex_studio.core.benchmark.experiment import ExperimentError, load_experiment
 from gindex_studio.core.flatland.resolve import load_file
-from gindex_studio.core.flow import FlowError
+from gindex_studio.core.flows.flow import FlowError
 
 REFERENCE = "p(start) -> m(move 20 0)\nm -> t(turn 90)\nt -> p(end)\n{} -> p()\n"
 # line 3 names an unknown primitive: lenient reading drops it (and the links through it)

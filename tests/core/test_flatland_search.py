@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from gindex_studio.core import matching
-from gindex_studio.core.divergence import ScoreOptions, prepare
+from gindex_studio.core.scoring import matching
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare
 from gindex_studio.core.flatland import search as fs
 from gindex_studio.core.flatland.program import FlatNode, FlatProgram
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file

@@ -7,8 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.flow import FlowError, flow_from_value, read_flow_bytes, read_flow_file, write_flow_file
-from gindex_studio.core.lenient import line_col, read_model_output
+from gindex_studio.core.flows.flow import (
+    FlowError,
+    flow_from_value,
+    read_flow_bytes,
+    read_flow_file,
+    write_flow_file,
+)
+from gindex_studio.core.flows.lenient import line_col, read_model_output
 from gindex_studio.paths import DEMO_DIR
 
 NODES = [

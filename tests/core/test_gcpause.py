@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from gindex_studio.core import gcpause
+from gindex_studio.core.runtime import gcpause
 
 
 @pytest.fixture(autouse=True)
@@ -75,8 +75,8 @@ def test_cyclic_garbage_made_inside_is_collected_after_the_block():
 
 
 def test_compute_gindex_runs_frozen_and_leaves_nothing_frozen(monkeypatch):
-    from gindex_studio.core import gindex
-    from gindex_studio.core.experiment import load_experiment
+    from gindex_studio.core.benchmark import gindex
+    from gindex_studio.core.benchmark.experiment import load_experiment
     from gindex_studio.paths import DEMO_DIR
 
     seen = []

@@ -12,17 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.divergence import ScoreOptions
-from gindex_studio.core.experiment import (
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.benchmark.experiment import (
     CompanionDomain,
     CompanionExperiment,
     ExperimentError,
     load_companion_experiment,
     load_experiment,
 )
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.paths import DEMO_DIR
-from gindex_studio.core.gindex import (
+from gindex_studio.core.benchmark.gindex import (
     bootstrap_interval,
     companion_dd_matrix,
     compute_companion_gindex,

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from gindex_studio.core.curriculum import Cancelled
-from gindex_studio.core.generate_experiment import write_experiment
-from gindex_studio.core.gindex import Listener, compute_gindex
-from gindex_studio.core.matching import CancelToken
+from gindex_studio.core.benchmark.curriculum import Cancelled
+from gindex_studio.core.benchmark.generate_experiment import write_experiment
+from gindex_studio.core.benchmark.gindex import Listener, compute_gindex
+from gindex_studio.core.scoring.matching import CancelToken
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.curriculum import LEAK_THRESHOLD, Nearest, leak_of
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD, Nearest, leak_of
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
 ROOT = Path(__file__).resolve().parents[2]

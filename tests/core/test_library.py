@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from gindex_studio import paths
-from gindex_studio.core.flow import flow_from_nodes
-from gindex_studio.core.library import (
+from gindex_studio.core.flows.flow import flow_from_nodes
+from gindex_studio.core.flows.library import (
     APPENDIX_B_CATEGORIES,
     KINDS,
     Attribute,
@@ -550,7 +550,7 @@ def test_user_data_dir_defaults_to_local_share(tmp_path, monkeypatch):
 def test_bundled_includes_user_folders_and_survives_a_broken_one(tmp_path, monkeypatch):
     import json
 
-    from gindex_studio.core.library import NodeLibrary
+    from gindex_studio.core.flows.library import NodeLibrary
 
     good = tmp_path / "good"
     good.mkdir()

@@ -19,21 +19,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core import matching as M
-from gindex_studio.core.divergence import ScoreOptions, prepare, score
-from gindex_studio.core.flow import flow_from_nodes
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.scoring import matching as M
+from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.flows.flow import flow_from_nodes
+from gindex_studio.core.flows.generate import perturb, random_flow
 from test_divergence import small_flows
 
 try:
-    from gindex_studio.core import _mcsplit  # noqa: F401
+    from gindex_studio.core.scoring import _mcsplit  # noqa: F401
 except ImportError as e:  # pragma: no cover - depends on the build
     pytest.skip(f"native search extension not importable ({e}); the pure-Python search is in use",
                 allow_module_level=True)
 
 
 def test_the_built_extension_is_current():
-    assert M._native is _mcsplit, "stale build of gindex_studio.core._mcsplit: run `python3 -m pip install -e .`"
+    assert M._native is _mcsplit, "stale build of gindex_studio.core.scoring._mcsplit: run `python3 -m pip install -e .`"
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from gindex_studio.core import stats
+from gindex_studio.core.benchmark import stats
 
 
 # ----- pass@k ----------------------------------------------------------------------------------

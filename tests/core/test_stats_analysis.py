@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from gindex_studio.core import stats
-from gindex_studio.core.analysis import (
+from gindex_studio.core.benchmark import stats
+from gindex_studio.core.benchmark.analysis import (
     System,
     TaskArrays,
     analyse,
@@ -19,9 +19,14 @@ from gindex_studio.core.analysis import (
     table_marks,
     task_arrays,
 )
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex, gindex_vs_compute, gindex_vs_samples, gindex_vs_theta
-from gindex_studio.core.study import load_study, open_inputs, save_study
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import (
+    compute_gindex,
+    gindex_vs_compute,
+    gindex_vs_samples,
+    gindex_vs_theta,
+)
+from gindex_studio.core.benchmark.study import load_study, open_inputs, save_study
 from gindex_studio.paths import DEMO_DIR
 
 from test_experiment_v2 import v2_experiment
@@ -186,9 +191,9 @@ def test_study_files_round_trip_and_errors(tmp_path):
 
 def test_score_systems_stops_when_cancelled():
     """The Analysis window passes its cancel through (closing it stops the scoring)."""
-    from gindex_studio.core.analysis import score_systems
-    from gindex_studio.core.curriculum import Cancelled
-    from gindex_studio.core.matching import CancelToken
+    from gindex_studio.core.benchmark.analysis import score_systems
+    from gindex_studio.core.benchmark.curriculum import Cancelled
+    from gindex_studio.core.scoring.matching import CancelToken
 
     _name, pairs = open_inputs([DEMO_DIR / "study" / "study.json"])
     token = CancelToken()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio import cli, desktop
+from gindex_studio import cli
+from gindex_studio import desktop
 from gindex_studio.paths import APP_ICON, DEMO_DIR
 
 pytestmark = pytest.mark.packaging

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.curriculum import Curriculum, omega_many
-from gindex_studio.core.divergence import prepare
-from gindex_studio.core.flow import read_flow_file
+from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many
+from gindex_studio.core.scoring.divergence import prepare
+from gindex_studio.core.flows.flow import read_flow_file
 from gindex_studio.paths import DEMO_DIR
 
 pytestmark = pytest.mark.packaging

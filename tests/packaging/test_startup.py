@@ -13,8 +13,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 #: modules the first window must not load (each is a second or more of a cold start, or a cluster)
-HEAVY = ("scipy", "pyqtgraph", "dask", "distributed", "numpy", "gindex_studio.core.stats",
-         "gindex_studio.core.analysis", "gindex_studio.core.curation.engine",
+HEAVY = ("scipy", "pyqtgraph", "dask", "distributed", "numpy", "gindex_studio.core.benchmark.stats",
+         "gindex_studio.core.benchmark.analysis", "gindex_studio.core.curation.engine",
          "gindex_studio.ui.analysis.window", "gindex_studio.ui.curation.window",
          "gindex_studio.ui.compare.window")
 

@@ -70,7 +70,7 @@ def _wheel(dist: Path) -> Path:
 
 
 def _installed(venv: Path, user_env, tmp_path) -> dict:
-    code = ("import json, gindex_studio, gindex_studio.paths as p; from gindex_studio.core import matching as m; "
+    code = ("import json, gindex_studio, gindex_studio.paths as p; from gindex_studio.core.scoring import matching as m; "
             "print(json.dumps({'file': gindex_studio.__file__, 'resources': str(p.RESOURCES), "
             "'demo': str(p.DEMO_DIR), 'native': m.native_search_available()}))")
     return json.loads(_run([venv / "bin" / "python", "-c", code], cwd=tmp_path, env=user_env).stdout)
@@ -82,12 +82,12 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
                      if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
     packaged = sorted(n.removeprefix("gindex_studio/resources/") for n in names if n.startswith("gindex_studio/resources/"))
     assert packaged == bundled and "library/01-common.json" in packaged and "demo/experiment.json" in packaged
-    assert any(n.startswith("gindex_studio/core/_mcsplit.") and n.endswith(".so") for n in names)
+    assert any(n.startswith("gindex_studio/core/scoring/_mcsplit.") and n.endswith(".so") for n in names)
     assert not any("__pycache__" in n for n in names)
     (sdist,) = dist.glob("gindex_studio-*.tar.gz")
     members = tarfile.open(sdist).getnames()
     assert any(m.endswith("/resources/library/01-common.json") for m in members)
-    assert any(m.endswith("/gindex_studio/core/_mcsplit.c") for m in members)
+    assert any(m.endswith("/gindex_studio/core/scoring/_mcsplit.c") for m in members)
 
 
 def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):
@@ -99,9 +99,9 @@ def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):
 
 
 def test_score_on_the_bundled_demo(venv, user_env, tmp_path):
-    from gindex_studio.core.divergence import score
-    from gindex_studio.core.flow import read_flow_file, read_user_file
-    from gindex_studio.core.lenient import read_model_output
+    from gindex_studio.core.scoring.divergence import score
+    from gindex_studio.core.flows.flow import read_flow_file, read_user_file
+    from gindex_studio.core.flows.lenient import read_model_output
     from gindex_studio.paths import DEMO_DIR
 
     demo = Path(_installed(venv, user_env, tmp_path)["demo"])
@@ -114,8 +114,8 @@ def test_score_on_the_bundled_demo(venv, user_env, tmp_path):
 
 
 def test_gindex_on_the_bundled_demo_with_a_process_pool(venv, user_env, tmp_path):
-    from gindex_studio.core.experiment import load_experiment
-    from gindex_studio.core.gindex import compute_gindex
+    from gindex_studio.core.benchmark.experiment import load_experiment
+    from gindex_studio.core.benchmark.gindex import compute_gindex
     from gindex_studio.paths import DEMO_DIR
 
     demo = Path(_installed(venv, user_env, tmp_path)["demo"])
@@ -157,9 +157,9 @@ def test_pure_python_search_when_the_extension_is_absent(dist, user_env, tmp_pat
     demo = Path(info["demo"])
     out = json.loads(_run([env_dir / "bin" / "gindex-studio", "score", *(demo / p for p in DEMO_PAIR), "--json"],
                           cwd=tmp_path, env=user_env).stdout)
-    from gindex_studio.core.divergence import score
-    from gindex_studio.core.flow import read_flow_file, read_user_file
-    from gindex_studio.core.lenient import read_model_output
+    from gindex_studio.core.scoring.divergence import score
+    from gindex_studio.core.flows.flow import read_flow_file, read_user_file
+    from gindex_studio.core.flows.lenient import read_model_output
     from gindex_studio.paths import DEMO_DIR
 
     expected = score(read_flow_file(DEMO_DIR / DEMO_PAIR[0]), read_model_output(read_user_file(DEMO_DIR / DEMO_PAIR[1])).flow)

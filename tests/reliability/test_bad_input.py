@@ -6,10 +6,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gindex_studio.core.divergence import score
-from gindex_studio.core.experiment import ExperimentError, load_experiment
-from gindex_studio.core.flow import FlowError, flow_from_nodes, read_flow_bytes
-from gindex_studio.core.lenient import read_model_output
+from gindex_studio.core.scoring.divergence import score
+from gindex_studio.core.benchmark.experiment import ExperimentError, load_experiment
+from gindex_studio.core.flows.flow import FlowError, flow_from_nodes, read_flow_bytes
+from gindex_studio.core.flows.lenient import read_model_output
 from gindex_studio.paths import DEMO_DIR
 
 ROOT = Path(__file__).resolve().parents[2]

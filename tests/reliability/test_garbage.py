@@ -10,8 +10,8 @@ import pytest
 
 import gindex_studio
 
-from gindex_studio.core.flow import loads_json
-from gindex_studio.core.lenient import read_model_output
+from gindex_studio.core.flows.flow import loads_json
+from gindex_studio.core.flows.lenient import read_model_output
 
 PACKAGE = Path(gindex_studio.__file__).resolve().parent
 BROKEN = [

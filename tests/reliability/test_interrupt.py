@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.flow import write_flow_file
-from gindex_studio.core.generate import random_flow
+from gindex_studio.core.flows.flow import write_flow_file
+from gindex_studio.core.flows.generate import random_flow
 
 from cpu_clock import process_cpu
 
@@ -127,9 +127,9 @@ INTERRUPTED_START = r"""
 import json, multiprocessing as mp, os, random, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (see AS_IN_A_TERMINAL)
 import concurrent.futures.process as cfp
-from gindex_studio.core.curriculum import Curriculum, omega_many
-from gindex_studio.core.divergence import prepare
-from gindex_studio.core.generate import random_flow
+from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many
+from gindex_studio.core.scoring.divergence import prepare
+from gindex_studio.core.flows.generate import random_flow
 
 real_start = cfp._ExecutorManagerThread.start
 

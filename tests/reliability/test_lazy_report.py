@@ -3,9 +3,9 @@ at once (the compare window's GUI thread reads a task's reports while its worker
 a full run as ``KeyError: '_report_src'`` from the studio's experiment table, on a real X server."""
 import random
 
-from gindex_studio.core import divergence
-from gindex_studio.core.divergence import score
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.scoring import divergence
+from gindex_studio.core.scoring.divergence import score
+from gindex_studio.core.flows.generate import perturb, random_flow
 
 
 def test_a_report_built_twice_at_once_is_built(monkeypatch):

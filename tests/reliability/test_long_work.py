@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from gindex_studio import cli
-from gindex_studio.core import limits
-from gindex_studio.core.flow import write_flow_file
-from gindex_studio.core.generate import random_flow
+from gindex_studio.core.runtime import limits
+from gindex_studio.core.flows.flow import write_flow_file
+from gindex_studio.core.flows.generate import random_flow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -139,7 +139,8 @@ def three_hundred(tmp_path):
 @pytest.fixture
 def no_search(monkeypatch):
     """Any search started fails the test: a refusal must come before the work."""
-    from gindex_studio.core import curriculum, divergence
+    from gindex_studio.core.benchmark import curriculum
+    from gindex_studio.core.scoring import divergence
 
     def fail(*_a, **_k):
         raise AssertionError("a search started before the limit was checked")

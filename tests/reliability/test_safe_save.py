@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.files import FileStamp, ReadOnlyError, atomic_write_bytes, remove_stale_temps
-from gindex_studio.core.flow import read_flow_file, write_flow_file
+from gindex_studio.core.flows.files import FileStamp, ReadOnlyError, atomic_write_bytes, remove_stale_temps
+from gindex_studio.core.flows.flow import read_flow_file, write_flow_file
 
 FLOW = b'[{"id":"a","type":"inject","wires":[["b"]]},{"id":"b","type":"debug","wires":[]}]'
 
@@ -95,7 +95,7 @@ def test_valid_utf8_files_report_no_encoding_problem(tmp_path):
 _SLOW_SAVER = """
 import os, sys, time
 sys.path.insert(0, sys.argv[2])
-from gindex_studio.core import files
+from gindex_studio.core.flows import files
 real = os.fsync
 os.fsync = lambda fd: (print("writing", flush=True), time.sleep(60))
 files.atomic_write_bytes(sys.argv[1], b"[]")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPointF, QSettings
 
-from gindex_studio.core.flow import flow_from_nodes, read_flow_file, write_flow_file
+from gindex_studio.core.flows.flow import flow_from_nodes, read_flow_file, write_flow_file
 from gindex_studio.paths import DEMO_DIR, RESOURCES
 from gindex_studio.ui.app import demo_program
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtTest import QTest
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.paths import DEMO_DIR
 
 DEMO_PROGRAMS = sorted(Path(DEMO_DIR, "programs").glob("*/*.json"))

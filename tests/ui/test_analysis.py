@@ -10,10 +10,10 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 
-from gindex_studio.core import stats
-from gindex_studio.core.analysis import System
-from gindex_studio.core.gindex import compute_gindex
-from gindex_studio.core.study import open_inputs
+from gindex_studio.core.benchmark import stats
+from gindex_studio.core.benchmark.analysis import System
+from gindex_studio.core.benchmark.gindex import compute_gindex
+from gindex_studio.core.benchmark.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui.analysis.plots import FIGURES
 

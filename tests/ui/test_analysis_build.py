@@ -11,9 +11,9 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex
-from gindex_studio.core.study import load_study, open_inputs
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
+from gindex_studio.core.benchmark.study import load_study, open_inputs
 from gindex_studio.paths import DEMO_DIR
 
 STUDY = DEMO_DIR / "study" / "study.json"

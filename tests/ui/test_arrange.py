@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from gindex_studio.core.flow import flow_from_nodes, read_flow_file
-from gindex_studio.ui.model.layout import layered_layout
+from gindex_studio.core.flows.flow import flow_from_nodes, read_flow_file
+from gindex_studio.core.editing.layout import layered_layout
 
 from .conftest import DEMO_PROGRAMS, snapshot
 

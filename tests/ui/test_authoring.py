@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 
 from .conftest import click, drag, vp_point
 

@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QApplication
 
-from gindex_studio.core import analysis as core_analysis
-from gindex_studio.core.curriculum import Cancelled
+from gindex_studio.core.benchmark import analysis as core_analysis
+from gindex_studio.core.benchmark.curriculum import Cancelled
 from gindex_studio.paths import DEMO_DIR
 
 STUDY = DEMO_DIR / "study" / "study.json"

@@ -11,8 +11,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox
 
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui import cluster, preferences
 from gindex_studio.ui.preferences import Preferences

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.divergence import ScoreOptions, score
-from gindex_studio.core.flow import read_flow_file
-from gindex_studio.core.lenient import read_model_output
+from gindex_studio.core.scoring.divergence import ScoreOptions, score
+from gindex_studio.core.flows.flow import read_flow_file
+from gindex_studio.core.flows.lenient import read_model_output
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui.compare.panel import fmt
 

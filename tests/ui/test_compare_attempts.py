@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
 from gindex_studio.ui.compare.panel import fmt

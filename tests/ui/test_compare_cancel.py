@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from gindex_studio.core import matching as M
-from gindex_studio.core.divergence import score
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.scoring import matching as M
+from gindex_studio.core.scoring.divergence import score
+from gindex_studio.core.flows.generate import perturb, random_flow
 from gindex_studio.ui.model.commands import SetAttribute
 
 from cpu_clock import cpu_seconds, thread_clock

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core.divergence import ScoreOptions, score
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.scoring.divergence import ScoreOptions, score
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
 from .conftest import shown_compare_window
@@ -75,7 +75,7 @@ def test_experiment_table_sorts_filters_and_opens_tasks(cwin, qtbot, demo_copy):
     assert res.g_index == pytest.approx(expected.g_index)
     assert f"{expected.g_index:,.3f}" in cwin.tasks.g_label.text()
     assert "mean θ" in cwin.tasks.components.text() and "ρ = 0.0001" in cwin.tasks.components.text()
-    from gindex_studio.core.gindex import bootstrap_interval
+    from gindex_studio.core.benchmark.gindex import bootstrap_interval
 
     ci = bootstrap_interval(expected)
     assert f"95% interval {ci.low:,.1f} … {ci.high:,.1f}" in cwin.tasks.components.text()
@@ -265,8 +265,8 @@ def test_studio_window_has_compare_actions(window, qtbot, monkeypatch):
 def test_companion_experiment_loads_read_only_with_its_domain_folder(cwin, qtbot, tmp_path):
     import json
 
-    from gindex_studio.core.experiment import load_companion_experiment
-    from gindex_studio.core.gindex import compute_companion_gindex
+    from gindex_studio.core.benchmark.experiment import load_companion_experiment
+    from gindex_studio.core.benchmark.gindex import compute_companion_gindex
 
     value = {
         "model": {"name": "GPT2", "train_params": {"model_name": "gpt2-medium"}},
@@ -308,7 +308,7 @@ def test_unmatched_node_shows_the_closest_candidate_and_copies_values_from_it(cw
 def test_big_programs_show_an_anytime_result_first(qtbot, library, monkeypatch):
     import random
 
-    from gindex_studio.core.generate import perturb, random_flow
+    from gindex_studio.core.flows.generate import perturb, random_flow
     from gindex_studio.ui.compare import scoring
     from gindex_studio.ui.compare.view import CompareView
 

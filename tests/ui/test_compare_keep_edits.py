@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
-from gindex_studio.core.flow import read_flow_file
+from gindex_studio.core.flows.flow import read_flow_file
 from gindex_studio.paths import DEMO_DIR
 
 from .conftest import drag, shown_compare_window, vp_point
@@ -159,7 +159,7 @@ def test_a_missing_tab_or_config_node_is_not_copied_across(qtbot, library):
     """Issue 7, defect 6: a reference with a second workspace tab and a config node the generated
     program lacks. Clicking those differences in the list and pressing Copy Node Across
     (Ctrl+Shift+N) changes nothing and says why; a program node still copies."""
-    from gindex_studio.core.flow import flow_from_nodes
+    from gindex_studio.core.flows.flow import flow_from_nodes
 
     ref = flow_from_nodes([
         {"id": "t1", "type": "tab", "label": "Flow 1"},

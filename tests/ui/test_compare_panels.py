@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
 from PySide6.QtTest import QTest
 
-from gindex_studio.core.divergence import score
+from gindex_studio.core.scoring.divergence import score
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui.compare.panel import fmt
 from gindex_studio.ui.panels.inspector import Inspector, JsonEditor

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from gindex_studio.core.generate_experiment import write_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.generate_experiment import write_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 
 from .conftest import shown_compare_window
 

@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from gindex_studio.cli import main
-from gindex_studio.core.curriculum import delta_matrix
-from gindex_studio.core.experiment import load_experiment
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.curriculum import delta_matrix
+from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.gindex import compute_gindex
 
 from .curation_support import demo_window as window  # noqa: F401 - the fixture
 from .curation_support import compared, drag_slider, hover, index_of

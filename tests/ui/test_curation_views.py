@@ -14,8 +14,8 @@ from PySide6.QtCore import QPointF, Qt
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.report import engine_for
 from gindex_studio.core.curation.workspace import Item, Workspace, load_workspace
-from gindex_studio.core.curriculum import delta_matrix
-from gindex_studio.core.generate import perturb, random_flow
+from gindex_studio.core.benchmark.curriculum import delta_matrix
+from gindex_studio.core.flows.generate import perturb, random_flow
 from gindex_studio.paths import DEMO_DIR
 
 from .curation_support import close_window, compared, hover, index_of, open_window

@@ -14,7 +14,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui import theme
 
@@ -67,7 +67,7 @@ def test_about_names_the_versions(window):
 
     window.actions["help.about"].trigger()
     box = QApplication.activeModalWidget() or next(w for w in QApplication.topLevelWidgets() if w.objectName() == "about")
-    from gindex_studio.core.search_info import search_in_use
+    from gindex_studio.core.scoring.search_info import search_in_use
 
     assert f"gindex-studio {__version__}" in box.text() and f"PySide6 {pyside}" in box.text()
     assert search_in_use().split(" (")[0] in box.text()  # "search: C extension" / "search: pure Python, …"

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QGuiApplication
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 
 from .conftest import DEMO_PROGRAMS, snapshot
 
@@ -94,7 +94,7 @@ def test_missing_file_and_folder_are_explained(window, qtbot, tmp_path):
 
 
 def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(window, qtbot, tmp_path, monkeypatch):
-    import gindex_studio.core.limits as limits
+    import gindex_studio.core.runtime.limits as limits
 
     # the limit is about bytes, not nodes: 200 nodes carrying 4 MB of notes (drawing 20,000 nodes
     # took minutes on a loaded machine and once crashed a full run)

@@ -8,9 +8,9 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from gindex_studio.core.experiment import load_experiment
+from gindex_studio.core.benchmark.experiment import load_experiment
 from gindex_studio.core.flatland.dataset import generate, write_dataset
-from gindex_studio.core.gindex import compute_gindex
+from gindex_studio.core.benchmark.gindex import compute_gindex
 
 from .test_compare import settle
 from .test_compare_experiment import cwin, settle_g  # noqa: F401  (cwin: the compare window fixture)

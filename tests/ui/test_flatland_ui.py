@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDoubleSpinBox, QFileDialog, QInputDialog
 
-from gindex_studio.core.checks import cycle_problems
+from gindex_studio.core.flows.checks import cycle_problems
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file
 from gindex_studio.core.flatland.score import draw, score
 from gindex_studio.ui.canvas.items import LOOP_BODY_COLOR

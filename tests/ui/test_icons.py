@@ -6,7 +6,7 @@ import qtawesome
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.ui import icons
 from gindex_studio.ui.canvas import geometry as g
 

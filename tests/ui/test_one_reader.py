@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gindex_studio.core import reading
-from gindex_studio.core.experiment import ExperimentError, load_experiment
-from gindex_studio.core.flow import FlowError
+from gindex_studio.core.flows import reading
+from gindex_studio.core.benchmark.experiment import ExperimentError, load_experiment
+from gindex_studio.core.flows.flow import FlowError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ from PySide6.QtGui import QDropEvent, QFontInfo
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QPushButton, QToolButton
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.ui.canvas.view import PALETTE_MIME
 from gindex_studio.ui.panels.inspector import JsonEditor, _TextEdit
 

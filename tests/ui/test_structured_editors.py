@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton, QToolButton
 
-from gindex_studio.core.flow import flow_from_nodes
+from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.ui.panels.change_rules import ChangeRulesEditor, RuleRow
 from gindex_studio.ui.panels.typed_value import TypedValueField
 

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .engine import NearestQuery, PairEngine
+from gindex_studio.core.curation.engine import NearestQuery, PairEngine
 
 
 # ----- near-duplicates -----------------------------------------------------------------------

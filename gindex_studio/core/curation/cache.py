@@ -28,8 +28,8 @@ from typing import Iterable
 
 import orjson
 
-from ..divergence import ScoreOptions
-from ..flow import Flow
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.flows.flow import Flow
 
 _POSITION = ("x", "y")
 _SCHEMA = """
@@ -119,7 +119,7 @@ class DeltaCache:
     @classmethod
     def default(cls) -> "DeltaCache":
         """The cache in the user's data folder."""
-        from ...paths import user_data_dir
+        from gindex_studio.paths import user_data_dir
 
         return cls(user_data_dir() / "curation-cache.sqlite")
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..distributed import ClusterError, worker_count
-from ..divergence import ScoreOptions
-from ..flow import Flow
-from .engine import Cancelled, NearestQuery, PairEngine
+from gindex_studio.core.runtime.distributed import ClusterError, worker_count
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.flows.flow import Flow
+from gindex_studio.core.curation.engine import Cancelled, NearestQuery, PairEngine
 
 
 @dataclass

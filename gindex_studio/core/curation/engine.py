@@ -44,11 +44,11 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import sparse
 
-from ..curriculum import Cancelled  # the one exception every long computation raises when cancelled
-from ..divergence import ScoreOptions, delta_from_s, prepare
-from ..flow import Flow
-from ..matching import max_common_subgraph
-from .cache import DeltaCache, content_digest, options_key, symmetric
+from gindex_studio.core.benchmark.curriculum import Cancelled  # the one exception every long computation raises when cancelled
+from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.flows.flow import Flow
+from gindex_studio.core.scoring.matching import max_common_subgraph
+from gindex_studio.core.curation.cache import DeltaCache, content_digest, options_key, symmetric
 
 _MARGIN = 1e-9  # bounds are lowered by this much: float rounding can never make them too high
 _INCLUSIVE = Fraction(1, 10**12)  # Δ ≤ limit asks the search for S² > (1 − limit)·n·n' − this

@@ -4,10 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from ..curriculum import LEAK_THRESHOLD
-from . import analysis as an
-from .engine import PairEngine
-from .workspace import Workspace
+from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD
+from gindex_studio.core.curation import analysis as an
+from gindex_studio.core.curation.engine import PairEngine
+from gindex_studio.core.curation.workspace import Workspace
 
 DEFAULT_DUPLICATES = Fraction(5, 100)
 DEFAULT_LEAKS = LEAK_THRESHOLD  # the g-index's leak flag uses the same threshold
@@ -20,7 +20,7 @@ def engine_for(ws: Workspace, cache=None, cancel=None, digests=None, client=None
     Dask ``client``, one whose batch queries run on that cluster (same values)."""
     flows = [it.flow for it in ws.items]
     if client is not None:
-        from .cluster import ClusterPairEngine
+        from gindex_studio.core.curation.cluster import ClusterPairEngine
 
         return ClusterPairEngine(flows, ws.options, cache, cancel=cancel, digests=digests, client=client)
     return PairEngine(flows, ws.options, cache, cancel=cancel, digests=digests)

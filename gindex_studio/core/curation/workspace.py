@@ -12,13 +12,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ..divergence import ScoreOptions
-from ..experiment import (
-    FORMAT, PROGRAM_SUFFIX, Compute, CurriculumDomain, Experiment, ExperimentError, Program, Source, Task,
-    experiment_from_value, experiment_to_value, load_experiment, save_experiment,
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.benchmark.experiment import (
+    FORMAT,
+    PROGRAM_SUFFIX,
+    Compute,
+    CurriculumDomain,
+    Experiment,
+    ExperimentError,
+    Program,
+    Source,
+    Task,
+    experiment_from_value,
+    experiment_to_value,
+    load_experiment,
+    save_experiment,
 )
-from ..flow import Flow, FlowError, read_flow_file
-from ..lenient import read_model_output
+from gindex_studio.core.flows.flow import Flow, FlowError, read_flow_file
+from gindex_studio.core.flows.lenient import read_model_output
 
 ROLES = ("curriculum", "test", "excluded")
 NO_DOMAIN = "(none)"

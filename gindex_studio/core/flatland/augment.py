@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from .lisp import write_lisp
-from .program import FlatProgram
-from .render import rasterise, to_png_bytes
-from .resolve import load_file
-from .run import execute
-from .syntax import Randomiser
+from gindex_studio.core.flatland.lisp import write_lisp
+from gindex_studio.core.flatland.program import FlatProgram
+from gindex_studio.core.flatland.render import rasterise, to_png_bytes
+from gindex_studio.core.flatland.resolve import load_file
+from gindex_studio.core.flatland.run import execute
+from gindex_studio.core.flatland.syntax import Randomiser
 
 
 class Augment:

@@ -12,9 +12,9 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from .augment import write_sample
-from .program import FlatProgram
-from .resolve import load_text
+from gindex_studio.core.flatland.augment import write_sample
+from gindex_studio.core.flatland.program import FlatProgram
+from gindex_studio.core.flatland.resolve import load_text
 
 CURRICULUM = [(f"circles-{n}", "circles", n) for n in range(1, 6)] + [(f"lines-{n}", "lines", n) for n in range(1, 6)]
 TEST_SETS = {

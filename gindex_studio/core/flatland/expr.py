@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import operator
 
-from .errors import FlatlandError
-from .sexpr import Atom, SList, read  # noqa: F401  (read: doctest)
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.sexpr import Atom, SList, read  # noqa: F401  (read: doctest)
 
 
 def _sub(*xs):

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import re
 
-from .errors import FlatlandError
-from .sexpr import Atom, SList, read
-from .syntax import FlowDef, LinkDef, Module, NodeDef, Pos, Randomiser, RunDef
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.sexpr import Atom, SList, read
+from gindex_studio.core.flatland.syntax import FlowDef, LinkDef, Module, NodeDef, Pos, Randomiser, RunDef
 
 _NAME = re.compile(r"[^\s(){}:\"]+")
 

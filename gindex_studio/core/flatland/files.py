@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lenient import SyntaxIssue
-from .errors import FlatlandError
-from .program import START_ID, FlatNode, FlatProgram
-from .resolve import load_file, load_text
+from gindex_studio.core.flows.lenient import SyntaxIssue
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram
+from gindex_studio.core.flatland.resolve import load_file, load_text
 
 SUFFIXES = (".fbp", ".lisp", ".json")
 MAX_REPAIRS = 40

@@ -11,10 +11,10 @@ Forms (as the reference writes them)::
 """
 from __future__ import annotations
 
-from .errors import FlatlandError
-from .sexpr import Atom, SList, format_value, read
-from .syntax import FlowDef, LinkDef, Module, NodeDef, Pos, RunDef
-from .fbp import randomiser_of
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.sexpr import Atom, SList, format_value, read
+from gindex_studio.core.flatland.syntax import FlowDef, LinkDef, Module, NodeDef, Pos, RunDef
+from gindex_studio.core.flatland.fbp import randomiser_of
 
 
 def parse_lisp(text: str, path: str | None = None) -> Module:
@@ -145,7 +145,7 @@ def write_fbp(program, name: str = "main") -> str:
     """A flat program as ``.fbp`` text: one flow whose nodes are defined on the first edge into
     them (breadth-first from the start). Raises FlatlandError when that cannot express it: the
     start feeds several nodes, or a node cannot be reached from the start (save as ``.lisp``)."""
-    from .errors import FlatlandError
+    from gindex_studio.core.flatland.errors import FlatlandError
 
     start = program.start
     entry = start.targets.get("out", [])

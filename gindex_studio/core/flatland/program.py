@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ..flow import Flow, flow_from_nodes
-from .errors import FlatlandError
+from gindex_studio.core.flows.flow import Flow, flow_from_nodes
+from gindex_studio.core.flatland.errors import FlatlandError
 
 START_ID = "__START__"
 TYPES = ("info", "move", "turn", "loop")

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import orjson
 
-from ..flow import Flow, FlowError, flow_from_value
-from ..lenient import SyntaxIssue
-from .errors import FlatlandError
-from .files import SUFFIXES, empty_program, read_generated_text
-from .program import program_from_json
-from .resolve import load_file
+from gindex_studio.core.flows.flow import Flow, FlowError, flow_from_value
+from gindex_studio.core.flows.lenient import SyntaxIssue
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.files import SUFFIXES, empty_program, read_generated_text
+from gindex_studio.core.flatland.program import program_from_json
+from gindex_studio.core.flatland.resolve import load_file
 
 KINDS = {".fbp": "fbp", ".lisp": "lisp", ".json": "json"}
 

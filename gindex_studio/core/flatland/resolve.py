@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ...paths import RESOURCES
-from .errors import FlatlandError
-from .expr import Scope, evaluate, is_literal
-from .fbp import parse_fbp
-from .lisp import parse_lisp
-from .program import START_ID, FlatNode, FlatProgram, check_termination
-from .syntax import PRIMITIVES, FlowDef, Module, Pos
+from gindex_studio.paths import RESOURCES
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.expr import Scope, evaluate, is_literal
+from gindex_studio.core.flatland.fbp import parse_fbp
+from gindex_studio.core.flatland.lisp import parse_lisp
+from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram, check_termination
+from gindex_studio.core.flatland.syntax import PRIMITIVES, FlowDef, Module, Pos
 
 LIBRARY_DIR = RESOURCES / "flatland"
 MAX_DEPTH = 64
@@ -202,7 +202,7 @@ def load_text(text: str, path: str | None = None, library=None, kind: str | None
                           and not (path or "").lower().endswith((".fbp", ".lisp"))):
         import json
 
-        from .program import program_from_json
+        from gindex_studio.core.flatland.program import program_from_json
 
         try:
             value = json.loads(text)

@@ -15,8 +15,8 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from .errors import RunawayError
-from .program import FlatProgram
+from gindex_studio.core.flatland.errors import RunawayError
+from gindex_studio.core.flatland.program import FlatProgram
 
 WORLD = 128.0
 MAX_FIRINGS = 2_000_000

@@ -44,10 +44,10 @@ import time
 
 import numpy as np
 
-from .weights import weight_of_signatures
+from gindex_studio.core.flatland.weights import weight_of_signatures
 
 try:
-    from . import _flatsearch as _native
+    from gindex_studio.core.flatland import _flatsearch as _native
 except ImportError:  # not compiled: the pure-Python search is used
     _native = None
 if getattr(_native, "API_VERSION", None) != 6:  # an older build walks another tree: not used
@@ -487,7 +487,7 @@ def run_search(i1: _Info, i2: _Info, W: np.ndarray, floor: int, stop_at: float |
 def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, threshold_sq=None, cancel=None):
     """``matching.max_common_subgraph`` for the flatland profile; None when the pair is not for
     this search (too large, or weights that do not fit 64-bit integers)."""
-    from ..matching import Match, _frac, consistent_subset
+    from gindex_studio.core.scoring.matching import Match, _frac, consistent_subset
 
     if not fits(g1, g2):
         return None

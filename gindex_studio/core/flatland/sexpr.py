@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import FlatlandError
+from gindex_studio.core.flatland.errors import FlatlandError
 
 _TOKEN = re.compile(r'\s+|;[^\n]*|(\()|(\))|("[^"\n]*")|([^\s()";]+)')
 

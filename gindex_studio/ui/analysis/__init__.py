@@ -10,15 +10,15 @@ __all__ = ["AnalysisWindow", "open_analysis", "install_actions", "write_report"]
 
 def __getattr__(name):  # lazy: importing the package does not build Qt classes
     if name == "install_actions":
-        from .menu import install_actions
+        from gindex_studio.ui.analysis.menu import install_actions
 
         return install_actions
     if name in ("AnalysisWindow", "open_analysis"):
-        from . import window
+        from gindex_studio.ui.analysis import window
 
         return getattr(window, name)
     if name == "write_report":
-        from .report import write_report
+        from gindex_studio.ui.analysis.report import write_report
 
         return write_report
     raise AttributeError(name)

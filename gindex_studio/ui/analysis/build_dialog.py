@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.experiment import ExperimentError
-from gindex_studio.core.experiment_build import BuildSpec, build_experiment, parse_samples
+from gindex_studio.core.benchmark.experiment import ExperimentError
+from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment, parse_samples
 
 #: field → (label, placeholder, browse kind: "dir" | "open" | "save" | None)
 FIELDS = {

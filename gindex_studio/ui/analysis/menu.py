@@ -16,7 +16,7 @@ def install_actions(main_window) -> None:
     act.setToolTip("Compare systems: open a study or experiments in the Analysis window")
 
     def run():
-        from .window import STUDY_FILTER, open_analysis
+        from gindex_studio.ui.analysis.window import STUDY_FILTER, open_analysis
 
         paths, _ = QFileDialog.getOpenFileNames(main_window, "Open a study or experiments", "", STUDY_FILTER)
         if paths:
@@ -29,7 +29,7 @@ def install_actions(main_window) -> None:
                      "and open it in the Analysis window")
 
     def run_build():
-        from .window import open_analysis
+        from gindex_studio.ui.analysis.window import open_analysis
 
         win = open_analysis(None, getattr(main_window, "library", None))
         win.new_experiment_dialog()

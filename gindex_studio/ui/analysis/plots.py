@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
-from gindex_studio.core.analysis import Analysis
+from gindex_studio.core.benchmark.analysis import Analysis
 
 #: figure id → title (the order of the window's tabs and of the report)
 FIGURES = {

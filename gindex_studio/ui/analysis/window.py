@@ -32,12 +32,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.analysis import TABLE_COLUMNS, Analysis, System, analyse, score_systems, table_marks
-from gindex_studio.core.experiment import ExperimentError
-from gindex_studio.core.study import Study, StudyEntry, open_inputs, save_study
+from gindex_studio.core.benchmark.analysis import (
+    TABLE_COLUMNS,
+    Analysis,
+    System,
+    analyse,
+    score_systems,
+    table_marks,
+)
+from gindex_studio.core.benchmark.experiment import ExperimentError
+from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, save_study
 
-from ..compare.scoring import LatestRunner
-from .plots import Figure, build_figures, export_png, export_svg
+from gindex_studio.ui.compare.scoring import LatestRunner
+from gindex_studio.ui.analysis.plots import Figure, build_figures, export_png, export_svg
 
 STUDY_FILTER = "Studies and experiments (*.json);;All files (*)"
 #: tabs of the window: title → figure ids, laid out two per row
@@ -294,7 +301,7 @@ class AnalysisWindow(QMainWindow):
 
     def new_experiment_dialog(self):
         """The build dialog; the experiment it writes is added to the window as a system."""
-        from .build_dialog import BuildExperimentDialog
+        from gindex_studio.ui.analysis.build_dialog import BuildExperimentDialog
 
         dlg = BuildExperimentDialog(self)
         dlg.built.connect(lambda path: self.open_paths([path]))
@@ -327,7 +334,7 @@ class AnalysisWindow(QMainWindow):
         path = self.ask_save_path("Export report", "report.html", "HTML (*.html)")
         if not path:
             return None
-        from .report import write_report
+        from gindex_studio.ui.analysis.report import write_report
 
         write_report(self.analysis, path)
         self.statusBar().showMessage(f"Report written to {path}", 8000)
@@ -342,7 +349,7 @@ class AnalysisWindow(QMainWindow):
             index = system.experiment.task_index(task_id)
         except KeyError:
             return None  # a bubble or a curve marker, not a task
-        from ..compare.window import open_compare
+        from gindex_studio.ui.compare.window import open_compare
 
         win = open_compare(None, library=self.library)
         if not win.open_experiment(os.fspath(system.experiment.path)):

@@ -9,8 +9,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsPathItem
 
-from ..model import commands as cmd
-from .items import NodeItem, PortItem, WireItem, wire_path
+from gindex_studio.ui.model import commands as cmd
+from gindex_studio.ui.canvas.items import NodeItem, PortItem, WireItem, wire_path
 
 
 class Gesture:

@@ -20,10 +20,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle
 
-from ..icons import type_pixmap
-from . import geometry as g
-from .look import DEFAULT_LOOK, Badge, CanvasLook, Decoration
-from .marks import paint_badge, paint_emphasis, paint_hatch
+from gindex_studio.ui.icons import type_pixmap
+from gindex_studio.ui.canvas import geometry as g
+from gindex_studio.ui.canvas.look import DEFAULT_LOOK, Badge, CanvasLook, Decoration
+from gindex_studio.ui.canvas.marks import paint_badge, paint_emphasis, paint_hatch
 
 __all__ = ["Badge", "CanvasLook", "Decoration", "NodeItem", "NodeLook", "PortItem", "WireItem", "wire_path"]
 

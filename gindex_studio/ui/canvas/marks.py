@@ -8,8 +8,8 @@ import math
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
 
-from . import geometry as g
-from .look import Badge
+from gindex_studio.ui.canvas import geometry as g
+from gindex_studio.ui.canvas.look import Badge
 
 #: hatch pattern of missing/extra nodes
 HATCH = {"missing": Qt.BDiagPattern, "extra": Qt.DiagCrossPattern}

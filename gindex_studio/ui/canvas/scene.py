@@ -19,14 +19,14 @@ from PySide6.QtCore import QLineF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
-from gindex_studio.core.flow import normalise_wires
+from gindex_studio.core.flows.flow import normalise_wires
 
-from ..library_access import node_type_color, port_counts
-from ..model.document import FlowDocument
-from . import geometry as g
-from .items import BADGE, NodeItem, NodeLook, WireItem
-from .look import CanvasLook, Decoration, current_look, follow_look
-from .marks import paint_badge
+from gindex_studio.ui.library_access import node_type_color, port_counts
+from gindex_studio.ui.model.document import FlowDocument
+from gindex_studio.ui.canvas import geometry as g
+from gindex_studio.ui.canvas.items import BADGE, NodeItem, NodeLook, WireItem
+from gindex_studio.ui.canvas.look import CanvasLook, Decoration, current_look, follow_look
+from gindex_studio.ui.canvas.marks import paint_badge
 
 LOW_LOD = 0.3
 

@@ -5,8 +5,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView
 
-from .interactions import MoveGesture, PanGesture, WireGesture
-from .items import NodeItem, WireItem
+from gindex_studio.ui.canvas.interactions import MoveGesture, PanGesture, WireGesture
+from gindex_studio.ui.canvas.items import NodeItem, WireItem
 
 #: scene pixels kept around the flow when fitting it to the view
 FIT_MARGIN = 40

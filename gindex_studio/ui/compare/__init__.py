@@ -11,15 +11,15 @@ __all__ = ["CompareWindow", "CompareView", "main_compare", "install_actions"]
 
 def __getattr__(name):  # lazy: importing the package does not build Qt classes
     if name == "install_actions":
-        from .menu import install_actions
+        from gindex_studio.ui.compare.menu import install_actions
 
         return install_actions
     if name in ("CompareWindow", "main_compare"):
-        from . import window
+        from gindex_studio.ui.compare import window
 
         return getattr(window, name)
     if name == "CompareView":
-        from .view import CompareView
+        from gindex_studio.ui.compare.view import CompareView
 
         return CompareView
     raise AttributeError(name)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from .authoring import copy_attribute_command, copy_node_command, is_program_node
-from .model import other_side
+from gindex_studio.ui.compare.authoring import copy_attribute_command, copy_node_command, is_program_node
+from gindex_studio.ui.compare.model import other_side
 
 
 class PairDetails(QObject):
@@ -38,7 +38,7 @@ class PairDetails(QObject):
     def closest_unmatched(self, role: str, node_id: str) -> tuple[str, str, list[str]] | None:
         """The unmatched node of the same type on the other side most similar to ``node_id``:
         (its id, w as "m/k", differing keys), or None (the core answers)."""
-        from gindex_studio.core.explain import closest_unmatched
+        from gindex_studio.core.scoring.explain import closest_unmatched
 
         r = self.model.result
         if r is None:

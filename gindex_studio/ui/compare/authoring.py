@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import copy
 
-from gindex_studio.core.flow import normalise_wires
+from gindex_studio.core.flows.flow import normalise_wires
 
-from ..model import commands as cmd
-from ..model.document import FlowDocument
+from gindex_studio.ui.model import commands as cmd
+from gindex_studio.ui.model.document import FlowDocument
 
 
 def is_program_node(doc: FlowDocument, node_id: str) -> bool:

@@ -34,16 +34,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.curriculum import LEAK_THRESHOLD
-from gindex_studio.core.divergence import ScoreOptions
-from gindex_studio.core.experiment import (
+from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.benchmark.experiment import (
     Experiment,
     ExperimentError,
     load_companion_experiment,
     load_experiment,
     save_experiment,
 )
-from gindex_studio.core.gindex import (
+from gindex_studio.core.benchmark.gindex import (
     GIndexResult,
     Listener,
     bootstrap_interval,
@@ -52,9 +52,9 @@ from gindex_studio.core.gindex import (
     recompute_task,
 )
 
-from ..cluster import client_for
-from .panel import fmt
-from .scoring import LatestRunner
+from gindex_studio.ui.cluster import client_for
+from gindex_studio.ui.compare.panel import fmt
+from gindex_studio.ui.compare.scoring import LatestRunner
 
 COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"]
 SORT_ROLE = Qt.UserRole + 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QPointF
 
-from ..canvas.items import NodeItem
-from .model import SIDES, other_side
+from gindex_studio.ui.canvas.items import NodeItem
+from gindex_studio.ui.compare.model import SIDES, other_side
 
 
 class HoverRing(QObject):

@@ -15,7 +15,7 @@ def install_actions(main_window) -> None:
     compare.setToolTip("Compare a reference with a generated program (Ctrl+Shift+D)")
 
     def ask_and_open():
-        from .window import CompareDialogs, open_compare
+        from gindex_studio.ui.compare.window import CompareDialogs, open_compare
 
         ed = getattr(main_window, "editor", None)
         ref = ed.path if ed is not None and ed.path else ""
@@ -29,7 +29,7 @@ def install_actions(main_window) -> None:
     experiment.setToolTip("Open an experiment: task table, g-index and the compare view")
 
     def open_exp():
-        from .window import EXP_FILTER, open_compare
+        from gindex_studio.ui.compare.window import EXP_FILTER, open_compare
 
         win = open_compare(None, library=getattr(main_window, "library", None))
         path = win.dialogs.open_file("Open an experiment", EXP_FILTER)

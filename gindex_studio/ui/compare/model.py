@@ -18,14 +18,14 @@ import os
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from gindex_studio.core.divergence import ScoreOptions, ScoreResult
-from gindex_studio.core.flow import Flow
-from gindex_studio.core.lenient import SyntaxIssue
+from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
+from gindex_studio.core.flows.flow import Flow
+from gindex_studio.core.flows.lenient import SyntaxIssue
 
-from .overlay import styles_for
-from .panel import Difference, differences
-from gindex_studio.core.reading import read_generated_text, read_pair
-from .scoring import LatestRunner, score_anytime
+from gindex_studio.ui.compare.overlay import styles_for
+from gindex_studio.ui.compare.panel import Difference, differences
+from gindex_studio.core.flows.reading import read_generated_text, read_pair
+from gindex_studio.ui.compare.scoring import LatestRunner, score_anytime
 
 SIDES = ("reference", "generated")
 

@@ -8,7 +8,7 @@ difference it shows, nothing left from earlier steps, so that Delete removes onl
 """
 from __future__ import annotations
 
-from .panel import Difference
+from gindex_studio.ui.compare.panel import Difference
 
 
 def wires_of(scene, edge: list) -> list[tuple[str, int, str]]:

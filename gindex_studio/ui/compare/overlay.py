@@ -12,11 +12,11 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from gindex_studio.core.divergence import ScoreResult
+from gindex_studio.core.scoring.divergence import ScoreResult
 
-from ..canvas import geometry as g
-from ..canvas.look import DEFAULT_LOOK, Badge, Decoration
-from ..canvas.marks import FRAME, HATCH, paint_badge
+from gindex_studio.ui.canvas import geometry as g
+from gindex_studio.ui.canvas.look import DEFAULT_LOOK, Badge, Decoration
+from gindex_studio.ui.canvas.marks import FRAME, HATCH, paint_badge
 
 #: pair hues: Okabe-Ito and Tol colours minus the red and blue used for missing/extra
 PAIR_COLORS = ["#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442", "#882255", "#44AA99", "#999933", "#332288"]

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.divergence import ScoreOptions, ScoreResult
-from gindex_studio.core.explain import ignored_keys, why_delta
-from gindex_studio.core.similarity import PROFILES
+from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
+from gindex_studio.core.scoring.explain import ignored_keys, why_delta
+from gindex_studio.core.scoring.similarity import PROFILES
 
 DIFF_BG = QColor("#ffe8b3")  # differing rows (with a ≠ mark and bold text as well)
 IGNORED_FG = QColor("#8a8a8a")

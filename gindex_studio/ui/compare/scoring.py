@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from gindex_studio.core.divergence import ScoreOptions, ScoreResult, score
-from gindex_studio.core.matching import CancelToken
+from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult, score
+from gindex_studio.core.scoring.matching import CancelToken
 
 #: seconds for the first, anytime pass (most programs of up to ~60 nodes finish exactly in it)
 QUICK_DEADLINE = 0.04

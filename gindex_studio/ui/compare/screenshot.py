@@ -22,12 +22,12 @@ import time
 
 def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette: bool = False) -> str:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from ..application import studio_application
+    from gindex_studio.ui.application import studio_application
 
     app = studio_application()
     from gindex_studio.paths import DEMO_DIR
 
-    from .window import CompareWindow
+    from gindex_studio.ui.compare.window import CompareWindow
 
     def pump(ms: int = 60) -> None:
         end = time.perf_counter() + ms / 1000
@@ -70,12 +70,12 @@ def render_progress(out: str, size=(1366, 768), complete: int = 3) -> str:
     import tempfile
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from ..application import studio_application
+    from gindex_studio.ui.application import studio_application
 
     app = studio_application()
-    from gindex_studio.core.generate_experiment import write_experiment
+    from gindex_studio.core.benchmark.generate_experiment import write_experiment
 
-    from .window import CompareWindow
+    from gindex_studio.ui.compare.window import CompareWindow
 
     folder = tempfile.mkdtemp(prefix="gindex-progress-")
     write_experiment(folder)

@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
-from gindex_studio.core.flow import Flow
-from gindex_studio.core.lenient import SyntaxIssue
+from gindex_studio.core.flows.flow import Flow
+from gindex_studio.core.flows.lenient import SyntaxIssue
 
-from ..editor import FlowEditor
+from gindex_studio.ui.editor import FlowEditor
 
 
 class Side(QWidget):

@@ -12,18 +12,18 @@ from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget
 
-from gindex_studio.core.divergence import ScoreOptions, ScoreResult
-from gindex_studio.core.flow import Flow
-from gindex_studio.core.lenient import SyntaxIssue
+from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
+from gindex_studio.core.flows.flow import Flow
+from gindex_studio.core.flows.lenient import SyntaxIssue
 
-from ..library_access import bundled_library
-from .attributes import PairDetails
-from .linking import HoverRing, ViewLink
-from .model import SIDES, CompareModel, other_side
-from .navigation import show_difference
-from .overlay import Legend, Overlay
-from .panel import AttributeDiff, Difference, ScorePanel
-from .side import Side
+from gindex_studio.ui.library_access import bundled_library
+from gindex_studio.ui.compare.attributes import PairDetails
+from gindex_studio.ui.compare.linking import HoverRing, ViewLink
+from gindex_studio.ui.compare.model import SIDES, CompareModel, other_side
+from gindex_studio.ui.compare.navigation import show_difference
+from gindex_studio.ui.compare.overlay import Legend, Overlay
+from gindex_studio.ui.compare.panel import AttributeDiff, Difference, ScorePanel
+from gindex_studio.ui.compare.side import Side
 
 
 #: how the two sides are split (View → Arrange Sides)

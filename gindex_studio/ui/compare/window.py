@@ -30,17 +30,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.experiment import ExperimentError
-from gindex_studio.core.flow import FlowError, write_flow_file
-from gindex_studio.core.reading import read_reference_file
+from gindex_studio.core.benchmark.experiment import ExperimentError
+from gindex_studio.core.flows.flow import FlowError, write_flow_file
+from gindex_studio.core.flows.reading import read_reference_file
 
-from ..actions import ActionRegistry
-from ..application import studio_application
-from ..docks import add_docks
-from ..panels.inspector import Inspector
-from ..panels.palette import Palette
-from .experiment import ExperimentController, ExperimentPanel, is_companion_file
-from .view import RIGHT_MIN, CompareView
+from gindex_studio.ui.actions import ActionRegistry
+from gindex_studio.ui.application import studio_application
+from gindex_studio.ui.docks import add_docks
+from gindex_studio.ui.panels.inspector import Inspector
+from gindex_studio.ui.panels.palette import Palette
+from gindex_studio.ui.compare.experiment import ExperimentController, ExperimentPanel, is_companion_file
+from gindex_studio.ui.compare.view import RIGHT_MIN, CompareView
 
 FLOW_FILTER = "Flow files (*.json);;All files (*)"
 GEN_FILTER = "Model output (*.json *.txt *.md);;All files (*)"
@@ -532,7 +532,7 @@ class CompareWindow(QMainWindow):
     def open_flatland_drawings(self):
         """View → Flatland Drawings: the Flatland compare view of the task on screen (None when
         no Flatland task is shown)."""
-        from ..flatland.experiment import open_task_drawings
+        from gindex_studio.ui.flatland.experiment import open_task_drawings
 
         return open_task_drawings(self)
 
@@ -648,7 +648,7 @@ def open_compare(parent=None, reference: str | None = None, generated: str | Non
                  text: str | None = None, library=None) -> CompareWindow:
     """A new compare window (kept alive in ``WINDOWS``), showing the pair if one is given."""
     win = CompareWindow(library, settings=QSettings("gindex-studio", "compare"))
-    from ..preferences import apply_to_compare
+    from gindex_studio.ui.preferences import apply_to_compare
 
     apply_to_compare(win)  # the preferred default profile and deadline
     WINDOWS.append(win)

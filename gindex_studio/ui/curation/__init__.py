@@ -11,11 +11,11 @@ __all__ = ["CurationWindow", "open_curation", "install_actions", "main_curate"]
 
 def __getattr__(name):  # lazy: importing the package does not build Qt classes
     if name == "install_actions":
-        from .menu import install_actions
+        from gindex_studio.ui.curation.menu import install_actions
 
         return install_actions
     if name in __all__:
-        from . import window
+        from gindex_studio.ui.curation import window
 
         return getattr(window, name)
     raise AttributeError(name)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QThread, Signal
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.engine import Cancelled
 from gindex_studio.core.curation.report import analyse
-from gindex_studio.core.matching import CancelToken
+from gindex_studio.core.scoring.matching import CancelToken
 
 
 #: seconds per pair of the coarse preview (a preview: the rows bring the real values)

@@ -18,8 +18,8 @@ class _Connected(QObject):
 
 def open_on_preferred_cluster(main_window, choice) -> None:
     """Open the curation window on ``choice`` (path, tasks), on the preferred cluster if any."""
-    from ..cluster import ClusterError, client_for, preferred_scheduler
-    from .window import open_curation
+    from gindex_studio.ui.cluster import ClusterError, client_for, preferred_scheduler
+    from gindex_studio.ui.curation.window import open_curation
 
     library = getattr(main_window, "library", None)
     address = preferred_scheduler()
@@ -55,7 +55,7 @@ def install_actions(main_window) -> None:
 
     def ask() -> None:
         """The dialog opens window-modal (not blocking); its OK opens the curation window."""
-        from .open_dialog import CurateDialog
+        from gindex_studio.ui.curation.open_dialog import CurateDialog
 
         dialog = CurateDialog(main_window)
         dialog.setAttribute(Qt.WA_DeleteOnClose, True)

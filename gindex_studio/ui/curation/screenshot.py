@@ -17,14 +17,14 @@ import time
 
 def render(out: str, tab: str = "Leaks", size=(1366, 768), select: str = "youtube-resume-4.json") -> str:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from ..application import studio_application
+    from gindex_studio.ui.application import studio_application
 
     app = studio_application()
     from gindex_studio.core.curation.cache import DeltaCache
     from gindex_studio.core.curation.workspace import load_workspace
     from gindex_studio.paths import DEMO_DIR
 
-    from .window import CurationWindow
+    from gindex_studio.ui.curation.window import CurationWindow
 
     win = CurationWindow(load_workspace(DEMO_DIR / "experiment.json"), DeltaCache(None), deadline=None)
     win.resize(*size)

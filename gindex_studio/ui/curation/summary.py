@@ -9,7 +9,7 @@ import numpy as np
 
 from gindex_studio.core.curation.analysis import SummaryRow
 
-from .heatmap import HeatmapView
+from gindex_studio.ui.curation.heatmap import HeatmapView
 
 
 class DomainSummaryView(HeatmapView):

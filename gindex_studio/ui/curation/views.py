@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from .heatmap import domain_colors
-from .model import CurationModel
+from gindex_studio.ui.curation.heatmap import domain_colors
+from gindex_studio.ui.curation.model import CurationModel
 
 SLIDER_STEPS = 200  # a threshold slider moves in steps of 1/200 = 0.005 of Δ
 

@@ -28,15 +28,15 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.curation.cache import DeltaCache
 from gindex_studio.core.curation.report import engine_for
 from gindex_studio.core.curation.workspace import CurationError, Workspace, load_workspace, save_split
-from gindex_studio.core.experiment import Compute
-from gindex_studio.core.flow import write_flow_file
+from gindex_studio.core.benchmark.experiment import Compute
+from gindex_studio.core.flows.flow import write_flow_file
 
-from ..application import studio_application
-from .heatmap import HeatmapView
-from .jobs import MatrixJob, ReportJob, SummaryJob
-from .model import CurationModel
-from .summary import DomainSummaryView
-from .views import CoverageView, DuplicatesView, LeaksView, MapView, SplitView
+from gindex_studio.ui.application import studio_application
+from gindex_studio.ui.curation.heatmap import HeatmapView
+from gindex_studio.ui.curation.jobs import MatrixJob, ReportJob, SummaryJob
+from gindex_studio.ui.curation.model import CurationModel
+from gindex_studio.ui.curation.summary import DomainSummaryView
+from gindex_studio.ui.curation.views import CoverageView, DuplicatesView, LeaksView, MapView, SplitView
 
 #: above this many programs the heatmap is a domain × domain summary with drill-down into a block
 FULL_MATRIX_LIMIT = 1000

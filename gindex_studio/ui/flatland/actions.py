@@ -16,7 +16,7 @@ from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.lisp import write_lisp
 from gindex_studio.core.flatland.program import program_from_flow
 
-from .drawing import DrawingPanel
+from gindex_studio.ui.flatland.drawing import DrawingPanel
 
 
 def augment_document(editor, n: int, seed: int, folder: str) -> list[Path]:
@@ -49,7 +49,7 @@ def open_compare(reference_path: str, generated_path: str, parent=None):
     from gindex_studio.core.flatland.files import read_generated_file
     from gindex_studio.core.flatland.resolve import load_file
 
-    from .compare import FlatlandCompare
+    from gindex_studio.ui.flatland.compare import FlatlandCompare
 
     gen = read_generated_file(generated_path)
     w = FlatlandCompare(load_file(reference_path), gen.program, title=f"Flatland: {Path(reference_path).name} vs "

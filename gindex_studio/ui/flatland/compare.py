@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 from gindex_studio.core.flatland.render import image_similarity
 from gindex_studio.core.flatland.score import draw, score
 
-from .drawing import ImageView, bool_image
+from gindex_studio.ui.flatland.drawing import ImageView, bool_image
 
 BOTH, REF_ONLY, GEN_ONLY = (0, 0, 0), (214, 39, 40), (31, 119, 180)
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.program import program_from_flow
 
-from .compare import FlatlandCompare
+from gindex_studio.ui.flatland.compare import FlatlandCompare
 
 
 def is_flatland_experiment(window) -> bool:

@@ -8,8 +8,8 @@ from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.lisp import write_fbp, write_lisp
 from gindex_studio.core.flatland.program import program_from_flow
 from gindex_studio.core.flatland.resolve import load_file
-from gindex_studio.core.files import atomic_write_bytes
-from gindex_studio.core.flow import Flow
+from gindex_studio.core.flows.files import atomic_write_bytes
+from gindex_studio.core.flows.flow import Flow
 
 SUFFIXES = (".fbp", ".lisp")
 

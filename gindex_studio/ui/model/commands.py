@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtGui import QUndoCommand
 
-from .document import MISSING, FlowDocument
+from gindex_studio.ui.model.document import MISSING, FlowDocument
 
 
 class AddNode(QUndoCommand):

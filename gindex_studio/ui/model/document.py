@@ -13,10 +13,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from gindex_studio.core.checks import WORKSPACE_TYPES, flow_problems
-from gindex_studio.core.flow import Container, Flow, Node, Problem, normalise_wires
+from gindex_studio.core.flows.checks import WORKSPACE_TYPES, flow_problems
+from gindex_studio.core.flows.flow import Container, Flow, Node, Problem, normalise_wires
 
-from ..library_access import bundled_library, is_config_type
+from gindex_studio.ui.library_access import bundled_library, is_config_type
 
 
 class _Missing:
@@ -310,7 +310,7 @@ class FlowDocument(QObject):
         missing = [i for i in self.drawn_ids() if not self.has_position(i)]
         if not missing:
             return
-        from .layout import estimate_size, layered_layout
+        from gindex_studio.core.editing.layout import estimate_size, layered_layout
 
         for z, _label in self.workspaces():
             ids = [i for i in self.drawn_ids() if self.workspace_of(i) == z]

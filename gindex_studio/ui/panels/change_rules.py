@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .typed_value import ALL_TYPES, PROPERTY_TYPES, TypedValueField
+from gindex_studio.ui.panels.typed_value import ALL_TYPES, PROPERTY_TYPES, TypedValueField
 
 ACTIONS = ("set", "change", "delete", "move")
 ACTION_TEXT = {"set": "Set", "change": "Change", "delete": "Delete", "move": "Move"}
@@ -143,7 +143,7 @@ class ChangeRulesEditor(QWidget):
 
     def __init__(self, rules: Any, parent=None):
         super().__init__(parent)
-        from .inspector import JsonEditor
+        from gindex_studio.ui.panels.inspector import JsonEditor
 
         self.rows: list[RuleRow] = []
         self.rows_box = QWidget()

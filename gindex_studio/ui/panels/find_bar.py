@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
-from ..model.find import find_nodes
+from gindex_studio.core.editing.find import find_nodes
 
 
 class FindBar(QWidget):

@@ -27,15 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.flow import LAYOUT_KEYS, STRUCTURE_KEYS
+from gindex_studio.core.flows.flow import LAYOUT_KEYS, STRUCTURE_KEYS
 
-from ..library_access import node_type_color
-from ..theme import error_color
-from ..model.commands import Macro, SetAttribute, remove_nodes
-from ..model.document import MISSING
-from .change_rules import ChangeRulesEditor
-from .config_field import ConfigRefField, config_users
-from .typed_value import TypedValueField, value_text
+from gindex_studio.ui.library_access import node_type_color
+from gindex_studio.ui.theme import error_color
+from gindex_studio.ui.model.commands import Macro, SetAttribute, remove_nodes
+from gindex_studio.ui.model.document import MISSING
+from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
+from gindex_studio.ui.panels.config_field import ConfigRefField, config_users
+from gindex_studio.ui.panels.typed_value import TypedValueField, value_text
 
 HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
 #: attributes with an editor of their own: (node type, key) → editor class taking the value
@@ -406,7 +406,7 @@ class Inspector(QWidget):
 
     def _config_bar(self, node_id: str) -> QWidget:
         """For a config node: who uses it, and a button to delete it (it is not on the canvas)."""
-        from gindex_studio.core.checks import config_references
+        from gindex_studio.core.flows.checks import config_references
 
         doc = self.editor.doc
         users = config_users(doc, node_id, lambda n: config_references(n, doc.library))

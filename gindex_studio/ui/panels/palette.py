@@ -12,10 +12,10 @@ from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QDrag
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from ..canvas.view import PALETTE_MIME
-from ..icons import type_icon
-from ..library_access import node_type_color
-from ..model.search import rank_types
+from gindex_studio.ui.canvas.view import PALETTE_MIME
+from gindex_studio.ui.icons import type_icon
+from gindex_studio.ui.library_access import node_type_color
+from gindex_studio.core.editing.search import rank_types
 
 TYPE_ROLE = Qt.UserRole + 1
 

@@ -5,8 +5,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
-from ..canvas.items import ERROR_KINDS
-from ..theme import error_color, warning_color
+from gindex_studio.ui.canvas.items import ERROR_KINDS
+from gindex_studio.ui.theme import error_color, warning_color
 
 ID_ROLE = Qt.UserRole + 1
 

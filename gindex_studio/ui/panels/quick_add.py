@@ -7,8 +7,8 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout
 
-from ..library_access import node_type_color
-from ..model.search import rank_types
+from gindex_studio.ui.library_access import node_type_color
+from gindex_studio.core.editing.search import rank_types
 
 TYPE_ROLE = Qt.UserRole + 1
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..model import commands as cmd
+from gindex_studio.ui.model import commands as cmd
 
 
 def known_domains() -> list[str]:

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent
 sys.path.insert(0, str(DEMO.parent.parent))
 
-from gindex_studio.core.experiment_build import read_outputs  # noqa: E402  (the same reader as the CLI)
+from gindex_studio.core.benchmark.experiment_build import read_outputs  # noqa: E402  (the same reader as the CLI)
 
 DEMO_EXP = json.loads((DEMO / "experiment.json").read_text())
 HELD_OUT = ("template-form", "telegram-3-reply")

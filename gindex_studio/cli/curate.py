@@ -1,0 +1,164 @@
+"""``gindex-studio curate PATH [--tasks …] [--duplicates T] [--leaks T] [--json]``.
+
+Prints the near-duplicate groups, the leaks (test programs within T of the curriculum), the
+coverage table, likely mislabels and outliers of a folder of programs, an experiment, or a
+curriculum folder plus task files. Δ values are kept in the user's data folder (``--no-cache``:
+not read or written).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+NAMES = ("curate",)
+
+
+def _threshold(text: str) -> Fraction:
+    """A threshold in [0, 1] as an exact fraction (argparse type; the CLI's own parser)."""
+    from gindex_studio.cli.dispatch import _fraction_01
+
+    return _fraction_01(text)
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("curate", help="near-duplicates, leaks, coverage, mislabels and outliers of a curriculum",
+                       description="Curation report of a folder of programs (one sub-folder per domain; all "
+                                   "curriculum), an experiment (its curriculum, and its tasks as test programs), "
+                                   "or a curriculum folder plus --tasks.")
+    p.add_argument("path", help="folder of programs, or an experiment file")
+    p.add_argument("--tasks", nargs="+", default=[], metavar="FILE_OR_DIR", help="test programs")
+    p.add_argument("--duplicates", type=_threshold, default=Fraction(5, 100), metavar="T",
+                   help="near-duplicates: pairs with Δ ≤ T (default 0.05)")
+    from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD
+
+    p.add_argument("--leaks", type=_threshold, default=LEAK_THRESHOLD, metavar="T",
+                   help="leaks: test programs with Ω ≤ T (default 0.05)")
+    p.add_argument("--outliers", type=_threshold, default=Fraction(1, 2), metavar="T",
+                   help="outliers: nearest program of the same domain at Δ ≥ T (default 0.5)")
+    p.add_argument("--profile", choices=("paper", "companion"), default=None,
+                   help="scoring profile (default: the experiment's, else paper)")
+    p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
+    p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the Δ cache")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--window", action="store_true",
+                   help="open the curation window instead (heatmap, views, split editing)")
+    from gindex_studio.cli.dispatch import _add_cluster
+
+    _add_cluster(p)
+
+
+def _options(args, ws_options):
+    from dataclasses import replace
+
+    opts = ws_options
+    if args.profile:
+        opts = replace(opts, profile=args.profile)
+    if args.port_aware:
+        opts = replace(opts, port_aware=True)
+    if args.ignore_type:
+        opts = replace(opts, ignore_types=frozenset(opts.ignore_types) | set(args.ignore_type))
+    return opts
+
+
+def report_value(ws, rep) -> dict:
+    """The report as plain JSON-ready data (labels for indices, Δ as floats)."""
+    label = lambda i: ws.items[i].label if i is not None else None  # noqa: E731
+    f = lambda v: float(v) if v is not None else None  # noqa: E731
+
+    def nb(n):
+        return {"program": label(n.index), "domain": ws.items[n.index].domain,
+                "same_domain": {"nearest": label(n.same.index), "delta": f(n.same.delta)},
+                "other_domain": {"nearest": label(n.other.index), "domain": ws.items[n.other.index].domain
+                                 if n.other.index is not None else None, "delta": f(n.other.delta)}}
+
+    dup = rep.duplicates
+    return {
+        "programs": [{"label": it.label, "domain": it.domain, "role": it.role} for it in ws.items],
+        "profile": ws.options.profile,
+        "duplicates": {
+            "threshold": float(dup.threshold), "pairs_total": dup.pairs_total, "pairs_searched": dup.pairs_searched,
+            "groups": [{"members": [label(m) for m in g.members], "exact": [label(m) for m in g.exact],
+                        "pairs": [{"a": label(a), "b": label(b), "delta": float(v)} for a, b, v in g.pairs]}
+                       for g in dup.groups]},
+        "leaks": [{"task": label(x.task), "nearest": label(x.nearest), "delta": float(x.delta)} for x in rep.leaks],
+        "omega": [{"task": label(t), "omega": f(n.delta), "nearest": label(n.index)} for t, n in rep.omegas.items()],
+        "coverage": [c.__dict__ for c in rep.coverage],
+        "mislabels": [nb(n) for n in rep.mislabels],
+        "outliers": [nb(n) for n in rep.outliers],
+        "pairs_searched": rep.searched,
+    }
+
+
+def run(args) -> int:
+    import sys
+
+    from gindex_studio.cli.dispatch import InputError, _cluster, _json_out, _table
+    from gindex_studio.core.runtime.distributed import ClusterError
+    from gindex_studio.core.curation.cache import DeltaCache
+    from gindex_studio.core.curation.report import analyse, engine_for
+    from gindex_studio.core.curation.workspace import CurationError, load_workspace
+
+    if args.window:
+        import os
+        import sys
+
+        if sys.platform.startswith("linux") and not any(
+                os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+            raise InputError("no display to open the curation window on; without --window the report is printed")
+        from gindex_studio.ui.curation.window import main_curate
+
+        with _cluster(args) as client:
+            return main_curate(args.path, args.tasks, client)
+    try:
+        ws = load_workspace(args.path, args.tasks)
+    except CurationError as e:
+        raise InputError(str(e)) from None
+    ws.options = _options(args, ws.options)
+    cache = None if args.no_cache else DeltaCache.default()
+    try:
+        with _cluster(args) as client:
+            engine = engine_for(ws, cache, client=client)
+            if sys.stderr.isatty():
+                engine.progress = lambda d, t: print(f"\rcurate: {d}/{t}", end="" if d < t else "\n",
+                                                     file=sys.stderr, flush=True)
+            try:
+                rep = analyse(ws, engine, args.duplicates, args.leaks, args.outliers)
+            except ClusterError as e:
+                raise InputError(str(e)) from None
+    finally:
+        if cache is not None:
+            cache.close()
+    value = report_value(ws, rep)
+    if args.json:
+        _json_out(value)
+        return 0
+    roles = {r: len(ws.indices(r)) for r in ("curriculum", "test", "excluded")}
+    print(f"{len(ws)} programs: {roles['curriculum']} curriculum, {roles['test']} test, {roles['excluded']} excluded; "
+          f"{len(ws.domain_names())} domains; profile {ws.options.profile}")
+    d = value["duplicates"]
+    print(f"\nNear-duplicate groups (Δ ≤ {d['threshold']:g}): {len(d['groups'])}; "
+          f"{d['pairs_searched']} of {d['pairs_total']} pairs searched, the rest ruled out by bounds or cached")
+    for k, g in enumerate(d["groups"], 1):
+        exact = set(g["exact"])
+        ds = [p["delta"] for p in g["pairs"]]
+        print(f"  {k}. {len(g['members'])} programs, Δ {min(ds):.6f}-{max(ds):.6f}"
+              + (" ((=) identical, Δ = 0)" if exact else ""))
+        for m in g["members"]:
+            print(f"       {m}" + (" (=)" if m in exact else ""))
+    print(f"\nLeaks (Ω ≤ {float(args.leaks):g}): {len(value['leaks'])}")
+    if value["leaks"]:
+        print(_table([(x["task"], x["delta"], x["nearest"]) for x in value["leaks"]], ("test program", "Ω", "nearest curriculum program"),
+                     [False, True, False]))
+    print("\nCoverage")
+    print(_table([(c["domain"], c["curriculum"], c["tests"], c["mean_within"], c["mean_omega"]) for c in value["coverage"]],
+                 ("domain", "curriculum", "test", "mean Δ within", "mean Ω of tests"), [False, True, True, True, True]))
+    print(f"\nLikely mislabelled (nearer to another domain than to their own): {len(value['mislabels'])}")
+    if value["mislabels"]:
+        print(_table([(m["program"], m["domain"], m["same_domain"]["delta"], m["other_domain"]["delta"],
+                       m["other_domain"]["nearest"]) for m in value["mislabels"]],
+                     ("program", "domain", "Δ own domain", "Δ other", "nearest other"), [False, False, True, True, False]))
+    print(f"\nOutliers (nearest program of their domain at Δ ≥ {float(args.outliers):g}): {len(value['outliers'])}")
+    if value["outliers"]:
+        print(_table([(m["program"], m["domain"], m["same_domain"]["delta"], m["same_domain"]["nearest"])
+                      for m in value["outliers"]], ("program", "domain", "Δ own domain", "nearest"), [False, False, True, False]))
+    return 0

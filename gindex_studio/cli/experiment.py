@@ -1,0 +1,58 @@
+"""``gindex-studio experiment new``: build an experiment from a curriculum folder, reference task
+files and model outputs in JSONL (core.experiment_build)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAMES = ("experiment",)
+
+
+def _samples(values: list[str] | None) -> tuple[int | None, dict[str, int]]:
+    """``--samples N`` (every domain) and ``--samples DOMAIN=N`` (one domain)."""
+    from gindex_studio.cli.dispatch import InputError
+    from gindex_studio.core.benchmark.experiment_build import parse_samples
+
+    try:
+        return parse_samples(values or ())
+    except ValueError as e:
+        raise InputError(f"--samples {e}") from None
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("experiment", help="build experiment files")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    n = verbs.add_parser("new", help="an experiment from a curriculum folder, reference files and JSONL outputs",
+                         description="Build an experiment (outputs inline; format 2 when a task has several "
+                                     "attempts) and check it with the ordinary reader.")
+    n.add_argument("--curriculum", required=True, help="folder with one subfolder of .json programs per domain")
+    n.add_argument("--tasks", required=True, nargs="+", help="reference program files or folders (id = file name)")
+    n.add_argument("--outputs", required=True, help='JSONL: {"task_id", "output"} or {"task_id", "outputs": [...]} per line')
+    n.add_argument("--compute", required=True, type=float, help="total training compute (log2 of it must exceed -priors)")
+    n.add_argument("--samples", action="append", metavar="N|DOMAIN=N",
+                   help="training samples of every domain, or of one (repeatable; default: its number of programs)")
+    n.add_argument("--name", default="", help="experiment name")
+    n.add_argument("--system", default="", help="the system's name")
+    n.add_argument("--priors", type=float, default=1e-4, help="ρ (default 1e-4)")
+    n.add_argument("--profile", choices=("paper", "companion"), default="paper")
+    n.add_argument("-o", "--output", required=True, help="experiment file to write")
+
+
+def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli.dispatch import InputError
+    from gindex_studio.core.benchmark.experiment import ExperimentError
+    from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment
+
+    default, per = _samples(args.samples)
+    spec = BuildSpec(Path(args.curriculum), [Path(t) for t in args.tasks], Path(args.outputs), args.compute,
+                     args.name, args.system, args.priors, args.profile, per or None, default)
+    try:
+        exp = build_experiment(spec, args.output)
+    except ExperimentError as e:
+        raise InputError(str(e)) from None
+    attempts = sum(len(t.attempts) for t in exp.tasks)
+    print(f"wrote {args.output}: {len(exp.tasks)} tasks, {attempts} attempts, {len(exp.curriculum)} curriculum domains "
+          f"({sum(c.samples for c in exp.curriculum)} samples)")
+    for w in exp.warnings:
+        print(f"warning: {w}")
+    return 0

@@ -1,0 +1,125 @@
+"""``gindex-studio flatland …``: Flatland programs from the command line, no display needed.
+
+- ``flatland draw FILE -o out.png``: run a ``.fbp`` / ``.lisp`` / flat JSON program and save its
+  128×128 drawing (``--json`` / ``--lisp`` also write the flat program);
+- ``flatland augment FILE -n N --seed S -o DIR``: N seeded variants (``.lisp``, ``.json``, ``.png``);
+- ``flatland dataset -o DIR --seed S``: the paper's curriculum and test sets;
+- ``flatland compare REFERENCE GENERATED``: Δ (flatland profile) and the image similarity.
+
+``score``, ``matrix`` and ``omega`` take Flatland programs with ``--profile flatland``.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAMES = ("flatland",)
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("flatland", help="Flatland programs: draw, augment, generate the data set, compare")
+    fsub = p.add_subparsers(dest="flatland_command", metavar="ACTION", required=True)
+    d = fsub.add_parser("draw", help="draw a program to a 128×128 PNG")
+    d.add_argument("file", help=".fbp, .lisp or flat .json program")
+    d.add_argument("-o", "--output", required=True, help="PNG file to write")
+    d.add_argument("--json", metavar="FILE", help="also write the flat program as JSON")
+    d.add_argument("--lisp", metavar="FILE", help="also write the flat program as .lisp")
+    a = fsub.add_parser("augment", help="seeded randomised variants of a program")
+    a.add_argument("file")
+    a.add_argument("-n", "--num-samples", type=int, default=1, help="how many variants (default 1)")
+    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    a.add_argument("-o", "--output-dir", required=True)
+    s = fsub.add_parser("dataset", help="the paper's curriculum (circles, lines) and test sets easy/medium/hard")
+    s.add_argument("-o", "--output-dir", required=True)
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--per-domain", type=int, default=50, help="programs per curriculum domain (default 50: 500)")
+    s.add_argument("--per-test-domain", type=int, default=8, help="tasks per test domain (default 8: 104)")
+    c = fsub.add_parser("compare", help="Δ and image similarity of a generated program against a reference")
+    c.add_argument("reference")
+    c.add_argument("generated", help="read leniently (model output)")
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+    for q in (d, a, s, c):
+        q.add_argument("--library", metavar="DIR", default=None,
+                       help="folder for bare #include names (default: the bundled Flatland library)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli.dispatch import InputError
+    from gindex_studio.core.flatland.errors import FlatlandError
+
+    try:
+        return _ACTIONS[args.flatland_command](args)
+    except FlatlandError as e:
+        raise InputError(str(e)) from None
+    except OSError as e:
+        raise InputError(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}".lstrip(": ")) from None
+
+
+def _draw(args) -> int:
+    from gindex_studio.core.flatland.lisp import write_lisp
+    from gindex_studio.core.flatland.render import rasterise, to_png_bytes
+    from gindex_studio.core.flatland.resolve import load_file
+    from gindex_studio.core.flatland.run import execute
+
+    program = load_file(args.file, args.library)
+    trace = execute(program)
+    Path(args.output).write_bytes(to_png_bytes(rasterise(trace.segments)))
+    if args.json:
+        Path(args.json).write_text(program.dumps(), encoding="utf-8")
+    if args.lisp:
+        Path(args.lisp).write_text(write_lisp(program), encoding="utf-8")
+    n, e = program.counts()
+    print(f"wrote {args.output}: {len(trace.segments)} segments from {n} nodes, {e} edges")
+    return 0
+
+
+def _augment(args) -> int:
+    from gindex_studio.cli.dispatch import InputError
+    from gindex_studio.core.flatland.augment import augment_to_folder
+
+    if args.num_samples < 1:
+        raise InputError(f"-n {args.num_samples}: give at least 1")
+    written = augment_to_folder(args.file, args.num_samples, args.seed, args.output_dir, args.library)
+    print(f"wrote {args.num_samples} variant(s) of {args.file} to {args.output_dir} ({len(written)} files, seed {args.seed})")
+    return 0
+
+
+def _dataset(args) -> int:
+    from gindex_studio.cli.dispatch import InputError
+    from gindex_studio.core.flatland.dataset import generate, write_dataset
+
+    if args.per_domain < 1 or args.per_test_domain < 1:
+        raise InputError("--per-domain and --per-test-domain must be at least 1")
+    tasks = generate(args.seed, args.per_domain, args.per_test_domain, args.library)
+    write_dataset(tasks, args.output_dir)
+    train = sum(t.split == "train" for t in tasks)
+    print(f"wrote {args.output_dir}: curriculum {train} programs in train/, {len(tasks) - train} test tasks in "
+          f"test/easy, test/medium, test/hard (seed {args.seed})")
+    return 0
+
+
+def _compare(args) -> int:
+    from gindex_studio.cli.dispatch import _json_out
+    from gindex_studio.core.flatland.files import read_generated_file
+    from gindex_studio.core.flatland.render import image_similarity
+    from gindex_studio.core.flatland.resolve import load_file
+    from gindex_studio.core.flatland.score import draw, score
+
+    ref = load_file(args.reference, args.library)
+    gen = read_generated_file(args.generated, args.library)
+    result = score(ref, gen.program)
+    sim = image_similarity(draw(ref), draw(gen.program))
+    if args.json:
+        _json_out({"delta": result.delta, "theta": result.theta, "exact": result.exact, "s": result.s_exact,
+                   "image_similarity": sim, "syntax": gen.syntax.to_dict() if gen.syntax else None})
+        return 0
+    print(f"Δ = {result.delta:.6f}   θ = {result.theta:.6f}   (flatland profile, "
+          f"{'exact' if result.exact else 'not exact'})   S = {result.s_exact} over {result.n_reference}·{result.n_generated}")
+    print(f"image similarity = {sim:.6f}")
+    if gen.syntax:
+        print(f"syntax: line {gen.syntax.line}, column {gen.syntax.column}: {gen.syntax.message} "
+              f"({gen.syntax.recovered_nodes} nodes recovered)")
+    return 0
+
+
+_ACTIONS = {"draw": _draw, "augment": _augment, "dataset": _dataset, "compare": _compare}

@@ -1,0 +1,1 @@
+"""The benchmark: experiments, curricula, Ω, the g-index, studies, analysis, statistics."""

@@ -1,0 +1,564 @@
+"""Curricula, domain distance Ω, all-pairs Δ matrices (scoring-spec §5).
+
+Ω(T', C) = min over curriculum programs P of Δ(P'ref, P), exact. Most pairs are never searched:
+- a weight bound (each node adds at most its best w to any node of the other flow, per type) gives
+  a lower bound on Δ for every program at once (numpy, weights computed once per distinct node
+  signature); programs are visited in increasing bound order and a program whose bound cannot
+  beat the best so far is skipped;
+- a searched pair only has to beat the best so far: the search gets that as its threshold and
+  gives up as soon as its own (tighter) bound proves it cannot;
+- a canonical hash (Weisfeiler-Lehman style, over node signatures and wires) puts programs that are
+  probably identical to the task first, so Ω = 0 is confirmed by one trivial search.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import numpy as np
+
+from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.flows.flow import Flow
+from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
+from gindex_studio.core.scoring.matching import Graph, max_common_subgraph, native_search_available
+from gindex_studio.core.scoring import matching
+from gindex_studio.core.scoring.similarity import similarity
+
+Progress = Callable[[int, int], None]
+
+
+class Cancelled(Exception):
+    """Long work stopped because its cancel token was set (nothing partial is returned)."""
+
+
+def _check(cancel) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+
+
+def canonical_hash(graph: Graph, rounds: int = 3) -> int:
+    """A hash equal for flows identical up to ids and ignored keys (and, rarely, for others)."""
+    labels = [hash((s.type, s.items)) for s in graph.sigs]
+    n = graph.n
+    for _ in range(rounds):
+        new = []
+        for u in range(n):
+            outs = sorted(labels[v] for v in _bits(_union(graph.adj_out[u])))
+            ins = sorted(labels[v] for v in _bits(_union(graph.adj_in[u])))
+            new.append(hash((labels[u], tuple(outs), tuple(ins))))
+        labels = new
+    return hash((n, graph.n_edges, tuple(sorted(labels))))
+
+
+def _union(d: dict[int, int]) -> int:
+    out = 0
+    for m in d.values():
+        out |= m
+    return out
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+#: A task leaks from training when the reference lies within this Ω of a curriculum program:
+#: identical up to ids and ignored keys (Ω = 0), or a few attribute values or wires apart. The
+#: curation window's leak threshold (``curation.report.DEFAULT_LEAKS``) is this value too.
+LEAK_THRESHOLD = Fraction(1, 20)
+
+
+@dataclass
+class Nearest:
+    """The nearest curriculum program: Ω, its index in the curriculum (None when empty), whether
+    the minimum is proven (false only when a deadline cut a search that might have gone lower),
+    and how much work it took."""
+
+    omega: float
+    index: int | None
+    exact: bool = True
+    searched: int = 0
+    skipped: int = 0
+    omega_lower: float | None = None  # when not exact: the true Ω lies in [omega_lower, omega]
+    value: Fraction | None = None  # Ω as an exact fraction (None where only the float is known)
+
+
+@dataclass
+class Curriculum:
+    """Programs (prepared once), each with a domain name and a label (usually its file name)."""
+
+    programs: list[Prepared]
+    domains: list[str]
+    labels: list[str]
+    options: ScoreOptions = field(default_factory=ScoreOptions)
+    hashes: list[int] | None = field(default=None, repr=False)  # canonical_hash per program (computed if None)
+
+    def __post_init__(self):
+        # every distinct node signature of the curriculum once; every node as (program, type, signature)
+        self.vocab: dict[str, int] = {}
+        self._sig_index: dict[tuple, int] = {}
+        self._sigs: list = []
+        self._sigs_by_type: dict[str, list[int]] = {}
+        gids, types, owner, starts = [], [], [], []
+        for i, p in enumerate(self.programs):
+            starts.append(len(gids))
+            for sig in p.graph.sigs:
+                key = (sig.type, sig.items)
+                g = self._sig_index.get(key)
+                if g is None:
+                    g = self._sig_index[key] = len(self._sigs)
+                    self._sigs.append(sig)
+                    self._sigs_by_type.setdefault(sig.type, []).append(g)
+                gids.append(g)
+                types.append(self.vocab.setdefault(sig.type, len(self.vocab)))
+                owner.append(i)
+        self.node_sig = np.array(gids, dtype=np.int64)
+        self.node_type = np.array(types, dtype=np.int64)
+        self.node_program = np.array(owner, dtype=np.int64)
+        self.starts = np.array(starts, dtype=np.int64)
+        self.sizes = np.array([p.n for p in self.programs], dtype=np.int64)
+        if self.hashes is None:
+            self.hashes = [canonical_hash(p.graph) for p in self.programs]
+        self.domain_names = sorted(set(self.domains))
+        self._per_type: dict[str, tuple] = {}  # built on first use by lower_bounds
+        self._local: list[bytes] | None = None  # per program its vertices' signatures by type (``counts``)
+
+    def _type_nodes(self, type_name: str) -> tuple:
+        """For the curriculum nodes of one type (in node order, so grouped by program): their
+        positions, each one's signature as an index into ``_sigs_by_type[type]``, where each
+        program's block starts, those programs, and the signatures' values (for the C weights)."""
+        got = self._per_type.get(type_name)
+        if got is None:
+            gs = self._sigs_by_type[type_name]
+            local = np.full(len(self._sigs), -1, dtype=np.int64)
+            local[gs] = np.arange(len(gs))
+            nodes = np.flatnonzero(self.node_type == self.vocab[type_name])
+            progs = self.node_program[nodes]
+            block = np.flatnonzero(np.r_[True, progs[1:] != progs[:-1]])
+            got = self._per_type[type_name] = (nodes, local[self.node_sig[nodes]], block, progs[block],
+                                               [self._sigs[g].values for g in gs])
+        return got
+
+    @classmethod
+    def from_flows(cls, flows: Sequence[Flow], domains: Sequence[str], labels: Sequence[str] | None = None,
+                   options: ScoreOptions = ScoreOptions(), library=None, *, progress: Progress | None = None,
+                   cancel=None) -> "Curriculum":
+        """Prepare ``flows``; ``progress(done, total)`` after each program; raises ``Cancelled``
+        once ``cancel`` (anything with ``is_set()``) is set."""
+        labels = list(labels) if labels is not None else [str(i) for i in range(len(flows))]
+        prepared, hashes = [], []
+        for k, f in enumerate(flows):
+            _check(cancel)
+            p = prepare(f, options, library)
+            prepared.append(p)
+            hashes.append(canonical_hash(p.graph))
+            if progress:
+                progress(k + 1, len(flows))
+            if k % 64 == 63:  # inside gcpause.frozen_heap: the programs so far out of the collector's reach
+                refreeze()
+        _check(cancel)
+        return cls(prepared, list(domains), labels, options, hashes)
+
+    def __len__(self) -> int:
+        return len(self.programs)
+
+    def task_counts(self, task: Prepared) -> list[bytes | None] | None:
+        """The paper profile's w of each task vertex against every distinct curriculum signature
+        of its type, as int64 (num, den) pairs in ``_sigs_by_type`` order (None for a type the
+        curriculum lacks); None when not the paper profile with the native search. With
+        ``program_counts`` this is ``matching.max_common_subgraph``'s ``counts``: each search then
+        looks its weights up instead of comparing the nodes' values again (the same weights:
+        signatures with equal (type, items) compare equal to every value)."""
+        if self.options.profile != "paper" or not native_search_available():
+            return None
+        out: list[bytes | None] = []
+        for su in task.graph.sigs:
+            if su.type in self.vocab:
+                out.append(matching._native.counts_to(su.values, self._type_nodes(su.type)[4]))
+            else:
+                out.append(None)
+        return out
+
+    def program_counts(self, i: int) -> bytes:
+        """Program i's vertices' signatures as indices into ``_sigs_by_type`` of their type (int32)."""
+        if self._local is None:
+            local = np.zeros(len(self._sigs), dtype=np.int32)
+            for gs in self._sigs_by_type.values():
+                local[gs] = np.arange(len(gs), dtype=np.int32)
+            node_local = local[self.node_sig]
+            self._local = [node_local[a:a + n].tobytes() for a, n in zip(self.starts.tolist(), self.sizes.tolist())]
+        return self._local[i]
+
+    def lower_bounds(self, task: Prepared, counts: list[bytes | None] | None = None) -> np.ndarray:
+        """A lower bound on Δ(task, P) for every program P at once.
+
+        For each node, its best weight w to any node of the other flow bounds what it can add to
+        S; so S ≤ Σ_type min(Σ best of the task's nodes, Σ best of the program's nodes). Weights
+        are computed once per distinct curriculum signature (or taken from ``counts``, the
+        ``task_counts``), the rest is numpy.
+        """
+        n1, n_prog, n_types = task.n, len(self.programs), max(1, len(self.vocab))
+        if n1 == 0 or n_prog == 0 or len(self.node_sig) == 0:
+            return np.ones(n_prog)
+        profile = self.options.profile
+        native = profile in ("paper", "companion") and native_search_available()
+        # only nodes of equal type have w > 0: work type by type on the curriculum's nodes of it
+        by_type: dict[str, list[int]] = {}
+        for u, su in enumerate(task.graph.sigs):
+            if su.type in self.vocab:
+                by_type.setdefault(su.type, []).append(u)
+        best_prog_node = np.zeros(len(self.node_sig))  # each curriculum node's best w to the task
+        side_task = np.zeros((n_prog, n_types))  # Σ over the task's nodes of a type of their best w in a program
+        sigs = self._sigs
+        for type_name, us in by_type.items():
+            nodes, local, block, progs, values = self._type_nodes(type_name)
+            t = self.vocab[type_name]
+            if counts is not None:  # num / den as floats, as weights_to divides (den 0: w = 1)
+                pairs = np.frombuffer(b"".join(counts[u] for u in us), dtype=np.int64).reshape(len(us), -1, 2)
+                num, den = pairs[..., 0], pairs[..., 1]
+                rows = np.where(den > 0, num / np.where(den > 0, den, 1), 1.0)
+            elif native:
+                rows = [matching._native.weights_to(task.graph.sigs[u].values, task.graph.sigs[u].self_equal,
+                                                    values, profile == "companion") for u in us]
+            else:
+                others = [sigs[g] for g in self._sigs_by_type[type_name]]
+                rows = [_weights_to(task.graph.sigs[u], others, profile) for u in us]
+            per_node = np.asarray(rows, dtype=float)[:, local].T  # the type's curriculum nodes × task nodes
+            best_prog_node[nodes] = per_node.max(axis=1)
+            side_task[progs, t] = np.maximum.reduceat(np.ascontiguousarray(per_node), block, axis=0).sum(axis=1)
+        side_prog = np.bincount(self.node_program * n_types + self.node_type, weights=best_prog_node,
+                                minlength=n_prog * n_types).reshape(n_prog, n_types)
+        s_ub = np.minimum(side_task, side_prog).sum(axis=1)
+        denom = (n1 * self.sizes).astype(float)
+        lb = np.where(denom > 0, 1.0 - s_ub * s_ub / np.where(denom > 0, denom, 1.0), 1.0)
+        return np.clip(lb, 0.0, 1.0) - 1e-9  # margin for float rounding: never above the true bound
+
+    def nearest_by_domain(self, task: Prepared, deadline: float | None = None, cancel=None) -> dict[str, Nearest]:
+        """Ω(T', C_i) for every domain i, exact, with pruning. Keys: domain names. Raises
+        ``Cancelled`` once ``cancel`` is set (checked between programs and inside the search)."""
+        return self._nearest(task, self.domains, self.domain_names, deadline, cancel)
+
+    def nearest(self, task: Prepared, deadline: float | None = None, cancel=None) -> Nearest:
+        """Ω(T', C) over the whole curriculum (one minimum: prunes more than per domain)."""
+        return self._nearest(task, [""] * len(self.programs), [""], deadline, cancel)[""]
+
+    def _nearest(self, task: Prepared, group_of: Sequence[str], groups: Sequence[str],
+                 deadline: float | None, cancel=None) -> dict[str, Nearest]:
+        counts = self.task_counts(task)
+        lb = self.lower_bounds(task, counts)
+        th = canonical_hash(task.graph)
+        first = np.array([h == th for h in self.hashes], dtype=bool)
+        order = np.lexsort((np.arange(len(lb)), lb, ~first))  # hash matches first, then by bound
+        if len(groups) == 1:
+            per_group = {groups[0]: order}
+        else:  # each group's programs in that order (a group's minimum depends on its own programs only)
+            codes = np.array([self._group_code(groups, g) for g in group_of], dtype=np.int64)[order]
+            per_group = {d: order[codes == c] for c, d in enumerate(groups)}
+        return {d: self._nearest_in(task, idx, lb, first, deadline, cancel, counts) for d, idx in per_group.items()}
+
+    def _group_code(self, groups: Sequence[str], name: str) -> int:
+        codes = self.__dict__.get("_codes")
+        if codes is None or codes[0] is not groups:
+            codes = self.__dict__["_codes"] = (groups, {d: c for c, d in enumerate(groups)})
+        return codes[1][name]
+
+    def _nearest_in(self, task: Prepared, idx: np.ndarray, lb: np.ndarray, first: np.ndarray,
+                    deadline: float | None, cancel=None, counts=None) -> Nearest:
+        """The minimum over the programs ``idx`` (hash matches first, then by ascending bound).
+        Δ values are exact rationals kept as integer pairs (num, den); a program is skipped when its
+        bound is ≥ the minimum so far, and once a program past the hash matches is, so is the rest."""
+        bn, bd = 2, 1  # the minimum so far, Δ = bn / bd (2: none yet)
+        best_f = 2.0  # float(bn / bd)
+        best_idx: int | None = None
+        cut: list[tuple[int, int]] = []  # Δ lower bounds of deadline-cut searches
+        searched = skipped = 0
+        n1 = task.n
+        profile = self.options.profile
+        lbs = lb[idx].tolist()
+        firsts = first[idx].tolist()
+        for k, i in enumerate(idx.tolist()):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            if best_idx is not None:
+                b = lbs[k]  # b ≥ bn/bd exactly: decided by floats unless they are equal
+                if b > best_f or (b == best_f and Fraction(b) >= Fraction(bn, bd)):
+                    if firsts[k]:
+                        skipped += 1
+                        continue
+                    skipped += len(lbs) - k  # the bounds only grow from here and the minimum only falls
+                    break
+            prog = self.programs[i]
+            n2 = prog.n
+            if n1 == 0 or n2 == 0:
+                if bd < bn:  # Δ = 1 < the minimum so far (bn / bd)
+                    bn, bd, best_f, best_idx = 1, 1, 1.0, int(i)
+                continue
+            # only S with 1 - S²/(n1 n2) < best matters: S² > (1 - best)·n1·n2
+            threshold = ((bd - bn) * n1 * n2, bd) if best_idx is not None else None
+            m = max_common_subgraph(task.graph, prog.graph, profile, deadline=deadline, threshold_sq=threshold,
+                                    cancel=cancel, counts=None if counts is None else (counts, self.program_counts(i)))
+            if m.cancelled:
+                raise Cancelled()
+            searched += 1
+            if not m.exact:
+                cut.append(_delta_pair(m.upper, n1, n2))
+            if m.improved or threshold is None:
+                vn, vd = _delta_pair(m.weight, n1, n2)
+                if vn * bd < bn * vd:
+                    bn, bd, best_idx = vn, vd, int(i)
+                    best_f = vn / vd
+        return _finish_nearest(Fraction(bn, bd), best_idx, [Fraction(*c) for c in cut], searched, skipped)
+
+
+def _delta_pair(s: tuple[int, int], n1: int, n2: int) -> tuple[int, int]:
+    """Δ = 1 − S²/(n1·n2) for S = num/den as integers (num', den'), den' > 0 (n1, n2 > 0)."""
+    num, den = s
+    total = den * den * n1 * n2
+    return total - num * num, total
+
+
+def _weights_to(su, others: list, profile: str) -> list[float]:
+    """w(su, s) as floats (num / den) for signatures ``others`` of su's type: ``similarity``
+    inlined for the paper profile (the same values); in C for paper and companion when the native
+    search is in use."""
+    if profile in ("paper", "companion") and native_search_available():
+        return matching._native.weights_to(su.values, su.self_equal, [sv.values for sv in others], profile == "companion")
+    if profile != "paper":
+        out = []
+        for sv in others:
+            num, den = similarity(su, sv, profile)
+            out.append(num / den)
+        return out
+    ak, ai = su.keys, su.items
+    out = []
+    for sv in others:
+        den = len(ak | sv.keys)
+        out.append(len(ai & sv.items) / den if den else 1.0)
+    return out
+
+
+def _finish_nearest(best: Fraction, index: int | None, cut: list[Fraction], searched: int, skipped: int) -> Nearest:
+    """A cut search matters only if its proven bound leaves room below the minimum found."""
+    omega = float(best) if index is not None else 1.0
+    lower = min([best] + cut) if index is not None else Fraction(1)
+    value = best if index is not None else Fraction(1)
+    return Nearest(omega, index, lower >= best, searched, skipped, float(min(lower, best)), value)
+
+
+def leak_of(nearest: Nearest, threshold: Fraction = LEAK_THRESHOLD) -> bool | None:
+    """Whether Ω ≤ ``threshold``, compared exactly: True or False, or None when a deadline cut a
+    search and the proven interval [omega_lower, omega] contains the threshold. False with no
+    curriculum program. Uses ``nearest.value`` (the exact Ω) when known, else the float's exact value."""
+    if nearest.index is None:
+        return False
+    omega = nearest.value if nearest.value is not None else Fraction(nearest.omega)
+    if omega <= threshold:
+        return True
+    if nearest.exact or nearest.omega_lower is None or Fraction(nearest.omega_lower) > threshold:
+        return False
+    return None
+
+
+def overall(per_domain: dict[str, Nearest]) -> Nearest:
+    """The curriculum-wide nearest program from per-domain results."""
+    if not per_domain:
+        return Nearest(1.0, None)
+    best = min(per_domain.values(), key=lambda n: (n.omega, n.index if n.index is not None else 1 << 60))
+    lower = min(n.omega_lower if n.omega_lower is not None else n.omega for n in per_domain.values())
+    return Nearest(
+        best.omega,
+        best.index,
+        lower >= best.omega,
+        sum(n.searched for n in per_domain.values()),
+        sum(n.skipped for n in per_domain.values()),
+        lower,
+        best.value,
+    )
+
+
+# ----- many tasks on all cores ---------------------------------------------------------------
+
+_WORKER_CURRICULUM: Curriculum | None = None
+
+
+def _init_worker(curriculum: Curriculum | None = None) -> None:
+    """A worker leaves Ctrl-C to the parent (which stops every worker at once, see
+    ``stop_pool_now``); a spawned worker also receives the curriculum. The objects a worker starts
+    with are frozen out of the garbage collector (``gc.freeze``)."""
+    global _WORKER_CURRICULUM
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if isinstance(curriculum, bytes):
+        import pickle
+
+        curriculum = pickle.loads(curriculum)
+    if curriculum is not None:
+        _WORKER_CURRICULUM = curriculum
+    # the curriculum (millions of objects, never freed in a worker) out of the cyclic collector's
+    # reach: otherwise every full collection walks it again (a third of Ω's time)
+    import gc
+
+    gc.freeze()
+
+
+def stop_pool_now(pool) -> None:
+    """Stop a ``ProcessPoolExecutor`` at once: queued work is dropped and running workers are
+    terminated (a search in C does not return until it ends; shutting down would wait for it).
+    Once they are gone the pool's manager thread is joined, so that nothing of the pool is left
+    for the interpreter's exit to wake (which then raced its closing pipe: "Bad file descriptor")."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        try:
+            proc.terminate()
+        except Exception:
+            pass
+    for proc in procs:
+        try:
+            proc.join(1.0)
+        except Exception:
+            pass
+    pool.shutdown(wait=not any(p.is_alive() for p in procs), cancel_futures=True)
+
+
+def _worker_nearest(args):
+    task, deadline = args
+    return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
+
+
+def _single_threaded() -> bool:
+    """True when no other thread could hold a lock at a fork: ``threading`` knows of one thread and
+    Qt is not loaded (Qt runs threads that ``threading`` does not list). The operating system's
+    own count is no help: numpy's BLAS keeps idle threads that are safe to fork beside."""
+    import sys
+    import threading
+
+    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
+
+
+@contextmanager
+def _interrupts_held():
+    """Ctrl-C waits until the block has run (POSIX, main thread; elsewhere nothing changes). An
+    interrupt landing inside ``ProcessPoolExecutor``'s start-up left its manager thread created
+    but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered (not
+    terminated, searching on). Threads started in the block keep Ctrl-C blocked: it reaches the
+    main thread."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
+               deadline: float | None = None, progress: Progress | None = None, cancel=None,
+               on_result: Callable[[int, dict[str, Nearest]], None] | None = None) -> list[dict[str, Nearest]]:
+    """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores).
+
+    ``progress(done, total)`` is called after each task, ``on_result(i, nearest)`` as soon as
+    task ``i`` is done (in completion order). Results are in task order. ``cancel`` (anything with
+    ``is_set()``): once set, raises ``Cancelled`` within about 50 ms, the worker processes
+    terminated. Worker processes are forked when this process runs a single thread (the curriculum
+    is shared without copying); with other threads alive (a GUI, a thread pool) forking is unsafe,
+    so they are spawned and receive the curriculum once each. They are spawned too when the program
+    set a start method other than fork (``multiprocessing.set_start_method``).
+    """
+    global _WORKER_CURRICULUM
+    total = len(tasks)
+    workers = workers or os.cpu_count() or 1
+    results: list = [None] * total
+    if workers <= 1 or total <= 1:
+        with frozen_heap():  # no full garbage collection walks the curriculum meanwhile
+            for i, t in enumerate(tasks):
+                results[i] = curriculum.nearest_by_domain(t, deadline, cancel)
+                if on_result:
+                    on_result(i, results[i])
+                if progress:
+                    progress(i + 1, total)
+        return results
+    import multiprocessing as mp
+    import pickle
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
+    forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()
+    if forking:
+        _WORKER_CURRICULUM = curriculum
+        pool_args = dict(mp_context=mp.get_context("fork"), initializer=_init_worker)
+    else:  # pickled once here, not once per worker as it starts
+        blob = pickle.dumps(curriculum, protocol=pickle.HIGHEST_PROTOCOL)
+        _check(cancel)
+        pool_args = dict(mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(blob,))
+    try:
+        pool = ProcessPoolExecutor(max_workers=min(workers, total), **pool_args)
+        try:
+            # the largest tasks first (they tend to search longest): no worker is left alone with a
+            # long task at the end while the others idle
+            order = sorted(range(total), key=lambda i: -tasks[i].n)
+            with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
+                futures = {pool.submit(_worker_nearest, (tasks[i], deadline)): i for i in order}
+            pending, done = set(futures), 0
+            while pending:
+                _check(cancel)
+                finished, pending = wait(pending, timeout=0.05 if cancel is not None else None,
+                                         return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    i = futures[fut]
+                    results[i] = fut.result()
+                    done += 1
+                    if on_result:
+                        on_result(i, results[i])
+                    if progress:
+                        progress(done, total)
+        except BaseException:  # Ctrl-C, cancel or an error: no worker keeps searching
+            stop_pool_now(pool)
+            raise
+        pool.shutdown()
+    finally:
+        _WORKER_CURRICULUM = None
+    return results
+
+
+def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), library=None,
+                 deadline: float | None = None, progress: Progress | None = None) -> list[list[float]]:
+    """All-pairs Δ (row = reference, column = generated), in the order given. ``progress(done,
+    total)`` is called after each search (the paper profile is symmetric: n(n+1)/2 searches)."""
+    prepared = [prepare(f, options, library) for f in flows]
+    n = len(prepared)
+    symmetric = options.profile == "paper"
+    total, done = (n * (n + 1) // 2 if symmetric else n * n), 0
+    out = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            if symmetric and j < i:
+                out[i][j] = out[j][i]
+                continue
+            a, b = prepared[i], prepared[j]
+            m = max_common_subgraph(a.graph, b.graph, options.profile, deadline=deadline)
+            out[i][j] = float(delta_from_s(Fraction(*m.weight), a.n, b.n))
+            done += 1
+            if progress:
+                progress(done, total)
+    return out
+
+
+def domain_distance(task_programs: Sequence[Flow], curriculum_programs: Sequence[Flow],
+                    options: ScoreOptions = ScoreOptions(profile="companion"), library=None) -> float:
+    """The companion's dd(D_task, D_cur): mean over P in D_task of min over Q in D_cur of Δ(P, Q),
+    rounded to 3 decimals (spec §5). Not symmetric. 1.0 when either side is empty."""
+    if not task_programs or not curriculum_programs:
+        return 1.0
+    cur = Curriculum.from_flows(curriculum_programs, ["d"] * len(curriculum_programs), options=options, library=library)
+    mins = [cur.nearest(prepare(p, options, library)).omega for p in task_programs]
+    return round(sum(mins) / len(mins), 3)

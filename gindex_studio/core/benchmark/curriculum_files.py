@@ -1,0 +1,45 @@
+"""Curricula and task sets on disk: a folder of ``.json`` programs, one sub-folder per domain."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from gindex_studio.core.flows.flow import Flow, FlowError, read_flow_file
+
+
+def flow_files(path: Path) -> list[Path]:
+    """``path`` itself when it is a file, else every ``.json`` file below it, sorted.
+
+    Raises FlowError when ``path`` does not exist."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.json") if p.is_file())
+    raise FlowError(f"{path}: no such file or folder")
+
+
+def list_curriculum_folder(root: Path) -> tuple[list[Path], list[str], list[str]]:
+    """The program files below ``root`` with their domains and labels, reading only the files
+    directly in ``root`` (their domain is the dataset's ``"name"``).
+
+    A program's domain is its first sub-folder under ``root``; a file directly in ``root`` takes
+    the dataset's ``"name"`` (``"(none)"`` without one). Labels are paths relative to ``root``.
+    Raises FlowError (not a folder, no program, an unreadable top-level program)."""
+    if not root.is_dir():
+        raise FlowError(f"{root}: the curriculum must be a folder")
+    files = flow_files(root)
+    if not files:
+        raise FlowError(f"{root}: no .json program in the curriculum folder")
+    domains, labels = [], []
+    for f in files:
+        rel = f.relative_to(root)
+        domains.append(rel.parts[0] if len(rel.parts) > 1 else (read_flow_file(f).domain or "(none)"))
+        labels.append(str(rel))
+    return files, domains, labels
+
+
+def read_curriculum_folder(root: Path) -> tuple[list[Flow], list[str], list[str]]:
+    """The programs below ``root`` (read strictly), their domains and labels (see
+    :func:`list_curriculum_folder`). Raises FlowError (not a folder, no program, an unreadable
+    program)."""
+    files, domains, labels = list_curriculum_folder(root)
+    return [read_flow_file(f) for f in files], domains, labels

@@ -1,0 +1,753 @@
+"""Experiment files: what a g-index is computed from (scoring-spec §6, docs/experiment-format.md).
+
+Two kinds of file are read:
+
+- our own format, ``gindex-studio.experiment/1`` (``load_experiment`` / ``save_experiment``): the
+  curriculum as program files or folders with sample counts, the compute, the priors ρ and the test
+  tasks, each with its reference program and the generated program (a file, inline JSON or the raw
+  model text);
+- the companion repository's experiment files (mayahq/g-index-benchmark, ``experiments/*.json``)
+  with its ``domains/`` folder (``load_companion_experiment``): per-domain results only, for the
+  aggregate mode of the spec.
+
+Every problem with an experiment raises ``ExperimentError`` with one line a person can act on:
+the file, the field path (e.g. ``tasks[3].generated``) and what is wrong. Generated programs are
+read leniently (spec §4): broken model output never makes loading fail.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.flows.flow import (
+    Flow,
+    FlowError,
+    atomic_write_bytes,
+    loads_json,
+    read_flow_file,
+    read_user_file,
+)
+from gindex_studio.core.flows.lenient import SyntaxIssue
+from gindex_studio.core.flows.reading import (
+    program_files,
+    program_kinds,
+    read_generated_file,
+    read_generated_text,
+    read_generated_value,
+    read_reference_file,
+    read_reference_value,
+)
+from gindex_studio.core.scoring.similarity import PROFILES
+
+FORMAT = "gindex-studio.experiment/1"
+#: Version 2: ``tasks[j].generated`` may be a list of attempts (θ of the task = mean over attempts).
+FORMAT_V2 = "gindex-studio.experiment/2"
+FORMATS = (FORMAT, FORMAT_V2)
+DEFAULT_PRIORS = 1e-4
+PROGRAM_SUFFIX = ".json"
+
+_TOP_KEYS = ("format", "name", "system", "profile", "options", "priors", "compute", "curriculum", "tasks")
+_OPTION_KEYS = ("ignore_types", "port_aware", "fill_defaults")
+_CURRICULUM_KEYS = ("domain", "programs", "samples", "compute")
+_TASK_KEYS = ("id", "domain", "prompt", "reference", "generated")
+
+
+class ExperimentError(Exception):
+    """An experiment that cannot be used, with one line saying where and what is wrong."""
+
+
+# ----- the loaded experiment -------------------------------------------------------------------
+
+
+@dataclass
+class Compute:
+    """Compute used for training: ``power`` × ``time`` or a ``total`` (the experiment's units,
+    e.g. petaFLOP/s × s = petaFLOP·s as in the companion's files)."""
+
+    power: float | None = None
+    time: float | None = None
+    total: float | None = None
+
+    @property
+    def value(self) -> float:
+        if self.total is not None:
+            return float(self.total)
+        return float(self.power) * float(self.time)  # type: ignore[arg-type]
+
+    def to_json(self) -> dict:
+        if self.total is not None:
+            return {"total": self.total}
+        return {"power": self.power, "time": self.time}
+
+
+@dataclass
+class Program:
+    """One curriculum program: its label (path relative to the experiment file, POSIX style),
+    absolute path and flow."""
+
+    label: str
+    path: Path
+    flow: Flow
+
+
+@dataclass
+class CurriculumDomain:
+    """A curriculum domain C_i: its name, |C_i| (samples), the programs representing it (for Ω),
+    the entries of ``programs`` as written (files or folders) and an optional compute override."""
+
+    domain: str
+    samples: int
+    programs: list[Program]
+    sources: list[str]
+    compute: Compute | None = None
+
+
+@dataclass
+class Source:
+    """Where a task's program comes from: ``file`` (``path`` as written, relative to the
+    experiment), ``json`` (inline) or ``text`` (inline raw model output). ``bare`` records that the
+    file was written as a bare string rather than ``{"file": ...}``."""
+
+    kind: str
+    path: str | None = None
+    bare: bool = False
+
+
+@dataclass
+class Attempt:
+    """One generated program of a task: the flow, where it came from, the lenient reader's syntax
+    issue and (text or file outputs) the raw model text."""
+
+    generated: Flow
+    source: Source
+    syntax: SyntaxIssue | None = None
+    text: str | None = None
+
+
+@dataclass
+class Task:
+    """A test task T'_j: its reference program P'ref and the generated program P' (with the
+    lenient reader's syntax issue and, for text or file outputs, the raw text).
+
+    Format 2: a task may hold several attempts. ``generated`` … ``generated_text`` are the first;
+    ``more_attempts`` the others; ``attempts`` lists them all. ``listed``: ``generated`` was written
+    as a list (kept when saving)."""
+
+    id: str
+    domain: str
+    prompt: str
+    reference: Flow
+    generated: Flow
+    reference_source: Source
+    generated_source: Source
+    syntax: SyntaxIssue | None = None
+    generated_text: str | None = None
+    prompt_given: bool = False
+    more_attempts: list[Attempt] = field(default_factory=list)
+    listed: bool = False
+
+    @property
+    def attempts(self) -> list[Attempt]:
+        """Every attempt, the first (the fields above) included."""
+        return [Attempt(self.generated, self.generated_source, self.syntax, self.generated_text)] + self.more_attempts
+
+    def set_generated_flow(self, flow: Flow) -> None:
+        """Replace the generated program by an edited flow; it is saved inline as ``{"json"}``."""
+        self.generated = flow
+        self.generated_source = Source("json")
+        self.generated_text = None
+        self.syntax = None
+
+    def set_generated_text(self, text: str) -> None:
+        """Replace the generated program by new raw model text (read leniently, saved inline)."""
+        read = read_generated_text(text)
+        self.generated, self.syntax, self.generated_text = read.flow, read.syntax, text
+        self.generated_source = Source("text")
+
+    def set_reference_flow(self, flow: Flow) -> None:
+        """Replace the reference program by an edited flow; it is saved inline as ``{"json"}``."""
+        self.reference = flow
+        self.reference_source = Source("json")
+
+
+@dataclass
+class Experiment:
+    """A loaded experiment in our format. ``path`` is the file it was read from (None if built in
+    memory); relative program paths are resolved against its folder."""
+
+    name: str
+    system: str
+    profile: str
+    options: ScoreOptions
+    priors: float
+    compute: Compute
+    curriculum: list[CurriculumDomain]
+    tasks: list[Task]
+    path: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    def domain_compute(self, entry: CurriculumDomain) -> float:
+        """compute_i: the entry's override, else the experiment's compute."""
+        return (entry.compute or self.compute).value
+
+    def task_index(self, task_id: str) -> int:
+        for i, t in enumerate(self.tasks):
+            if t.id == task_id:
+                return i
+        raise KeyError(task_id)
+
+
+# ----- validation helpers ----------------------------------------------------------------------
+
+
+class _Ctx:
+    def __init__(self, file: Path | str):
+        self.file = str(file)
+
+    def fail(self, where: str, what: str) -> ExperimentError:
+        return ExperimentError(f"{self.file}: {where}: {what}" if where else f"{self.file}: {what}")
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**20:
+        return f"a {len(str(abs(value)))}-digit number"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
+    return {"list": "a list", "dict": "an object"}.get(type(value).__name__, type(value).__name__)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _finite(value: Any) -> bool:
+    """A number that a float can hold (JSON integers have no size limit: 10^400 is not one)."""
+    try:
+        return _is_number(value) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _positive(ctx: _Ctx, where: str, value: Any) -> float:
+    if not _finite(value) or value <= 0:
+        raise ctx.fail(where, f"must be a positive number, got {_describe(value)}")
+    return float(value) if isinstance(value, float) else value
+
+
+def _string(ctx: _Ctx, where: str, value: Any, *, empty_ok: bool = False) -> str:
+    if not isinstance(value, str):
+        raise ctx.fail(where, f"must be a string, got {_describe(value)}")
+    if not empty_ok and not value.strip():
+        raise ctx.fail(where, "must not be empty")
+    return value
+
+
+def _object(ctx: _Ctx, where: str, value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise ctx.fail(where, f"must be an object, got {_describe(value)}")
+    return value
+
+
+def _unknown_keys(ctx: _Ctx, where: str, obj: dict, known: tuple[str, ...]) -> None:
+    for key in obj:
+        if key in known or key.startswith("x-") or key.startswith("_"):
+            continue
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+        prefix = f"{where}." if where else ""
+        raise ctx.fail(f"{prefix}{key}", f"unknown field{hint}")
+
+
+def _compute(ctx: _Ctx, where: str, value: Any) -> Compute:
+    obj = _object(ctx, where, value)
+    _unknown_keys(ctx, where, obj, ("power", "time", "total"))
+    if "total" in obj:
+        if "power" in obj or "time" in obj:
+            raise ctx.fail(where, "give either total, or power and time, not both")
+        return Compute(total=_positive(ctx, f"{where}.total", obj["total"]))
+    missing = [k for k in ("power", "time") if k not in obj]
+    if missing:
+        raise ctx.fail(where, f"needs power and time, or total (missing {' and '.join(missing)})")
+    return Compute(power=_positive(ctx, f"{where}.power", obj["power"]), time=_positive(ctx, f"{where}.time", obj["time"]))
+
+
+def _rel_label(path: Path, base: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive
+        return path.as_posix()
+
+
+def _resolve(base: Path, written: str) -> Path:
+    p = Path(written).expanduser()
+    return p if p.is_absolute() else base / p
+
+
+def _check_rho_e(ctx: _Ctx, where: str, priors: float, compute: Compute) -> None:
+    e = math.log2(compute.value)
+    if priors + e <= 0:
+        raise ctx.fail(
+            where,
+            f"compute {compute.value:g} gives E = log2({compute.value:g}) = {e:.6g} and priors + E = "
+            f"{priors + e:.6g} <= 0, so the g-index is undefined; give compute in a smaller unit so that "
+            "it exceeds 1 (e.g. teraFLOP·s instead of petaFLOP·s)",
+        )
+
+
+# ----- reading our format ----------------------------------------------------------------------
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file in our format. Raises ExperimentError."""
+    path = Path(path)
+    return experiment_from_value(_read_experiment_json(path), path)
+
+
+def _read_experiment_json(path: Path) -> Any:
+    """The parsed JSON of an experiment file; ExperimentError with one line otherwise."""
+    try:
+        data = read_user_file(path, "an experiment file")
+    except FlowError as e:
+        raise ExperimentError(str(e)) from None
+    try:
+        return loads_json(data)
+    except ValueError as e:
+        raise ExperimentError(f"{path}: not valid JSON: {e}") from None
+
+
+def experiment_from_value(value: Any, path: str | Path | None = None) -> Experiment:
+    """Validate a parsed experiment; ``path`` locates relative program paths (default: cwd)."""
+    ctx = _Ctx(path if path is not None else "<experiment>")
+    base = Path(path).resolve().parent if path is not None else Path.cwd()
+    top = _object(ctx, "", value) if isinstance(value, dict) else None
+    if top is None:
+        raise ctx.fail("", f"an experiment must be a JSON object, got {_describe(value)}")
+    fmt = top.get("format")
+    if fmt is None:
+        if "train_set" in top and "performance" in top:
+            raise ctx.fail("format", "missing; this looks like a companion experiment file: read it with "
+                           "--domains DIR (load_companion_experiment)")
+        raise ctx.fail("format", f"missing (expected {FORMAT!r})")
+    if fmt not in FORMATS:
+        raise ctx.fail("format", f"unknown format {_describe(fmt)} (expected {FORMAT_V2!r} or {FORMAT!r})")
+    _unknown_keys(ctx, "", top, _TOP_KEYS)
+    for key in ("name", "system", "compute", "curriculum", "tasks"):
+        if key not in top:
+            raise ctx.fail(key, "missing")
+    name = _string(ctx, "name", top["name"], empty_ok=True)
+    system = _string(ctx, "system", top["system"], empty_ok=True)
+    profile = top.get("profile", "paper")
+    if profile not in PROFILES:
+        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in PROFILES)}, got {_describe(profile)}")
+    opts = _object(ctx, "options", top.get("options", {}))
+    _unknown_keys(ctx, "options", opts, _OPTION_KEYS)
+    ignore = opts.get("ignore_types", [])
+    if not isinstance(ignore, list) or not all(isinstance(t, str) for t in ignore):
+        raise ctx.fail("options.ignore_types", f"must be a list of node type strings, got {_describe(ignore)}")
+    for key in ("port_aware", "fill_defaults"):
+        if key in opts and not isinstance(opts[key], bool):
+            raise ctx.fail(f"options.{key}", f"must be true or false, got {_describe(opts[key])}")
+    options = ScoreOptions(profile=profile, ignore_types=frozenset(ignore), port_aware=opts.get("port_aware", False),
+                           fill_defaults=opts.get("fill_defaults", False))
+    priors = top.get("priors", DEFAULT_PRIORS)
+    if not _finite(priors) or priors < 0:
+        raise ctx.fail("priors", f"must be a number >= 0, got {_describe(priors)}")
+    compute = _compute(ctx, "compute", top["compute"])
+
+    warnings: list[str] = []
+    curriculum = _curriculum(ctx, base, top["curriculum"], warnings, profile)
+    if any(c.compute is None for c in curriculum):
+        _check_rho_e(ctx, "compute", float(priors), compute)
+    for i, c in enumerate(curriculum):
+        if c.compute is not None:
+            _check_rho_e(ctx, f"curriculum[{i}].compute", float(priors), c.compute)
+    tasks = _tasks(ctx, base, top["tasks"], warnings, attempts_ok=fmt == FORMAT_V2, profile=profile)
+    extra = {k: v for k, v in top.items() if k not in _TOP_KEYS}
+    return Experiment(name, system, profile, options, float(priors), compute, curriculum, tasks,
+                      Path(path) if path is not None else None, extra, warnings)
+
+
+def _entries(ctx: _Ctx, field_name: str, value: Any, noun: str, known, required):
+    """Yield (index, where, object) for a non-empty list of objects, each checked for unknown and
+    missing keys."""
+    if not isinstance(value, list):
+        raise ctx.fail(field_name, f"must be a list of {noun}s, got {_describe(value)}")
+    if not value:
+        raise ctx.fail(field_name, f"must list at least one {noun}")
+    for i, entry in enumerate(value):
+        where = f"{field_name}[{i}]"
+        obj = _object(ctx, where, entry)
+        _unknown_keys(ctx, where, obj, known)
+        for key in required:
+            if key not in obj:
+                raise ctx.fail(f"{where}.{key}", "missing")
+        yield i, where, obj
+
+
+def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str], profile: str = "paper") -> list[CurriculumDomain]:
+    out: list[CurriculumDomain] = []
+    seen: dict[str, int] = {}
+    for i, where, obj in _entries(ctx, "curriculum", value, "domain", _CURRICULUM_KEYS,
+                                  ("domain", "programs", "samples")):
+        domain = _string(ctx, f"{where}.domain", obj["domain"])
+        if domain in seen:
+            raise ctx.fail(f"{where}.domain", f"{domain!r} is already curriculum[{seen[domain]}]; merge the two entries")
+        seen[domain] = i
+        samples = obj["samples"]
+        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
+            if isinstance(samples, float) and samples.is_integer() and samples >= 0:
+                samples = int(samples)
+            else:
+                raise ctx.fail(f"{where}.samples", f"must be a whole number >= 0, got {_describe(samples)}")
+        if not _finite(samples):
+            raise ctx.fail(f"{where}.samples", f"is too large: {_describe(samples)}")
+        sources = obj["programs"]
+        if isinstance(sources, str):
+            sources = [sources]
+        if not isinstance(sources, list) or not sources:
+            raise ctx.fail(f"{where}.programs", f"must be a non-empty list of program files or folders, got {_describe(obj['programs'])}")
+        programs: list[Program] = []
+        for k, src in enumerate(sources):
+            pw = f"{where}.programs[{k}]"
+            _string(ctx, pw, src)
+            p = _resolve(base, src)
+            if p.is_dir():
+                files = program_files(p, profile)
+                if not files:
+                    raise ctx.fail(pw, f"folder {src!r} holds no {program_kinds(profile)} program files")
+            elif p.is_file():
+                files = [p]
+            else:
+                raise ctx.fail(pw, f"no such file or folder {src!r}")
+            for f in files:
+                try:
+                    flow = read_reference_file(f, profile)
+                except FlowError as e:
+                    raise ctx.fail(pw, str(e)) from None
+                programs.append(Program(_rel_label(f, base), f, flow))
+        comp = _compute(ctx, f"{where}.compute", obj["compute"]) if "compute" in obj else None
+        if samples == 0:
+            warnings.append(f"curriculum[{i}] ({domain}) has 0 samples: it is left out of the g-index")
+        out.append(CurriculumDomain(domain, samples, programs, list(sources), comp))
+    return out
+
+
+def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False,
+           profile: str = "paper") -> list[Task]:
+    out: list[Task] = []
+    seen: dict[str, int] = {}
+    for j, where, obj in _entries(ctx, "tasks", value, "task", _TASK_KEYS, ("id", "domain", "reference", "generated")):
+        tid = _string(ctx, f"{where}.id", obj["id"])
+        if tid in seen:
+            raise ctx.fail(f"{where}.id", f"{tid!r} is already the id of tasks[{seen[tid]}]; task ids must be unique")
+        seen[tid] = j
+        domain = _string(ctx, f"{where}.domain", obj["domain"])
+        ref, ref_src = _reference(ctx, base, f"{where}.reference", obj["reference"], profile)
+        attempts = _attempts(ctx, base, f"{where}.generated", obj["generated"], attempts_ok, profile)
+        first = attempts[0]
+        if "prompt" in obj:
+            prompt, given = _string(ctx, f"{where}.prompt", obj["prompt"], empty_ok=True), True
+        else:
+            prompt, given = ref.prompt, False
+        if ref.domain and ref.domain != domain:
+            warnings.append(f"{where} ({tid}): domain {domain!r}, but its reference file names domain {ref.domain!r}")
+        out.append(Task(tid, domain, prompt, ref, first.generated, ref_src, first.source, first.syntax, first.text, given,
+                        attempts[1:], isinstance(obj["generated"], list)))
+    return out
+
+
+def _attempts(ctx: _Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile: str = "paper") -> list[Attempt]:
+    """The attempts of ``tasks[j].generated``: one source, or (format 2) a non-empty list of them."""
+    if not isinstance(value, list):
+        return [Attempt(*_generated(ctx, base, where, value, profile))]
+    if not attempts_ok:
+        raise ctx.fail(where, f"a list of attempts needs \"format\": {FORMAT_V2!r}")
+    if not value:
+        raise ctx.fail(where, "must list at least one attempt")
+    return [Attempt(*_generated(ctx, base, f"{where}[{k}]", v, profile)) for k, v in enumerate(value)]
+
+
+def _source_spec(ctx: _Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> tuple[str, Any, bool]:
+    if isinstance(value, str):
+        return "file", _string(ctx, where, value), True
+    if isinstance(value, dict):
+        keys = [k for k in value if k in kinds]
+        others = [k for k in value if k not in kinds]
+        if len(keys) == 1 and not others:
+            return keys[0], value[keys[0]], False
+    forms = ", ".join([f'{{"{k}": ...}}' for k in kinds])
+    raise ctx.fail(where, f"must be a file path or one of {forms}, got {_describe(value)}")
+
+
+def _reference(ctx: _Ctx, base: Path, where: str, value: Any, profile: str = "paper") -> tuple[Flow, Source]:
+    kind, spec, bare = _source_spec(ctx, where, value, ("file", "json"))
+    if kind == "file":
+        _string(ctx, where if bare else f"{where}.file", spec)
+        p = _resolve(base, spec)
+        if not p.is_file():
+            raise ctx.fail(where if bare else f"{where}.file", f"no such file {spec!r}")
+        try:
+            return read_reference_file(p, profile), Source("file", spec, bare)
+        except FlowError as e:
+            raise ctx.fail(where, str(e)) from None
+    try:
+        return read_reference_value(spec, profile), Source("json")
+    except FlowError as e:
+        raise ctx.fail(f"{where}.json", str(e)) from None
+
+
+def _generated(ctx: _Ctx, base: Path, where: str, value: Any,
+               profile: str = "paper") -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
+    kind, spec, bare = _source_spec(ctx, where, value, ("file", "json", "text"))
+    if kind == "file":
+        fw = where if bare else f"{where}.file"
+        _string(ctx, fw, spec)
+        p = _resolve(base, spec)
+        if not p.is_file():
+            raise ctx.fail(fw, f"no such file {spec!r}")
+        try:
+            read = read_generated_file(p, profile)
+        except FlowError as e:
+            raise ctx.fail(fw, str(e)) from None
+        return read.flow, Source("file", spec, bare), read.syntax, read.text
+    if kind == "text":
+        if not isinstance(spec, str):
+            raise ctx.fail(f"{where}.text", f"must be a string (the raw model output), got {_describe(spec)}")
+        read = read_generated_text(spec, profile)
+        return read.flow, Source("text"), read.syntax, spec
+    read = read_generated_value(spec, profile)  # inline JSON that is no flow is read leniently (Δ = 1)
+    return read.flow, Source("json"), read.syntax, None
+
+
+# ----- writing our format ----------------------------------------------------------------------
+
+
+def experiment_to_value(exp: Experiment, path: str | Path | None = None) -> dict:
+    """The JSON value of ``exp`` in our format, file paths relative to ``path``'s folder."""
+    new_base = Path(path).resolve().parent if path is not None else exp.base_dir.resolve()
+    old_base = exp.base_dir.resolve()
+
+    def rel(written: str) -> str:
+        p = Path(written).expanduser()
+        if p.is_absolute():
+            return written
+        return _rel_label((old_base / p).resolve(), new_base) if new_base != old_base else written
+
+    v2 = any(t.listed or t.more_attempts for t in exp.tasks)
+    out: dict[str, Any] = {"format": FORMAT_V2 if v2 else FORMAT, "name": exp.name, "system": exp.system, "profile": exp.profile}
+    opts = exp.options
+    if opts.ignore_types or opts.port_aware or opts.fill_defaults:
+        out["options"] = {"ignore_types": sorted(opts.ignore_types), "port_aware": opts.port_aware,
+                          "fill_defaults": opts.fill_defaults}
+    out["priors"] = exp.priors
+    out["compute"] = exp.compute.to_json()
+    out["curriculum"] = []
+    for c in exp.curriculum:
+        entry: dict[str, Any] = {"domain": c.domain, "programs": [rel(s) for s in c.sources], "samples": c.samples}
+        if c.compute is not None:
+            entry["compute"] = c.compute.to_json()
+        out["curriculum"].append(entry)
+    out["tasks"] = []
+    for t in exp.tasks:
+        entry = {"id": t.id, "domain": t.domain}
+        if t.prompt_given or t.prompt != t.reference.prompt:
+            entry["prompt"] = t.prompt
+        entry["reference"] = _source_value(t.reference_source, t.reference, None, rel)
+        gens = [_source_value(a.source, a.generated, a.text, rel) for a in t.attempts]
+        entry["generated"] = gens if (t.listed or t.more_attempts) else gens[0]
+        out["tasks"].append(entry)
+    out.update(exp.extra)
+    return out
+
+
+def _source_value(src: Source, flow: Flow, text: str | None, rel) -> Any:
+    if src.kind == "file":
+        return rel(src.path) if src.bare else {"file": rel(src.path)}
+    if src.kind == "text":
+        return {"text": text if text is not None else flow.dumps().decode()}
+    return {"json": flow.to_json_value()}
+
+
+def save_experiment(exp: Experiment, path: str | Path | None = None) -> Path:
+    """Write ``exp`` in our format, atomically, to ``path`` (default: where it was read from).
+
+    Inline programs (``{"json"}``, ``{"text"}``) are written from the experiment as it is now, so
+    edits made with ``Task.set_generated_flow`` / ``set_generated_text`` / ``set_reference_flow``
+    are kept; file paths are rewritten relative to the new location. Program files are never
+    written. Returns the path written.
+    """
+    if path is None:
+        if exp.path is None:
+            raise ExperimentError("<experiment>: no file to save to (give a path)")
+        path = exp.path
+    path = Path(path)
+    value = experiment_to_value(exp, path)
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    try:
+        atomic_write_bytes(path, data)
+    except OSError as e:
+        raise ExperimentError(f"{path}: cannot write ({e.strerror})") from None
+    if exp.path is None or Path(exp.path).resolve() != path.resolve():
+        # relative file paths now refer to the new folder
+        for c, entry in zip(exp.curriculum, value["curriculum"]):
+            c.sources = list(entry["programs"])
+        for t, entry in zip(exp.tasks, value["tasks"]):
+            gens = entry["generated"] if isinstance(entry["generated"], list) else [entry["generated"]]
+            pairs = [(t.reference_source, entry["reference"])] + [(a.source, g) for a, g in zip(t.attempts, gens)]
+            for src, v in pairs:
+                if src.kind == "file":
+                    src.path = v if isinstance(v, str) else v["file"]
+        exp.path = path
+    return path
+
+
+# ----- the companion's experiment files --------------------------------------------------------
+
+
+@dataclass
+class CompanionDomain:
+    """A domain of a companion experiment: samples (train_set) or, for test domains, the
+    divergence and perfects of ``performance.domains``."""
+
+    name: str
+    samples: int
+    divergence: float | None = None
+    perfects: float | None = None
+
+
+@dataclass
+class CompanionExperiment:
+    """A companion experiment file with the programs of its domain folder (``domains_dir/<name>/*.json``)."""
+
+    path: Path
+    domains_dir: Path
+    system: str
+    compute: float
+    curriculum: list[CompanionDomain]
+    tasks: list[CompanionDomain]
+    programs: dict[str, list[Program]]
+    priors: float = DEFAULT_PRIORS
+    raw: dict = field(default_factory=dict)
+
+
+def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> CompanionExperiment:
+    """Read a companion experiment file (``{"model", "train_set": {"data": [{"name",
+    "num_samples"}]}, "test_set", "train_cost": {"compute"}, "performance": {"domains": [{"name",
+    "divergence", ...}]}}``) and the programs of every domain it names from ``domains_dir``.
+    Raises ExperimentError."""
+    path = Path(path)
+    domains_dir = Path(domains_dir)
+    ctx = _Ctx(path)
+    value = _read_experiment_json(path)
+    top = _object(ctx, "", value) if isinstance(value, dict) else None
+    if top is None:
+        raise ctx.fail("", f"a companion experiment must be a JSON object, got {_describe(value)}")
+    if top.get("format") == FORMAT:
+        raise ctx.fail("format", "this is a gindex-studio experiment, not a companion one: read it without --domains")
+    for key in ("train_set", "test_set", "train_cost", "performance"):
+        if key not in top:
+            raise ctx.fail(key, "missing (not a companion experiment file?)")
+    model = top.get("model", {})
+    system = ""
+    if isinstance(model, dict):
+        tp = model.get("train_params")
+        if isinstance(tp, dict) and isinstance(tp.get("model_name"), str):
+            system = tp["model_name"]
+        elif isinstance(model.get("name"), str):
+            system = model["name"]
+    cost = _object(ctx, "train_cost", top["train_cost"])
+    if "compute" not in cost:
+        raise ctx.fail("train_cost.compute", "missing")
+    compute = _positive(ctx, "train_cost.compute", cost["compute"])
+    _check_rho_e(ctx, "train_cost.compute", DEFAULT_PRIORS, Compute(total=compute))
+
+    def domain_list(where: str, v: Any) -> list[CompanionDomain]:
+        obj = _object(ctx, where, v)
+        data = obj.get("data")
+        if not isinstance(data, list) or not data:
+            raise ctx.fail(f"{where}.data", f"must be a non-empty list of domains, got {_describe(data)}")
+        out, seen = [], set()
+        for i, d in enumerate(data):
+            w = f"{where}.data[{i}]"
+            d = _object(ctx, w, d)
+            name = _string(ctx, f"{w}.name", d.get("name"))
+            if name in seen:
+                raise ctx.fail(f"{w}.name", f"{name!r} is listed twice")
+            seen.add(name)
+            n = d.get("num_samples")
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise ctx.fail(f"{w}.num_samples", f"must be a whole number >= 0, got {_describe(n)}")
+            if not _finite(n):
+                raise ctx.fail(f"{w}.num_samples", f"is too large: {_describe(n)}")
+            out.append(CompanionDomain(name, n))
+        return out
+
+    curriculum = domain_list("train_set", top["train_set"])
+    tasks = domain_list("test_set", top["test_set"])
+    perf = _object(ctx, "performance", top["performance"])
+    pdomains = perf.get("domains")
+    if not isinstance(pdomains, list):
+        raise ctx.fail("performance.domains", f"must be a list, got {_describe(pdomains)}")
+    by_name: dict[str, tuple[float, float | None]] = {}
+    for i, d in enumerate(pdomains):
+        w = f"performance.domains[{i}]"
+        d = _object(ctx, w, d)
+        name = _string(ctx, f"{w}.name", d.get("name"))
+        div = d.get("divergence")
+        if not _finite(div) or not 0 <= div <= 1:
+            raise ctx.fail(f"{w}.divergence", f"must be a number in [0, 1], got {_describe(div)}")
+        perfects = d.get("perfects")
+        by_name.setdefault(name, (float(div), float(perfects) if _is_number(perfects) else None))
+    for i, t in enumerate(tasks):
+        if t.name not in by_name:
+            raise ctx.fail(f"test_set.data[{i}]", f"domain {t.name!r} has no entry in performance.domains")
+        t.divergence, t.perfects = by_name[t.name]
+    programs = _companion_programs(path, domains_dir, curriculum, tasks)
+    return CompanionExperiment(path, domains_dir, system, float(compute), curriculum, tasks, programs, DEFAULT_PRIORS, top)
+
+
+def _companion_programs(path: Path | str, domains_dir: Path | str, curriculum: list[CompanionDomain],
+                        tasks: list[CompanionDomain]) -> dict[str, list[Program]]:
+    """The programs of every domain named by a companion experiment: ``domains_dir/<name>/*.json``."""
+    ctx = _Ctx(path)
+    domains_dir = Path(domains_dir)
+    if not domains_dir.is_dir():
+        raise ExperimentError(f"{domains_dir}: no such domains folder (give --domains DIR, with one folder per domain)")
+    programs: dict[str, list[Program]] = {}
+    for where, items in (("train_set", curriculum), ("test_set", tasks)):
+        for i, d in enumerate(items):
+            if d.name in programs:
+                continue
+            folder = domains_dir / d.name
+            w = f"{where}.data[{i}].name"
+            if not folder.is_dir():
+                raise ctx.fail(w, f"domain {d.name!r} has no folder {folder}")
+            files = sorted(f for f in folder.iterdir() if f.is_file() and f.suffix.lower() == PROGRAM_SUFFIX)
+            if not files:
+                raise ctx.fail(w, f"domain folder {folder} holds no {PROGRAM_SUFFIX} program files")
+            progs = []
+            for f in files:
+                try:
+                    progs.append(Program(_rel_label(f, domains_dir), f, read_flow_file(f)))
+                except FlowError as e:
+                    raise ctx.fail(w, str(e)) from None
+            programs[d.name] = progs
+    return programs

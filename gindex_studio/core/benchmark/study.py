@@ -1,0 +1,142 @@
+"""Study files: several experiments compared as systems, matched by task id (issue 10).
+
+A study is a small JSON file listing experiment files (docs/experiment-format.md, "Studies")::
+
+    {"format": "gindex-studio.study/1", "name": "GPT-2 sizes",
+     "experiments": ["small.json", {"file": "medium.json", "label": "GPT-2 medium"}]}
+
+Paths are relative to the study file. A system's label is the entry's ``label``, else the
+experiment's ``system``, else its file name; labels are made unique. Errors raise
+``ExperimentError`` with one line naming the file and the field.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gindex_studio.core.benchmark.experiment import (
+    Experiment,
+    ExperimentError,
+    _Ctx,
+    _describe,
+    _object,
+    _read_experiment_json,
+    _resolve,
+    _string,
+    _unknown_keys,
+    experiment_from_value,
+    load_experiment,
+)
+from gindex_studio.core.flows.flow import atomic_write_bytes
+
+STUDY_FORMAT = "gindex-studio.study/1"
+_KEYS = ("format", "name", "experiments")
+
+
+@dataclass
+class StudyEntry:
+    """One experiment of a study: its file (as written and resolved) and an optional label."""
+
+    written: str
+    path: Path
+    label: str | None = None
+
+
+@dataclass
+class Study:
+    """A study: a name and its experiment entries. ``path`` is None for a study built in memory."""
+
+    name: str
+    entries: list[StudyEntry]
+    path: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def is_study_value(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("format") == STUDY_FORMAT
+
+
+def load_study(path: str | Path) -> Study:
+    """Read and validate a study file (the experiments themselves are read by ``load_systems``)."""
+    path = Path(path)
+    return study_from_value(_read_experiment_json(path), path)
+
+
+def study_from_value(value: Any, path: str | Path) -> Study:
+    ctx = _Ctx(path)
+    top = _object(ctx, "", value)
+    if top.get("format") != STUDY_FORMAT:
+        raise ctx.fail("format", f"expected {STUDY_FORMAT!r}, got {_describe(top.get('format'))}")
+    _unknown_keys(ctx, "", top, _KEYS)
+    name = _string(ctx, "name", top.get("name", Path(path).stem), empty_ok=True)
+    exps = top.get("experiments")
+    if not isinstance(exps, list) or not exps:
+        raise ctx.fail("experiments", f"must be a non-empty list of experiment files, got {_describe(exps)}")
+    base = Path(path).resolve().parent
+    entries = []
+    for i, e in enumerate(exps):
+        where = f"experiments[{i}]"
+        label = None
+        if isinstance(e, dict):
+            _unknown_keys(ctx, where, e, ("file", "label"))
+            if "file" not in e:
+                raise ctx.fail(f"{where}.file", "missing")
+            written = _string(ctx, f"{where}.file", e["file"])
+            if "label" in e:
+                label = _string(ctx, f"{where}.label", e["label"])
+        else:
+            written = _string(ctx, where, e)
+        p = _resolve(base, written)
+        if not p.is_file():
+            raise ctx.fail(where, f"no such experiment file {written!r}")
+        entries.append(StudyEntry(written, p, label))
+    return Study(name, entries, Path(path), {k: v for k, v in top.items() if k not in _KEYS})
+
+
+def save_study(study: Study, path: str | Path) -> Path:
+    """Write ``study`` (experiment paths relative to ``path``'s folder), atomically."""
+    path = Path(path)
+    base = path.resolve().parent
+    items: list[Any] = []
+    for e in study.entries:
+        try:
+            rel = e.path.resolve().relative_to(base).as_posix()
+        except ValueError:
+            rel = str(e.path.resolve())
+        items.append({"file": rel, "label": e.label} if e.label else rel)
+    value = {"format": STUDY_FORMAT, "name": study.name, "experiments": items, **study.extra}
+    atomic_write_bytes(path, orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+    return path
+
+
+def unique_labels(wanted: list[str]) -> list[str]:
+    """``wanted`` with repeats numbered ("gpt2", "gpt2 (2)")."""
+    out, seen = [], {}
+    for w in wanted:
+        n = seen.get(w, 0) + 1
+        seen[w] = n
+        out.append(w if n == 1 else f"{w} ({n})")
+    return out
+
+
+def open_inputs(paths: list[str | Path]) -> tuple[str, list[tuple[str, Experiment]]]:
+    """Study files and experiment files, in order, as (study name, [(label, experiment)]): a study
+    contributes its experiments, an experiment file itself. Raises ExperimentError."""
+    pairs: list[tuple[str | None, Experiment]] = []
+    names = []
+    for p in paths:
+        p = Path(p)
+        value = _read_experiment_json(p)
+        if is_study_value(value):
+            study = study_from_value(value, p)
+            names.append(study.name)
+            pairs += [(e.label, load_experiment(e.path)) for e in study.entries]
+        else:
+            exp = experiment_from_value(value, p)
+            names.append(exp.name)
+            pairs.append((None, exp))
+    labels = unique_labels([lab or exp.system or (exp.path.stem if exp.path else "system") for lab, exp in pairs])
+    return (names[0] if len(names) == 1 else " + ".join(names)), list(zip(labels, (e for _, e in pairs)))

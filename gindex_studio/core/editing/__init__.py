@@ -1,0 +1,1 @@
+"""Qt-free editing logic the UI drives: layout, search, find, clipboard, task metadata."""

@@ -1,0 +1,1 @@
+"""Flow programs: Node-RED JSON, the node library, lenient reading, checks, safe files."""

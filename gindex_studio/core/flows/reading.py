@@ -1,0 +1,141 @@
+"""The one way to read a pair of programs: the reference strictly (it is hand-written and must be
+a valid flow), the generated program leniently (it is raw model output: fences, prose, trailing
+commas, truncation; spec §4). Used by the CLI, the compare view and experiments alike.
+
+``profile="flatland"``: the programs are Flatland programs (``.fbp``, ``.lisp``, flat JSON), read
+by ``flatland.reading`` with the same contract (strict errors are FlowErrors with one line).
+
+>>> from gindex_studio.paths import DEMO_DIR
+>>> p = read_pair(f"{DEMO_DIR}/programs/gmail-send/gmail-send-4.json", f"{DEMO_DIR}/generated/gmail-send-4.txt")
+>>> len(p.reference.nodes) > 0, p.generated.flow is not None
+(True, True)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from gindex_studio.core.flows.flow import Flow, FlowError, flow_from_value, read_flow_file, read_user_file
+from gindex_studio.core.flows.lenient import LenientRead, read_model_output
+
+
+class PairError(FlowError):
+    """One program of a pair could not be read; ``side`` is "reference" or "generated"."""
+
+    def __init__(self, side: str, message: str):
+        super().__init__(message)
+        self.side = side
+
+
+@dataclass
+class GeneratedRead:
+    """A generated program as read: the flow, the syntax error (None if the text was clean JSON)
+    and the text exactly as the model wrote it (decoded as UTF-8, bad bytes replaced; None for a
+    program given as parsed JSON)."""
+
+    flow: Flow
+    syntax: object  # SyntaxIssue | None
+    text: str | None
+
+    @property
+    def lenient(self) -> LenientRead:
+        return LenientRead(self.flow, self.syntax)
+
+
+@dataclass
+class Pair:
+    reference: Flow
+    generated: GeneratedRead
+
+    @property
+    def text(self) -> str:
+        return self.generated.text
+
+
+FLATLAND = "flatland"
+
+
+def _flat():
+    """The Flatland readers (imported on first use: most runs never read a Flatland program)."""
+    from gindex_studio.core.flatland import reading
+
+    return reading
+
+
+def _strict(read, *args) -> Flow:
+    """A Flatland strict read; its FlatlandError as a FlowError (same one line)."""
+    from gindex_studio.core.flatland.errors import FlatlandError
+
+    try:
+        return read(*args)
+    except FlatlandError as e:
+        raise FlowError(str(e)) from None
+
+
+def read_generated_text(text: str | bytes, profile: str = "paper", suffix: str | None = None) -> GeneratedRead:
+    """Model output given as text or bytes, read leniently (``suffix``: the file's, if any)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if profile == FLATLAND:
+        return GeneratedRead(*_flat().read_generated(text, suffix), text)
+    read = read_model_output(text)
+    return GeneratedRead(read.flow, read.syntax, text)
+
+
+def read_generated_file(path: str | Path, profile: str = "paper") -> GeneratedRead:
+    """A generated program file, read leniently. Raises FlowError (missing, a folder, unreadable)."""
+    return read_generated_text(read_user_file(path, "a generated program"), profile, Path(path).suffix)
+
+
+def read_generated_value(value, profile: str = "paper") -> GeneratedRead:
+    """A generated program given as parsed JSON (an experiment's inline ``{"json": ...}``): a flow
+    if it is one, else read leniently as model output (``text`` is None: there was none)."""
+    if profile == FLATLAND:
+        return GeneratedRead(*_flat().generated_from_value(value), None)
+    try:
+        return GeneratedRead(flow_from_value(value), None, None)
+    except FlowError:
+        # inline JSON that is no flow is still model output: read it leniently (empty flow, Δ = 1)
+        read = read_generated_text(orjson.dumps(value))
+        return GeneratedRead(read.flow, read.syntax, None)
+
+
+def read_reference_file(path: str | Path, profile: str = "paper") -> Flow:
+    """A reference program file, read strictly. Raises FlowError with one line."""
+    if profile == FLATLAND:
+        return _strict(_flat().read_strict, path)
+    return read_flow_file(path)
+
+
+def read_reference_value(value, profile: str = "paper") -> Flow:
+    """A reference program given as parsed JSON, read strictly. Raises FlowError."""
+    if profile == FLATLAND:
+        return _strict(_flat().from_value, value)
+    return flow_from_value(value)
+
+
+def program_files(folder: str | Path, profile: str = "paper") -> list[Path]:
+    """The program files directly inside ``folder``, sorted (Flatland: one per name)."""
+    if profile == FLATLAND:
+        return _flat().folder_files(Path(folder))
+    return sorted(f for f in Path(folder).iterdir() if f.is_file() and f.suffix.lower() == ".json")
+
+
+def program_kinds(profile: str = "paper") -> str:
+    """What ``program_files`` looks for, for messages."""
+    return ".fbp, .lisp or .json" if profile == FLATLAND else ".json"
+
+
+def read_pair(reference_path: str | Path, generated_path: str | Path, profile: str = "paper") -> Pair:
+    """Both programs of a comparison. Raises PairError (a FlowError) naming the side and file."""
+    try:
+        reference = read_reference_file(reference_path, profile)
+    except FlowError as e:
+        raise PairError("reference", str(e)) from None
+    try:
+        generated = read_generated_file(generated_path, profile)
+    except FlowError as e:
+        raise PairError("generated", str(e)) from None
+    return Pair(reference, generated)

@@ -1,0 +1,1 @@
+"""Running long work: limits, garbage-collector pauses, the Dask path, warning summaries."""

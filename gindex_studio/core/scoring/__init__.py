@@ -1,0 +1,1 @@
+"""Scoring: node similarity, the exact common-subgraph search, Δ and its report."""

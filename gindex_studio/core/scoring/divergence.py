@@ -1,0 +1,594 @@
+"""Divergence Δ between a reference and a generated flow, with its full report (scoring-spec §3).
+
+``score(reference, generated, options)`` returns a ``ScoreResult``: Δ = 1 − S² / (|V'|·|V''|),
+θ = 1 − Δ, the mapping with per-pair differing keys, matched / missing / extra nodes and edges, the
+edge divergence and the paper's three error kinds. Flows are reduced once by ``prepare`` (cache the
+``Prepared`` value when scoring one flow against many).
+"""
+from __future__ import annotations
+
+import os as _os
+import time
+from pathlib import Path
+from dataclasses import dataclass, field, asdict
+from fractions import Fraction
+from typing import Iterable
+
+from gindex_studio.core.flows.checks import FLATLAND_TYPES as _FLATLAND_TYPES
+from gindex_studio.core.flows.flow import (
+    Flow,
+    FlowError,
+    flow_from_value,
+    loads_json,
+    normalise_wires,
+    read_user_file,
+)
+from gindex_studio.core.flows.lenient import SyntaxIssue
+from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph
+from gindex_studio.core.scoring.similarity import IGNORED as _IGNORED, PROFILES, differing_keys, signatures
+from gindex_studio.core.scoring import matching as _matching
+from gindex_studio.core.runtime.summary import summarise
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How Δ is computed. ``deadline``: seconds for the search (None: exact, however long)."""
+
+    profile: str = "paper"
+    ignore_types: frozenset = frozenset()
+    port_aware: bool = False
+    fill_defaults: bool = False
+    deadline: float | None = None
+
+    def __post_init__(self):
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown profile {self.profile!r} (use one of: {', '.join(PROFILES)})")
+        object.__setattr__(self, "ignore_types", frozenset(self.ignore_types))
+        if self.profile == "flatland":  # edges are typed by their port (out / body)
+            object.__setattr__(self, "port_aware", True)
+
+    def to_dict(self) -> dict:
+        return {
+            "profile": self.profile,
+            "ignore_types": sorted(self.ignore_types),
+            "port_aware": self.port_aware,
+            "fill_defaults": self.fill_defaults,
+            "deadline": self.deadline,
+        }
+
+
+class Prepared:
+    """A flow reduced for scoring under given options: its graph and the warnings of reduction.
+    ``edges``: (src id, port, dst id) when port-aware, else (src id, dst id); built from the graph
+    on first use (only the report reads them)."""
+
+    __slots__ = ("graph", "warnings", "port_aware", "_edges")
+
+    def __init__(self, graph: Graph, warnings: list[str] | None = None, port_aware: bool = False):
+        self.graph = graph
+        self.warnings = warnings if warnings is not None else []
+        self.port_aware = port_aware
+        self._edges = None
+
+    @property
+    def n(self) -> int:
+        return self.graph.n
+
+    @property
+    def edges(self) -> set:
+        e = self._edges
+        if e is None:
+            g, ids, e = self.graph, self.graph.ids, set()
+            for k, ports in enumerate(g.adj_out):
+                src = ids[k]
+                for p, mask in ports.items():
+                    while mask:
+                        low = mask & -mask
+                        t = ids[low.bit_length() - 1]
+                        e.add((src, p, t) if self.port_aware else (src, t))
+                        mask ^= low
+            self._edges = e
+        return e
+
+    def __getstate__(self):
+        return (self.graph, self.warnings, self.port_aware)
+
+    def __setstate__(self, state):
+        self.graph, self.warnings, self.port_aware = state
+        self._edges = None
+
+    def __eq__(self, other):
+        if not isinstance(other, Prepared):
+            return NotImplemented
+        return (self.graph, self.warnings, self.port_aware) == (other.graph, other.warnings, other.port_aware)
+
+    def __repr__(self) -> str:
+        return f"Prepared(n={self.n}, edges={self.graph.n_edges}, warnings={self.warnings!r})"
+
+
+def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
+    """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. Under the
+    ``flatland`` profile self-loops are dropped (Eq. 12 relates distinct vertices only, and the
+    reference puts no condition on self-loops), and a loop wired to one node by both ports has one
+    edge labelled ``out`` (the reference reads the first port that holds the target)."""
+    profile = options.profile
+    built = None
+    if (_flow_graph is not None and not (options.ignore_types or options.port_aware or profile == "flatland")
+            and _matching.native_search_available()):
+        built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
+    if built is None:
+        return _prepare_python(flow, options, library)
+    ids, nodes, out, inn, loops, cyclic, n_edges = built
+    sigs = signatures(_filled(nodes, options, library), profile)
+    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
+
+
+def _filled(nodes: list[dict], options: ScoreOptions, library) -> list[dict]:
+    """The vertices' node dicts as scored: with the library's defaults when ``fill_defaults``."""
+    if not options.fill_defaults:
+        return nodes
+    if library is None:
+        from gindex_studio.core.flows.library import NodeLibrary
+
+        library = NodeLibrary.bundled()
+    return [library.fill_defaults(d) for d in nodes]
+
+
+def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
+    """``prepare`` in Python: every option and profile."""
+    index: dict[str, int] = {}  # the vertices (flow.vertex_nodes: first node of each id) and their position
+    nodes = []
+    ignored = options.ignore_types
+    for node in flow.nodes:
+        d = node.data
+        i = d["id"]
+        if i not in index:
+            if ignored and d["type"] in ignored:
+                index[i] = -1  # an ignored vertex: not scored, and a later node with its id is not one
+                continue
+            index[i] = len(nodes)
+            nodes.append(d)
+    if ignored:
+        index = {i: k for i, k in index.items() if k >= 0}
+    ids = list(index)
+    profile = options.profile
+    sigs = signatures(_filled(nodes, options, library), profile)
+    n = len(nodes)
+    port_aware = options.port_aware
+    flatland = profile == "flatland"
+    out: list[dict[int, int]] = [{} for _ in range(n)]  # the Graph's adjacency, built here directly
+    inn: list[dict[int, int]] = [{} for _ in range(n)]
+    loops = [_NO_LOOPS] * n
+    back = []  # wires (k, j) with j <= k: without any, file order is a topological order (no loop)
+    for k, d in enumerate(nodes):
+        wires = d.get("wires")
+        if not wires:
+            continue
+        src = ids[k]
+        # normalise_wires, without copying the usual list of lists (non-string targets skipped below)
+        ports = wires if type(wires) is list and all(type(p) is list for p in wires) else normalise_wires(wires)
+        for port, targets in enumerate(ports):
+            for t in targets:
+                if type(t) is not str and not isinstance(t, str):
+                    continue
+                j = index.get(t)
+                if j is None:
+                    continue
+                if j <= k:
+                    back.append((k, j))
+                if flatland and (t == src or (port == 1 and t in ports[0])):
+                    continue  # no self-loops; out and body to one target: labelled out, as the reference
+                p = port if port_aware else 0  # a wire twice sets the same bits (one edge)
+                a = out[k]
+                a[p] = a.get(p, 0) | (1 << j)
+                a = inn[j]
+                a[p] = a.get(p, 0) | (1 << k)
+                if j == k:
+                    loops[k] = loops[k] | {p}
+    n_edges = 0
+    for ports in out:
+        for m in ports.values():
+            n_edges += m.bit_count()
+    # a Flatland flow whose only cycles run through loop bodies has no cycle warning: not checked in full
+    cyclic = bool(back) and not (flatland and _flatland_loops_only(nodes, out, back)) and not _acyclic(out, back)
+    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
+
+
+def _prepared(flow: Flow, options: ScoreOptions, graph: Graph, cyclic: bool) -> Prepared:
+    """``graph`` with the flow's reader warnings; the full cycle check (checks.cycle_problems) only
+    when ``graph`` has a loop (it reads the whole flow, ignored types included, so it also runs
+    whenever types are ignored)."""
+    warnings = [p.message for p in flow.problems if p.kind in _READER_WARNINGS]
+    if options.ignore_types or cyclic:
+        warnings += loop_warnings(flow)
+    if warnings:
+        warnings = summarise(warnings)
+    return Prepared(graph, warnings, options.port_aware)
+
+
+_NO_LOOPS = frozenset()
+_LOOP0 = frozenset({0})
+_flow_graph = getattr(_matching._native, "flow_graph", None)
+_READER_WARNINGS = frozenset({"dangling-wire", "duplicate-id", "invalid-node", "encoding"})
+
+
+def _acyclic(out: list[dict[int, int]], back: list) -> bool:
+    """True when the wires have no loop, a self-loop included (Kahn's test, linear). ``back``: the
+    wires (k, j) with j <= k; ``out``: the Graph's out-adjacency, where the flatland profile left
+    out only self-loops (seen in ``back``) and body-port wires doubling an out-port wire."""
+    n = len(out)
+    for k, j in back:
+        if k == j:
+            return False
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for k, ports in enumerate(out):
+        mask = 0
+        for m in ports.values():
+            mask |= m
+        while mask:
+            low = mask & -mask
+            j = low.bit_length() - 1
+            mask ^= low
+            succ[k].append(j)
+            indeg[j] += 1
+    stack = [k for k in range(n) if not indeg[k]]
+    seen = 0
+    while stack:
+        k = stack.pop()
+        seen += 1
+        for j in succ[k]:
+            indeg[j] -= 1
+            if not indeg[j]:
+                stack.append(j)
+    return seen == n
+
+
+def _flatland_loops_only(nodes: list[dict], out: list[dict[int, int]], back: list) -> bool:
+    """True when ``checks.cycle_problems`` finds nothing in a flow whose vertices are ``nodes``
+    (no ignored types): every node a Flatland type, no self-loop, and no cycle through the wires
+    that check reads, every port's but a loop's ``body`` (port 1). ``out``: the flatland profile's
+    out-adjacency (``prepare``: no self-loops, no body bit doubling an out wire), ``back``: its
+    wires (k, j) with j <= k."""
+    if not nodes or any(d["type"] not in _FLATLAND_TYPES for d in nodes):
+        return False
+    succ = []
+    for d, ports in zip(nodes, out):
+        body = 1 if d["type"] == "loop" else -1
+        m = 0
+        for p, bits in ports.items():
+            if p != body:
+                m |= bits
+        succ.append(m)
+    kept = []
+    for k, j in back:
+        if k == j:
+            return False
+        if succ[k] >> j & 1:
+            kept.append((k, j))
+    return not closes_cycle(succ, kept)
+
+
+def closes_cycle(succ: list[int], back: list[tuple[int, int]]) -> bool:
+    """True when the edges ``succ`` (per vertex the bitset of its successors, no self-loops) hold
+    a cycle. A cycle runs backwards in vertex order somewhere, through one of its edges (k, j) with
+    j < k, all of which ``back`` must list: so there is one iff some such j reaches k."""
+    for k, j in back:
+        seen = frontier = 1 << j
+        while frontier:
+            reach = 0
+            while frontier:
+                low = frontier & -frontier
+                reach |= succ[low.bit_length() - 1]
+                frontier ^= low
+            if reach >> k & 1:
+                return True
+            frontier = reach & ~seen
+            seen |= frontier
+    return False
+
+
+def loop_warnings(flow: Flow) -> list[str]:
+    """Self-loops and cycles, as warnings: the metric scores them as edges (spec §1), but the
+    paper's programs are DAGs, so a loop is worth a look."""
+    from gindex_studio.core.flows.checks import cycle_problems
+
+    out = []
+    for p in cycle_problems(flow):
+        if p.kind == "self-loop":
+            out.append(f"node {p.node_id!r} is wired to itself: the self-loop is scored as an edge "
+                       "(the paper's programs are DAGs)")
+        else:
+            out.append(f"cycle: {p.message} (ids {', '.join(map(repr, p.nodes[:6]))}"
+                       f"{', …' if len(p.nodes) > 6 else ''}): scored as it is (the paper's programs are DAGs)")
+    return out
+
+
+@dataclass
+class MappedPair:
+    reference: str
+    generated: str
+    w: float
+    w_exact: str  # "m/k"
+    differing_keys: list[str]
+
+
+_REPORT_FIELDS = ("mapping", "missing_nodes", "extra_nodes", "matched_edges", "missing_edges", "extra_edges",
+                  "edge_delta", "errors")
+
+
+@dataclass
+class ScoreResult:
+    """Everything scoring-spec §3 lists. Ids are node ids; edges are lists [src, dst] (or
+    [src, port, dst] when port-aware).
+
+    ``score`` builds the report (mapping, missing/extra nodes and edges, edge Δ, errors) lazily: on
+    the first access to any of those fields, from the search result it keeps; the values are the
+    same as if built at once. ``seconds`` is the time of the search and Δ, without the report."""
+
+    delta: float
+    theta: float
+    profile: str
+    options: dict
+    exact: bool
+    delta_lower: float  # the true Δ lies in [delta_lower, delta]; equal to delta when exact
+    s: float
+    s_exact: str
+    n_reference: int
+    n_generated: int
+    mapping: list[MappedPair]
+    missing_nodes: list[str]
+    extra_nodes: list[str]
+    matched_edges: list[list]
+    missing_edges: list[list]
+    extra_edges: list[list]
+    edge_delta: float
+    errors: dict
+    warnings: list[str]
+    search_nodes: int = 0
+    seconds: float = 0.0
+
+    def __getattr__(self, name: str):
+        # only reached for a report field not built yet (a lazily made result)
+        src = self.__dict__.get("_report_src")
+        if src is None or name not in _REPORT_FIELDS:
+            raise AttributeError(name)
+        self.__dict__.update(_report(*src))
+        # pop, not del: two threads may build the same report at once (a compare window's GUI
+        # thread reads a task's reports while its worker does); the second found it gone: KeyError
+        self.__dict__.pop("_report_src", None)
+        return self.__dict__[name]
+
+    def __getstate__(self):
+        for name in _REPORT_FIELDS:  # a pickled result carries its report, not the flows
+            getattr(self, name)
+        return self.__dict__
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def pair_of(self, node_id: str, side: str = "reference") -> MappedPair | None:
+        for p in self.mapping:
+            if (p.reference if side == "reference" else p.generated) == node_id:
+                return p
+        return None
+
+
+def delta_from_s(s: Fraction, n1: int, n2: int) -> Fraction:
+    """Δ = 1 − S²/(|V'|·|V''|), exactly; 1 when either flow is empty."""
+    if n1 == 0 or n2 == 0:
+        return Fraction(1)
+    return 1 - s * s / (n1 * n2)
+
+
+def score(
+    reference: Flow,
+    generated: Flow,
+    options: ScoreOptions = ScoreOptions(),
+    *,
+    syntax: SyntaxIssue | None = None,
+    warm: Iterable[tuple[str, str]] = (),
+    library=None,
+    cancel=None,
+) -> ScoreResult:
+    """Score ``generated`` against ``reference``. ``syntax``: the lenient reader's issue for the
+    generated text, reported as the syntax error. ``warm``: (ref id, gen id) pairs of a previous
+    mapping to start the search from. ``cancel``: a ``matching.CancelToken`` (or any object with
+    ``is_set()``) that stops the search from another thread; the result is then that of a
+    deadline-cut search (not exact, Δ an upper bound)."""
+    p1 = prepare(reference, options, library)
+    p2 = prepare(generated, options, library)
+    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel)
+
+
+def score_prepared(
+    p1: Prepared,
+    p2: Prepared,
+    options: ScoreOptions = ScoreOptions(),
+    *,
+    syntax: SyntaxIssue | None = None,
+    warm: Iterable[tuple[str, str]] = (),
+    cancel=None,
+) -> ScoreResult:
+    """``score`` on flows already reduced by ``prepare`` with the same options."""
+    t0 = time.perf_counter()
+    g1, g2 = p1.graph, p2.graph
+    warm_idx = []
+    if warm:
+        i1 = {k: i for i, k in enumerate(g1.ids)}
+        i2 = {k: i for i, k in enumerate(g2.ids)}
+        warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
+    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx, cancel=cancel)
+    delta, theta = _delta_of(m.weight, g1.n, g2.n)
+    delta_lower = _delta_of(m.upper, g1.n, g2.n)[0] if not m.exact else delta
+    warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
+    if not m.exact:
+        why = "was cancelled" if m.cancelled else f"stopped at the {options.deadline:g} s deadline"
+        warnings.append(
+            f"search {why}: Δ is an upper bound, the exact value lies in "
+            f"[{delta_lower:.6f}, {delta:.6f}]"
+        )
+    num, den = m.weight
+    r = ScoreResult.__new__(ScoreResult)
+    r.__dict__.update(
+        delta=delta,
+        theta=theta,
+        profile=options.profile,
+        options=options.to_dict(),
+        exact=m.exact,
+        delta_lower=delta_lower,
+        s=num / den,
+        s_exact=f"{num}/{den}" if den != 1 else str(num),
+        n_reference=g1.n,
+        n_generated=g2.n,
+        warnings=warnings,
+        search_nodes=m.nodes,
+        _report_src=(p1, p2, m, options.profile, syntax),
+    )
+    r.seconds = time.perf_counter() - t0
+    return r
+
+
+def _delta_of(s: tuple[int, int], n1: int, n2: int) -> tuple[float, float]:
+    """(Δ, θ) as floats for S = num/den, both the correctly rounded value of the exact fraction
+    (``float(delta_from_s(...))`` and ``float(1 - delta_from_s(...))``): integer true division
+    rounds correctly, so no Fraction is needed."""
+    if n1 == 0 or n2 == 0:
+        return 1.0, 0.0
+    num, den = s
+    total = den * den * n1 * n2
+    sq = num * num
+    return (total - sq) / total, sq / total
+
+
+def _report(p1: Prepared, p2: Prepared, m: Match, profile: str, syntax) -> dict:
+    """The report fields of a ScoreResult (see ``_REPORT_FIELDS``) from a search result."""
+    g1, g2 = p1.graph, p2.graph
+    mapping = []
+    phi = {}
+    for u, v, (num, den) in m.pairs:
+        a, b = g1.ids[u], g2.ids[v]
+        phi[a] = b
+        mapping.append(
+            MappedPair(a, b, num / den, f"{num}/{den}", differing_keys(g1.sigs[u], g2.sigs[v], profile))
+        )
+    mapped_gen = set(phi.values())
+    missing_nodes = [k for k in g1.ids if k not in phi]
+    extra_nodes = [k for k in g2.ids if k not in mapped_gen]
+    matched, missing_edges = [], []
+    for e in sorted(p1.edges, key=str):
+        image = _image(e, phi)
+        if image is not None and image in p2.edges:
+            matched.append([list(e), list(image)])
+        else:
+            missing_edges.append(list(e))
+    hit = {tuple(pair[1]) for pair in matched}
+    extra_edges = [list(e) for e in sorted(p2.edges, key=str) if e not in hit]
+    ne1, ne2 = len(p1.edges), len(p2.edges)
+    edge_delta = 1.0 if ne1 == 0 or ne2 == 0 else float(1 - Fraction(len(matched) ** 2, ne1 * ne2))
+    function_errors = [
+        {"kind": "attributes", "reference": p.reference, "generated": p.generated, "w": p.w, "keys": p.differing_keys}
+        for p in mapping
+        if p.w < 1
+    ]
+    function_errors += [{"kind": "missing-node", "reference": k} for k in missing_nodes]
+    function_errors += [{"kind": "extra-node", "generated": k} for k in extra_nodes]
+    dataflow_errors = [{"kind": "missing-edge", "edge": e} for e in missing_edges]
+    dataflow_errors += [{"kind": "extra-edge", "edge": e} for e in extra_edges]
+    return dict(
+        mapping=mapping,
+        missing_nodes=missing_nodes,
+        extra_nodes=extra_nodes,
+        matched_edges=matched,
+        missing_edges=missing_edges,
+        extra_edges=extra_edges,
+        edge_delta=edge_delta,
+        errors={
+            "syntax": syntax.to_dict() if syntax is not None else None,
+            "function": function_errors,
+            "dataflow": dataflow_errors,
+        },
+    )
+
+
+def _image(edge: tuple, phi: dict[str, str]) -> tuple | None:
+    if edge[0] not in phi or edge[-1] not in phi:
+        return None
+    if len(edge) == 3:
+        return (phi[edge[0]], edge[1], phi[edge[2]])
+    return (phi[edge[0]], phi[edge[1]])
+
+
+def delta_of_values(reference, generated, options: ScoreOptions = ScoreOptions()) -> float:
+    """Δ of two parsed flows (JSON values, as ``flow.flow_from_value`` takes them): exactly
+    ``score(flow_from_value(reference), flow_from_value(generated), options).delta``, and the same
+    FlowError for a value that is not a flow. The companion profile (no other option set) runs in
+    one C call when the native search is in use, without building the flows, their reduction or a
+    report; everything else takes ``score``."""
+    if (options.profile == "companion" and not options.ignore_types and not options.fill_defaults
+            and options.deadline is None and not options.port_aware):
+        native = getattr(_matching._native, "companion_delta", None)
+        # the C call returns None itself when GINDEX_PURE_PYTHON asks for the Python searches
+        # (matching.native_search_available, whose os.environ lookup would cost more than the call)
+        if native is not None:
+            d = native(reference, generated, _IGNORED, None)  # None: signals checked in the main thread
+            if d is not None:
+                return d
+    return score(flow_from_value(reference), flow_from_value(generated), options).delta
+
+
+def delta_of_files(reference: str | Path, generated: str | Path, options: ScoreOptions = ScoreOptions()) -> float:
+    """``delta_of_values`` of two flow files read strictly (as ``flow.read_flow_file`` reads them:
+    the same values and the same FlowError, naming the file)."""
+    values = [_read_json_file(reference), _read_json_file(generated)]
+    try:
+        return delta_of_values(values[0], values[1], options)
+    except FlowError as e:
+        raise FlowError(f"{Path(reference if _not_a_flow(values[0]) else generated)}: {e}") from None
+
+
+def _read_json_file(path):
+    """The JSON value of a file as ``read_flow_file`` parses it; FlowError naming the file when it
+    cannot be read or is not JSON."""
+    data = None
+    if not isinstance(path, int):  # (open() would take an int as a file descriptor)
+        try:  # the fewest system calls: open, fstat, read, close
+            fd = _os.open(path, _os.O_RDONLY)
+        except (OSError, TypeError, ValueError):
+            pass
+        else:
+            try:
+                size = _os.fstat(fd).st_size
+                data = _os.read(fd, size + 1)
+                if len(data) != size:  # grown or shrunk since fstat, or a size it does not know: to the end
+                    parts = [data]
+                    while part := _os.read(fd, 1 << 16):
+                        parts.append(part)
+                    data = b"".join(parts)
+            except OSError:
+                data = None
+            finally:
+                _os.close(fd)
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except (OSError, TypeError, ValueError):
+            data = read_user_file(path)  # its one-line error (missing, a folder, unreadable)
+    try:
+        return loads_json(data)
+    except ValueError as e:
+        raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
+
+
+def _not_a_flow(value) -> bool:
+    try:
+        flow_from_value(value)
+        return False
+    except FlowError:
+        return True
+
+
+def delta(reference: Flow, generated: Flow, options: ScoreOptions = ScoreOptions()) -> float:
+    """Just Δ (see ``score``)."""
+    return score(reference, generated, options).delta

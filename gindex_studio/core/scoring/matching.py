@@ -1,0 +1,879 @@
+"""Exact maximum-weight common subgraph search (the clique C* of scoring-spec §3, step 3).
+
+Two searches, both exact, both anytime (a deadline returns the best mapping found and a proven
+upper bound):
+
+- ``paper`` profile: the association graph of Eq. 11/12 is never built. The search works on the two
+  graphs directly, McSplit-style (McCreesh, Prosser & Trimble, IJCAI 2017), extended to weights:
+  unmatched vertices are partitioned into label classes (L, R) — same node type, same self-loop
+  flag, same relation (none / out / in / both, per output port when port-aware) to every pair
+  matched so far, which is exactly Eq. 12. The bound of a class is the smaller of the sums of the
+  k = min(|L|, |R|) best weights available to each side. Branch on the class with the smallest
+  max(|L|, |R|), on its highest-degree vertex, trying partners by descending w and "leave
+  unmatched" last. Vertex sets are Python ints used as bitsets.
+- ``companion`` profile: its adjacency (the two brackets of Eq. 12 joined by *or*) is not an
+  equivalence, so classes do not exist; a branch-and-bound clique search over the association
+  vertices is used, bounded per node type by the maximum-weight assignment of the pairs still
+  possible (a clique is such an assignment, and the *or* adjacency rarely excludes more).
+
+Weights are exact: every w = m/k is scaled by the least common multiple D of the denominators, so
+the search adds and compares integers and S = best / D is exact.
+
+Both searches run in C when the optional extension ``gindex_studio.core.scoring._mcsplit`` is built
+(``pip install`` compiles it when a C compiler is present): the same search trees, so the same S,
+node count and bounds, 20-1000x faster. The node weights of all pairs (``_weights``), the quick
+bound and the signatures (``similarity.signatures``) are then computed in C too, with the same
+values. ``_McSplit`` and ``_CliqueSearch`` below are the reference
+implementations and the fallback: used when the extension is missing, when a scaled weight total
+reaches 2^62 (the C searches add 64-bit integers), or when the environment variable
+``GINDEX_PURE_PYTHON`` is set (not "0").
+
+Cancellation: ``cancel`` (a ``CancelToken``, or any object with ``is_set()`` such as a
+``threading.Event``) stops a search cooperatively from another thread. It is checked where the
+deadline is (every 128 search nodes) and a cancelled search returns like a deadline-cut one: the
+best mapping found, ``exact=False``, the proven bound, and ``cancelled=True``. The C search runs
+without the GIL, so a ``CancelToken`` owns a one-byte buffer that C reads directly; any other
+object is polled with the GIL every 4096 nodes.
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+from gindex_studio.core.flatland import search as _flatland_search
+from gindex_studio.core.scoring.similarity import Signature, companion_matches, similarity
+
+try:
+    from gindex_studio.core.scoring import _mcsplit as _native
+except ImportError:  # not compiled: the pure-Python search is used
+    _native = None
+if getattr(_native, "API_VERSION", None) != 10:  # a stale build (rebuild: pip install -e .)
+    _native = None
+
+_native_solve = getattr(_native, "solve", None)  # weights and search in one call (paper profile)
+
+_NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
+
+
+def native_search_available() -> bool:
+    """True when the searches will run in C (extension built, not disabled)."""
+    return _native is not None and not _native.pure_python_requested()  # getenv: a tenth of os.environ.get
+
+
+class CancelToken(threading.Event):
+    """A ``threading.Event`` that also stops a running search, the native one included.
+
+    ``set()`` writes 1 to a one-byte buffer (``flag``) whose memory the C search reads while it
+    runs without the GIL; ``set_at`` is the ``time.perf_counter()`` of the first ``set()`` (None
+    until then).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.flag = bytearray(1)  # read by the C search; never resized while a search holds it
+        self.set_at: float | None = None
+
+    def set(self) -> None:
+        if self.set_at is None:
+            self.set_at = time.perf_counter()
+        self.flag[0] = 1
+        super().set()
+
+    def clear(self) -> None:
+        self.flag[0] = 0
+        self.set_at = None
+        super().clear()
+
+    def is_set(self) -> bool:
+        return self.flag[0] != 0
+
+
+@dataclass
+class Graph:
+    """A flow reduced for matching. Vertices are 0..n-1 in the order of ``ids``.
+
+    ``adj_out[u]`` / ``adj_in[u]``: for each relation key (output port, or 0 when ports are
+    ignored) the bitset of targets of u / sources into u. ``selfloop[u]``: the set of ports of
+    u's self-loops (empty when none).
+    """
+
+    ids: list[str]
+    sigs: list[Signature]
+    adj_out: list[dict[int, int]]
+    adj_in: list[dict[int, int]]
+    selfloop: list[frozenset]
+    n_edges: int
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    def by_type(self) -> dict[str, list[int]]:
+        """Node type → its vertices in order (computed once; a Graph is not changed after it is built)."""
+        bt = self.__dict__.get("_by_type")
+        if bt is None:
+            bt = {}
+            for v, s in enumerate(self.sigs):
+                bt.setdefault(s.type, []).append(v)
+            self.__dict__["_by_type"] = bt
+        return bt
+
+    def columns(self) -> tuple[list, list, list]:
+        """(types, values, self_equal) of the signatures, one list each (computed once)."""
+        cols = self.__dict__.get("_columns")
+        if cols is None:
+            sigs = self.sigs
+            cols = self.__dict__["_columns"] = ([s.type for s in sigs], [s.values for s in sigs],
+                                                [s.self_equal for s in sigs])
+        return cols
+
+    def groups(self) -> tuple[list[int], list[tuple]]:
+        """(group of each vertex, the groups' keys (type, self-loop ports) in order of first
+        occurrence); computed once."""
+        gr = self.__dict__.get("_groups")
+        if gr is None:
+            ids: dict[tuple, int] = {}
+            gr = self.__dict__["_groups"] = ([ids.setdefault((s.type, self.selfloop[u]), len(ids))
+                                               for u, s in enumerate(self.sigs)], list(ids))
+        return gr
+
+    def has_edge(self, u: int, v: int) -> frozenset:
+        """Ports of the edges u→v (empty frozenset when there is none)."""
+        return frozenset(p for p, m in self.adj_out[u].items() if (m >> v) & 1)
+
+
+def build_graph(ids: Sequence[str], sigs: Sequence[Signature], edges: Iterable[tuple[int, int, int]]) -> Graph:
+    """Graph from vertex ids, signatures and edges ``(src, port, dst)`` as vertex indices."""
+    n = len(ids)
+    out: list[dict[int, int]] = [dict() for _ in range(n)]
+    inn: list[dict[int, int]] = [dict() for _ in range(n)]
+    loops: list[set] = [set() for _ in range(n)]
+    seen = set()
+    for s, p, d in edges:
+        if (s, p, d) in seen:
+            continue
+        seen.add((s, p, d))
+        if s == d:
+            loops[s].add(p)
+        out[s][p] = out[s].get(p, 0) | (1 << d)
+        inn[d][p] = inn[d].get(p, 0) | (1 << s)
+    return Graph(list(ids), list(sigs), out, inn, [frozenset(x) for x in loops], len(seen))
+
+
+@dataclass
+class Match:
+    """The search result. ``pairs``: (ref index, gen index, exact w as (num, den)).
+
+    ``weight`` = S as a fraction (num, den); ``upper`` = proven upper bound on S (equal to weight
+    when ``exact``). ``nodes`` counts search nodes expanded.
+    """
+
+    pairs: list[tuple[int, int, tuple[int, int]]]
+    weight: tuple[int, int]
+    upper: tuple[int, int]
+    exact: bool
+    nodes: int = 0
+    improved: bool = True  # False when a threshold was given and nothing beat it
+    cancelled: bool = False  # the search was stopped by ``cancel`` (then exact is False)
+
+
+class _Deadline(Exception):
+    pass
+
+
+def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
+    """Association vertices with w > 0: ``raw`` {(u, v): (num, den)}, ``w`` {(u, v): w·D} and the
+    scale D (least common multiple of the denominators). ``similarity`` inlined, pairs of equal
+    type only (the same values as calling it on every pair); in C (``_mcsplit.weights``) for the
+    paper and companion profiles when the native search is in use."""
+    return _weights_full(g1, g2, profile, loops_must_agree)[:3]
+
+
+def _weights_full(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool, native: bool | None = None,
+                  prune: tuple[int, int] | None = None):
+    """``_weights`` and (quick, total): ``_quick_bound`` and Σ w when C computed them, else None.
+    ``native``: ``native_search_available()`` when the caller has just asked it. ``prune``: integers
+    (tn, td), td > 0, tn >= 0: when C finds quick <= isqrt(floor(tn·D²/td)) it builds no dict and
+    raw and w are None (only C does this; the caller checks the same condition itself otherwise)."""
+    if native is None:
+        native = native_search_available()
+    if profile != "flatland" and native:
+        types1, vals1, _se = g1.columns()
+        _t2, vals2, _se2 = g2.columns()
+        loops = (g1.selfloop, g2.selfloop) if loops_must_agree else (None, None)
+        raw, w, scale, quick, total = _native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
+                                                      profile == "companion", _se, prune)
+        if raw is None or w is not None:
+            return raw, w, scale, quick, total
+        return (raw, *_scaled(raw), None, None)
+    raw = _python_weights(g1, g2, profile, loops_must_agree)
+    return (raw, *_scaled(raw), None, None)
+
+
+def _python_weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool) -> dict:
+    """{(u, v): (num, den)} for w > 0, in Python."""
+    raw: dict[tuple[int, int], tuple[int, int]] = {}
+    by_type = g2.by_type()
+    sigs2 = g2.sigs
+    loops1, loops2 = g1.selfloop, g2.selfloop
+    paper = profile == "paper"
+    for u, su in enumerate(g1.sigs):
+        vs = by_type.get(su.type)
+        if vs is None:
+            continue
+        if paper:
+            ak, ai, lu = su.keys, su.items, loops1[u]
+            for v in vs:
+                if loops_must_agree and lu != loops2[v]:
+                    continue
+                sv = sigs2[v]
+                den = len(ak | sv.keys)
+                if den == 0:
+                    raw[(u, v)] = (1, 1)
+                    continue
+                num = len(ai & sv.items)
+                if num:
+                    raw[(u, v)] = (num, den)
+            continue
+        if profile == "flatland":  # graded weights per type (flatland.weights)
+            for v in vs:
+                if loops_must_agree and loops1[u] != loops2[v]:
+                    continue
+                num, den = similarity(su, sigs2[v], profile)
+                if num > 0:
+                    raw[(u, v)] = (num, den)
+            continue
+        den = len(su.keys)
+        for v in vs:
+            if loops_must_agree and loops1[u] != loops2[v]:
+                continue
+            if den == 0:
+                raw[(u, v)] = (1, 1)
+                continue
+            num = companion_matches(su, sigs2[v])
+            if num:
+                raw[(u, v)] = (num, den)
+    return raw
+
+
+def _scaled(raw: dict) -> tuple[dict, int]:
+    """(w·D per pair, D) for exact weights {(u, v): (num, den)}: D the lcm of the denominators."""
+    scale = 1
+    for den in {den for _num, den in raw.values()}:
+        scale = scale * den // math.gcd(scale, den)
+    return {k: num * (scale // den) for k, (num, den) in raw.items()}, scale
+
+
+def _pair_ok(g1: Graph, g2: Graph, u1: int, v1: int, u2: int, v2: int, mode: str) -> bool:
+    fwd = g1.has_edge(u1, u2) == g2.has_edge(v1, v2)
+    bwd = g1.has_edge(u2, u1) == g2.has_edge(v2, v1)
+    return (fwd and bwd) if mode == "and" else (fwd or bwd)
+
+
+def consistent_subset(g1: Graph, g2: Graph, pairs: Iterable[tuple[int, int]], allowed, mode: str = "and"):
+    """Keep pairs in order while they form a valid clique (used to warm-start from an old mapping)."""
+    kept: list[tuple[int, int]] = []
+    used1, used2 = set(), set()
+    for u, v in pairs:
+        if (u, v) not in allowed or u in used1 or v in used2:
+            continue
+        if all(_pair_ok(g1, g2, u, v, a, b, mode) for a, b in kept):
+            kept.append((u, v))
+            used1.add(u)
+            used2.add(v)
+    return kept
+
+
+def max_common_subgraph(
+    g1: Graph,
+    g2: Graph,
+    profile: str = "paper",
+    *,
+    deadline: float | None = None,
+    warm: Iterable[tuple[int, int]] = (),
+    threshold: tuple[int, int] | None = None,
+    threshold_sq=None,
+    cancel=None,
+    counts=None,
+) -> Match:
+    """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out).
+
+    ``warm``: pairs of a previous mapping, used as the first incumbent where still valid.
+    ``threshold``: only a mapping with S strictly greater than this fraction (num, den) is of
+    interest; ``threshold_sq``: likewise for S² > this Fraction, or integers (num, den) with
+    den > 0 (exact, used by Ω: Δ < best ⇔ S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
+    ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
+    within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
+    Paper-profile searches with ``threshold_sq`` alone (Ω's) race both orientations (``_raced``).
+    ``counts``: (rows, local), the paper profile's weights precomputed for g1 against the
+    signatures g2 is made of (``Curriculum.task_counts`` and ``program_counts``; rows[u]: int64
+    (num, den) pairs of g1's vertex u against each signature of its type, local: int32 bytes, per
+    g2 vertex its signature's index there), used by the native search instead of comparing the
+    nodes' values; the same weights.
+    """
+    if profile == "paper" and threshold_sq is not None and threshold is None and not warm:
+        return _raced(g1, g2, threshold_sq, deadline, cancel, counts)
+    return _search_once(g1, g2, profile, deadline, warm, threshold, threshold_sq, cancel,
+                        counts=None if counts is None or profile != "paper" else (*counts, True))
+
+
+# the race of the two orientations: the first node budget of each, and its growth per round
+_RACE_NODES = 1000
+_RACE_GROWTH = 16
+
+
+def _raced(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel, counts=None) -> Match:
+    """``max_common_subgraph`` of the paper profile with ``threshold_sq``. McSplit branches on the
+    first graph's vertices, and which graph that is can change the tree by orders of magnitude
+    either way (300× and more on pairs of the Ω bench). So the two orientations run in turn under
+    node budgets growing geometrically (``_RACE_NODES``, ×``_RACE_GROWTH``) until one finishes: S
+    is symmetric, so the result is exact as either alone, at a small multiple of the better
+    orientation's cost. ``nodes`` counts every attempt. A search the deadline or ``cancel`` stops
+    returns the best mapping any attempt found and the least upper bound any attempt proved."""
+    stop_at = None if deadline is None else time.perf_counter() + deadline
+    budget, nodes, best, upper = _RACE_NODES, 0, None, None
+    while True:
+        for swap in (False, True):
+            remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
+            if swap:
+                m = _transposed(_search_once(g2, g1, "paper", remaining, (), None, threshold_sq, cancel, budget,
+                                             None if counts is None else (*counts, False)))
+            else:
+                m = _search_once(g1, g2, "paper", remaining, (), None, threshold_sq, cancel, budget,
+                                 None if counts is None else (*counts, True))
+            nodes += m.nodes
+            if m.exact:  # (most races end in their first attempt: no copy then)
+                return m if nodes == m.nodes else Match(m.pairs, m.weight, m.upper, True, nodes, m.improved, m.cancelled)
+            if best is None or m.weight[0] * best.weight[1] > best.weight[0] * m.weight[1]:
+                best = m
+            if upper is None or m.upper[0] * upper[1] < upper[0] * m.upper[1]:
+                upper = m.upper
+            if m.nodes <= budget:  # stopped by the deadline or cancel, not by the budget
+                return replace(best, upper=upper, nodes=nodes, cancelled=m.cancelled)
+        budget *= _RACE_GROWTH
+
+
+def _transposed(m: Match) -> Match:
+    """``m`` of (g2, g1) as a Match of (g1, g2)."""
+    return replace(m, pairs=sorted((v, u, w) for u, v, w in m.pairs))
+
+
+def _search_once(g1: Graph, g2: Graph, profile: str, deadline: float | None, warm, threshold, threshold_sq,
+                 cancel, node_limit: int = 0, counts=None) -> Match:
+    """``max_common_subgraph`` with g1's vertices as the branching side; ``node_limit`` > 0 (paper
+    profile) cuts the search as a deadline would when it would visit node ``node_limit`` + 1.
+    ``counts``: (rows, local, task_first) for the native search (see ``max_common_subgraph``;
+    task_first: rows are g1's, else g2's)."""
+    if profile == "flatland":  # its own search (flatland.search); None: not for it, use McSplit
+        m = _flatland_search.max_common_subgraph(g1, g2, deadline=deadline, warm=warm, threshold=threshold,
+                                                 threshold_sq=threshold_sq, cancel=cancel)
+        if m is not None:
+            return m
+    use_native = native_search_available()
+    if profile == "paper" and use_native and not warm and threshold is None and _native_solve is not None:
+        m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
+        if m is not None:
+            return m
+    prune = None
+    if threshold_sq is not None and threshold is None and not warm:
+        # Ω's case: C checks the quick bound against the threshold before building any dict
+        prune = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
+                                                                       threshold_sq.denominator)
+        if prune[0] < 0:
+            prune = None
+    raw, w, scale, quick, total = _weights_full(g1, g2, profile, profile == "paper", use_native, prune)
+    if raw is None:  # pruned in C: the same result as the quick-bound test below
+        return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    mode = "or" if profile == "companion" else "and"  # paper and flatland: Eq. 12 as written
+    warm_pairs = consistent_subset(g1, g2, warm, w, mode)
+    warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
+    # the search looks for S*D strictly above ``floor`` (an integer)
+    t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
+    if threshold_sq is not None:
+        tn, td = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
+                                                                        threshold_sq.denominator)
+        if tn >= 0:  # (td > 0) integer X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
+            t_floor = max(t_floor, math.isqrt(tn * scale * scale // td))
+    floor = max(warm_best, t_floor)
+    if t_floor >= 0 and not warm_pairs:
+        if quick is None:
+            quick = _quick_bound(g1, g2, w)
+        if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
+            return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    native = (use_native and floor < _NATIVE_LIMIT
+              and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
+    if profile == "companion":
+        search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
+    elif native:
+        search = _NativeMcSplit(g1, g2, w, scale)
+    else:
+        search = _McSplit(g1, g2, w, scale)
+    stop_at = None if deadline is None else time.perf_counter() + deadline
+    if profile == "companion":
+        found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel)
+    else:
+        found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel, node_limit)
+    if found_pairs is not None:
+        best, best_pairs = found, found_pairs
+    else:
+        best, best_pairs = max(warm_best, 0), warm_pairs
+    improved = best > t_floor
+    upper = max(upper, best)
+    pairs = [(u, v, raw[(u, v)]) for u, v in sorted(best_pairs)]
+    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
+                 improved=improved, cancelled=cancelled)
+
+
+def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,
+                     node_limit: int = 0, counts=None) -> Match | None:
+    """``max_common_subgraph`` for the paper profile without warm start or ``threshold``, in one C
+    call (``_mcsplit.solve``: the weights without their dicts, the group ids and the search): the
+    same Match as the steps below take. None when C leaves it to them (a total reaching 2^62)."""
+    thr = None
+    if threshold_sq is not None:
+        thr = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator, threshold_sq.denominator)
+        if thr[0] < 0:
+            thr = None
+    types1, vals1, se1 = g1.columns()
+    types2, vals2, _se2 = g2.columns()
+    main = threading.current_thread() is threading.main_thread()
+    got = _native_solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
+                        (types2, g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, deadline, main, _native_cancel(cancel),
+                         node_limit))
+    if got is None:
+        return None
+    if len(got) == 2:  # the quick bound proves nothing beats the threshold
+        scale, quick = got
+        return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+    scale, t_floor, best, pairs, upper, exact, nodes = got
+    if pairs is None:  # nothing beat the floor
+        best, pairs = 0, []
+    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    return Match(pairs=[(u, v, (num, den)) for u, v, num, den in sorted(pairs)], weight=_frac(best, scale),
+                 upper=_frac(max(upper, best), scale), exact=exact, nodes=nodes, improved=best > t_floor,
+                 cancelled=cancelled)
+
+
+def _stop_check(stop_at: float | None, cancel):
+    """The test the searches make every 128 nodes (None: nothing can stop them)."""
+    if cancel is None:
+        if stop_at is None:
+            return None
+        return lambda: time.perf_counter() > stop_at
+    is_set = cancel.is_set
+    if stop_at is None:
+        return is_set
+    return lambda: is_set() or time.perf_counter() > stop_at
+
+
+def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
+    """Σ over node types of min(Σ best w of each ref node, Σ best w of each generated node)."""
+    best1: dict[int, int] = {}
+    best2: dict[int, int] = {}
+    for (u, v), wt in w.items():
+        if wt > best1.get(u, 0):
+            best1[u] = wt
+        if wt > best2.get(v, 0):
+            best2[v] = wt
+    by_type1: dict[str, int] = {}
+    by_type2: dict[str, int] = {}
+    for u, wt in best1.items():
+        t = g1.sigs[u].type
+        by_type1[t] = by_type1.get(t, 0) + wt
+    for v, wt in best2.items():
+        t = g2.sigs[v].type
+        by_type2[t] = by_type2.get(t, 0) + wt
+    return sum(min(x, by_type2.get(t, 0)) for t, x in by_type1.items())
+
+
+def _frac(num: int, den: int) -> tuple[int, int]:
+    g = math.gcd(num, den) or 1
+    return num // g, den // g
+
+
+class _McSplit:
+    """Weighted McSplit on the two graphs (paper profile)."""
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
+        n1, n2 = g1.n, g2.n
+        # relabel ref vertices by descending degree so that the lowest set bit is the branch vertex
+        deg = [sum(m.bit_count() for m in g1.adj_out[u].values()) + sum(m.bit_count() for m in g1.adj_in[u].values()) for u in range(n1)]
+        order = sorted(range(n1), key=lambda u: (-deg[u], u))
+        self.pos = pos = {u: i for i, u in enumerate(order)}
+        self.order = order
+        remap = lambda m: _remap_bits(m, pos)
+        self.out1 = [{p: remap(m) for p, m in g1.adj_out[u].items()} for u in order]
+        self.in1 = [{p: remap(m) for p, m in g1.adj_in[u].items()} for u in order]
+        self.out2 = g2.adj_out
+        self.in2 = g2.adj_in
+        self.nb1 = [_or(self.out1[i].values()) | _or(self.in1[i].values()) for i in range(n1)]
+        self.nb2 = [_or(g2.adj_out[v].values()) | _or(g2.adj_in[v].values()) for v in range(n2)]
+        p1: list[list[tuple[int, int]]] = [[] for _ in range(n1)]
+        p2: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
+        for (u, v), wt in w.items():
+            p1[pos[u]].append((wt, v))
+            p2[v].append((wt, pos[u]))
+        for lst in p1:
+            lst.sort(key=lambda t: (-t[0], t[1]))
+        for lst in p2:
+            lst.sort(key=lambda t: (-t[0], t[1]))
+        self.p1, self.p2 = p1, p2
+        # initial classes: vertices grouped by (type, self-loop ports); only those with a partner
+        groups: dict[tuple, list[int]] = {}
+        for i, u in enumerate(order):
+            if p1[i]:
+                key = (g1.sigs[u].type, g1.selfloop[u])
+                groups.setdefault(key, [0, 0])[0] |= 1 << i
+        for v in range(n2):
+            if p2[v]:
+                key = (g2.sigs[v].type, g2.selfloop[v])
+                if key in groups:
+                    groups[key][1] |= 1 << v
+        self.root = [c for c in (self._cls(L, R) for L, R in groups.values() if L and R) if c]
+
+    def _cls(self, L: int, R: int):
+        """A class tuple (L, R, bound, size) after dropping vertices without a partner inside."""
+        bl, L = _best_partners(L, R, self.p1)
+        if not bl:
+            return None
+        br, R = _best_partners(R, L, self.p2)
+        nl, nr = len(bl), len(br)
+        if nl <= nr:
+            a = sum(bl)
+            b = sum(sorted(br, reverse=True)[:nl]) if nr > nl else sum(br)
+        else:
+            a = sum(sorted(bl, reverse=True)[:nr])
+            b = sum(br)
+        return (L, R, min(a, b), max(nl, nr))
+
+    def run(self, floor: int, stop_at: float | None, cancel=None, node_limit: int = 0):
+        """(best, pairs or None, upper, exact, nodes); ``node_limit`` > 0 stops the search as its
+        deadline would when it is about to visit node ``node_limit`` + 1."""
+        self.best = floor
+        self.best_pairs = None
+        self.nodes = 0
+        self.limit = node_limit if node_limit > 0 else math.inf
+        self.stop = _stop_check(stop_at, cancel)
+        self.frame_bounds: list[int] = []
+        root_bound = sum(c[2] for c in self.root)
+        exact = True
+        try:
+            self._search(self.root, 0, [])
+        except _Deadline:
+            exact = False
+        upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
+        pairs = None
+        if self.best_pairs is not None:
+            pairs = [(self.order[u], v) for u, v in self.best_pairs]
+        return self.best, pairs, min(upper, max(root_bound, self.best)), exact, self.nodes
+
+    def _search(self, classes, cur: int, mapping: list):
+        self.nodes += 1
+        if self.nodes > self.limit or (self.stop is not None and (self.nodes & 127) == 0 and self.stop()):
+            raise _Deadline
+        if cur > self.best:
+            self.best = cur
+            self.best_pairs = list(mapping)
+        bound = cur + sum(c[2] for c in classes)
+        if bound <= self.best or not classes:
+            return
+        self.frame_bounds.append(bound)
+        ci = min(range(len(classes)), key=lambda i: classes[i][3])
+        L, R, _b, _s = classes[ci]
+        low = L & -L
+        u = low.bit_length() - 1
+        others = classes[:ci] + classes[ci + 1 :]
+        out1, in1, nb1 = self.out1[u], self.in1[u], self.nb1[u]
+        rest = sum(c[2] for c in classes)  # optimistic: the branch class keeps its whole bound
+        for wt, v in self.p1[u]:
+            if not (R >> v) & 1:
+                continue
+            if cur + wt + rest <= self.best:
+                continue
+            out2, in2, nb2 = self.out2[v], self.in2[v], self.nb2[v]
+            new = []
+            for c in others:
+                self._split_into(new, c[0], c[1], c, out1, in1, nb1, out2, in2, nb2)
+            self._split_into(new, L ^ low, R & ~(1 << v), None, out1, in1, nb1, out2, in2, nb2)
+            mapping.append((u, v))
+            self._search(new, cur + wt, mapping)
+            mapping.pop()
+        # leave u unmatched
+        rest = self._cls(L ^ low, R) if L ^ low else None
+        self._search(others + [rest] if rest else others, cur, mapping)
+        self.frame_bounds.pop()
+
+    def _split_into(self, out, L, R, unchanged, out1, in1, nb1, out2, in2, nb2):
+        if not (L & nb1) and not (R & nb2):
+            if unchanged is not None:
+                out.append(unchanged)
+            elif L and R:
+                c = self._cls(L, R)
+                if c:
+                    out.append(c)
+            return
+        pieces = [(L, R)]
+        for keys1, keys2 in ((out1, out2), (in1, in2)):
+            for p in keys1.keys() | keys2.keys():
+                a, b = keys1.get(p, 0), keys2.get(p, 0)
+                nxt = []
+                for l, r in pieces:
+                    l1, r1 = l & a, r & b
+                    if l1 and r1:
+                        nxt.append((l1, r1))
+                    l0, r0 = l & ~a, r & ~b
+                    if l0 and r0:
+                        nxt.append((l0, r0))
+                pieces = nxt
+        for l, r in pieces:
+            c = self._cls(l, r)
+            if c:
+                out.append(c)
+
+
+class _NativeMcSplit:
+    """``_McSplit`` with everything in C (``_mcsplit.search``): the same relabelling, partner
+    order, initial classes and search tree, so the same S, node count and bounds."""
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
+        self.g1, self.g2, self.w = g1, g2, w
+        # group ids: numbered by first occurrence in g1; a group g1 lacks is -1
+        self.gid1, keys1 = g1.groups()
+        local2, keys2 = g2.groups()
+        ids = {k: i for i, k in enumerate(keys1)}
+        remap = [ids.get(k, -1) for k in keys2]
+        self.gid2 = [remap[x] for x in local2]
+
+    def run(self, floor: int, stop_at: float | None, cancel=None, node_limit: int = 0):
+        g1, g2 = self.g1, self.g2
+        remaining = None if stop_at is None else stop_at - time.perf_counter()
+        main = threading.current_thread() is threading.main_thread()
+        return _native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
+                              floor, remaining, main, _native_cancel(cancel), node_limit)
+
+
+def _native_cancel(cancel):
+    """What the C searches take as ``cancel``: a CancelToken's byte (read without the GIL), else
+    the object itself (polled with the GIL) or None."""
+    return getattr(cancel, "flag", None) if isinstance(cancel, CancelToken) else cancel
+
+
+class _NativeCliqueSearch:
+    """``_CliqueSearch`` in C (``_mcsplit.clique_search``): the same association vertices in the
+    same order, adjacency, bound and branching, so the same S, node count and bounds."""
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict):
+        self.g1, self.g2 = g1, g2
+        self.verts = sorted(w, key=lambda k: (-w[k], k))
+        self.wt = [w[k] for k in self.verts]
+        self.types = _type_ids(g1, self.verts)
+
+    def run(self, floor: int, stop_at: float | None, cancel=None):
+        g1, g2 = self.g1, self.g2
+        remaining = None if stop_at is None else stop_at - time.perf_counter()
+        main = threading.current_thread() is threading.main_thread()
+        return _native.clique_search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.verts, self.wt, self.types,
+                                     floor, remaining, main, _native_cancel(cancel))
+
+
+class _CliqueSearch:
+    """Branch and bound maximum-weight clique on the companion profile's association graph.
+
+    Association vertices are ordered by descending weight (ties by pair); the search branches on
+    the lowest remaining one (take it, then leave it). The bound of a candidate set P is the
+    weight of a maximum-weight assignment of its pairs, per node type (``_assignment_bound``):
+    a clique maps distinct nodes to distinct nodes, so it is such an assignment. ``_clique.c``'s
+    ``clique_search`` is the same search in C (the same tree, node count and bounds).
+    """
+
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int, cancel=None):
+        verts = sorted(w, key=lambda k: (-w[k], k))
+        self.verts = verts
+        self.wt = [w[k] for k in verts]
+        self.type_of = _type_ids(g1, verts)
+        n = len(verts)
+        adj = [0] * n
+        self.built = True  # False: cancelled while building the association graph (seconds for big flows)
+        for i in range(n):
+            if cancel is not None and cancel.is_set():
+                self.built = False
+                break
+            u1, v1 = verts[i]
+            for j in range(i + 1, n):
+                u2, v2 = verts[j]
+                if u1 != u2 and v1 != v2 and _pair_ok(g1, g2, u1, v1, u2, v2, "or"):
+                    adj[i] |= 1 << j
+                    adj[j] |= 1 << i
+        self.adj = adj
+
+    def _bound(self, P: int) -> int:
+        return _assignment_bound(P, self.verts, self.wt, self.type_of)
+
+    def run(self, floor: int, stop_at: float | None, cancel=None):
+        self.best = floor
+        self.best_set = None
+        self.nodes = 0
+        self.stop = _stop_check(stop_at, cancel)
+        self.frame_bounds: list[int] = []
+        P = (1 << len(self.verts)) - 1
+        root_bound = self._bound(P)
+        if not self.built:
+            return self.best, None, max(root_bound, floor), False, 0
+        exact = True
+        try:
+            self._expand(P, 0, [])
+        except _Deadline:
+            exact = False
+        upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
+        pairs = None if self.best_set is None else [self.verts[i] for i in self.best_set]
+        return self.best, pairs, min(upper, max(root_bound, self.best)), exact, self.nodes
+
+    def _expand(self, P: int, cur: int, chosen: list):
+        self.nodes += 1
+        if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
+            raise _Deadline
+        if cur > self.best:
+            self.best = cur
+            self.best_set = list(chosen)
+        if not P:
+            return
+        bound = cur + self._bound(P)
+        if bound <= self.best:
+            return
+        self.frame_bounds.append(bound)
+        first = True
+        while P:
+            if not first and cur + self._bound(P) <= self.best:
+                break
+            first = False
+            low = P & -P
+            i = low.bit_length() - 1
+            chosen.append(i)
+            self._expand(P & self.adj[i], cur + self.wt[i], chosen)
+            chosen.pop()
+            P ^= low
+        self.frame_bounds.pop()
+
+
+def _type_ids(g1: Graph, verts: list[tuple[int, int]]) -> list[int]:
+    """Per association vertex, a small id of its reference node's type (w > 0 needs equal types)."""
+    ids: dict[str, int] = {}
+    return [ids.setdefault(g1.sigs[u].type, len(ids)) for u, _v in verts]
+
+
+def _assignment_bound(P: int, verts: list, wt: list, type_of: list) -> int:
+    """Σ over types of the maximum-weight assignment between the type's reference and generated
+    nodes, using only the pairs in P (a bitset over ``verts``): an upper bound on any clique in P."""
+    blocks: dict[int, list[int]] = {}
+    x = P
+    while x:
+        low = x & -x
+        i = low.bit_length() - 1
+        x ^= low
+        blocks.setdefault(type_of[i], []).append(i)
+    total = 0
+    for items in blocks.values():
+        if len(items) == 1:
+            total += wt[items[0]]
+            continue
+        rows: dict[int, int] = {}
+        cols: dict[int, int] = {}
+        for i in items:
+            u, v = verts[i]
+            rows.setdefault(u, len(rows))
+            cols.setdefault(v, len(cols))
+        if len(rows) == 1 or len(cols) == 1:
+            total += max(wt[i] for i in items)
+            continue
+        transpose = len(rows) > len(cols)
+        nr, nc = (len(cols), len(rows)) if transpose else (len(rows), len(cols))
+        mat = [[0] * nc for _ in range(nr)]
+        for i in items:
+            u, v = verts[i]
+            r, c = rows[u], cols[v]
+            if transpose:
+                r, c = c, r
+            mat[r][c] = wt[i]
+        total += max_assignment(mat)
+    return total
+
+
+def max_assignment(mat: list[list[int]]) -> int:
+    """The largest Σ mat[r][σ(r)] over injective σ: rows → columns (needs rows ≤ columns), by the
+    Hungarian method with potentials on integer weights (exact)."""
+    n, m = len(mat), len(mat[0]) if mat else 0
+    INF = float("inf")
+    u = [0] * (n + 1)
+    v = [0] * (m + 1)
+    p = [0] * (m + 1)
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = [INF] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            row = mat[i0 - 1]
+            delta, j1 = INF, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    c = -row[j - 1] - u[i0] - v[j]
+                    if c < minv[j]:
+                        minv[j] = c
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    return sum(mat[p[j] - 1][j - 1] for j in range(1, m + 1) if p[j])
+
+
+def _best_partners(side: int, other: int, partners: list) -> tuple[list[int], int]:
+    """For each vertex of ``side``, its best weight to a vertex of ``other`` (partner lists are
+    sorted by weight, descending); vertices without any partner there are dropped from ``side``."""
+    best = []
+    x = side
+    while x:
+        low = x & -x
+        x ^= low
+        for wt, v in partners[low.bit_length() - 1]:
+            if (other >> v) & 1:
+                best.append(wt)
+                break
+        else:
+            side ^= low
+    return best, side
+
+
+def _remap_bits(mask: int, pos: dict[int, int]) -> int:
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= 1 << pos[low.bit_length() - 1]
+        mask ^= low
+    return out
+
+
+def _or(values: Iterable[int]) -> int:
+    out = 0
+    for m in values:
+        out |= m
+    return out
