@@ -284,12 +284,13 @@ class MainWindow(QMainWindow):
             for p in experiments:
                 self.recent_menu.addAction(p, lambda p=p: self.open_experiment(p))
 
-    def open_experiment(self, path: str):
-        """A compare window on the experiment at ``path`` (remembered among recent experiments)."""
+    def open_experiment(self, path: str, kind: str | None = None):
+        """A compare window on the experiment at ``path`` (remembered among recent experiments);
+        ``kind``: its ``experiment_kind`` when already known."""
         from gindex_studio.ui.compare.window import open_compare
 
         win = open_compare(None, library=self.library)
-        if win.open_experiment(path):
+        if win.open_experiment(path, kind=kind):
             self.remember_experiment(path)
         return win
 
@@ -311,9 +312,12 @@ class MainWindow(QMainWindow):
             return
         e.acceptProposedAction()
         flows = []
+        from gindex_studio.core.benchmark.experiment import experiment_kind
+
         for p in paths:
-            if is_experiment_file(p):
-                self.open_experiment(p)
+            kind = experiment_kind(p)  # the file is read once here, and once more by the loader
+            if kind is not None:
+                self.open_experiment(p, kind)
             else:
                 flows.append(p)
         if flows:
@@ -613,19 +617,11 @@ def dropped_paths(mime) -> list[str]:
 
 
 def is_experiment_file(path: str) -> bool:
-    """An experiment file (ours, ``"format": "gindex-studio.experiment/…"``, or the companion's
-    results), not a flow."""
-    import orjson
+    """An experiment file (ours or the companion's results: the core's ``experiment_kind``), not
+    a flow."""
+    from gindex_studio.core.benchmark.experiment import experiment_kind
 
-    from gindex_studio.ui.compare.experiment import is_companion_file
-
-    try:
-        value = orjson.loads(Path(path).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return False
-    if isinstance(value, dict) and str(value.get("format", "")).startswith("gindex-studio.experiment"):
-        return True
-    return is_companion_file(path)
+    return experiment_kind(path) is not None
 
 
 def is_bundled(path: str) -> bool:
