@@ -65,7 +65,6 @@ class MainWindow(QMainWindow):
                  autosave_interval_ms: int = 30_000, library=None):
         super().__init__()
         self.setWindowTitle("gindex-studio")
-        self.resize(1400, 860)
         self.library = library if library is not None else bundled_library()
         self.settings = settings if settings is not None else QSettings("gindex-studio", "studio")
         self.dialogs = Dialogs(self)
@@ -133,7 +132,7 @@ class MainWindow(QMainWindow):
         self.shortcuts: ShortcutsDialog | None = None
         self.preferences_dialog: PreferencesDialog | None = None
         self.setAcceptDrops(True)
-        remember_layout(self, self.settings, "main")
+        remember_layout(self, self.settings, "main", (1400, 860))  # placed within the screen
         self._update_actions()
 
     # ----- current editor ---------------------------------------------------------------------

@@ -41,6 +41,7 @@ from gindex_studio.ui.panels.inspector import Inspector
 from gindex_studio.ui.panels.palette import Palette
 from gindex_studio.ui.compare.experiment import ExperimentController, ExperimentPanel
 from gindex_studio.ui.compare.view import RIGHT_MIN, CompareView
+from gindex_studio.ui.window_geometry import place, remember
 
 FLOW_FILTER = "Flow files (*.json);;All files (*)"
 GEN_FILTER = "Model output (*.json *.txt *.md);;All files (*)"
@@ -145,7 +146,6 @@ class CompareWindow(QMainWindow):
         self.settings = settings
         self._laid_out = False
         self.setWindowTitle("Compare — gindex-studio")
-        self.resize(1600, 1000)
         self.dialogs = CompareDialogs(self)
         self.view = CompareView(library)
         self.setCentralWidget(self.view)
@@ -190,6 +190,7 @@ class CompareWindow(QMainWindow):
         self.view.model.pair_changed.connect(self._remember_saved)
         QApplication.instance().focusChanged.connect(self._on_focus)
         self._follows_focus = True
+        place(self, settings, "compare", (1600, 1000))  # within the screen; as left last time if it fits
 
     # ----- the editor's panels ------------------------------------------------------------------
     def _build_panels(self) -> None:
@@ -381,6 +382,7 @@ class CompareWindow(QMainWindow):
         st = self.settings
         if st is None:
             return
+        remember(self, st, "compare")
         st.setValue("compare/version", self.STATE_VERSION)
         st.setValue("compare/state", self.saveState(self.STATE_VERSION))
         st.setValue("compare/splitter", self.view.main_splitter.saveState())

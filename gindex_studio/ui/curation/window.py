@@ -32,6 +32,7 @@ from gindex_studio.core.benchmark.experiment import Compute
 from gindex_studio.core.flows.flow import write_flow_file
 
 from gindex_studio.ui.application import studio_application
+from gindex_studio.ui.window_geometry import place, remember
 from gindex_studio.ui.curation.heatmap import HeatmapView
 from gindex_studio.ui.curation.jobs import MatrixJob, ReportJob, SummaryJob
 from gindex_studio.ui.curation.model import CurationModel
@@ -78,10 +79,11 @@ class CurationDialogs:
 class CurationWindow(QMainWindow):
     def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None, deadline: float | None = 0.05,
                  parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE,
-                 client=None):
+                 client=None, settings=None):
         super().__init__(parent)
         self.setWindowTitle(f"{ws.base.name} — Curate — gindex-studio")
-        self.resize(1400, 860)
+        self.settings = settings  # where its geometry is remembered (None: nowhere)
+        place(self, settings, "curation", (1400, 860))
         self.model = CurationModel(ws, self)
         self.cache = cache
         self.library = library
@@ -424,6 +426,7 @@ class CurationWindow(QMainWindow):
     def closeEvent(self, e):
         """Stop every background job before the window goes (none is restarted after this)."""
         self._closing = True
+        remember(self, self.settings, "curation")
         self._matrix_shown.set()
         jobs = [j for j in (self._report_job, self._matrix_job) if j is not None]
         for job in jobs:
@@ -468,7 +471,10 @@ def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = 
     except CurationError as e:
         CurationDialogs(parent).error("Cannot curate", str(e))
         return None
-    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library, client=client)
+    from gindex_studio.ui.preferences import studio_settings
+
+    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library, client=client,
+                         settings=studio_settings())
     WINDOWS.append(win)
     win.setAttribute(Qt.WA_DeleteOnClose, True)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
