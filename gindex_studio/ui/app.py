@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self.autosave = AutosaveStore(autosave_dir)
         self.pool = QThreadPool.globalInstance()
         self._loads: dict[int, LoadJob] = {}
+        self._load_errors: list[str] = []  # of the files being opened together (one message for all)
         self._load_counter = 0
         self._doc_counter = 0
 
@@ -450,14 +451,32 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Opening {path}…")
                 self.pool.start(job)
 
+        if wait:
+            self._report_load_errors()
+
+    def _report_load_errors(self) -> None:
+        """The files of one open (or drop) that could not be read: one message listing them all,
+        not a stack of boxes."""
+        errors, self._load_errors = self._load_errors, []
+        if len(errors) == 1:
+            self.dialogs.error("Cannot open file", errors[0])
+        elif errors:
+            self.dialogs.error("Cannot open files", f"{len(errors)} files could not be opened:\n\n"
+                               + "\n\n".join(errors))
+
     def pending_loads(self) -> int:
         return len(self._loads)
 
     def _loaded(self, token, flow, err: str, path: str) -> None:
         self._loads.pop(token, None)
+        self._loaded_one(flow, err, path)
+        if token is not None and not self._loads:  # the last of the files opened together
+            self._report_load_errors()
+
+    def _loaded_one(self, flow, err: str, path: str) -> None:
         if flow is None:
             self.statusBar().showMessage("Could not open the file", 8000)
-            self.dialogs.error("Cannot open file", err)
+            self._load_errors = self._load_errors + [err]
             return
         if is_bundled(path):  # never write into the installed resources: an untitled copy
             ed = self.add_editor(flow, None)

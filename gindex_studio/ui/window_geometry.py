@@ -78,11 +78,14 @@ def remember(window: QWidget, settings, key: str) -> None:
 
 class _KeepOnScreen(QObject):
     """Once the window is shown and its real frame known: if the frame sticks out of the screen's
-    available geometry, the window is moved (and if need be shrunk) to fit. Once only."""
+    available geometry, the window is moved (and if need be shrunk) to fit. Once only, and only
+    when nothing resized or moved the window between ``place`` and its showing (a script's
+    explicit size is kept)."""
 
     def __init__(self, window: QWidget):
         super().__init__(window)
         self.window = window
+        self.placed = window.geometry()
         window.installEventFilter(self)
 
     def eventFilter(self, obj, ev):
@@ -93,7 +96,7 @@ class _KeepOnScreen(QObject):
 
     def fit(self) -> None:
         w = self.window
-        if w.windowState() & _maximised() or w.screen() is None:
+        if w.windowState() & _maximised() or w.screen() is None or w.geometry().size() != self.placed.size():
             return
         g, f = w.geometry(), w.frameGeometry()
         frame = QMargins(g.left() - f.left(), g.top() - f.top(), f.right() - g.right(), f.bottom() - g.bottom())

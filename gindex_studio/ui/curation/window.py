@@ -183,7 +183,7 @@ class CurationWindow(QMainWindow):
         undo = self.model.undo.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence.Undo)
         redo = self.model.undo.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        redo.setShortcut(QKeySequence("Ctrl+Y"))  # as in the studio's other windows
         menu.addAction(undo)
         menu.addAction(redo)
         filemenu = self.menuBar().addMenu("&File")
@@ -191,8 +191,21 @@ class CurationWindow(QMainWindow):
         save.setShortcut(QKeySequence.Save)
         save.triggered.connect(lambda _c=False: self.save_dialog())
         filemenu.addAction(save)
+        filemenu.addSeparator()
+        close = QAction("&Close", self)
+        close.setObjectName("curation.close")
+        close.setShortcut(QKeySequence("Ctrl+W"))
+        close.triggered.connect(lambda _c=False: self.close())
+        quit_ = QAction("&Quit", self)
+        quit_.setObjectName("curation.quit")
+        quit_.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_.setToolTip("Close every window of the studio (each asks about unsaved work)")
+        quit_.triggered.connect(lambda _c=False: QApplication.closeAllWindows())
+        filemenu.addAction(close)
+        filemenu.addAction(quit_)
         self.menuBar().insertMenu(menu.menuAction(), filemenu)
         self.undo_action, self.redo_action, self.save_action = undo, redo, save
+        self.close_action, self.quit_action = close, quit_
 
     # ----- report --------------------------------------------------------------------------------
 
