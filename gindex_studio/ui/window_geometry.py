@@ -110,3 +110,21 @@ def _maximised():
     from PySide6.QtCore import Qt
 
     return Qt.WindowMaximized | Qt.WindowFullScreen
+
+
+def use_laptop_screen(width: int = 1366, height: int = 768) -> None:
+    """For screenshot scripts, before the QApplication exists: on the offscreen platform (the
+    default here), one screen of ``width`` × ``height``, so that windows open as on that laptop."""
+    import json
+    import os
+    import tempfile
+
+    platform = os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if platform != "offscreen":
+        return
+    path = os.path.join(tempfile.gettempdir(), f"gindex-offscreen-{width}x{height}-{os.getuid()}.json")
+    screen = {"name": "laptop", "x": 0, "y": 0, "width": width, "height": height, "logicalDpi": 96,
+              "logicalBaseDpi": 96, "dpr": 1}
+    with open(path, "w") as f:
+        json.dump({"screens": [screen]}, f)
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={path}"

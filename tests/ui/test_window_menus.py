@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from .curation_support import open_window
 from .test_desktop_habits import drop_on
@@ -50,3 +51,25 @@ def test_dropping_two_bad_files_gives_one_message_naming_both(window, qtbot, tmp
     assert len(window.dialogs.errors) == 1
     title, text = window.dialogs.errors[0]
     assert "a.json" in text and "b.json" in text and "2 files" in text
+
+
+def test_compare_with_pasted_output_types_into_the_text_box_and_ok_compares_the_paste(qtbot, tmp_path):
+    from PySide6.QtWidgets import QDialog, QDialogButtonBox
+
+    from gindex_studio.ui.compare.window import PairDialog
+
+    ref = tmp_path / "ref.json"
+    ref.write_text('[{"id": "a", "type": "inject", "wires": [["b"]]}, {"id": "b", "type": "debug", "wires": []}]')
+    d = PairDialog(None, str(ref), paste=True)
+    qtbot.addWidget(d)
+    d.show()
+    qtbot.waitExposed(d)
+    with qtbot.waitActive(d):
+        d.activateWindow()
+    assert d.text.isEnabled() and d.text.hasFocus()
+    QTest.keyClicks(QApplication.focusWidget(), '[{"id": "x", "type": "inject"}]')
+    assert d.ref.text() == str(ref)
+    ok = d.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok)
+    QTest.mouseClick(ok, Qt.LeftButton, pos=ok.rect().center())
+    assert d.result() == QDialog.Accepted
+    assert d.answer() == (str(ref), None, '[{"id": "x", "type": "inject"}]')

@@ -54,9 +54,11 @@ EXP_FILTER = "Experiments (*.json);;All files (*)"
 class PairDialog(QDialog):
     """Choose a reference file and either a generated file or pasted model text."""
 
-    def __init__(self, parent=None, reference: str = ""):
+    def __init__(self, parent=None, reference: str = "", paste: bool = False):
+        """``paste``: File → Compare with Pasted Model Output…: the text box is chosen, enabled
+        and has the keyboard focus."""
         super().__init__(parent)
-        self.setWindowTitle("Compare")
+        self.setWindowTitle("Compare with Pasted Model Output" if paste else "Compare")
         self.resize(640, 420)
         form = QFormLayout(self)
         self.ref = QLineEdit(reference)
@@ -82,7 +84,10 @@ class PairDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        if paste:
+            self.use_text.setChecked(True)
         self._sync()
+        (self.text if paste else self.ref).setFocus()
 
     def _with_browse(self, edit: QLineEdit, filt: str) -> QWidget:
         w = QWidget()
@@ -115,6 +120,10 @@ class CompareDialogs:
 
     def ask_pair(self, reference: str = "") -> tuple[str, str | None, str | None] | None:
         d = PairDialog(self.parent, reference)
+        return d.answer() if d.exec() == QDialog.Accepted else None
+
+    def ask_paste(self, reference: str = "") -> tuple[str, str | None, str | None] | None:
+        d = PairDialog(self.parent, reference, paste=True)
         return d.answer() if d.exec() == QDialog.Accepted else None
 
     def open_file(self, title: str, filt: str) -> str | None:
@@ -360,7 +369,8 @@ class CompareWindow(QMainWindow):
         rs.setSizes([int(0.6 * rs.height()), rs.height() - int(0.6 * rs.height())])
 
     def _experiment_height(self) -> int:
-        return max(150, min(320, int(0.27 * self.height())))
+        """The task table's share of the height: the canvases keep most of a laptop screen."""
+        return max(140, min(320, int(0.22 * self.height())))
 
     def _restore_layout(self) -> bool:
         st = self.settings
@@ -475,7 +485,7 @@ class CompareWindow(QMainWindow):
             self.open_pair(*ans)
 
     def paste_dialog(self) -> None:
-        ans = self.dialogs.ask_pair(self.view.ref.doc.path or "")
+        ans = self.dialogs.ask_paste(self.view.ref.doc.path or "")
         if ans:
             ref, _gen, text = ans
             self.open_pair(ref, None, text if text is not None else "")
