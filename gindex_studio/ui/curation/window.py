@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
-    QPushButton, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
+    QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from gindex_studio.core.curation.cache import DeltaCache
@@ -131,6 +131,7 @@ class CurationWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel_matrix)
         self.status = QLabel()
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long line never widens the window
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel_button)
@@ -238,9 +239,17 @@ class CurationWindow(QMainWindow):
         if self._report_again:
             return
         self.model.set_report(report)
+        self._show_counts()
+
+    def _show_counts(self) -> None:
+        """The status line's counts, for the report and the thresholds as the sliders set them."""
+        report = self.model.report
+        if report is None:
+            return
         self.status.setText(f"{len(self.model.ws)} programs · {len(report.duplicates.groups)} near-duplicate groups · "
                             f"{len(self.model.leaks())} leaks · {len(report.mislabels)} likely mislabelled · "
                             f"{report.searched} pairs searched (the others ruled out by bounds or already known)")
+        self.status.setToolTip(self.status.text())
 
     def _on_report_job_end(self) -> None:
         if self._report_again and not self._closing:
@@ -248,6 +257,7 @@ class CurationWindow(QMainWindow):
             self.request_report()
 
     def _on_thresholds(self) -> None:
+        self._show_counts()  # the leak count follows the leak slider at once
         rep = self.model.report
         if rep is not None and rep.duplicates.threshold != self.model.duplicate_threshold:
             self.request_report()
