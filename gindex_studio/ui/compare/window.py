@@ -370,7 +370,7 @@ class CompareWindow(QMainWindow):
 
     def _experiment_height(self) -> int:
         """The task table's share of the height: the canvases keep most of a laptop screen."""
-        return max(140, min(320, int(0.22 * self.height())))
+        return max(150, min(320, int(0.26 * self.height())))  # four rows at 1366×768
 
     def _restore_layout(self) -> bool:
         st = self.settings
