@@ -4,6 +4,25 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # pytest-qt's binding (an env var, not an ini key: the core's tests also run where pytest-qt is absent)
 os.environ.setdefault("PYTEST_QT_API", "pyside6")
+
+
+def _laptop_screen() -> None:
+    """The offscreen platform gets one 1366×768 screen (the most common laptop screen; its default
+    is 800×800), so that windows open as they do on a laptop. Subprocesses inherit it."""
+    if os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        return
+    import json
+    import tempfile
+
+    path = os.path.join(tempfile.gettempdir(), f"gindex-offscreen-1366x768-{os.getuid()}.json")
+    screen = {"name": "laptop", "x": 0, "y": 0, "width": 1366, "height": 768, "logicalDpi": 96,
+              "logicalBaseDpi": 96, "dpr": 1}
+    with open(path, "w") as f:
+        json.dump({"screens": [screen]}, f)
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={path}"
+
+
+_laptop_screen()
 # as the studio runs (ui/app.py): one OpenBLAS thread, whichever test imports numpy first
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

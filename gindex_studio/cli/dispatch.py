@@ -156,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--leak-threshold", type=_fraction_01, default=None, metavar="T",
                    help="flag a task as a leak when its reference lies within Ω <= T of a curriculum program "
                         "(default 0.05, as curate --leaks)")
+    p.add_argument("--use-edited", action="store_true",
+                   help="score the what-if edits saved by the compare window (tasks[j].edited) instead of the "
+                        "model's own outputs (the default)")
     _add_scoring(p)
     _add_cluster(p, shards=True)
 
@@ -473,6 +476,9 @@ def cmd_gindex(args) -> int:
                                                  symmetrise_in_directory_order=args.symmetrise_directory_order)
         else:
             exp = ex.load_experiment(args.experiment)
+            edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
+            if args.use_edited:
+                exp = ex.with_edits(exp)
             options = _options(args) if _scoring_given(args) else None
             read_by_workers = _workers_read_files(args, options.profile if options else exp.profile)
             extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
@@ -485,6 +491,15 @@ def cmd_gindex(args) -> int:
                 listener.done()
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
+    if not args.domains and (edited or args.use_edited):
+        names = ", ".join(edited[:5]) + (", …" if len(edited) > 5 else "")
+        result.warnings.append(
+            f"scored on the what-if edits of {len(edited)} tasks ({names}), not the model's own outputs"
+            if args.use_edited and edited else
+            "--use-edited: no task holds a what-if edit; this is the g-index of the model's own outputs"
+            if args.use_edited else
+            f"{len(edited)} tasks hold what-if edits ({names}): this is the g-index of the model's own outputs; "
+            "--use-edited scores the edits")
     if args.json:
         _json_out(result.to_dict())
         return 0

@@ -65,13 +65,13 @@ class MainWindow(QMainWindow):
                  autosave_interval_ms: int = 30_000, library=None):
         super().__init__()
         self.setWindowTitle("gindex-studio")
-        self.resize(1400, 860)
         self.library = library if library is not None else bundled_library()
         self.settings = settings if settings is not None else QSettings("gindex-studio", "studio")
         self.dialogs = Dialogs(self)
         self.autosave = AutosaveStore(autosave_dir)
         self.pool = QThreadPool.globalInstance()
         self._loads: dict[int, LoadJob] = {}
+        self._load_errors: list[str] = []  # of the files being opened together (one message for all)
         self._load_counter = 0
         self._doc_counter = 0
 
@@ -133,7 +133,7 @@ class MainWindow(QMainWindow):
         self.shortcuts: ShortcutsDialog | None = None
         self.preferences_dialog: PreferencesDialog | None = None
         self.setAcceptDrops(True)
-        remember_layout(self, self.settings, "main")
+        remember_layout(self, self.settings, "main", (1400, 860))  # placed within the screen
         self._update_actions()
 
     # ----- current editor ---------------------------------------------------------------------
@@ -284,12 +284,13 @@ class MainWindow(QMainWindow):
             for p in experiments:
                 self.recent_menu.addAction(p, lambda p=p: self.open_experiment(p))
 
-    def open_experiment(self, path: str):
-        """A compare window on the experiment at ``path`` (remembered among recent experiments)."""
+    def open_experiment(self, path: str, kind: str | None = None):
+        """A compare window on the experiment at ``path`` (remembered among recent experiments);
+        ``kind``: its ``experiment_kind`` when already known."""
         from gindex_studio.ui.compare.window import open_compare
 
         win = open_compare(None, library=self.library)
-        if win.open_experiment(path):
+        if win.open_experiment(path, kind=kind):
             self.remember_experiment(path)
         return win
 
@@ -311,9 +312,12 @@ class MainWindow(QMainWindow):
             return
         e.acceptProposedAction()
         flows = []
+        from gindex_studio.core.benchmark.experiment import experiment_kind
+
         for p in paths:
-            if is_experiment_file(p):
-                self.open_experiment(p)
+            kind = experiment_kind(p)  # the file is read once here, and once more by the loader
+            if kind is not None:
+                self.open_experiment(p, kind)
             else:
                 flows.append(p)
         if flows:
@@ -447,14 +451,32 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Opening {path}…")
                 self.pool.start(job)
 
+        if wait:
+            self._report_load_errors()
+
+    def _report_load_errors(self) -> None:
+        """The files of one open (or drop) that could not be read: one message listing them all,
+        not a stack of boxes."""
+        errors, self._load_errors = self._load_errors, []
+        if len(errors) == 1:
+            self.dialogs.error("Cannot open file", errors[0])
+        elif errors:
+            self.dialogs.error("Cannot open files", f"{len(errors)} files could not be opened:\n\n"
+                               + "\n\n".join(errors))
+
     def pending_loads(self) -> int:
         return len(self._loads)
 
     def _loaded(self, token, flow, err: str, path: str) -> None:
         self._loads.pop(token, None)
+        self._loaded_one(flow, err, path)
+        if token is not None and not self._loads:  # the last of the files opened together
+            self._report_load_errors()
+
+    def _loaded_one(self, flow, err: str, path: str) -> None:
         if flow is None:
             self.statusBar().showMessage("Could not open the file", 8000)
-            self.dialogs.error("Cannot open file", err)
+            self._load_errors = self._load_errors + [err]
             return
         if is_bundled(path):  # never write into the installed resources: an untitled copy
             ed = self.add_editor(flow, None)
@@ -613,19 +635,11 @@ def dropped_paths(mime) -> list[str]:
 
 
 def is_experiment_file(path: str) -> bool:
-    """An experiment file (ours, ``"format": "gindex-studio.experiment/…"``, or the companion's
-    results), not a flow."""
-    import orjson
+    """An experiment file (ours or the companion's results: the core's ``experiment_kind``), not
+    a flow."""
+    from gindex_studio.core.benchmark.experiment import experiment_kind
 
-    from gindex_studio.ui.compare.experiment import is_companion_file
-
-    try:
-        value = orjson.loads(Path(path).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return False
-    if isinstance(value, dict) and str(value.get("format", "")).startswith("gindex-studio.experiment"):
-        return True
-    return is_companion_file(path)
+    return experiment_kind(path) is not None
 
 
 def is_bundled(path: str) -> bool:

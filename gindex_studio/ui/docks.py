@@ -17,18 +17,19 @@ def add_docks(window: QMainWindow, specs) -> dict[str, QDockWidget]:
     return docks
 
 
-def remember_layout(window: QMainWindow, settings, key: str) -> None:
-    """Restore ``window``'s geometry, dock layout and splitter sizes stored under ``key`` and
-    store them again when the window closes (one key per kind of window)."""
+def remember_layout(window: QMainWindow, settings, key: str, preferred: tuple[int, int] = (1400, 860)) -> None:
+    """Restore ``window``'s geometry (``window_geometry.place``: only if it fits a screen now,
+    else ``preferred`` clamped to the screen), dock layout and splitter sizes stored under ``key``
+    and store them again when the window closes (one key per kind of window)."""
+    from gindex_studio.ui.window_geometry import place
+
     from PySide6.QtCore import QObject, QEvent
     from PySide6.QtWidgets import QSplitter
 
     def splitters():
         return [s for s in window.findChildren(QSplitter) if s.objectName()]
 
-    geometry = settings.value(f"{key}/geometry")
-    if geometry is not None:
-        window.restoreGeometry(geometry)
+    place(window, settings, key, preferred)
     state = settings.value(f"{key}/state")
     if state is not None:
         window.restoreState(state)
@@ -55,7 +56,9 @@ def save_layout(window: QMainWindow, settings, key: str) -> None:
     """Store geometry, dock layout and named splitters' sizes of ``window`` under ``key``."""
     from PySide6.QtWidgets import QSplitter
 
-    settings.setValue(f"{key}/geometry", window.saveGeometry())
+    from gindex_studio.ui.window_geometry import remember
+
+    remember(window, settings, key)
     settings.setValue(f"{key}/state", window.saveState())
     for s in window.findChildren(QSplitter):
         if s.objectName():

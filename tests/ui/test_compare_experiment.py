@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
+from PySide6.QtCore import Qt
 
 from gindex_studio.core.scoring.divergence import ScoreOptions, score
-from gindex_studio.core.benchmark.experiment import load_experiment
+from gindex_studio.core.benchmark.experiment import load_experiment, with_edits
 from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
@@ -117,6 +119,7 @@ def test_editing_a_task_updates_the_gindex_as_the_core_computes_and_saves_back(c
     k = exp0.task_index("telegram-2-reply-4")
     cwin.tasks.select_task(k)
     settle(qtbot, cwin.view)
+    expected_before_delta = cwin.view.result.delta
     gen = cwin.view.gen
     key = next(w for w in gen.scene.wires)  # delete the receiver's wire: a dataflow error
     gen.scene.select_wire(key)
@@ -134,11 +137,32 @@ def test_editing_a_task_updates_the_gindex_as_the_core_computes_and_saves_back(c
     assert res.tasks[k].tc == pytest.approx(expected.tasks[k].tc)
     assert "→" in cwin.tasks.g_label.text()
     assert k in cwin.controller.edited and cwin.tasks.save_button.isEnabled()
-    # save back, read again: the same g-index
+    # the table marks the task as a what-if edit, and the window says so
+    row = cwin.tasks.proxy.mapFromSource(cwin.tasks.model.index(k, 0))
+    assert cwin.tasks.proxy.data(row).startswith("✎ ")
+    assert cwin.tasks.edits_label.isVisible() and "not the model's output" in cwin.tasks.edits_label.text()
+    # save back: the model's recorded output is kept, the edit is written beside it
+    recorded = orjson.loads(demo_copy.read_bytes())["tasks"][k]["generated"]
     assert cwin.save_experiment()
-    again = compute_gindex(load_experiment(demo_copy), workers=1)
-    assert again.g_index == pytest.approx(expected.g_index, rel=1e-12)
+    saved = orjson.loads(demo_copy.read_bytes())["tasks"][k]
+    assert saved["generated"] == recorded and "file" in recorded
+    assert saved["edited"]["generated"]["json"] == gen.doc.flow.to_json_value()
+    assert "not the system's output" in saved["edited"]["note"]
+    again = load_experiment(demo_copy)
+    assert compute_gindex(again, workers=1).g_index == pytest.approx(before, rel=1e-12)  # the model's own
+    assert compute_gindex(with_edits(again), workers=1).g_index == pytest.approx(expected.g_index, rel=1e-12)
     assert not cwin.tasks.save_button.isEnabled()
+    # Revert to Model Output, pressed where a user would: the recorded output is on screen and scored
+    button = cwin.tasks.revert_button
+    assert button.isVisible()
+    qtbot.mouseClick(button, Qt.LeftButton, pos=button.rect().center())
+    settle(qtbot, cwin.view)
+    settle_g(qtbot, cwin)
+    assert cwin.controller.result.g_index == pytest.approx(before, rel=1e-12)
+    assert cwin.view.result.delta == expected_before_delta
+    assert not button.isVisible() and not cwin.tasks.edits_label.isVisible()
+    assert cwin.save_experiment()
+    assert "edited" not in orjson.loads(demo_copy.read_bytes())["tasks"][k]
 
 
 def test_editing_the_reference_recomputes_omega_too(cwin, qtbot, demo_copy):

@@ -6,7 +6,10 @@ from fractions import Fraction
 import numpy as np
 import orjson
 import pytest
+from pathlib import Path
+
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
 
 from gindex_studio.cli import main
 from gindex_studio.core.benchmark.curriculum import delta_matrix
@@ -46,8 +49,8 @@ def test_hovering_a_cell_tells_the_pair_and_delta(window, qtbot):
     r, c = hm.order.index(i), hm.order.index(j)
     pos = hm.cell_center(r, c)
     hover(hm.plot.viewport(), pos)
-    qtbot.waitUntil(lambda: "youtube-resume-4.json" in hm.info.text())
-    assert "youtube-resume-1.json" in hm.info.text() and "Δ = 0.000000" in hm.info.text()
+    qtbot.waitUntil(lambda: "youtube-resume-4.json" in hm.hover_text)
+    assert "youtube-resume-1.json" in hm.hover_text and "Δ = 0.000000" in hm.hover_text
 
 
 def test_hover_text_follows_a_quick_move_to_the_next_cell(window):
@@ -56,7 +59,7 @@ def test_hover_text_follows_a_quick_move_to_the_next_cell(window):
     hm = window.heatmap
     for r, c in [(0, 1), (0, 2), (3, 1), (3, 2)]:
         hover(hm.plot.viewport(), hm.cell_center(r, c))
-        assert hm.info.text() == hm.describe(r, c)
+        assert hm.hover_text == hm.describe(r, c)
 
 
 def test_clicking_a_duplicate_group_member_opens_it_with_its_nearest_member(window, qtbot):
@@ -104,7 +107,7 @@ def test_moving_a_program_updates_leaks_undo_and_saved_experiment_scores_like_th
     window.wait_for_report()
     names = {leaks.item(r, 0).text().rsplit("/", 1)[-1] for r in range(leaks.rowCount())}
     assert "youtube-resume-4.json" in names
-    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # Redo
+    qtbot.keyClick(window, Qt.Key_Y, Qt.ControlModifier)  # Redo (Ctrl+Y, as in the studio's other windows)
     assert window.model.ws.items[src].role == "excluded"
     window.wait_for_report()
 
@@ -128,9 +131,11 @@ def test_leak_slider_filters_and_redraws_the_threshold(window, qtbot):
     assert view.slider.slider.value() == 0 and window.model.leak_threshold == 0
     assert view.table.rowCount() == 1 and view.table.item(0, 0).text().endswith("youtube-resume-4.json")
     assert view.line.value() == 0.0
+    assert " 1 leaks " in window.status.text()  # the status line follows the slider
     drag_slider(qtbot, view.slider.slider, 200)
     assert view.slider.slider.value() == 200
     assert view.table.rowCount() == 16 > before
+    assert " 16 leaks " in window.status.text()
 
 
 def test_duplicate_slider_searches_again(window, qtbot):
@@ -172,3 +177,26 @@ def test_file_menu_has_curate(qtbot, tmp_path, monkeypatch):
     qtbot.addWidget(win)
     file_menu = next(a.menu() for a in win.menuBar().actions() if a.text().replace("&", "") == "File")
     assert win.curate_action in file_menu.actions()
+
+
+def test_hovering_many_cells_changes_no_widths_and_a_click_opens_the_pair_hovered(window, qtbot):
+    """The hover is a tooltip: the window, the heatmap and the status line keep their sizes while
+    the pointer passes over many cells (with long program names), and the heatmap does not move
+    under the pointer, so a click opens the pair last hovered."""
+    hm = window.heatmap
+    qtbot.wait(50)
+    before = (window.width(), hm.geometry(), hm.plot.geometry(), window.status.text())
+    n = len(hm.order)
+    cells = [(r, c) for r in range(0, n, max(1, n // 12)) for c in range(n - 1, -1, -max(1, n // 9))]
+    assert len(cells) >= 80
+    for r, c in cells:
+        hover(hm.plot.viewport(), hm.cell_center(r, c))
+        QApplication.processEvents()
+        assert hm.hover_text == hm.describe(r, c)
+    qtbot.wait(50)
+    assert (window.width(), hm.geometry(), hm.plot.geometry(), window.status.text()) == before
+    r, c = cells[-1]
+    pos = hm.cell_center(r, c)
+    qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=pos)
+    i, j = hm.order[r], hm.cols[c]
+    assert compared(window) == (Path(window.model.ws.items[i].label).name, Path(window.model.ws.items[j].label).name)

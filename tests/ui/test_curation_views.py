@@ -78,8 +78,8 @@ def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window
 
     a, b = names.index("gmail-send"), names.index("youtube-play")
     hover(win.summary.plot.viewport(), cell_pos(win.summary, a, b))
-    qtbot.waitUntil(lambda: win.summary.info.text().startswith("gmail-send"))
-    text = win.summary.info.text()
+    qtbot.waitUntil(lambda: win.summary.hover_text.startswith("gmail-send"))
+    text = win.summary.hover_text
     assert "× youtube-play" in text and f"mean Δ {win.summary.values[a, b]:.4f}" in text
     assert f"{win.summary.sampled[a, b]:,} sampled pairs of {win.summary.total[a, b]:,}" in text
     assert f"least Δ {win.summary.least[a, b]:.4f} (exact, over all {win.summary.total[a, b]:,} pairs: " in text
@@ -89,8 +89,8 @@ def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window
     sample_row = next(an.domain_summary(engine_for(ws), blocks, 3, None))  # domain 0, from the sample only
     win.summary.set_summary_row(sample_row)
     hover(win.summary.plot.viewport(), cell_pos(win.summary, 0, b))
-    qtbot.waitUntil(lambda: win.summary.info.text().startswith(names[0]))
-    assert f"least Δ ≤ {sample_row.least[b]:.4f} (the sample's; the exact least over all" in win.summary.info.text()
+    qtbot.waitUntil(lambda: win.summary.hover_text.startswith(names[0]))
+    assert f"least Δ ≤ {sample_row.least[b]:.4f} (the sample's; the exact least over all" in win.summary.hover_text
 
 
 def test_clicking_a_block_opens_its_matrix_and_a_cell_there_compares_the_pair(summary_window, demo_matrix, qtbot):

@@ -28,7 +28,9 @@ from gindex_studio.core.flows.flow import (
     Flow,
     FlowError,
     atomic_write_bytes,
+    loads_json,
     read_flow_file,
+    read_user_file,
 )
 from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.core.flows.reading import (
@@ -66,7 +68,10 @@ PROGRAM_SUFFIX = ".json"
 _TOP_KEYS = ("format", "name", "system", "profile", "options", "priors", "compute", "curriculum", "tasks")
 _OPTION_KEYS = ("ignore_types", "port_aware", "fill_defaults")
 _CURRICULUM_KEYS = ("domain", "programs", "samples", "compute")
-_TASK_KEYS = ("id", "domain", "prompt", "reference", "generated")
+_TASK_KEYS = ("id", "domain", "prompt", "reference", "generated", "edited")
+_EDITED_KEYS = ("reference", "generated", "note")
+#: what ``tasks[j].edited.note`` says when the studio writes it
+EDITED_NOTE = "what-if edit made by hand in gindex-studio's compare window: not the system's output"
 
 
 # ----- the loaded experiment -------------------------------------------------------------------
@@ -158,6 +163,27 @@ class Task:
     prompt_given: bool = False
     more_attempts: list[Attempt] = field(default_factory=list)
     listed: bool = False
+    #: what-if edits kept beside the recorded programs (``tasks[j].edited``; None: not edited)
+    edited_reference: Flow | None = None
+    edited_generated: Flow | None = None
+    edited_note: str = EDITED_NOTE
+
+    @property
+    def edited(self) -> bool:
+        """A what-if edit is kept beside the recorded programs."""
+        return self.edited_reference is not None or self.edited_generated is not None
+
+    def edit(self, reference: Flow | None = None, generated: Flow | None = None) -> None:
+        """Keep a what-if edit of the reference and/or the (first attempt's) generated program
+        beside the recorded ones, which stay untouched (``with_edits`` scores the edits)."""
+        if reference is not None:
+            self.edited_reference = reference
+        if generated is not None:
+            self.edited_generated = generated
+
+    def revert_edits(self) -> None:
+        """Forget the what-if edits: the recorded programs are the task again."""
+        self.edited_reference = self.edited_generated = None
 
     @property
     def attempts(self) -> list[Attempt]:
@@ -257,7 +283,7 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
         raise ctx.fail("", f"an experiment must be a JSON object, got {describe(value)}")
     fmt = top.get("format")
     if fmt is None:
-        if "train_set" in top and "performance" in top:
+        if experiment_kind_of_value(top) == "companion":
             raise ctx.fail("format", "missing; this looks like a companion experiment file: read it with "
                            "--domains DIR (load_companion_experiment)")
         raise ctx.fail("format", f"missing (expected {FORMAT!r})")
@@ -384,9 +410,33 @@ def _tasks(ctx: Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: b
             prompt, given = ref.prompt, False
         if ref.domain and ref.domain != domain:
             warnings.append(f"{where} ({tid}): domain {domain!r}, but its reference file names domain {ref.domain!r}")
-        out.append(Task(tid, domain, prompt, ref, first.generated, ref_src, first.source, first.syntax, first.text, given,
-                        attempts[1:], isinstance(obj["generated"], list)))
+        task = Task(tid, domain, prompt, ref, first.generated, ref_src, first.source, first.syntax, first.text, given,
+                    attempts[1:], isinstance(obj["generated"], list))
+        if "edited" in obj:
+            _edited(ctx, f"{where}.edited", obj["edited"], task, profile)
+        out.append(task)
     return out
+
+
+def _edited(ctx: Ctx, where: str, value: Any, task: Task, profile: str) -> None:
+    """``tasks[j].edited``: ``{"reference"?: {"json": flow}, "generated"?: {"json": flow},
+    "note"?: string}``, at least one program; read strictly (they were written by the studio)."""
+    obj = object_of(ctx, where, value)
+    unknown_keys(ctx, where, obj, _EDITED_KEYS)
+    if "reference" not in obj and "generated" not in obj:
+        raise ctx.fail(where, 'must hold "reference" or "generated" (an edited program)')
+    for side in ("reference", "generated"):
+        if side in obj:
+            spec = obj[side]
+            if not (isinstance(spec, dict) and list(spec) == ["json"]):
+                raise ctx.fail(f"{where}.{side}", f'must be {{"json": flow}}, got {describe(spec)}')
+            try:
+                flow = read_reference_value(spec["json"], profile)
+            except FlowError as e:
+                raise ctx.fail(f"{where}.{side}.json", str(e)) from None
+            task.edit(**{side: flow})
+    if "note" in obj:
+        task.edited_note = string(ctx, f"{where}.note", obj["note"], empty_ok=True)
 
 
 def _attempts(ctx: Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile: str = "paper") -> list[Attempt]:
@@ -488,6 +538,12 @@ def experiment_to_value(exp: Experiment, path: str | Path | None = None) -> dict
         entry["reference"] = _source_value(t.reference_source, t.reference, None, rel)
         gens = [_source_value(a.source, a.generated, a.text, rel) for a in t.attempts]
         entry["generated"] = gens if (t.listed or t.more_attempts) else gens[0]
+        if t.edited:
+            edited: dict[str, Any] = {"note": t.edited_note}
+            for side, flow in (("reference", t.edited_reference), ("generated", t.edited_generated)):
+                if flow is not None:
+                    edited[side] = {"json": flow.to_json_value()}
+            entry["edited"] = edited
         out["tasks"].append(entry)
     out.update(exp.extra)
     return out
@@ -532,6 +588,56 @@ def save_experiment(exp: Experiment, path: str | Path | None = None) -> Path:
                     src.path = v if isinstance(v, str) else v["file"]
         exp.path = path
     return path
+
+
+# ----- what-if edits ----------------------------------------------------------------------------
+
+
+def edited_tasks(exp: Experiment) -> list[int]:
+    """Indexes of the tasks that keep a what-if edit beside their recorded programs."""
+    return [j for j, t in enumerate(exp.tasks) if t.edited]
+
+
+def with_edits(exp: Experiment) -> Experiment:
+    """A copy of ``exp`` whose edited tasks are scored on their edits (the recorded programs of
+    the copy's tasks are the edited ones; ``exp`` is unchanged). Tasks are copied shallowly:
+    flows are shared, not copied."""
+    from dataclasses import replace
+
+    tasks = []
+    for t in exp.tasks:
+        t = replace(t)
+        if t.edited_reference is not None:
+            t.reference, t.reference_source = t.edited_reference, Source("json")
+        if t.edited_generated is not None:
+            t.generated, t.generated_source, t.syntax, t.generated_text = t.edited_generated, Source("json"), None, None
+        tasks.append(t)
+    return replace(exp, tasks=tasks)
+
+
+# ----- which kind of file ------------------------------------------------------------------------
+
+
+def experiment_kind_of_value(value: Any) -> str | None:
+    """``"experiment"`` (ours: ``"format": "gindex-studio.experiment/…"``), ``"companion"`` (the
+    companion's results: ``train_set`` and ``performance``, no ``format``) or None (no experiment)."""
+    if not isinstance(value, dict):
+        return None
+    fmt = value.get("format")
+    if isinstance(fmt, str) and fmt.startswith("gindex-studio.experiment"):
+        return "experiment"
+    if fmt is None and "train_set" in value and "performance" in value:
+        return "companion"
+    return None
+
+
+def experiment_kind(path: str | Path) -> str | None:
+    """``experiment_kind_of_value`` of the JSON file at ``path``; None for a file that cannot be
+    read or parsed."""
+    try:
+        return experiment_kind_of_value(loads_json(read_user_file(path, "an experiment file")))
+    except (FlowError, ValueError):
+        return None
 
 
 # ----- the companion's experiment files --------------------------------------------------------

@@ -126,7 +126,7 @@ class TaskResult:
     theta: float
     exact: bool
     syntax: dict | None
-    omega: float
+    omega: float | None  # None only in a pending_task_result (Ω not computed yet)
     nearest: str | None
     nearest_domain: str | None
     omega_exact: bool
@@ -134,7 +134,7 @@ class TaskResult:
     nearest_per_domain: dict[str, str | None]
     gd: dict[str, float]
     terms: dict[str, float]  # W_i · GD_i / (ρ + E_i), included domains only
-    tc: float
+    tc: float | None  # None only in a pending_task_result
     score: ScoreResult | None = None
     perfects: float | None = None
     leak: bool | None = None
@@ -286,6 +286,29 @@ def _experiment_terms(experiment: Experiment) -> tuple[list[DomainTerm], list[st
     )
 
 
+def attempts_delta(reports: Sequence[ScoreResult]) -> tuple[float, float]:
+    """(Δ, θ) of a task from its attempts' Δ reports: the one attempt's, or the mean Δ over the
+    attempts (``math.fsum``) and θ = 1 − that mean (scoring-spec §6, format 2)."""
+    deltas = [r.delta for r in reports]
+    if len(deltas) == 1:
+        return deltas[0], reports[0].theta
+    delta = math.fsum(deltas) / len(deltas)
+    return delta, 1.0 - delta
+
+
+def pending_task_result(j: int, task, reports: Sequence[ScoreResult]) -> TaskResult:
+    """Task ``j``'s result while only its Δ is known (a computation reports it before Ω): Δ, θ,
+    exactness and syntax as the final result will have them; ``omega`` (and so ``nearest``,
+    ``leak``, ``tc``) is None until the task completes."""
+    delta, theta = attempts_delta(reports)
+    return TaskResult(index=j, id=task.id, domain=task.domain, prompt=task.prompt, delta=delta, theta=theta,
+                      exact=all(r.exact for r in reports), syntax=reports[0].errors.get("syntax"), omega=None,
+                      nearest=None, nearest_domain=None, omega_exact=False, omega_per_domain={},
+                      nearest_per_domain={}, gd={}, terms={}, tc=None, score=reports[0],
+                      attempt_deltas=[r.delta for r in reports], attempt_exact=[r.exact for r in reports],
+                      attempt_reports=list(reports))
+
+
 def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Nearest], cur: Curriculum,
                  included: set[str], leak_threshold: Fraction = LEAK_THRESHOLD) -> TaskResult:
     """One task's result from the Δ reports of its attempts (θ = mean over attempts; the first
@@ -294,14 +317,14 @@ def _task_result(j: int, task, reports: Sequence[ScoreResult], per: dict[str, Ne
     label = cur.labels[best.index] if best.index is not None else None
     sr = reports[0]
     deltas = [r.delta for r in reports]
-    delta = deltas[0] if len(deltas) == 1 else math.fsum(deltas) / len(deltas)
+    delta, theta = attempts_delta(reports)
     return TaskResult(
         index=j,
         id=task.id,
         domain=task.domain,
         prompt=task.prompt,
         delta=delta,
-        theta=sr.theta if len(deltas) == 1 else 1.0 - delta,
+        theta=theta,
         exact=all(r.exact for r in reports),
         syntax=sr.errors.get("syntax"),
         omega=best.omega,

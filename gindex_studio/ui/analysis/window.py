@@ -83,10 +83,13 @@ class AnalysisWindow(QMainWindow):
     analysed = Signal(object)  # Analysis
     failed = Signal(str)
 
-    def __init__(self, library=None, parent=None):
+    def __init__(self, library=None, parent=None, settings=None):
         super().__init__(parent)
         self.setWindowTitle("Analysis — gindex-studio")
-        self.resize(1300, 820)
+        from gindex_studio.ui.window_geometry import place
+
+        self.geometry_settings = settings  # where its geometry is remembered (None: nowhere)
+        place(self, settings, "analysis", (1300, 820))
         self.library = library
         self.paths: list[str] = []
         self.systems: list[System] = []
@@ -344,6 +347,9 @@ class AnalysisWindow(QMainWindow):
     def closeEvent(self, e):
         """The scoring stops (its searches and worker processes) and the window goes only once
         it has ended: nothing of the window is destroyed while a worker could still report."""
+        from gindex_studio.ui.window_geometry import remember
+
+        remember(self, self.geometry_settings, "analysis")
         self.runner.shutdown()
         e.accept()
 
@@ -353,7 +359,9 @@ WINDOWS: list[AnalysisWindow] = []
 
 def open_analysis(paths: list[str] | None = None, library=None) -> AnalysisWindow:
     """A new Analysis window (kept alive in ``WINDOWS``), scoring ``paths`` if given."""
-    win = AnalysisWindow(library)
+    from gindex_studio.ui.preferences import studio_settings
+
+    win = AnalysisWindow(library, settings=studio_settings())
     WINDOWS.append(win)
     win.setAttribute(Qt.WA_DeleteOnClose, True)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)

@@ -2,10 +2,11 @@
 
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare.png
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-broken.png googlesearch-to-csv-4
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-dark.png --dark
 
 Opens the demo experiment, selects ``telegram-2-reply-4`` (a function error and dataflow errors),
 selects the reference node the model got wrong (the inspector shows it, editable), and saves the
-whole window at a laptop's 1366×768 in its default layout: both sides (stacked: wide flows), the
+whole window as it opens on a laptop's 1366×768 screen, in its default layout: both sides (stacked: wide flows), the
 score panel, the inspector (``--palette``: the palette's tab in front) and the task table.
 
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.compare.screenshot docs/screenshots/compare-progress.png --progress
@@ -20,11 +21,18 @@ import sys
 import time
 
 
-def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette: bool = False) -> str:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+def render(out: str, task: str = "telegram-2-reply-4", size=None, palette: bool = False, dark: bool = False) -> str:
+    """``size`` None: the window as it opens on a 1366×768 screen (not resized by the script)."""
+    from gindex_studio.ui.window_geometry import use_laptop_screen
+
+    use_laptop_screen()
     from gindex_studio.ui.application import studio_application
 
     app = studio_application()
+    if dark:
+        from gindex_studio.ui.theme import apply_theme
+
+        apply_theme("dark")
     from gindex_studio.paths import DEMO_DIR
 
     from gindex_studio.ui.compare.window import CompareWindow
@@ -36,7 +44,8 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette
             time.sleep(0.002)
 
     win = CompareWindow()
-    win.resize(*size)
+    if size is not None:
+        win.resize(*size)
     win.show()
     win.open_experiment(os.path.join(DEMO_DIR, "experiment.json"))
     win.controller.wait_idle()
@@ -49,8 +58,6 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette
     if palette:
         win.docks["palette"].raise_()  # the palette's tab in front of the inspector's
     pump()
-    v.fit()
-    pump()
     wrong = next((i for i in v.result.missing_nodes if v.ref.doc.is_drawn(i)), None)
     if wrong is not None:
         v.select_node("reference", wrong)
@@ -58,6 +65,9 @@ def render(out: str, task: str = "telegram-2-reply-4", size=(1366, 768), palette
     pump(150)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     win.grab().save(out)
+    sizes = {r: (ed.view.viewport().width(), ed.view.viewport().height(), round(ed.view.zoom(), 3))
+             for r, ed in v.editors.items()}
+    print(f"window {win.width()}×{win.height()}, canvases (w, h, zoom): {sizes}", file=sys.stderr)
     win.view.runner.wait()
     win.controller.runner.wait()
     win.controller._set_dirty(False)
@@ -106,4 +116,4 @@ if __name__ == "__main__":
         print(render_progress(args[0] if args else "docs/screenshots/compare-progress.png"))
     else:
         out = args[0] if args else "docs/screenshots/compare.png"
-        print(render(out, *(args[1:2] or []), palette="--palette" in sys.argv))
+        print(render(out, *(args[1:2] or []), palette="--palette" in sys.argv, dark="--dark" in sys.argv))

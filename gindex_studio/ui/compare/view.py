@@ -280,15 +280,33 @@ class CompareView(QWidget):
         return super().eventFilter(obj, ev)
 
     def _on_room_changed(self) -> None:
+        """The sides' room changed (window maximised or resized, a dock moved): arrange again, and
+        refit unless the user has zoomed since the last fit."""
         before = self.side_splitter.orientation()
         self._arrange()
-        if self.side_splitter.orientation() != before:
+        if self.side_splitter.orientation() != before or self.fitted():
             QTimer.singleShot(0, self, self.fit)
 
     def fit(self) -> None:
-        for ed in self.editors.values():
-            ed.view.fit()
+        """Both programs whole in view at one shared zoom: the smaller of the two fit zooms (so
+        that the same node is drawn the same size on both sides), each centred."""
+        views = [ed.view for ed in self.editors.values()]
+        zooms = [v.fit_zoom(max(v.viewport().width(), 50), max(v.viewport().height(), 50)) for v in views]
+        z = min(zooms)
+        for v in views:
+            v.set_zoom(z)
+            r = v.scene().items_rect()
+            if not r.isNull():
+                v.centerOn(r.center())
+            v.viewport_moved.emit()
+        self._fitted_zoom = views[0].zoom()  # as set_zoom clamped it
         self.link.relink()
+
+    def fitted(self) -> bool:
+        """Both canvases are still at the zoom the last ``fit`` gave them (the user has not zoomed):
+        a change of room refits them."""
+        z = getattr(self, "_fitted_zoom", None)
+        return z is not None and all(abs(ed.view.zoom() - z) < 1e-9 for ed in self.editors.values())
 
     # ----- scoring ----------------------------------------------------------------------------
     def generated_edited(self) -> bool:

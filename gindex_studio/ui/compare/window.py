@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.benchmark.experiment import ExperimentError
+from gindex_studio.core.benchmark.experiment import ExperimentError, experiment_kind
 from gindex_studio.core.flows.flow import FlowError, write_flow_file
 from gindex_studio.core.flows.reading import read_reference_file
 
@@ -39,8 +39,9 @@ from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.docks import add_docks
 from gindex_studio.ui.panels.inspector import Inspector
 from gindex_studio.ui.panels.palette import Palette
-from gindex_studio.ui.compare.experiment import ExperimentController, ExperimentPanel, is_companion_file
+from gindex_studio.ui.compare.experiment import ExperimentController, ExperimentPanel
 from gindex_studio.ui.compare.view import RIGHT_MIN, CompareView
+from gindex_studio.ui.window_geometry import place, remember
 
 FLOW_FILTER = "Flow files (*.json);;All files (*)"
 GEN_FILTER = "Model output (*.json *.txt *.md);;All files (*)"
@@ -53,9 +54,11 @@ EXP_FILTER = "Experiments (*.json);;All files (*)"
 class PairDialog(QDialog):
     """Choose a reference file and either a generated file or pasted model text."""
 
-    def __init__(self, parent=None, reference: str = ""):
+    def __init__(self, parent=None, reference: str = "", paste: bool = False):
+        """``paste``: File → Compare with Pasted Model Output…: the text box is chosen, enabled
+        and has the keyboard focus."""
         super().__init__(parent)
-        self.setWindowTitle("Compare")
+        self.setWindowTitle("Compare with Pasted Model Output" if paste else "Compare")
         self.resize(640, 420)
         form = QFormLayout(self)
         self.ref = QLineEdit(reference)
@@ -81,7 +84,10 @@ class PairDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        if paste:
+            self.use_text.setChecked(True)
         self._sync()
+        (self.text if paste else self.ref).setFocus()
 
     def _with_browse(self, edit: QLineEdit, filt: str) -> QWidget:
         w = QWidget()
@@ -116,6 +122,10 @@ class CompareDialogs:
         d = PairDialog(self.parent, reference)
         return d.answer() if d.exec() == QDialog.Accepted else None
 
+    def ask_paste(self, reference: str = "") -> tuple[str, str | None, str | None] | None:
+        d = PairDialog(self.parent, reference, paste=True)
+        return d.answer() if d.exec() == QDialog.Accepted else None
+
     def open_file(self, title: str, filt: str) -> str | None:
         return QFileDialog.getOpenFileName(self.parent, title, "", filt)[0] or None
 
@@ -145,7 +155,6 @@ class CompareWindow(QMainWindow):
         self.settings = settings
         self._laid_out = False
         self.setWindowTitle("Compare — gindex-studio")
-        self.resize(1600, 1000)
         self.dialogs = CompareDialogs(self)
         self.view = CompareView(library)
         self.setCentralWidget(self.view)
@@ -184,11 +193,13 @@ class CompareWindow(QMainWindow):
         self.tasks.task_selected.connect(self.show_task)
         self.tasks.attempt_selected.connect(lambda k: self.current_task is not None and self.show_task(self.current_task, k))
         self.tasks.save_requested.connect(self.save_experiment)
+        self.tasks.revert_requested.connect(self.revert_task)
         self._saved: dict[str, object] = {}  # role -> the flow's JSON as opened or last saved
         self._remember_saved()
         self.view.model.pair_changed.connect(self._remember_saved)
         QApplication.instance().focusChanged.connect(self._on_focus)
         self._follows_focus = True
+        place(self, settings, "compare", (1600, 1000))  # within the screen; as left last time if it fits
 
     # ----- the editor's panels ------------------------------------------------------------------
     def _build_panels(self) -> None:
@@ -256,7 +267,8 @@ class CompareWindow(QMainWindow):
     #: zoom and layout actions are the editor window's own specs.
     MENUS = {
         "&File": ["compare.open_pair", "compare.paste", "compare.open_experiment", None, "compare.save_experiment",
-                  "compare.save_reference", "compare.save_generated", None, "compare.close"],
+                  "compare.save_experiment_as", "compare.revert_task", None, "compare.save_reference",
+                  "compare.save_generated", None, "compare.close"],
         "&Edit": ["edit.undo", "edit.redo", None, "edit.cut", "edit.copy", "edit.paste", "edit.delete",
                   "edit.select_all", "edit.quick_add", "arrange.layout"],
         "&View": ["view.arrange.auto", "view.arrange.side", "view.arrange.stacked", None, "view.link", "view.fit",
@@ -276,6 +288,8 @@ class CompareWindow(QMainWindow):
             "compare.paste": self.paste_dialog,
             "compare.open_experiment": self.open_experiment_dialog,
             "compare.save_experiment": self.save_experiment,
+            "compare.save_experiment_as": self.save_experiment_as,
+            "compare.revert_task": self.revert_task,
             "compare.save_reference": lambda: self.save_side("reference"),
             "compare.save_generated": lambda: self.save_side("generated"),
             "compare.close": self.close,
@@ -322,6 +336,8 @@ class CompareWindow(QMainWindow):
             arrange.addAction(self.actions[f"view.arrange.{key}"])
         self.actions["view.arrange.auto"].setChecked(True)
         self.actions["compare.save_experiment"].setEnabled(False)
+        self.actions["compare.save_experiment_as"].setEnabled(False)
+        self.actions["compare.revert_task"].setEnabled(False)
         self.actions["view.flatland_drawings"].setEnabled(False)  # while a Flatland experiment is open
         self.undo_group.canUndoChanged.connect(self.actions["edit.undo"].setEnabled)
         self.undo_group.canRedoChanged.connect(self.actions["edit.redo"].setEnabled)
@@ -353,7 +369,8 @@ class CompareWindow(QMainWindow):
         rs.setSizes([int(0.6 * rs.height()), rs.height() - int(0.6 * rs.height())])
 
     def _experiment_height(self) -> int:
-        return max(150, min(320, int(0.27 * self.height())))
+        """The task table's share of the height: the canvases keep most of a laptop screen."""
+        return max(150, min(320, int(0.26 * self.height())))  # four rows at 1366×768
 
     def _restore_layout(self) -> bool:
         st = self.settings
@@ -375,6 +392,7 @@ class CompareWindow(QMainWindow):
         st = self.settings
         if st is None:
             return
+        remember(self, st, "compare")
         st.setValue("compare/version", self.STATE_VERSION)
         st.setValue("compare/state", self.saveState(self.STATE_VERSION))
         st.setValue("compare/splitter", self.view.main_splitter.saveState())
@@ -467,7 +485,7 @@ class CompareWindow(QMainWindow):
             self.open_pair(*ans)
 
     def paste_dialog(self) -> None:
-        ans = self.dialogs.ask_pair(self.view.ref.doc.path or "")
+        ans = self.dialogs.ask_paste(self.view.ref.doc.path or "")
         if ans:
             ref, _gen, text = ans
             self.open_pair(ref, None, text if text is not None else "")
@@ -487,8 +505,12 @@ class CompareWindow(QMainWindow):
         return True
 
     # ----- experiments ------------------------------------------------------------------------
-    def open_experiment(self, path: str, domains_dir: str | None = None) -> bool:
-        if domains_dir is None and is_companion_file(path):
+    def open_experiment(self, path: str, domains_dir: str | None = None, kind: str | None = None) -> bool:
+        """Open an experiment file (``kind``: ``experiment_kind(path)`` when the caller knows it;
+        a companion file asks for its domain folder)."""
+        if kind is None:
+            kind = experiment_kind(path)
+        if domains_dir is None and kind == "companion":
             domains_dir = self.dialogs.open_directory("The companion's domain folder (one folder of programs per domain)")
             if not domains_dir:
                 return False
@@ -513,6 +535,11 @@ class CompareWindow(QMainWindow):
         name = self.controller.experiment.name if self.controller.experiment else os.path.basename(path)
         self.setWindowTitle(f"{name} — Compare — gindex-studio")
         self.tasks.save_button.setEnabled(False)
+        self.actions["compare.save_experiment_as"].setEnabled(exp is not None)
+        if exp is not None and self.controller.edited:
+            self.statusBar().showMessage(
+                f"{len(self.controller.edited)} tasks of this experiment hold what-if edits (✎ in the table): "
+                "they are scored on the edits, not on the model's output", 12000)
         return True
 
     def open_experiment_dialog(self) -> None:
@@ -543,7 +570,8 @@ class CompareWindow(QMainWindow):
     def _on_gindex(self, res) -> None:
         c = self.controller
         self.tasks.set_busy(False)
-        self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == "companion")
+        self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == "companion", unsaved=c.unsaved)
+        self._sync_revert()
         if self.current_task is not None and self.current_task < len(res.tasks):
             self.tasks.set_attempts(res.tasks[self.current_task], self.current_attempt)
         if self.current_task is None and res.tasks:
@@ -574,8 +602,13 @@ class CompareWindow(QMainWindow):
         self.current_attempt = attempt
         shown = attempts[attempt]
         suffix = f", attempt {attempt + 1} of {len(attempts)}" if len(attempts) > 1 else ""
-        self.view.set_pair(task.reference.copy(), shown.generated.copy(), shown.syntax, shown.text,
-                           ref_name=f"{task.id}", gen_name=f"{task.id} (model output{suffix})")
+        ref = task.edited_reference if task.edited_reference is not None else task.reference
+        gen, syntax, text, what = shown.generated, shown.syntax, shown.text, "model output"
+        if attempt == 0 and task.edited_generated is not None:
+            gen, syntax, text, what = task.edited_generated, None, None, "✎ what-if edit of the model output"
+        self.view.set_pair(ref.copy(), gen.copy(), syntax, text,
+                           ref_name=f"{task.id}" + (" (✎ what-if edit)" if task.edited_reference is not None else ""),
+                           gen_name=f"{task.id} ({what}{suffix})")
         self.view.editors["generated"].setEnabled(attempt == 0)
         if attempt:
             self._set_active("reference")
@@ -587,6 +620,29 @@ class CompareWindow(QMainWindow):
         if c.result is not None and index < len(c.result.tasks):
             self.tasks.set_attempts(c.result.tasks[index], attempt)
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
+        self._sync_revert()
+
+    def _sync_revert(self) -> None:
+        """Revert to Model Output is offered while the current task holds a what-if edit."""
+        c = self.controller
+        on = (c.experiment is not None and self.current_task is not None
+              and c.experiment.tasks[self.current_task].edited)
+        self.actions["compare.revert_task"].setEnabled(bool(on))
+        self.tasks.revert_button.setVisible(bool(on))
+
+    def revert_task(self) -> bool:
+        """The current task back to the model's recorded output (its what-if edits dropped; the
+        canvases show the recorded programs again). False when it had no edits."""
+        c, k = self.controller, self.current_task
+        if c.experiment is None or k is None:
+            return False
+        if c.timer.isActive():
+            c.recompute_now()
+        if not c.revert([k]):
+            return False
+        self.show_task(k, 0)
+        self.statusBar().showMessage(f"{c.experiment.tasks[k].id}: back to the model's output", 6000)
+        return True
 
     def _on_view_edited(self, role: str) -> None:
         if self.current_task is None or self.controller.experiment is None:
@@ -606,16 +662,33 @@ class CompareWindow(QMainWindow):
         self.actions["compare.save_experiment"].setEnabled(dirty)
         self.tasks.save_button.setEnabled(dirty)
 
-    def save_experiment(self) -> bool:
+    def save_experiment(self, path: str | None = None) -> bool:
+        """Save the experiment (to ``path``, default where it was read): the model's output as
+        recorded, the what-if edits beside it (``tasks[j].edited``)."""
+        c = self.controller
         try:
-            path = self.controller.save()
+            out = c.save(path)
         except (ExperimentError, OSError) as e:
             self.dialogs.error("Cannot save the experiment", str(e))
             return False
-        if self.controller.result is not None:
-            self.tasks.set_result(self.controller.result, self.controller.edited)
-        self.statusBar().showMessage(f"Saved {path}", 5000)
+        if c.result is not None:
+            self.tasks.set_result(c.result, c.edited, companion=c.mode == "companion")
+        n = len(c.edited)
+        self.statusBar().showMessage(f"Saved {out}" + (f": {n} tasks' what-if edits kept beside the model's output"
+                                                       if n else ""), 8000)
+        if c.experiment is not None:
+            self.setWindowTitle(f"{c.experiment.name} — Compare — gindex-studio")
         return True
+
+    def save_experiment_as(self) -> bool:
+        """File → Save Experiment As…: the same, to a file the user chooses."""
+        c = self.controller
+        if c.experiment is None:
+            return False
+        here = str(c.experiment.path) if c.experiment.path else "experiment.json"
+        stem = here[:-5] if here.endswith(".json") else here
+        path = self.dialogs.save_file("Save the experiment as", stem + "-edited.json", EXP_FILTER)
+        return bool(path) and self.save_experiment(path)
 
     def closeEvent(self, e):
         c = self.controller

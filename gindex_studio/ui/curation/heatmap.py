@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 
 
@@ -46,8 +46,11 @@ class HeatmapView(QWidget):
         self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("viridis"), interactive=False,
                                         label="Δ", width=14)
         self.colorbar.setImageItem(self.image, insert_in=self.plot.getPlotItem())
+        # a fixed line: the hovered pair goes to a tooltip (``hover_text``), never into a label
+        # whose width would grow the window and re-lay out the heatmap under the pointer
         self.info = QLabel("Δ heatmap: hover a cell for the pair, click it to compare the two programs")
-        self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+        self.hover_text = ""
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot, 1)
@@ -213,8 +216,11 @@ class HeatmapView(QWidget):
         cell = self.cell_at(pos)
         if cell is not None:
             text = self.describe(*cell)
-            self.info.setText(text)
-            self.hovered.emit(text)
+            if text != self.hover_text:
+                self.hover_text = text
+                vp = self.plot.viewport()
+                QToolTip.showText(vp.mapToGlobal(self.plot.mapFromScene(pos)), text, vp)
+                self.hovered.emit(text)
 
     def _on_click(self, ev) -> None:
         if ev.button() != Qt.LeftButton:

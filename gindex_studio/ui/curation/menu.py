@@ -67,6 +67,13 @@ def install_actions(main_window) -> None:
     main_window.addAction(action)
     file_menu = next((a.menu() for a in main_window.menuBar().actions()
                       if a.menu() is not None and a.text().replace("&", "") == "File"), None)
-    if file_menu is not None:
-        file_menu.addAction(action)
+    if file_menu is not None:  # above Quit (and its separator), with the other windows' entries
+        quit_ = next((a for a in file_menu.actions() if a.objectName() == "file.quit"), None)
+        before = quit_
+        if quit_ is not None:
+            acts = file_menu.actions()
+            k = acts.index(quit_)
+            if k > 0 and acts[k - 1].isSeparator():
+                before = acts[k - 1]
+        file_menu.insertAction(before, action) if before is not None else file_menu.addAction(action)
     main_window.curate_action = action

@@ -15,8 +15,11 @@ import sys
 import time
 
 
-def render(out: str, tab: str = "Leaks", size=(1366, 768), select: str = "youtube-resume-4.json") -> str:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+def render(out: str, tab: str = "Leaks", size=None, select: str = "youtube-resume-4.json") -> str:
+    """``size`` None: the window as it opens on a 1366×768 screen (not resized by the script)."""
+    from gindex_studio.ui.window_geometry import use_laptop_screen
+
+    use_laptop_screen()
     from gindex_studio.ui.application import studio_application
 
     app = studio_application()
@@ -27,7 +30,8 @@ def render(out: str, tab: str = "Leaks", size=(1366, 768), select: str = "youtub
     from gindex_studio.ui.curation.window import CurationWindow
 
     win = CurationWindow(load_workspace(DEMO_DIR / "experiment.json"), DeltaCache(None), deadline=None)
-    win.resize(*size)
+    if size is not None:
+        win.resize(*size)
     win.show()
     win.wait_for_report()
     win.wait_for_matrix()

@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
-    QPushButton, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
+    QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from gindex_studio.core.curation.cache import DeltaCache
@@ -32,6 +32,7 @@ from gindex_studio.core.benchmark.experiment import Compute
 from gindex_studio.core.flows.flow import write_flow_file
 
 from gindex_studio.ui.application import studio_application
+from gindex_studio.ui.window_geometry import place, remember
 from gindex_studio.ui.curation.heatmap import HeatmapView
 from gindex_studio.ui.curation.jobs import MatrixJob, ReportJob, SummaryJob
 from gindex_studio.ui.curation.model import CurationModel
@@ -78,10 +79,11 @@ class CurationDialogs:
 class CurationWindow(QMainWindow):
     def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None, deadline: float | None = 0.05,
                  parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE,
-                 client=None):
+                 client=None, settings=None):
         super().__init__(parent)
         self.setWindowTitle(f"{ws.base.name} — Curate — gindex-studio")
-        self.resize(1400, 860)
+        self.settings = settings  # where its geometry is remembered (None: nowhere)
+        place(self, settings, "curation", (1400, 860))
         self.model = CurationModel(ws, self)
         self.cache = cache
         self.library = library
@@ -129,6 +131,7 @@ class CurationWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel_matrix)
         self.status = QLabel()
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long line never widens the window
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel_button)
@@ -181,7 +184,7 @@ class CurationWindow(QMainWindow):
         undo = self.model.undo.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence.Undo)
         redo = self.model.undo.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        redo.setShortcut(QKeySequence("Ctrl+Y"))  # as in the studio's other windows
         menu.addAction(undo)
         menu.addAction(redo)
         filemenu = self.menuBar().addMenu("&File")
@@ -189,8 +192,21 @@ class CurationWindow(QMainWindow):
         save.setShortcut(QKeySequence.Save)
         save.triggered.connect(lambda _c=False: self.save_dialog())
         filemenu.addAction(save)
+        filemenu.addSeparator()
+        close = QAction("&Close", self)
+        close.setObjectName("curation.close")
+        close.setShortcut(QKeySequence("Ctrl+W"))
+        close.triggered.connect(lambda _c=False: self.close())
+        quit_ = QAction("&Quit", self)
+        quit_.setObjectName("curation.quit")
+        quit_.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_.setToolTip("Close every window of the studio (each asks about unsaved work)")
+        quit_.triggered.connect(lambda _c=False: QApplication.closeAllWindows())
+        filemenu.addAction(close)
+        filemenu.addAction(quit_)
         self.menuBar().insertMenu(menu.menuAction(), filemenu)
         self.undo_action, self.redo_action, self.save_action = undo, redo, save
+        self.close_action, self.quit_action = close, quit_
 
     # ----- report --------------------------------------------------------------------------------
 
@@ -223,9 +239,17 @@ class CurationWindow(QMainWindow):
         if self._report_again:
             return
         self.model.set_report(report)
+        self._show_counts()
+
+    def _show_counts(self) -> None:
+        """The status line's counts, for the report and the thresholds as the sliders set them."""
+        report = self.model.report
+        if report is None:
+            return
         self.status.setText(f"{len(self.model.ws)} programs · {len(report.duplicates.groups)} near-duplicate groups · "
                             f"{len(self.model.leaks())} leaks · {len(report.mislabels)} likely mislabelled · "
                             f"{report.searched} pairs searched (the others ruled out by bounds or already known)")
+        self.status.setToolTip(self.status.text())
 
     def _on_report_job_end(self) -> None:
         if self._report_again and not self._closing:
@@ -233,6 +257,7 @@ class CurationWindow(QMainWindow):
             self.request_report()
 
     def _on_thresholds(self) -> None:
+        self._show_counts()  # the leak count follows the leak slider at once
         rep = self.model.report
         if rep is not None and rep.duplicates.threshold != self.model.duplicate_threshold:
             self.request_report()
@@ -424,6 +449,7 @@ class CurationWindow(QMainWindow):
     def closeEvent(self, e):
         """Stop every background job before the window goes (none is restarted after this)."""
         self._closing = True
+        remember(self, self.settings, "curation")
         self._matrix_shown.set()
         jobs = [j for j in (self._report_job, self._matrix_job) if j is not None]
         for job in jobs:
@@ -468,7 +494,10 @@ def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = 
     except CurationError as e:
         CurationDialogs(parent).error("Cannot curate", str(e))
         return None
-    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library, client=client)
+    from gindex_studio.ui.preferences import studio_settings
+
+    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library, client=client,
+                         settings=studio_settings())
     WINDOWS.append(win)
     win.setAttribute(Qt.WA_DeleteOnClose, True)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
