@@ -190,6 +190,12 @@ def start_state(state, line=None, col=None) -> tuple[tuple[float, float], float]
     ok = (isinstance(pos, list) and len(pos) == 2 and all(_is_number(v) for v in pos) and _is_number(theta))
     if not ok:
         raise FlatlandError("start position must be [x, y] and theta a number", line, col)
+    from gindex_studio.core.flatland.program import param_problem
+
+    for name, v in (("position x", pos[0]), ("position y", pos[1]), ("theta", theta)):
+        problem = param_problem(v)
+        if problem:
+            raise FlatlandError(f"the start state's {name} {v:.6g} {problem}", line, col)
     return (pos[0], pos[1]), theta
 
 

@@ -14,6 +14,7 @@ from gindex_studio.core.flows.flow import Flow, flow_from_nodes
 from gindex_studio.core.flatland.errors import FlatlandError
 
 START_ID = "__START__"
+MAX_PARAM = 1e9  # |a number parameter| (dist, theta, loop bounds, position): the world is 128 units wide
 TYPES = ("info", "move", "turn", "loop")
 PARAM_KEYS = {"info": ("position", "theta"), "move": ("dist", "penup"), "turn": ("theta",),
               "loop": ("varname", "start", "end")}
@@ -132,6 +133,18 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def param_problem(v) -> str | None:
+    """Why ``v`` cannot be a number parameter of a node (None if it can): not finite, or beyond
+    ±MAX_PARAM (a program is model output; a run or a drawing must stay in range)."""
+    if isinstance(v, float) and v != v:
+        return "is not a number (nan)"
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return "is not finite"
+    if abs(v) > MAX_PARAM:
+        return f"is out of range (at most {MAX_PARAM:.0e} in size)"
+    return None
+
+
 def _check_params(nid: str, typ: str, params: dict) -> dict:
     out = {}
     for key in PARAM_KEYS[typ]:
@@ -149,7 +162,11 @@ def _check_params(nid: str, typ: str, params: dict) -> dict:
         else:
             ok = _number(v)
         if not ok:
-            raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} has a bad value {v!r}")
+            raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} has a bad value {repr(v)[:60]}")
+        for x in (v if key == "position" else [v] if _number(v) else []):
+            problem = param_problem(x)
+            if problem:
+                raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} {x:.6g} {problem}")
         out[key] = v
     return out
 

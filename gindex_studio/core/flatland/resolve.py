@@ -18,7 +18,7 @@ from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.expr import Scope, evaluate, is_literal
 from gindex_studio.core.flatland.fbp import parse_fbp
 from gindex_studio.core.flatland.lisp import parse_lisp
-from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram, check_termination
+from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram, check_termination, param_problem
 from gindex_studio.core.flatland.syntax import PRIMITIVES, FlowDef, Module, Pos
 
 LIBRARY_DIR = RESOURCES / "flatland"
@@ -87,11 +87,13 @@ class _Builder:
     def err(self, message: str, pos: Pos) -> FlatlandError:
         return FlatlandError(message, pos.line, pos.column, pos.file)
 
-    def evaluate(self, expr, scope: Scope, pos: Pos):
+    def evaluate(self, expr, scope: Scope, pos: Pos, what: str):
+        """The value of ``expr``; an error names ``what`` is evaluated (the node and parameter)."""
         try:
             return evaluate(expr, scope)
         except FlatlandError as e:
-            raise e.in_file(pos.file) if pos.file else e
+            line, col = (e.line, e.column) if e.line is not None else (pos.line, pos.column)
+            raise FlatlandError(f"{what}: {e.message}", line, col, e.file or pos.file) from None
 
     def instance(self, flow: FlowDef, args: list, caller: Scope, prefix: str, depth: int, pos: Pos, top: bool):
         """Create the nodes of one flow instance; return (entry ids, exits {port: [(id, port)]})."""
@@ -105,7 +107,7 @@ class _Builder:
             if self.augment is not None and is_literal(a) and p in flow.randomisers:
                 values.append(self.augment.draw(flow.randomisers[p]))
             else:
-                values.append(self.evaluate(a, caller, pos))
+                values.append(self.evaluate(a, caller, pos, f"argument {p!r} of {flow.name}"))
         scope = Scope(dict(zip(flow.params, values)), caller)
         ins: dict[str, list[str]] = {}
         outs: dict[str, dict[str, list[tuple[str, str]]]] = {}
@@ -159,11 +161,15 @@ class _Builder:
                     raise self.err(f"a loop's first argument is a counter name, got {a}", nd.pos)
                 params[key] = a.value
                 continue
-            v = self.evaluate(a, scope, nd.pos)
+            what = f"node {nd.name!r} ({nd.type} {key})"
+            v = self.evaluate(a, scope, nd.pos, what)
             if isinstance(v, bool):
                 v = int(v)
             if not isinstance(v, (int, float)):
-                raise self.err(f"{nd.type} {key} must be a number, got {v!r}", nd.pos)
+                raise self.err(f"{what} must be a number, got {repr(v)[:60]}", nd.pos)
+            problem = param_problem(v)
+            if problem:
+                raise self.err(f"{what}: {v:.6g} {problem}", nd.pos)
             params[key] = v
         if nd.type == "move":
             params["penup"] = bool(params["penup"])
