@@ -113,7 +113,7 @@ BROKEN = [
     ("c(start) -> m(move 1 0)\nthis line has no arrow\n", "expected 'source -> target'", 2, 1),
     ("m -> n(move 1 0)\n", "outside a flow", 1, 1),
     ("c(start) -> m(move 1 0)\nm -> c(end)\n", "no run line", None, None),
-    ('#include "nowhere.fbp"\n{} -> c()\n', "cannot find 'nowhere.fbp'", 1, 1),
+    ('#include "nowhere.fbp"\n{} -> c()\n', "#include 'nowhere.fbp': not found in the library folders", 1, 1),
     ("c(start a) -> m(move a 0)\nm -> c(end)\n{} -> c(1 2)\n", "takes 1 argument", 3, 7),
 ]
 

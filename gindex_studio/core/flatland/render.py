@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 SIZE = 128
+_FAR = 1e6  # a segment with a coordinate beyond this is first cut to the canvas (see rasterise)
 
 
 def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
@@ -17,14 +18,17 @@ def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
 
     Each segment is sampled at ``steps`` points at most half a pixel apart (at most 4·size + 1),
     point k at x0 + (x1 − x0)·k/(steps − 1). Segments with the same number of points are sampled
-    together as one (segments × steps) array."""
+    together as one (segments × steps) array. A segment reaching further than ``_FAR`` from the
+    origin (a move of up to 1e9 units) is first cut to the canvas, then sampled the same way."""
     img = np.zeros((size, size), dtype=bool)
     if not len(segments):
         return img
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4) * scale
     if not np.isfinite(seg).all():
         raise ValueError("a segment has a coordinate that is not finite")
-    seg = _clip(seg, -2.0, size + 2.0)
+    far = (np.abs(seg) > _FAR).any(axis=1)
+    if far.any():  # sampled as they are, their points would not fit the integer cast
+        seg = np.concatenate([seg[~far], _clip(seg[far], -2.0, size + 2.0)])
     x0, y0, x1, y1 = seg.T
     dx, dy = x1 - x0, y1 - y0
     steps = np.minimum(np.ceil(np.hypot(dx, dy) * 2.0).astype(np.int64), 4 * size) + 1  # ≤ half a pixel apart
@@ -43,8 +47,7 @@ def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
 
 def _clip(seg: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Segments cut to the square [lo, hi]² (Liang-Barsky); those outside it dropped. A segment
-    inside is kept bit for bit, so only long ones (a move far off the canvas) change: their
-    samples then fall on the canvas instead of being spread over the whole segment."""
+    inside is kept bit for bit."""
     x0, y0, x1, y1 = seg.T
     dx, dy = x1 - x0, y1 - y0
     t0, t1 = np.zeros(len(seg)), np.ones(len(seg))

@@ -34,39 +34,59 @@ def parse_text(text: str, path: str | None = None, kind: str | None = None) -> M
     return parse_lisp(text, path) if kind == "lisp" else parse_fbp(text, path)
 
 
-def _include_path(name: str, pos: Pos, library: Path) -> Path:
-    """A bare file name is looked up in the library folder, then beside the including file; a
-    path is relative to the including file's folder."""
-    here = Path(pos.file).parent if pos.file else Path.cwd()
-    if os.path.basename(name) == name:
-        for candidate in (library / name, here / name):
-            if candidate.is_file():
-                return candidate
-    else:
-        candidate = (here / name)
-        if candidate.is_file():
+def include_folders(library=None, program_path: str | None = None) -> list[Path]:
+    """Where ``#include`` may read, in lookup order: the library folder (``library``, else the
+    bundled one), the user library folders (``<user data>/library``, ``$GINDEX_LIBRARY_PATH``), and
+    the folder of ``program_path`` (a program the user opened; None for a generated program, which
+    a model wrote and which must not read the user's files)."""
+    from gindex_studio.core.flows.library import user_library_folders
+
+    folders = [Path(library) if library is not None else LIBRARY_DIR, *user_library_folders()]
+    if program_path:
+        folders.append(Path(program_path).resolve().parent)
+    return folders
+
+
+def _include_path(name: str, pos: Pos, folders: list[Path]) -> Path:
+    """The file ``#include name`` reads: ``name`` (a bare file name or a relative path, no ``..``
+    part) below one of ``folders``, the first that has it. Symbolic links are followed and the
+    target must still be inside that folder. The error names the include as written, never what
+    any other file holds."""
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or name.startswith(("/", "~")) or ".." in parts or not name.strip():
+        raise FlatlandError(f"#include {name!r}: only a file name or a path inside a library folder may be "
+                            "included (no absolute path, no '..')", pos.line, pos.column, pos.file)
+    for folder in folders:
+        try:
+            root = folder.resolve()
+            candidate = (root / name).resolve()
+        except (OSError, RuntimeError):  # a symlink loop
+            continue
+        if candidate.is_relative_to(root) and candidate.is_file():
             return candidate
-    raise FlatlandError(f"#include: cannot find {name!r} (looked in {library} and {here})", pos.line, pos.column,
-                        pos.file)
+    raise FlatlandError(f"#include {name!r}: not found in the library folders"
+                        f"{' or the program’s folder' if len(folders) > 1 else ''}", pos.line, pos.column, pos.file)
 
 
-def collect_flows(module: Module, library: Path | None = None) -> dict[str, FlowDef]:
+def collect_flows(module: Module, library: Path | None = None, own_folder: bool = True) -> dict[str, FlowDef]:
     """Every flow the module can use: its includes' (recursively, in order) then its own; a later
-    definition of a name replaces an earlier one, as in the reference."""
-    library = Path(library) if library is not None else LIBRARY_DIR
+    definition of a name replaces an earlier one, as in the reference. Includes are read only from
+    ``include_folders`` (the module's own folder only when ``own_folder`` and it has a path)."""
+    folders = include_folders(library, module.path if own_folder else None)
     flows: dict[str, FlowDef] = {}
     seen: set[Path] = set()
 
     def visit(mod: Module):
         for name, pos in mod.includes:
-            path = _include_path(name, pos, library).resolve()
+            path = _include_path(name, pos, folders)
             if path in seen:
                 continue
             seen.add(path)
             try:
                 text = path.read_text(encoding="utf-8")
-            except OSError as e:
-                raise FlatlandError(f"#include {name!r}: cannot read ({e.strerror})", pos.line, pos.column, pos.file)
+            except (OSError, UnicodeDecodeError) as e:
+                raise FlatlandError(f"#include {name!r}: cannot read ({getattr(e, 'strerror', None) or e})",
+                                    pos.line, pos.column, pos.file) from None
             visit(parse_text(text, str(path)))
         for f in mod.flows:
             flows[f.name] = f
@@ -179,10 +199,11 @@ class _Builder:
         self.origin[nid] = (nd.pos.line, nd.pos.column, nd.pos.file)
 
 
-def resolve(module: Module, library: Path | str | None = None, augment=None) -> FlatProgram:
+def resolve(module: Module, library: Path | str | None = None, augment=None, own_folder: bool = True) -> FlatProgram:
     """The flat program of ``module``. Raises FlatlandError (unknown sub-flow, bad arguments, no run
-    line, a cycle no loop bounds …) with the file, line and column."""
-    flows = collect_flows(module, Path(library) if library is not None else None)
+    line, a cycle no loop bounds …) with the file, line and column. ``own_folder``: includes may
+    also come from the module's folder (a program the user opened; False for generated ones)."""
+    flows = collect_flows(module, Path(library) if library is not None else None, own_folder)
     run = module.run
     if run is None:
         raise FlatlandError("no run line (e.g. {\"position\":[64,64], \"theta\":0} -> flowname(args…))",
@@ -201,8 +222,10 @@ def resolve(module: Module, library: Path | str | None = None, augment=None) -> 
     return program
 
 
-def load_text(text: str, path: str | None = None, library=None, kind: str | None = None, augment=None) -> FlatProgram:
-    """Program text (``.fbp``, ``.lisp`` or flat JSON) as a flat program."""
+def load_text(text: str, path: str | None = None, library=None, kind: str | None = None, augment=None,
+              own_folder: bool = True) -> FlatProgram:
+    """Program text (``.fbp``, ``.lisp`` or flat JSON) as a flat program. ``own_folder``: see
+    ``resolve`` (text without a path has no folder: includes come from the library folders)."""
     stripped = text.lstrip()
     if kind == "json" or (kind is None and stripped.startswith(("{", "["))
                           and not (path or "").lower().endswith((".fbp", ".lisp"))):
@@ -218,7 +241,7 @@ def load_text(text: str, path: str | None = None, library=None, kind: str | None
             return program_from_json(value)
         except FlatlandError as e:
             raise e.in_file(path) if path else e
-    return resolve(parse_text(text, path, kind), library, augment)
+    return resolve(parse_text(text, path, kind), library, augment, own_folder)
 
 
 def load_file(path: str | Path, library=None, augment=None) -> FlatProgram:
