@@ -129,6 +129,14 @@ def program_from_flow(flow: Flow) -> FlatProgram:
     return program_from_json(items)
 
 
+def _brief(v) -> str:
+    """A value for a message: a number or short string as it is, else its kind (a container may
+    be nested too deeply to print)."""
+    if isinstance(v, (int, float, bool)) or v is None or (isinstance(v, str) and len(v) <= 40):
+        return repr(v)
+    return f"a {type(v).__name__}"
+
+
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -162,7 +170,7 @@ def _check_params(nid: str, typ: str, params: dict) -> dict:
         else:
             ok = _number(v)
         if not ok:
-            raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} has a bad value {repr(v)[:60]}")
+            raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} has a bad value {_brief(v)}")
         for x in (v if key == "position" else [v] if _number(v) else []):
             problem = param_problem(x)
             if problem:
@@ -174,6 +182,11 @@ def _check_params(nid: str, typ: str, params: dict) -> dict:
 def program_from_json(value) -> FlatProgram:
     """A FlatProgram from the flat JSON (a dict of nodes by id, or a list of node objects).
     Raises FlatlandError naming the node at fault."""
+    from gindex_studio.core.flows.nesting import depth_problem
+
+    problem = depth_problem(value)
+    if problem:
+        raise FlatlandError(f"flat JSON {problem}")
     if isinstance(value, list):
         items = value
     elif isinstance(value, dict):
@@ -183,7 +196,7 @@ def program_from_json(value) -> FlatProgram:
     nodes: dict[str, FlatNode] = {}
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise FlatlandError(f"a node must be an object with a string id, got {str(item)[:60]}")
+            raise FlatlandError(f"a node must be an object with a string id, got {_brief(item)}")
         nid, typ = item["id"], item.get("type")
         if typ not in TYPES:
             raise FlatlandError(f"node {nid!r} has type {typ!r}; a flat program has only {', '.join(TYPES)}")

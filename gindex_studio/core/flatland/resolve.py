@@ -84,9 +84,8 @@ def collect_flows(module: Module, library: Path | None = None, own_folder: bool 
             seen.add(path)
             try:
                 text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise FlatlandError(f"#include {name!r}: cannot read ({getattr(e, 'strerror', None) or e})",
-                                    pos.line, pos.column, pos.file) from None
+            except OSError as e:
+                raise FlatlandError(f"#include {name!r}: cannot read ({e.strerror})", pos.line, pos.column, pos.file)
             visit(parse_text(text, str(path)))
         for f in mod.flows:
             flows[f.name] = f
@@ -232,11 +231,14 @@ def load_text(text: str, path: str | None = None, library=None, kind: str | None
         import json
 
         from gindex_studio.core.flatland.program import program_from_json
+        from gindex_studio.core.flows.nesting import NestingError, loads
 
         try:
-            value = json.loads(text)
+            value = loads(text)
         except json.JSONDecodeError as e:
             raise FlatlandError(f"not valid JSON: {e.msg}", e.lineno, e.colno, path) from None
+        except NestingError as e:
+            raise FlatlandError(f"the JSON is {e}", None, None, path) from None
         try:
             return program_from_json(value)
         except FlatlandError as e:
