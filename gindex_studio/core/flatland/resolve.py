@@ -47,7 +47,7 @@ def include_folders(library=None, program_path: str | None = None) -> list[Path]
     return folders
 
 
-def _include_path(name: str, pos: Pos, folders: list[Path]) -> Path:
+def _include_path(name: str, pos: Pos, folders: list[Path], own_folder: bool) -> Path:
     """The file ``#include name`` reads: ``name`` (a bare file name or a relative path, no ``..``
     part) below one of ``folders``, the first that has it. Symbolic links are followed and the
     target must still be inside that folder. The error names the include as written, never what
@@ -64,21 +64,22 @@ def _include_path(name: str, pos: Pos, folders: list[Path]) -> Path:
             continue
         if candidate.is_relative_to(root) and candidate.is_file():
             return candidate
-    raise FlatlandError(f"#include {name!r}: not found in the library folders"
-                        f"{' or the program’s folder' if len(folders) > 1 else ''}", pos.line, pos.column, pos.file)
+    where = "the library folders or the program's own folder" if own_folder else "the library folders"
+    raise FlatlandError(f"#include {name!r}: not found in {where}", pos.line, pos.column, pos.file)
 
 
 def collect_flows(module: Module, library: Path | None = None, own_folder: bool = True) -> dict[str, FlowDef]:
     """Every flow the module can use: its includes' (recursively, in order) then its own; a later
     definition of a name replaces an earlier one, as in the reference. Includes are read only from
     ``include_folders`` (the module's own folder only when ``own_folder`` and it has a path)."""
+    own_folder = bool(own_folder and module.path)
     folders = include_folders(library, module.path if own_folder else None)
     flows: dict[str, FlowDef] = {}
     seen: set[Path] = set()
 
     def visit(mod: Module):
         for name, pos in mod.includes:
-            path = _include_path(name, pos, folders)
+            path = _include_path(name, pos, folders, own_folder)
             if path in seen:
                 continue
             seen.add(path)
