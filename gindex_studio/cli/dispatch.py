@@ -594,6 +594,9 @@ def cmd_library(args) -> int:
         lib = NodeLibrary.load(args.library or ()) if args.library else NodeLibrary.bundled()
     except LibraryError as e:
         raise InputError(str(e)) from None
+    if not args.library:
+        for problem in NodeLibrary.user_errors:  # a broken user folder is left out, and said so
+            print(f"gindex-studio: warning: a user library folder was left out: {problem}", file=sys.stderr)
     if args.json:
         _json_out({
             "categories": [c.__dict__ for c in lib.categories],

@@ -17,7 +17,7 @@ def test_draw_writes_png_json_and_lisp(tmp_path, capsys):
                  "--lisp", str(tmp_path / "w.lisp")]) == 0
     png = out.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == SIZE
-    assert "44 segments from 10 nodes, 11 edges" in capsys.readouterr().out
+    assert "369 segments from 10 nodes, 11 edges" in capsys.readouterr().out
     assert load_file(tmp_path / "w.lisp").to_json() == load_file(tmp_path / "w.json").to_json() == \
         load_file(WHEEL).to_json()
 

@@ -14,8 +14,8 @@ from gindex_studio.core.flatland.sexpr import read
 
 # (nodes, edges) of the reference's resolve_scope output for the same files (see
 # tests/core/flatland_reference/NOTE.md for how it was run)
-REFERENCE_COUNTS = {"car": (31, 35), "circle": (4, 4), "polygon": (4, 4), "rectangle": (6, 6), "square": (4, 4),
-                    "stickfigure": (21, 21), "wheel": (10, 11)}
+REFERENCE_COUNTS = {"buggy": (31, 35), "ring": (4, 4), "ngon": (4, 4), "rectangle": (6, 6), "tile": (4, 4),
+                    "stickfigure": (21, 21), "spokewheel": (10, 11)}
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE_COUNTS))
@@ -23,8 +23,8 @@ def test_library_counts_match_reference(name):
     assert load_file(LIBRARY_DIR / f"{name}.fbp").counts() == REFERENCE_COUNTS[name]
 
 
-def test_circle_resolves_by_hand():
-    p = load_file(LIBRARY_DIR / "circle.fbp")
+def test_ring_resolves_by_hand():
+    p = load_file(LIBRARY_DIR / "ring.fbp")
     assert list(p.nodes) == ["__START__", "arc", "chord", "bend"]
     assert p.start.params == {"position": [64, 40], "theta": 0}
     assert p.start.targets == {"out": ["arc"]}
@@ -113,7 +113,7 @@ BROKEN = [
     ("c(start) -> m(move 1 0)\nthis line has no arrow\n", "expected 'source -> target'", 2, 1),
     ("m -> n(move 1 0)\n", "outside a flow", 1, 1),
     ("c(start) -> m(move 1 0)\nm -> c(end)\n", "no run line", None, None),
-    ('#include "nowhere.fbp"\n{} -> c()\n', "cannot find 'nowhere.fbp'", 1, 1),
+    ('#include "nowhere.fbp"\n{} -> c()\n', "#include 'nowhere.fbp': not found in the library folders", 1, 1),
     ("c(start a) -> m(move a 0)\nm -> c(end)\n{} -> c(1 2)\n", "takes 1 argument", 3, 7),
 ]
 

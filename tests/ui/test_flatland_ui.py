@@ -50,17 +50,17 @@ def test_editing_a_move_distance_changes_the_drawing(window, qtbot, square_file)
     assert (before == draw(load_file(square_file))).all()
     ink_before = _ink(panel.view)
     # click the move node's body on the canvas, then type a new distance in the inspector
-    item = ed.scene.nodes["box/side"]
+    item = ed.scene.nodes["quad/edge"]
     ed.view.centerOn(item)
     click(ed.view, item.sceneBoundingRect().center())
-    qtbot.waitUntil(lambda: window.inspector.node_id == "box/side", timeout=2000)
+    qtbot.waitUntil(lambda: window.inspector.node_id == "quad/edge", timeout=2000)
     spin = window.inspector.editors["dist"]
     assert isinstance(spin, QDoubleSpinBox) and spin.value() == 48
     spin.setFocus()
     spin.selectAll()
     QTest.keyClicks(spin, "20")
     QTest.keyClick(spin, Qt.Key_Return)
-    qtbot.waitUntil(lambda: ed.doc.get_attribute("box/side", "dist") == 20, timeout=2000)
+    qtbot.waitUntil(lambda: ed.doc.get_attribute("quad/edge", "dist") == 20, timeout=2000)
     qtbot.waitUntil(lambda: not (panel.image == before).all(), timeout=2000)
     # the model, the drawing and the pixels on screen all changed: a 20-unit square
     assert panel.image.sum() < before.sum()
@@ -79,8 +79,8 @@ def test_step_through_highlights_the_node_of_each_segment(window, qtbot, square_
     qtbot.waitUntil(lambda: panel.trace is not None, timeout=3000)
     QTest.mouseClick(panel.stepping, Qt.LeftButton)
     assert panel.current_step() == 1 and panel.image.sum() < draw(load_file(square_file)).sum()
-    assert "drawn by box/side" in panel.step_label.text()
-    assert ed.scene.selected_node_ids() == ["box/side"]
+    assert "drawn by quad/edge" in panel.step_label.text()
+    assert ed.scene.selected_node_ids() == ["quad/edge"]
     panel.slider.setFocus()
     QTest.keyClick(panel.slider, Qt.Key_Right)
     assert panel.current_step() == 2 and panel.view.segment is not None
@@ -111,7 +111,7 @@ def test_compare_window_shows_both_drawings_and_the_core_delta(qtbot, tmp_path):
     from gindex_studio.ui.flatland.actions import open_compare
 
     gen = tmp_path / "gen.fbp"
-    gen.write_text('#include "polygon.fbp"\nsq(start) -> p(polygon 4 30)\np -> sq(end)\n'
+    gen.write_text('#include "polygon.fbp"\nsq(start) -> p(polygon 30 4)\np -> sq(end)\n'
                    '{"position":[40,40], "theta":0} -> sq()\n')
     w = open_compare(str(LIBRARY_DIR / "square.fbp"), str(gen))
     qtbot.addWidget(w)

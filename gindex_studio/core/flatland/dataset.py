@@ -59,14 +59,14 @@ def _shape_lines(kind: str, i: int, rng: random.Random, heading: list[int]) -> l
         side = 2 * rng.randrange(6, 18)
         shape = [f"box{i}(square {side})", f"mid{i}(move {side // 2} 1)", f"ring{i}(circle {side // 2})"]
     elif kind == "stick_figure":
-        shape = [f"fig{i}(stickfigure {rng.randrange(5, 12)} {rng.choice((20, 30, 40))})"]
+        shape = [f"fig{i}(stickman {rng.randrange(5, 12)} {rng.choice((30, 45, 60))})"]
     else:
         raise ValueError(f"unknown shape kind {kind!r}")
     return nodes + shape
 
 
 INCLUDES = {"circles": ["circle.fbp"], "lines": [], "rectangles": ["rectangle.fbp"],
-            "circle_in_box": ["circle.fbp", "square.fbp"], "rotated_line": [], "stick_figure": ["stickfigure.fbp"]}
+            "circle_in_box": ["circle.fbp", "square.fbp"], "rotated_line": [], "stick_figure": ["stickman.fbp"]}
 
 
 def task_text(kind: str, count: int, rng: random.Random) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 
+from gindex_studio.core.flows.nesting import NestingError, loads
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.sexpr import Atom, SList, read
 from gindex_studio.core.flatland.syntax import FlowDef, LinkDef, Module, NodeDef, Pos, Randomiser, RunDef
@@ -168,9 +169,11 @@ class _Parser:
         if self.module.run is not None:
             raise FlatlandError("a second run line (a program runs one flow)", line, lcol)
         try:
-            state = json.loads(lhs)
+            state = loads(lhs, 4)
         except json.JSONDecodeError as e:
             raise FlatlandError(f"the start state is not valid JSON: {e.msg}", line, lcol + e.colno - 1) from None
+        except NestingError as e:
+            raise FlatlandError(f"the start state is {e}", line, lcol) from None
         position, theta = start_state(state, line, lcol)
         if "(" in rhs:
             k = rhs.index("(")
@@ -190,6 +193,12 @@ def start_state(state, line=None, col=None) -> tuple[tuple[float, float], float]
     ok = (isinstance(pos, list) and len(pos) == 2 and all(_is_number(v) for v in pos) and _is_number(theta))
     if not ok:
         raise FlatlandError("start position must be [x, y] and theta a number", line, col)
+    from gindex_studio.core.flatland.program import param_problem
+
+    for name, v in (("position x", pos[0]), ("position y", pos[1]), ("theta", theta)):
+        problem = param_problem(v)
+        if problem:
+            raise FlatlandError(f"the start state's {name} {v:.6g} {problem}", line, col)
     return (pos[0], pos[1]), theta
 
 

@@ -45,7 +45,7 @@ def read_generated_text(text: str, kind: str | None = None, library=None) -> Gen
     lines = clean.splitlines()
     for _ in range(MAX_REPAIRS + 1):
         try:
-            program = load_text("\n".join(lines) + "\n", None, library, kind)
+            program = load_text("\n".join(lines) + "\n", None, library, kind, own_folder=False)
         except FlatlandError as e:
             first = first or e
             if e.line is None or e.file is not None or not (1 <= e.line <= len(lines)):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.sexpr import Atom, SList, format_value, read
 from gindex_studio.core.flatland.syntax import FlowDef, LinkDef, Module, NodeDef, Pos, RunDef
-from gindex_studio.core.flatland.fbp import randomiser_of
+from gindex_studio.core.flatland.fbp import randomiser_of, start_state
 
 
 def parse_lisp(text: str, path: str | None = None) -> Module:
@@ -113,8 +113,9 @@ def _run_flow(item, path) -> RunDef:
     vals = [item[3][0], item[3][1], item[4]]
     if not all(isinstance(v, Atom) and not v.is_symbol for v in vals):
         raise FlatlandError("run-flow position and theta must be numbers", item.line, item.column)
-    return RunDef(_sym(item[1], "a flow name"), list(item[2]), (vals[0].value, vals[1].value), vals[2].value,
-                  _pos(item, path))
+    position, theta = start_state({"position": [vals[0].value, vals[1].value], "theta": vals[2].value},
+                                  item.line, item.column)
+    return RunDef(_sym(item[1], "a flow name"), list(item[2]), position, theta, _pos(item, path))
 
 
 def write_lisp(program, name: str = "main") -> str:

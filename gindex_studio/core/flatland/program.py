@@ -14,6 +14,7 @@ from gindex_studio.core.flows.flow import Flow, flow_from_nodes
 from gindex_studio.core.flatland.errors import FlatlandError
 
 START_ID = "__START__"
+MAX_PARAM = 1e9  # |a number parameter| (dist, theta, loop bounds, position): the world is 128 units wide
 TYPES = ("info", "move", "turn", "loop")
 PARAM_KEYS = {"info": ("position", "theta"), "move": ("dist", "penup"), "turn": ("theta",),
               "loop": ("varname", "start", "end")}
@@ -128,8 +129,28 @@ def program_from_flow(flow: Flow) -> FlatProgram:
     return program_from_json(items)
 
 
+def _brief(v) -> str:
+    """A value for a message: a number or short string as it is, else its kind (a container may
+    be nested too deeply to print)."""
+    if isinstance(v, (int, float, bool)) or v is None or (isinstance(v, str) and len(v) <= 40):
+        return repr(v)
+    return f"a {type(v).__name__}"
+
+
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def param_problem(v) -> str | None:
+    """Why ``v`` cannot be a number parameter of a node (None if it can): not finite, or beyond
+    ±MAX_PARAM (a program is model output; a run or a drawing must stay in range)."""
+    if isinstance(v, float) and v != v:
+        return "is not a number (nan)"
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return "is not finite"
+    if abs(v) > MAX_PARAM:
+        return f"is out of range (at most {MAX_PARAM:.0e} in size)"
+    return None
 
 
 def _check_params(nid: str, typ: str, params: dict) -> dict:
@@ -149,7 +170,11 @@ def _check_params(nid: str, typ: str, params: dict) -> dict:
         else:
             ok = _number(v)
         if not ok:
-            raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} has a bad value {v!r}")
+            raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} has a bad value {_brief(v)}")
+        for x in (v if key == "position" else [v] if _number(v) else []):
+            problem = param_problem(x)
+            if problem:
+                raise FlatlandError(f"node {nid!r} ({typ}): parameter {key!r} {x:.6g} {problem}")
         out[key] = v
     return out
 
@@ -157,6 +182,11 @@ def _check_params(nid: str, typ: str, params: dict) -> dict:
 def program_from_json(value) -> FlatProgram:
     """A FlatProgram from the flat JSON (a dict of nodes by id, or a list of node objects).
     Raises FlatlandError naming the node at fault."""
+    from gindex_studio.core.flows.nesting import depth_problem
+
+    problem = depth_problem(value)
+    if problem:
+        raise FlatlandError(f"flat JSON {problem}")
     if isinstance(value, list):
         items = value
     elif isinstance(value, dict):
@@ -166,7 +196,7 @@ def program_from_json(value) -> FlatProgram:
     nodes: dict[str, FlatNode] = {}
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise FlatlandError(f"a node must be an object with a string id, got {str(item)[:60]}")
+            raise FlatlandError(f"a node must be an object with a string id, got {_brief(item)}")
         nid, typ = item["id"], item.get("type")
         if typ not in TYPES:
             raise FlatlandError(f"node {nid!r} has type {typ!r}; a flat program has only {', '.join(TYPES)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 SIZE = 128
+_FAR = 1e6  # a segment with a coordinate beyond this is first cut to the canvas (see rasterise)
 
 
 def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
@@ -17,11 +18,17 @@ def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
 
     Each segment is sampled at ``steps`` points at most half a pixel apart (at most 4·size + 1),
     point k at x0 + (x1 − x0)·k/(steps − 1). Segments with the same number of points are sampled
-    together as one (segments × steps) array."""
+    together as one (segments × steps) array. A segment reaching further than ``_FAR`` from the
+    origin (a move of up to 1e9 units) is first cut to the canvas, then sampled the same way."""
     img = np.zeros((size, size), dtype=bool)
     if not len(segments):
         return img
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4) * scale
+    if not np.isfinite(seg).all():
+        raise ValueError("a segment has a coordinate that is not finite")
+    far = (np.abs(seg) > _FAR).any(axis=1)
+    if far.any():  # sampled as they are, their points would not fit the integer cast
+        seg = np.concatenate([seg[~far], _clip(seg[far], -2.0, size + 2.0)])
     x0, y0, x1, y1 = seg.T
     dx, dy = x1 - x0, y1 - y0
     steps = np.minimum(np.ceil(np.hypot(dx, dy) * 2.0).astype(np.int64), 4 * size) + 1  # ≤ half a pixel apart
@@ -36,6 +43,27 @@ def rasterise(segments, size: int = SIZE, scale: float = 1.0) -> np.ndarray:
         keep = (col >= 0) & (col < size) & (row >= 0) & (row < size)
         img[row[keep], col[keep]] = True
     return img
+
+
+def _clip(seg: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Segments cut to the square [lo, hi]² (Liang-Barsky); those outside it dropped. A segment
+    inside is kept bit for bit."""
+    x0, y0, x1, y1 = seg.T
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = np.zeros(len(seg)), np.ones(len(seg))
+    keep = np.ones(len(seg), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, x0 - lo), (dx, hi - x0), (-dy, y0 - lo), (dy, hi - y0)):
+            keep &= ~((p == 0) & (q < 0))
+            r = q / np.where(p == 0, 1.0, p)
+            t0 = np.where(p < 0, np.maximum(t0, r), t0)
+            t1 = np.where(p > 0, np.minimum(t1, r), t1)
+    keep &= t0 <= t1
+    if keep.all() and not (t0 > 0).any() and not (t1 < 1).any():
+        return seg
+    out = np.stack([np.where(t0 > 0, x0 + t0 * dx, x0), np.where(t0 > 0, y0 + t0 * dy, y0),
+                    np.where(t1 < 1, x0 + t1 * dx, x1), np.where(t1 < 1, y0 + t1 * dy, y1)], axis=1)
+    return out[keep]
 
 
 def _normalise(img: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.expr import Scope, evaluate, is_literal
 from gindex_studio.core.flatland.fbp import parse_fbp
 from gindex_studio.core.flatland.lisp import parse_lisp
-from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram, check_termination
+from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram, check_termination, param_problem
 from gindex_studio.core.flatland.syntax import PRIMITIVES, FlowDef, Module, Pos
 
 LIBRARY_DIR = RESOURCES / "flatland"
@@ -34,32 +34,52 @@ def parse_text(text: str, path: str | None = None, kind: str | None = None) -> M
     return parse_lisp(text, path) if kind == "lisp" else parse_fbp(text, path)
 
 
-def _include_path(name: str, pos: Pos, library: Path) -> Path:
-    """A bare file name is looked up in the library folder, then beside the including file; a
-    path is relative to the including file's folder."""
-    here = Path(pos.file).parent if pos.file else Path.cwd()
-    if os.path.basename(name) == name:
-        for candidate in (library / name, here / name):
-            if candidate.is_file():
-                return candidate
-    else:
-        candidate = (here / name)
-        if candidate.is_file():
+def include_folders(library=None, program_path: str | None = None) -> list[Path]:
+    """Where ``#include`` may read, in lookup order: the library folder (``library``, else the
+    bundled one), the user library folders (``<user data>/library``, ``$GINDEX_LIBRARY_PATH``), and
+    the folder of ``program_path`` (a program the user opened; None for a generated program, which
+    a model wrote and which must not read the user's files)."""
+    from gindex_studio.core.flows.library import user_library_folders
+
+    folders = [Path(library) if library is not None else LIBRARY_DIR, *user_library_folders()]
+    if program_path:
+        folders.append(Path(program_path).resolve().parent)
+    return folders
+
+
+def _include_path(name: str, pos: Pos, folders: list[Path], own_folder: bool) -> Path:
+    """The file ``#include name`` reads: ``name`` (a bare file name or a relative path, no ``..``
+    part) below one of ``folders``, the first that has it. Symbolic links are followed and the
+    target must still be inside that folder. The error names the include as written, never what
+    any other file holds."""
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or name.startswith(("/", "~")) or ".." in parts or not name.strip():
+        raise FlatlandError(f"#include {name!r}: only a file name or a path inside a library folder may be "
+                            "included (no absolute path, no '..')", pos.line, pos.column, pos.file)
+    for folder in folders:
+        try:
+            root = folder.resolve()
+            candidate = (root / name).resolve()
+        except (OSError, RuntimeError):  # a symlink loop
+            continue
+        if candidate.is_relative_to(root) and candidate.is_file():
             return candidate
-    raise FlatlandError(f"#include: cannot find {name!r} (looked in {library} and {here})", pos.line, pos.column,
-                        pos.file)
+    where = "the library folders or the program's own folder" if own_folder else "the library folders"
+    raise FlatlandError(f"#include {name!r}: not found in {where}", pos.line, pos.column, pos.file)
 
 
-def collect_flows(module: Module, library: Path | None = None) -> dict[str, FlowDef]:
+def collect_flows(module: Module, library: Path | None = None, own_folder: bool = True) -> dict[str, FlowDef]:
     """Every flow the module can use: its includes' (recursively, in order) then its own; a later
-    definition of a name replaces an earlier one, as in the reference."""
-    library = Path(library) if library is not None else LIBRARY_DIR
+    definition of a name replaces an earlier one, as in the reference. Includes are read only from
+    ``include_folders`` (the module's own folder only when ``own_folder`` and it has a path)."""
+    own_folder = bool(own_folder and module.path)
+    folders = include_folders(library, module.path if own_folder else None)
     flows: dict[str, FlowDef] = {}
     seen: set[Path] = set()
 
     def visit(mod: Module):
         for name, pos in mod.includes:
-            path = _include_path(name, pos, library).resolve()
+            path = _include_path(name, pos, folders, own_folder)
             if path in seen:
                 continue
             seen.add(path)
@@ -87,11 +107,13 @@ class _Builder:
     def err(self, message: str, pos: Pos) -> FlatlandError:
         return FlatlandError(message, pos.line, pos.column, pos.file)
 
-    def evaluate(self, expr, scope: Scope, pos: Pos):
+    def evaluate(self, expr, scope: Scope, pos: Pos, what: str):
+        """The value of ``expr``; an error names ``what`` is evaluated (the node and parameter)."""
         try:
             return evaluate(expr, scope)
         except FlatlandError as e:
-            raise e.in_file(pos.file) if pos.file else e
+            line, col = (e.line, e.column) if e.line is not None else (pos.line, pos.column)
+            raise FlatlandError(f"{what}: {e.message}", line, col, e.file or pos.file) from None
 
     def instance(self, flow: FlowDef, args: list, caller: Scope, prefix: str, depth: int, pos: Pos, top: bool):
         """Create the nodes of one flow instance; return (entry ids, exits {port: [(id, port)]})."""
@@ -105,7 +127,7 @@ class _Builder:
             if self.augment is not None and is_literal(a) and p in flow.randomisers:
                 values.append(self.augment.draw(flow.randomisers[p]))
             else:
-                values.append(self.evaluate(a, caller, pos))
+                values.append(self.evaluate(a, caller, pos, f"argument {p!r} of {flow.name}"))
         scope = Scope(dict(zip(flow.params, values)), caller)
         ins: dict[str, list[str]] = {}
         outs: dict[str, dict[str, list[tuple[str, str]]]] = {}
@@ -159,11 +181,15 @@ class _Builder:
                     raise self.err(f"a loop's first argument is a counter name, got {a}", nd.pos)
                 params[key] = a.value
                 continue
-            v = self.evaluate(a, scope, nd.pos)
+            what = f"node {nd.name!r} ({nd.type} {key})"
+            v = self.evaluate(a, scope, nd.pos, what)
             if isinstance(v, bool):
                 v = int(v)
             if not isinstance(v, (int, float)):
-                raise self.err(f"{nd.type} {key} must be a number, got {v!r}", nd.pos)
+                raise self.err(f"{what} must be a number, got {repr(v)[:60]}", nd.pos)
+            problem = param_problem(v)
+            if problem:
+                raise self.err(f"{what}: {v:.6g} {problem}", nd.pos)
             params[key] = v
         if nd.type == "move":
             params["penup"] = bool(params["penup"])
@@ -173,10 +199,11 @@ class _Builder:
         self.origin[nid] = (nd.pos.line, nd.pos.column, nd.pos.file)
 
 
-def resolve(module: Module, library: Path | str | None = None, augment=None) -> FlatProgram:
+def resolve(module: Module, library: Path | str | None = None, augment=None, own_folder: bool = True) -> FlatProgram:
     """The flat program of ``module``. Raises FlatlandError (unknown sub-flow, bad arguments, no run
-    line, a cycle no loop bounds …) with the file, line and column."""
-    flows = collect_flows(module, Path(library) if library is not None else None)
+    line, a cycle no loop bounds …) with the file, line and column. ``own_folder``: includes may
+    also come from the module's folder (a program the user opened; False for generated ones)."""
+    flows = collect_flows(module, Path(library) if library is not None else None, own_folder)
     run = module.run
     if run is None:
         raise FlatlandError("no run line (e.g. {\"position\":[64,64], \"theta\":0} -> flowname(args…))",
@@ -195,24 +222,29 @@ def resolve(module: Module, library: Path | str | None = None, augment=None) -> 
     return program
 
 
-def load_text(text: str, path: str | None = None, library=None, kind: str | None = None, augment=None) -> FlatProgram:
-    """Program text (``.fbp``, ``.lisp`` or flat JSON) as a flat program."""
+def load_text(text: str, path: str | None = None, library=None, kind: str | None = None, augment=None,
+              own_folder: bool = True) -> FlatProgram:
+    """Program text (``.fbp``, ``.lisp`` or flat JSON) as a flat program. ``own_folder``: see
+    ``resolve`` (text without a path has no folder: includes come from the library folders)."""
     stripped = text.lstrip()
     if kind == "json" or (kind is None and stripped.startswith(("{", "["))
                           and not (path or "").lower().endswith((".fbp", ".lisp"))):
         import json
 
         from gindex_studio.core.flatland.program import program_from_json
+        from gindex_studio.core.flows.nesting import NestingError, loads
 
         try:
-            value = json.loads(text)
+            value = loads(text)
         except json.JSONDecodeError as e:
             raise FlatlandError(f"not valid JSON: {e.msg}", e.lineno, e.colno, path) from None
+        except NestingError as e:
+            raise FlatlandError(f"the JSON is {e}", None, None, path) from None
         try:
             return program_from_json(value)
         except FlatlandError as e:
             raise e.in_file(path) if path else e
-    return resolve(parse_text(text, path, kind), library, augment)
+    return resolve(parse_text(text, path, kind), library, augment, own_folder)
 
 
 def load_file(path: str | Path, library=None, augment=None) -> FlatProgram:

@@ -2,7 +2,8 @@
 
 ``read(text)`` returns one expression: an ``Atom`` (a number or a symbol, with its line and
 column) or an ``SList`` (a list of expressions, with the position of its opening parenthesis).
-Unbalanced parentheses raise ``FlatlandError`` at the offending parenthesis.
+Unbalanced parentheses raise ``FlatlandError`` at the offending parenthesis, and so does nesting
+deeper than ``MAX_NESTING`` (the reader itself keeps an explicit stack).
 
 >>> e = read("(move (* 2 r) 0)")
 >>> [str(x) for x in e]
@@ -14,6 +15,7 @@ import re
 
 from gindex_studio.core.flatland.errors import FlatlandError
 
+MAX_NESTING = 100  # parentheses inside one another: deeper input is refused (evaluating it recurses)
 _TOKEN = re.compile(r'\s+|;[^\n]*|(\()|(\))|("[^"\n]*")|([^\s()";]+)')
 
 
@@ -114,6 +116,8 @@ def read_all(text: str, line0: int = 1, column0: int = 1) -> list:
     stack: list[SList] = [SList()]
     for kind, tok, line, col in tokens(text, line0, column0):
         if kind == "(":
+            if len(stack) > MAX_NESTING:
+                raise FlatlandError(f"parentheses nested deeper than {MAX_NESTING} levels", line, col)
             stack.append(SList((), line, col))
         elif kind == ")":
             if len(stack) == 1:

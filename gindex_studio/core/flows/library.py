@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from gindex_studio.core.flows.flow import Flow, Node, normalise_wires
+from gindex_studio.core.flows.nesting import MAX_DEPTH, depth_problem
 
 KINDS: tuple[str, ...] = ("string", "number", "boolean", "enum", "json", "code")
 
@@ -154,6 +155,9 @@ def _check_default(kind: str, default: Any, choices: tuple) -> str | None:
     return None
 
 
+_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels (the limit for arrays and objects)"
+
+
 def _read_json(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
@@ -167,6 +171,8 @@ def _read_json(path: Path) -> Any:
         raise LibraryError(
             f"{path}: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path
         ) from exc
+    except RecursionError:
+        raise LibraryError(f"{path}: {_TOO_DEEP}", path) from None
 
 
 def _parse_category(data: Any, path: Path) -> Category:
@@ -312,6 +318,8 @@ def _read_folder(folder: Path, known_categories: Mapping[str, Category]) -> _Fol
     raw_types: list[tuple[Any, Path, int]] = []
     for path in sorted(folder.glob("*.json")):
         data = _read_json(path)
+        if depth_problem(data):
+            raise LibraryError(f"{path}: {_TOO_DEEP}", path)
         if not isinstance(data, dict):
             raise LibraryError(f"{path}: must hold a JSON object with a 'types' list, not {type(data).__name__}", path)
         unknown = sorted(set(data) - _FILE_KEYS)

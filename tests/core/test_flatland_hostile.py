@@ -1,0 +1,115 @@
+"""Flatland programs are model output: hostile arithmetic is refused at once with one error that
+names the node and where it is (issue 26 item 1); deep nesting is a clear error, not a
+RecursionError (item 3)."""
+from __future__ import annotations
+
+import json
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.expr import MAX_BITS, Scope, evaluate
+from gindex_studio.core.flatland.program import program_from_json
+from gindex_studio.core.flatland.render import rasterise
+from gindex_studio.core.flatland.resolve import load_text
+from gindex_studio.core.flatland.sexpr import read
+
+HOSTILE = [
+    ("(factorial 100000000)", "factorial(100000000) would exceed the limit"),
+    ("(expt 10 (expt 10 10))", "10 to the power 10000000000 would exceed the limit"),
+    ("(comb 100000000 50000000)", "comb(100000000, 50000000) would exceed the limit"),
+    ("(perm 100000000 50000000)", "would exceed the limit"),
+    ("(expt 10 400)", "10 to the power 400 would exceed the limit"),
+    ("(* (expt 2 1000) (expt 2 1000))", "beyond the limit"),
+    ("(exp 100000)", "would exceed the limit"),
+    ("inf", "inf: its value is inf, not a finite number"),
+    ("(- inf inf)", "not a finite number"),
+    ("(* 1e300 1e300)", "not a finite number"),
+    ("(frexp 3.0)", "not a number"),
+    ("(lcm " + " ".join(str(10**12 + k) for k in range(1, 200, 2)) + ")", "beyond the limit"),
+]
+
+
+def _fbp(expr: str) -> str:
+    return f'main(start) -> a(move 1 0)\na -> b(move {expr} 0)\nb -> main(end)\n{{}} -> main()\n'
+
+
+@pytest.mark.parametrize("expr,message", HOSTILE, ids=[h[0][:30] for h in HOSTILE])
+def test_hostile_arithmetic_is_refused_at_once_naming_the_node(expr, message):
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FlatlandError) as info:
+            load_text(_fbp(expr), "gen.fbp")
+    assert time.perf_counter() - t < 1.0  # refused, not computed (computing any of these takes minutes)
+    e = info.value
+    assert message in e.message
+    assert e.message.startswith("node 'b' (move dist): ")
+    assert (e.file, e.line) == ("gen.fbp", 2)
+    assert "\n" not in str(e) and len(str(e)) < 200
+
+
+def test_values_up_to_the_limit_are_computed_exactly():
+    def ev(text):
+        return evaluate(read(text), Scope())
+
+    assert ev("(factorial 170)") == __import__("math").factorial(170)
+    assert ev("(comb 1000 3)") == 166167000
+    assert ev("(comb 100000000 2)") == 100000000 * 99999999 // 2
+    assert ev("(perm 10 3)") == 720 and ev("(perm 3 5)") == 0 and ev("(comb 3 5)") == 0
+    assert ev(f"(expt 2 {MAX_BITS - 1})") == 2 ** (MAX_BITS - 1)
+    assert ev("(expt 1 (expt 10 300))") == 1 and ev("(expt -1 (expt 10 300))") == 1
+    assert ev("(expt 2 -2)") == 0.25 and ev("(expt 2.0 0.5)") == pytest.approx(2 ** 0.5)
+    assert ev("(round 123456 -1000000000000)") == 0 and ev("(round 2.5 1000000000000)") == 2.5
+    assert ev("(lcm 4 6 10)") == 60 and ev("(* 2 3 4)") == 24 and ev("(+ 1 2 3)") == 6
+    with pytest.raises(FlatlandError, match="beyond the limit"):
+        ev(f"(expt 2 {MAX_BITS})")
+
+
+@pytest.mark.parametrize("text,message", [
+    ('main(start) -> a(move 1e300 0)\na -> main(end)\n{} -> main()\n', "node 'a' (move dist): 1e+300 is out of range"),
+    ('main(start) -> a(turn (* 1e200 1e200))\na -> main(end)\n{} -> main()\n', "node 'a' (turn theta)"),
+    ('main(start) -> a(loop i 0 (expt 10 300))\na body -> m(move 1 0)\nm -> a\na -> main(end)\n{} -> main()\n',
+     "node 'a' (loop end): 1e+300 is out of range"),
+    ('{"position":[1e999, 0], "theta":0} -> main()\n', "the start state's position x inf is not finite"),
+    ('{"position":[0, NaN], "theta":0} -> main()\n', "is not a number (nan)"),
+    ('c(start r) -> m(move r 0)\nm -> c(end)\nmain(start) -> x(c (factorial 1000))\nx -> main(end)\n{} -> main()\n',
+     "argument 'r' of c: (factorial 1000): factorial(1000) would exceed the limit"),
+])
+def test_out_of_range_parameters_name_the_node(text, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FlatlandError) as info:
+            load_text(text, "p.fbp")
+    assert message in str(info.value) and str(info.value).startswith("p.fbp:")
+
+
+def test_lisp_run_flow_state_is_checked():
+    text = "(begin (define-flow m () () ((create-node a move 1 0) (create-entry a) (create-exit a))) " \
+           "(run-flow m () (10000000000 0) 0))"
+    with pytest.raises(FlatlandError, match="position x 1e\\+10 is out of range"):
+        load_text(text, "p.lisp")
+
+
+@pytest.mark.parametrize("dist", [float("inf"), float("nan"), 1e300, -1e300])
+def test_flat_json_with_non_finite_or_huge_numbers_names_the_node(dist):
+    nodes = {"__START__": {"id": "__START__", "type": "info", "targets": {"out": ["m"]},
+                           "params": {"position": [64, 64], "theta": 0}},
+             "m": {"id": "m", "type": "move", "targets": {}, "params": {"dist": dist, "penup": False}}}
+    text = json.dumps(nodes)  # json writes Infinity / NaN, and reads them back
+    with pytest.raises(FlatlandError, match="node 'm' \\(move\\): parameter 'dist'"):
+        load_text(text, "p.json")
+    with pytest.raises(FlatlandError, match="node 'm'"):
+        program_from_json(nodes)
+
+
+def test_rasterise_long_segments_without_numpy_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        img = rasterise([(64, 64, 64 + 1e9, 64), (0, 0, 1e300, 1e300)])
+    assert img[63, 64:].all()  # the row through y = 64, clipped by the canvas
+    with pytest.raises(ValueError, match="not finite"):
+        rasterise([(0, 0, np.inf, 0)])
