@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gindex_studio.core.flows.files import UserFileError, path_problem, read_user_text
 from gindex_studio.paths import RESOURCES
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.expr import Scope, evaluate, is_literal
@@ -40,11 +41,11 @@ def _include_path(name: str, pos: Pos, library: Path) -> Path:
     here = Path(pos.file).parent if pos.file else Path.cwd()
     if os.path.basename(name) == name:
         for candidate in (library / name, here / name):
-            if candidate.is_file():
+            if candidate.is_file() or path_problem(candidate):  # a pipe or device: refused by the read
                 return candidate
     else:
         candidate = (here / name)
-        if candidate.is_file():
+        if candidate.is_file() or path_problem(candidate):
             return candidate
     raise FlatlandError(f"#include: cannot find {name!r} (looked in {library} and {here})", pos.line, pos.column,
                         pos.file)
@@ -64,9 +65,9 @@ def collect_flows(module: Module, library: Path | None = None) -> dict[str, Flow
                 continue
             seen.add(path)
             try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as e:
-                raise FlatlandError(f"#include {name!r}: cannot read ({e.strerror})", pos.line, pos.column, pos.file)
+                text = read_user_text(path, "a Flatland program")
+            except UserFileError as e:
+                raise FlatlandError(f"#include {name!r}: {e}", pos.line, pos.column, pos.file) from None
             visit(parse_text(text, str(path)))
         for f in mod.flows:
             flows[f.name] = f
@@ -219,11 +220,7 @@ def load_file(path: str | Path, library=None, augment=None) -> FlatProgram:
     """A program file as a flat program. Raises FlatlandError (also for a missing file)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FlatlandError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise FlatlandError(f"{p}: is a folder, not a Flatland program") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise FlatlandError(f"{p}: cannot read ({e})") from None
+        text = read_user_text(p, "a Flatland program")
+    except UserFileError as e:
+        raise FlatlandError(str(e)) from None
     return load_text(text, str(p), library, augment=augment)

@@ -15,9 +15,17 @@ the new content, never half of it, and otherwise behaves like writing the file i
 ``FileStamp.of(path)`` records what a file looked like (size, modification time, content hash)
 so that a later save can tell whether another program changed it meanwhile
 (``stamp.changed_on_disk(path)``). Nothing here imports Qt.
+
+Reading a file the user named goes through :func:`read_user_bytes` (or :func:`check_user_file`):
+only a regular file is read (a named pipe, a device, a socket or a folder is refused without
+reading it: ``os.stat`` first, then ``open`` with ``O_NONBLOCK`` and ``fstat`` on the open file, so
+a pipe swapped in meanwhile cannot block), and only up to :func:`max_input_bytes` (256 MiB unless
+``$GINDEX_MAX_INPUT_MB`` says otherwise). Refusals are :class:`UserFileError` with one line that
+names the file and says what is wrong.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import secrets
@@ -28,6 +36,142 @@ from pathlib import Path
 
 #: a temporary file older than this is removed even when its process id is alive (ids are reused)
 STALE_AFTER_S = 3600.0
+
+
+#: the largest input file read by default, in MiB (flows, experiments, studies, programs, includes,
+#: library files); ``$GINDEX_MAX_INPUT_MB`` raises or lowers it
+MAX_INPUT_MB = 256
+MAX_INPUT_ENV = "GINDEX_MAX_INPUT_MB"
+
+
+class UserFileError(OSError):
+    """A file the user named cannot be read as one: missing, not a regular file, too large or
+    unreadable. ``str(e)`` is the one line to show (``PATH: reason``)."""
+
+    def __init__(self, path, reason: str, errno_: int = 0):
+        super().__init__(errno_, reason, str(path))
+        self.path, self.reason = str(path), reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def max_input_bytes() -> int:
+    """The size limit of input files in bytes: ``$GINDEX_MAX_INPUT_MB`` MiB (a positive number),
+    else :data:`MAX_INPUT_MB`. A malformed value is ignored (the default applies)."""
+    text = os.environ.get(MAX_INPUT_ENV, "").strip()
+    try:
+        mb = float(text) if text else MAX_INPUT_MB
+    except ValueError:
+        mb = MAX_INPUT_MB
+    if not mb > 0:  # zero, negative or not a number
+        mb = MAX_INPUT_MB
+    return int(min(mb, 1 << 40) * (1 << 20))
+
+
+def _size_text(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _kind_problem(st: os.stat_result, what: str) -> str | None:
+    """Why a file of this stat is not readable as ``what`` (None for a regular file)."""
+    m = st.st_mode
+    if stat.S_ISREG(m):
+        return None
+    if stat.S_ISDIR(m):
+        return f"is a folder, not {what}"
+    if stat.S_ISFIFO(m):
+        return f"is a named pipe (FIFO), not {what}; give a regular file"
+    if stat.S_ISCHR(m) or stat.S_ISBLK(m):
+        return f"is a device, not {what}; give a regular file"
+    if stat.S_ISSOCK(m):
+        return f"is a socket, not {what}; give a regular file"
+    return f"is not a regular file, not {what}"
+
+
+def _size_problem(size: int) -> str | None:
+    limit = max_input_bytes()
+    if size > limit:
+        return (f"is {_size_text(size)}, larger than the {_size_text(limit)} limit for input files "
+                f"(${MAX_INPUT_ENV} raises it)")
+    return None
+
+
+def check_user_file(path: str | Path, what: str = "a file") -> os.stat_result:
+    """The stat of ``path`` when it is a regular file within the size limit (symbolic links
+    followed); else :class:`UserFileError`. Never opens the file."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UserFileError(path, "no such file", errno.ENOENT) from None
+    except NotADirectoryError:
+        raise UserFileError(path, "no such file (a part of the path is not a folder)", errno.ENOTDIR) from None
+    except (OSError, ValueError) as e:
+        raise UserFileError(path, f"cannot read ({getattr(e, 'strerror', None) or e})",
+                            getattr(e, "errno", 0) or 0) from None
+    why = _kind_problem(st, what) or _size_problem(st.st_size)
+    if why:
+        raise UserFileError(path, why, errno.EINVAL)
+    return st
+
+
+def path_problem(path: str | Path, what: str = "a file") -> str | None:
+    """``PATH: reason`` when ``path`` exists but cannot be read as ``what`` (a pipe, a device, a
+    socket, too large, unreadable); None when it is missing or readable. For the message of a
+    command that found neither a folder nor a file where it expected one (``... or "no such file"``)."""
+    try:
+        check_user_file(path, what)
+    except UserFileError as e:
+        return None if e.errno in (errno.ENOENT, errno.ENOTDIR) else str(e)
+    return None
+
+
+def read_user_bytes(path: str | Path, what: str = "a file") -> bytes:
+    """The bytes of a regular file the user named, refusing anything else without blocking (see
+    module). Raises :class:`UserFileError` with one line."""
+    check_user_file(path, what)
+    limit = max_input_bytes()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise UserFileError(path, f"is a folder, not {what}", errno.EISDIR) from None
+    except OSError as e:
+        raise UserFileError(path, f"cannot read ({e.strerror or e})", e.errno or 0) from None
+    try:
+        st = os.fstat(fd)  # what was opened, in case the name was swapped since the stat
+        why = _kind_problem(st, what) or _size_problem(st.st_size)
+        if why:
+            raise UserFileError(path, why, errno.EINVAL)
+        parts, total = [], 0
+        want = st.st_size + 1 if st.st_size else 1 << 16
+        while True:
+            part = os.read(fd, min(max(want, 1 << 16), limit + 1 - total))
+            if not part:
+                break
+            parts.append(part)
+            total += len(part)
+            if total > limit:  # grew while being read
+                raise UserFileError(path, _size_problem(total) or "grew while being read", errno.EFBIG)
+        return b"".join(parts)
+    except UserFileError:
+        raise
+    except OSError as e:
+        raise UserFileError(path, f"cannot read ({e.strerror or e})", e.errno or 0) from None
+    finally:
+        os.close(fd)
+
+
+def read_user_text(path: str | Path, what: str = "a file", errors: str = "strict") -> str:
+    """:func:`read_user_bytes` decoded as UTF-8; a file that is not UTF-8 (with ``errors="strict"``)
+    raises :class:`UserFileError` naming it."""
+    data = read_user_bytes(path, what)
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        raise UserFileError(path, f"not UTF-8 text (byte {e.start})", errno.EILSEQ) from None
 
 
 class ReadOnlyError(PermissionError):
