@@ -33,6 +33,9 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
 
 #: a temporary file older than this is removed even when its process id is alive (ids are reused)
 STALE_AFTER_S = 3600.0
@@ -317,3 +320,51 @@ class FileStamp:
             return False
         now = FileStamp.of(path)
         return now is None or now.sha256 != self.sha256
+
+
+class FolderNotEmptyError(FileExistsError):
+    """The output folder already holds files and replacing it was not asked for."""
+
+
+def write_folder(dest: str | Path, fill: "Callable[[Path], T]", replace: bool = False) -> T:
+    """Make the folder ``dest`` whole or not at all: ``fill(tmp)`` writes into a fresh hidden
+    folder beside ``dest`` (``.NAME.<pid>.<random>.tmp``), which is then renamed to ``dest``. An
+    interrupted run leaves ``dest`` as it was (its temporary folder is removed by the next run).
+
+    ``dest`` may be missing or empty; a folder with files in it raises
+    :class:`FolderNotEmptyError` unless ``replace``, which swaps the old folder out whole (no old
+    file is mixed with the new ones). Returns what ``fill`` returns."""
+    import shutil
+
+    dest = Path(os.path.abspath(dest))
+    if dest.exists() and not dest.is_dir():
+        raise NotADirectoryError(20, "is not a folder", str(dest))
+    if dest.is_dir() and any(dest.iterdir()) and not replace:
+        raise FolderNotEmptyError(17, "the folder is not empty", str(dest))
+    parent = dest.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    for old in parent.glob(f".{_glob_escape(dest.name)}.*.tmp"):
+        pid = old.name[len(dest.name) + 2:].split(".", 1)[0]
+        if old.is_dir() and not (pid.isdigit() and _pid_alive(int(pid))):
+            shutil.rmtree(old, ignore_errors=True)
+    stem = f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}"
+    tmp = parent / f"{stem}.tmp"
+    tmp.mkdir()
+    try:
+        result = fill(tmp)
+        if dest.is_dir() and any(dest.iterdir()):
+            old = parent / f"{stem}.old.tmp"
+            os.rename(dest, old)
+            try:
+                os.rename(tmp, dest)
+            except BaseException:
+                os.rename(old, dest)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, dest)  # over an empty folder too
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _fsync_folder(parent)
+    return result
