@@ -8,6 +8,11 @@ the new content, never half of it, and otherwise behaves like writing the file i
 - a read-only file (no write bit, or not writable by this user) is refused with
   :class:`ReadOnlyError` and left untouched;
 - a symbolic link stays a link: its final target receives the new content;
+- the file's user extended attributes (``user.*``) are copied to the new file;
+- a file with several hard links is written in place, so that every link sees the new content:
+  first a complete copy is written and synced beside it (so the disk is known to hold it), then
+  the space is reserved in the file itself (``posix_fallocate``) before its bytes are overwritten;
+  if writing in place fails anyway, the old bytes are put back and the error raised;
 - the temporary file is ``.NAME.<pid>.<random>.tmp`` next to the target; temporary files left by a
   process that no longer runs (killed mid-save) are removed by the next save of that file
   (:func:`remove_stale_temps`).
@@ -199,6 +204,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if st is None else 0o600)
     try:
         if st is not None:
+            _copy_user_xattrs(target, fd)
             os.fchmod(fd, stat.S_IMODE(st.st_mode))
             if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
                 try:
@@ -210,7 +216,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        if st is not None and st.st_nlink > 1:
+            _write_in_place(target, data)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, target)
     except BaseException:
         if fd >= 0:
             os.close(fd)
@@ -220,6 +230,54 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             pass
         raise
     _fsync_folder(folder)
+
+
+def _copy_user_xattrs(source: Path, fd: int) -> None:
+    """Copy ``user.*`` extended attributes of ``source`` to the open file ``fd`` (best effort:
+    not every file system has them)."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = [n for n in os.listxattr(source) if n.startswith("user.")]
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.setxattr(fd, name, os.getxattr(source, name))
+        except OSError:
+            pass
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Overwrite a hard-linked file's bytes (see module): space reserved first; on a failure the
+    old bytes are written back before the error is raised."""
+    fd = os.open(target, os.O_RDWR)
+    try:
+        old = b""
+        while part := os.read(fd, 1 << 20):
+            old += part
+        if hasattr(os, "posix_fallocate") and len(data) > len(old):
+            try:
+                os.posix_fallocate(fd, 0, len(data))
+            except OSError as e:
+                if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, getattr(errno, "ENOTSUP", -1)):
+                    raise  # ENOSPC: nothing was changed
+        try:
+            _pwrite_all(fd, data)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        except BaseException:
+            _pwrite_all(fd, old)
+            os.ftruncate(fd, len(old))
+            raise
+    finally:
+        os.close(fd)
+
+
+def _pwrite_all(fd: int, data: bytes) -> None:
+    view, done = memoryview(data), 0
+    while done < len(data):
+        done += os.pwrite(fd, view[done:], done)
 
 
 def is_read_only(path: str | Path, st: os.stat_result | None = None) -> bool:
@@ -311,13 +369,14 @@ class FileStamp:
 
     def changed_on_disk(self, path: str | Path) -> bool:
         """True when ``path`` no longer holds the content this stamp saw (touching it without
-        changing the bytes does not count; a deleted file does)."""
+        changing the bytes does not count; a deleted file does). The content hash decides: an
+        edit of the same size with its time set back (``cp -p``, ``rsync -t``) is a change."""
         try:
             st = os.stat(path)
         except OSError:
             return True
-        if (st.st_size, st.st_mtime_ns) == (self.size, self.mtime_ns):
-            return False
+        if st.st_size != self.size:
+            return True
         now = FileStamp.of(path)
         return now is None or now.sha256 != self.sha256
 
