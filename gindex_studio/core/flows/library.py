@@ -159,12 +159,12 @@ _TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels (the limit for arrays a
 
 
 def _read_json(path: Path) -> Any:
+    from gindex_studio.core.flows.files import UserFileError, read_user_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise LibraryError(f"{path}: not UTF-8 text ({exc})", path) from exc
-    except OSError as exc:
-        raise LibraryError(f"{path}: cannot be read ({exc.strerror or exc})", path) from exc
+        text = read_user_text(path, "a node library file")
+    except UserFileError as exc:
+        raise LibraryError(str(exc), path) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
