@@ -111,3 +111,10 @@ def error_color() -> str:
 
 def warning_color() -> str:
     return "#ffb74d" if _state["dark"] else "#b26a00"
+
+
+def code_colors() -> dict[str, str]:
+    """Syntax colours for the code editors, readable on the theme's text background."""
+    if _state["dark"]:
+        return {"keyword": "#c792ea", "name": "#82aaff", "number": "#f78c6c", "string": "#c3e88d", "comment": "#9aa0a6"}
+    return {"keyword": "#7b1fa2", "name": "#1a56a8", "number": "#a0451a", "string": "#2e7d32", "comment": "#6a6a6a"}
