@@ -38,7 +38,7 @@ from gindex_studio.ui.editor import FlowEditor
 from gindex_studio.ui.icons import ACTION_ICONS, action_icon
 from gindex_studio.ui.help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from gindex_studio.ui.library_access import bundled_library
-from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, load_flow
+from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, Recovered, load_flow
 from gindex_studio.ui.panels.inspector import Inspector
 from gindex_studio.ui.panels.palette import Palette
 from gindex_studio.ui.panels.problems import ProblemsPanel
@@ -452,6 +452,9 @@ class MainWindow(QMainWindow):
 
     def _loaded(self, token, flow, err: str, path: str) -> None:
         self._loads.pop(token, None)
+        if isinstance(flow, Recovered):
+            self._open_recovered(flow, err, path)
+            return
         if flow is None:
             self.statusBar().showMessage("Could not open the file", 8000)
             self.dialogs.error("Cannot open file", err)
@@ -470,6 +473,25 @@ class MainWindow(QMainWindow):
         probs = len(ed.doc.problems())
         large = " (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
         self.statusBar().showMessage(f"Opened {path}: {n:,} nodes" + (f", {probs} problems" if probs else "") + large, 8000)
+
+    def _open_recovered(self, rec: Recovered, err: str, path: str) -> None:
+        """A damaged file: offer what can be read as a new, unsaved document marked "recovered"
+        (a banner says from where); Save asks where to write it, proposing a name beside the original."""
+        if not self.dialogs.ask_open_recovered(err):
+            self.statusBar().showMessage("Did not open the damaged file", 8000)
+            return
+        ed = self.add_editor(rec.flow, None)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        ed.suggested_name = f"{stem}-recovered.json"
+        ed.suggested_folder = os.path.dirname(os.path.abspath(path))
+        ed.recovered_from = path
+        ed.forced_dirty = True
+        s = rec.syntax
+        ed.show_banner(f"Recovered from a damaged file: {path} broke at line {s.line}, column {s.column} "
+                       f"({s.message}). {rec.nodes} node{'s' if rec.nodes != 1 else ''} recovered; the original "
+                       "is unchanged. Save asks where to write this copy.")
+        ed.title_changed.emit()
+        self.statusBar().showMessage(f"Opened what could be recovered from {path}: {rec.nodes} nodes", 8000)
 
     def save(self, ed: FlowEditor | None = None) -> bool:
         ed = ed or self.editor

@@ -45,6 +45,7 @@ from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, s
 
 from gindex_studio.ui.compare.scoring import LatestRunner
 from gindex_studio.ui.analysis.plots import Figure, build_figures, export_png, export_svg
+from gindex_studio.ui.theme import role_colors
 
 STUDY_FILTER = "Studies and experiments (*.json);;All files (*)"
 #: tabs of the window: title → figure ids, laid out two per row
@@ -223,13 +224,15 @@ class AnalysisWindow(QMainWindow):
                 if col in marks:
                     best, worst = marks[col]
                     if r == best:
-                        item.setBackground(QBrush(BEST))
+                        item.setBackground(QBrush(QColor(role_colors("best")[1])))
+                        item.setForeground(QBrush(QColor(role_colors("best")[0])))
                         item.setToolTip(f"best {col}")
                         f = QFont()
                         f.setBold(True)
                         item.setFont(f)
                     elif r == worst:
-                        item.setBackground(QBrush(WORST))
+                        item.setBackground(QBrush(QColor(role_colors("worst")[1])))
+                        item.setForeground(QBrush(QColor(role_colors("worst")[0])))
                         item.setToolTip(f"worst {col}")
                 self.table.setItem(r, c, item)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)

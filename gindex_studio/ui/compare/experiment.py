@@ -55,6 +55,7 @@ from gindex_studio.core.benchmark.gindex import (
 from gindex_studio.ui.cluster import client_for
 from gindex_studio.ui.compare.panel import fmt
 from gindex_studio.ui.compare.scoring import LatestRunner
+from gindex_studio.ui.theme import role_colors
 
 COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"]
 SORT_ROLE = Qt.UserRole + 1
@@ -361,7 +362,7 @@ class TaskTableModel(QAbstractTableModel):
         self.result: GIndexResult | None = None
         self.rows: list = []
         self.edited: set[int] = set()
-        self.failed_bg = QColor("#fff1e0")
+        self.failed_bg = QColor(role_colors("failed")[1])
 
     def begin(self) -> None:
         """A computation from scratch starts: no row yet."""
