@@ -195,6 +195,6 @@ def palette_row_colors(node_colour: str) -> tuple[str, str]:
     if _state["dark"]:
         window = (0x2B, 0x2D, 0x30)
         rgb = [int(node_colour[k:k + 2], 16) for k in (1, 3, 5)]
-        bg = "#" + "".join(f"{round(0.55 * c + 0.45 * w):02x}" for c, w in zip(rgb, window))
+        bg = "#" + "".join(f"{round(0.35 * c + 0.65 * w):02x}" for c, w in zip(rgb, window))
     fg = max(("#1a1a1a", "#ffffff"), key=lambda t: contrast_ratio(t, bg))
     return fg, bg

@@ -57,6 +57,11 @@ def typed_pairs(keys) -> dict[str, str]:
     return {k: k + "Type" for k in keys if k + "Type" in keys}
 
 
+def _legacy_set(a, data: dict) -> bool:
+    """A legacy attribute is shown only when the node really sets it (not absent, empty or default)."""
+    return data.get(a.key, MISSING) not in (MISSING, a.default, "", None, False)
+
+
 class Inspector(QWidget):
     """Shows one node of one editor. ``set_target(editor, node_id)``: any FlowEditor, so one
     inspector can follow several (the main window's tabs, the compare window's two sides)."""
@@ -103,7 +108,7 @@ class Inspector(QWidget):
         if node_id != self.node_id:
             return
         node = self.editor.doc.node(node_id)
-        if node is None or self._key_set(node.data) != self._keys:
+        if node is None or self._key_set(node.data, node.type) != self._keys:
             self.rebuild()
         else:
             self.refresh_values()
@@ -119,8 +124,11 @@ class Inspector(QWidget):
             self.node_id = None
         self.rebuild()
 
-    def _key_set(self, data: dict) -> tuple:
-        return tuple(k for k in data if k not in HIDDEN_KEYS)
+    def _key_set(self, data: dict, node_type: str = "") -> tuple:
+        """What decides the page's rows: the attribute keys, and which legacy attributes are set."""
+        nt = self.editor.doc.library.get(node_type) if node_type and self.editor is not None else None
+        legacy = tuple(a.key for a in nt.attributes if a.legacy and _legacy_set(a, data)) if nt is not None else ()
+        return tuple(k for k in data if k not in HIDDEN_KEYS) + ("|",) + legacy
 
     def _empty(self, text: str) -> None:
         self.editors, self._committers, self._type_keys, self._keys = {}, {}, {}, ()
@@ -138,7 +146,7 @@ class Inspector(QWidget):
             return
         self.editors, self._committers, self._type_keys = {}, {}, {}
         data = node.data
-        self._keys = self._key_set(data)
+        self._keys = self._key_set(data, node.type)
         lib = doc.library
         nt = lib.get(node.type)
         page = QWidget()
@@ -173,7 +181,7 @@ class Inspector(QWidget):
         for key, a in known.items():
             if key in HIDDEN_KEYS or key in type_keys or node.type == "inject" and key in REPEAT_KEYS:
                 continue
-            if a.legacy and data.get(key, MISSING) in (MISSING, a.default, "", None, False):
+            if a.legacy and not _legacy_set(a, data):
                 continue  # kept for old flows: shown only where a node really sets it
             label = a.label + (" (legacy)" if a.legacy else "")
             if key in pairs:
