@@ -14,7 +14,7 @@ from pathlib import Path
 # worker). Set before numpy is first imported (lazily, after this module); the user's value wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from PySide6.QtCore import QPointF, QSettings, Qt, QThreadPool, QTimer
+from PySide6.QtCore import QPointF, QSettings, QStandardPaths, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
@@ -150,6 +150,7 @@ class MainWindow(QMainWindow):
         self.undo_group.setActiveStack(ed.undo_stack if ed else None)
         self.inspector.set_target(ed, ed.scene.selected_node_ids()[0] if ed and len(ed.scene.selected_node_ids()) == 1 else None)
         self.problems.set_editor(ed)
+        self.status_label.setText(f"{ed.view.zoom() * 100:.0f} %" if ed is not None else "")  # this tab's zoom
         if ed is not None:
             self.actions["view.snap"].setChecked(ed.scene.snap_to_grid)
         self._update_actions()
@@ -389,7 +390,7 @@ class MainWindow(QMainWindow):
         ed.title_changed.connect(lambda e=ed: self._retitle(e))
         ed.doc.task_changed.connect(self._update_actions)
         ed.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
-        ed.view.zoom_changed.connect(lambda z: self.status_label.setText(f"{z * 100:.0f} %"))
+        ed.view.zoom_changed.connect(lambda z, e=ed: e is self.editor and self.status_label.setText(f"{z * 100:.0f} %"))
         k = self.tabs.addTab(ed, ed.title())
         self.tabs.setTabToolTip(k, path or "not saved yet")
         self.tabs.setCurrentIndex(k)
@@ -415,7 +416,7 @@ class MainWindow(QMainWindow):
         return ed
 
     def open_dialog(self) -> None:
-        folder = os.path.dirname(self.editor.path) if self.editor and self.editor.path else ""
+        folder = os.path.dirname(self.editor.path) if self.editor and self.editor.path else self.last_folder()
         self.open_files(self.dialogs.open_files(folder))
 
     def open_demo(self) -> None:
@@ -493,6 +494,15 @@ class MainWindow(QMainWindow):
         ed.title_changed.emit()
         self.statusBar().showMessage(f"Opened what could be recovered from {path}: {rec.nodes} nodes", 8000)
 
+    def last_folder(self) -> str:
+        """Where file dialogs start: the folder last opened from or saved to, else Documents."""
+        recent = self.recent_files()
+        folder = os.path.dirname(recent[0]) if recent else ""
+        if folder and os.path.isdir(folder):
+            return folder
+        docs = QStandardPaths.writableLocation(QStandardPaths.DocumentsLocation)
+        return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
+
     def save(self, ed: FlowEditor | None = None) -> bool:
         ed = ed or self.editor
         if ed is None:
@@ -505,7 +515,7 @@ class MainWindow(QMainWindow):
         ed = ed or self.editor
         if ed is None:
             return False
-        suggestion = ed.path or os.path.join(os.path.expanduser("~"), ed.suggested_name)
+        suggestion = ed.path or os.path.join(ed.suggested_folder or self.last_folder(), suggested_file_name(ed))
         path = self.dialogs.save_file(suggestion)
         return self._write(ed, path) if path else False
 
@@ -648,6 +658,18 @@ def is_experiment_file(path: str) -> bool:
     if isinstance(value, dict) and str(value.get("format", "")).startswith("gindex-studio.experiment"):
         return True
     return is_companion_file(path)
+
+
+def suggested_file_name(ed) -> str:
+    """Save As's name for an untitled editor: a task's domain and title (``telegram-2-reply -
+    Reply with search.json``), else the name it was given (a bundled copy's, a recovered one's)."""
+    import re
+
+    doc = ed.doc
+    parts = [doc.task_field("name").strip(), doc.task_field("title").strip()] if doc.has_prompt else []
+    stem = " - ".join(p for p in parts if p)
+    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", stem).strip()[:80].strip(" .")
+    return f"{stem}.json" if stem else ed.suggested_name
 
 
 def is_bundled(path: str) -> bool:

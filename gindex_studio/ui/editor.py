@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
+from PySide6.QtGui import QCursor, QGuiApplication, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
@@ -401,6 +401,12 @@ class FlowEditor(QWidget):
     last_paste_syntax = None
 
     def _paste_point(self) -> tuple[float, float]:
+        """At the pointer when it is over the canvas (as Node-RED pastes), else the view's centre."""
+        vp = self.view.viewport()
+        at = vp.mapFromGlobal(QCursor.pos())
+        if vp.rect().contains(at):
+            p = self.view.mapToScene(at)
+            return p.x(), p.y()
         c = self.view.visible_scene_rect().center()
         return c.x() + 40, c.y() + 40
 

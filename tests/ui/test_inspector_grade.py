@@ -290,3 +290,50 @@ def test_no_import_cycle_between_inspector_and_change_rules():
     assert "gindex_studio.ui.panels.inspector" not in imports("change_rules")
     assert "gindex_studio.ui.panels.json_editor" in imports("change_rules")
     assert "gindex_studio.ui.panels.inspector" not in imports("json_editor")
+
+
+def test_zoom_label_follows_the_tab(window, qtbot):
+    a = _open(window, qtbot)
+    b = window.add_editor(flow_from_nodes([{"id": "x", "type": "debug", "x": 100, "y": 100, "wires": []}]), None)
+    QApplication.processEvents()
+    b.view.zoom_reset()
+    a_zoom = a.view.zoom()
+    window.tabs.setCurrentWidget(a)
+    assert window.status_label.text() == f"{a_zoom * 100:.0f} %"
+    window.tabs.setCurrentWidget(b)
+    assert window.status_label.text() == f"{b.view.zoom() * 100:.0f} %"
+    a.view.zoom_reset()  # a background tab's zoom does not write the label
+    assert window.status_label.text() == f"{b.view.zoom() * 100:.0f} %"
+
+
+def test_save_as_suggests_the_tasks_name_in_the_last_folder(window, qtbot, tmp_path):
+    from gindex_studio.ui.app import suggested_file_name
+
+    flow_file = tmp_path / "work" / "a.json"
+    flow_file.parent.mkdir()
+    flow_file.write_text(json.dumps({"title": "Reply with search", "text": "p", "name": "telegram-2-reply",
+                                     "flow": NODES[:2]}), encoding="utf-8")
+    window.open_files([str(flow_file)], wait=True)
+    window.new_task()
+    ed = window.editor  # an untitled task: Save As starts in the folder last used
+    seen = []
+    window.dialogs.save_file = lambda s: seen.append(s) or None
+    window.save_as(ed)
+    assert seen and seen[0].startswith(str(flow_file.parent))  # the folder last used
+    opened = next(e for e in window.editors() if e.path == str(flow_file))
+    assert suggested_file_name(opened) == "telegram-2-reply - Reply with search.json"
+
+
+def test_paste_lands_at_the_pointer(window, qtbot):
+    ed = _open(window, qtbot)
+    text = json.dumps([{"id": "p", "type": "debug", "x": 0, "y": 0, "wires": []}])
+    vp = ed.view.viewport()
+    target = vp.rect().center() + QPointF(150, 90).toPoint()
+    QTest.mouseMove(vp, target)
+    from PySide6.QtGui import QCursor
+
+    QCursor.setPos(vp.mapToGlobal(target))
+    (nid,) = ed.paste(text)
+    want = ed.view.mapToScene(target)
+    x, y = ed.doc.position(nid)
+    assert abs(x - want.x()) <= 20 and abs(y - want.y()) <= 20
