@@ -39,3 +39,19 @@ def test_palette_rows_read_and_are_not_bright_in_dark(qapp, library, mode):
                 assert theme.relative_luminance(bg) < 0.5, c  # the comment row is not bright white
     finally:
         theme.apply_theme("light")
+
+
+def test_palette_rows_follow_a_theme_switch(window):
+    from PySide6.QtWidgets import QApplication
+
+    row = window.palette.type_items["comment"]
+    theme.apply_theme("dark")
+    try:
+        QApplication.processEvents()
+        bg = row.background(0).color().name()
+        assert theme.relative_luminance(bg) < 0.5  # no bright white row on the dark list
+        assert theme.contrast_ratio(row.foreground(0).color().name(), bg) >= WCAG_AA
+    finally:
+        theme.apply_theme("light")
+        QApplication.processEvents()
+    assert row.background(0).color().name() == "#ffffff"

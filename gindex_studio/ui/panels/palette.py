@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QDrag
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -112,6 +112,15 @@ class Palette(QWidget):
                 top.addChild(it)
                 self.type_items[nt.type] = it
             top.setExpanded(True)
+
+    def changeEvent(self, e) -> None:
+        """The theme changed (the application palette did): rows take the new theme's colours."""
+        super().changeEvent(e)
+        if e.type() == QEvent.PaletteChange and hasattr(self, "type_items"):
+            for type_id, it in self.type_items.items():
+                fg, bg = palette_row_colors(node_type_color(self.library, type_id))
+                it.setBackground(0, QBrush(QColor(bg)))
+                it.setForeground(0, QBrush(QColor(fg)))
 
     def apply_filter(self, text: str) -> None:
         """Empty: the categories. Otherwise: the matching types, best first, in one list."""
