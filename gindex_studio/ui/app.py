@@ -661,10 +661,13 @@ def is_experiment_file(path: str) -> bool:
 
 
 def suggested_file_name(ed) -> str:
-    """Save As's name for an untitled editor: a task's domain and title (``telegram-2-reply -
-    Reply with search.json``), else the name it was given (a bundled copy's, a recovered one's)."""
+    """Save As's name for an untitled editor: the name it was given (a bundled copy's, a
+    recovered one's), else a task's domain and title (``telegram-2-reply - Reply with
+    search.json``), else ``untitled.json``."""
     import re
 
+    if ed.suggested_name != "untitled.json":
+        return ed.suggested_name
     doc = ed.doc
     parts = [doc.task_field("name").strip(), doc.task_field("title").strip()] if doc.has_prompt else []
     stem = " - ".join(p for p in parts if p)

@@ -314,14 +314,15 @@ def test_save_as_suggests_the_tasks_name_in_the_last_folder(window, qtbot, tmp_p
     flow_file.write_text(json.dumps({"title": "Reply with search", "text": "p", "name": "telegram-2-reply",
                                      "flow": NODES[:2]}), encoding="utf-8")
     window.open_files([str(flow_file)], wait=True)
+    opened = window.editor
+    opened.suggested_name = "untitled.json"  # as an untitled task has
+    assert suggested_file_name(opened) == "telegram-2-reply - Reply with search.json"
     window.new_task()
     ed = window.editor  # an untitled task: Save As starts in the folder last used
     seen = []
     window.dialogs.save_file = lambda s: seen.append(s) or None
     window.save_as(ed)
     assert seen and seen[0].startswith(str(flow_file.parent))  # the folder last used
-    opened = next(e for e in window.editors() if e.path == str(flow_file))
-    assert suggested_file_name(opened) == "telegram-2-reply - Reply with search.json"
 
 
 def test_paste_lands_at_the_pointer(window, qtbot):
