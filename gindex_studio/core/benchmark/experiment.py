@@ -44,7 +44,7 @@ from gindex_studio.core.flows.reading import (
     read_reference_file,
     read_reference_value,
 )
-from gindex_studio.core.scoring.similarity import PROFILES
+from gindex_studio.core.scoring import profiles
 
 FORMAT = "gindex-studio.experiment/1"
 #: Version 2: ``tasks[j].generated`` may be a list of attempts (θ of the task = mean over attempts).
@@ -355,8 +355,9 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
     name = _string(ctx, "name", top["name"], empty_ok=True)
     system = _string(ctx, "system", top["system"], empty_ok=True)
     profile = top.get("profile", "paper")
-    if profile not in PROFILES:
-        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in PROFILES)}, got {_describe(profile)}")
+    names = profiles.names()
+    if not isinstance(profile, str) or profile not in names:
+        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in names)}, got {_describe(profile)}")
     opts = _object(ctx, "options", top.get("options", {}))
     _unknown_keys(ctx, "options", opts, _OPTION_KEYS)
     ignore = opts.get("ignore_types", [])
