@@ -11,7 +11,6 @@ cycle that runs only through loop bodies is no cycle warning; its own exact sear
 from __future__ import annotations
 
 from gindex_studio.core.flows.checks import FLATLAND_TYPES, closes_cycle
-from gindex_studio.core.flatland import search as _search
 from gindex_studio.core.flatland.weights import weight_of_signatures
 from gindex_studio.core.scoring import profiles
 from gindex_studio.core.scoring.profiles import Profile, register
@@ -30,6 +29,14 @@ def flatland_signature(type_: str, values: dict) -> Signature:
 
 def signature(data: dict) -> Signature:
     return flatland_signature(str(data.get("type")), {k: v for k, v in data.items() if k not in IGNORED})
+
+
+def search(g1, g2, **options):
+    """``flatland.search.max_common_subgraph`` (imported on first use: it loads numpy, which the
+    studio's first window does without)."""
+    from gindex_studio.core.flatland.search import max_common_subgraph
+
+    return max_common_subgraph(g1, g2, **options)
 
 
 def skip_wire(src: str, port: int, target: str, ports: list) -> bool:
@@ -69,7 +76,7 @@ FLATLAND = register(Profile(
     # w and S are symmetric here too, but the studio has never relied on it for Flatland
     # (matrices search both triangles); declaring it would change how much is searched
     symmetric=False,
-    search=_search.max_common_subgraph, skip_wire=skip_wire, no_cycle_warnings=no_cycle_warnings,
+    search=search, skip_wire=skip_wire, no_cycle_warnings=no_cycle_warnings,
     reader="gindex_studio.core.flatland.reading",
 ))
 
