@@ -87,7 +87,12 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
     (sdist,) = dist.glob("gindex_studio-*.tar.gz")
     members = tarfile.open(sdist).getnames()
     assert any(m.endswith("/resources/library/01-common.json") for m in members)
-    assert any(m.endswith("/gindex_studio/core/scoring/_mcsplit.c") for m in members)
+    # every C file and header of the native search (one extension built from several files)
+    sources = sorted(p.name for p in (REPO / "gindex_studio/core/scoring").iterdir() if p.suffix in (".c", ".h"))
+    assert "_mcsplit.h" in sources and len(sources) > 2
+    carried = sorted(m.rpartition("/")[2] for m in members if "/gindex_studio/core/scoring/" in m
+                     and m.endswith((".c", ".h")))
+    assert carried == sources
 
 
 def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):
