@@ -62,8 +62,10 @@ def test_report_html_is_self_contained(html_report):
 
 
 def test_report_bad_input_is_one_line(tmp_path):
-    code, out, err = run("report", STUDY)
-    assert code == 1 and err.strip() == "gindex-studio: give -o report.html, or --json for the numbers"
+    code, out, err = run("report", STUDY)  # a usage error (issue 26.9): exit 2, the usage and one line
+    assert code == 2 and out == "" and err.startswith("usage: gindex-studio report")
+    assert err.strip().splitlines()[-1] == ("gindex-studio report: error: give -o FILE for the HTML report, "
+                                            "or --json for the numbers")
     code, out, err = run("report", tmp_path / "none.json", "--json")
     assert code == 1 and err.count("\n") == 1 and "none.json: no such file" in err
     (tmp_path / "s.json").write_text(json.dumps({"format": "gindex-studio.study/1", "experiments": ["x.json"]}))
