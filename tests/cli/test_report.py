@@ -20,7 +20,7 @@ from gindex_studio.core.benchmark.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
 from gindex_studio.ui.analysis.plots import FIGURES
 
-from test_cli import run
+from cli_run import run
 
 STUDY = DEMO_DIR / "study" / "study.json"
 
