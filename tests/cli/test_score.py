@@ -1,7 +1,9 @@
 """``gindex-studio score``, driven through a subprocess as a user would, bad input included."""
 import json
 
-from cli_run import run, write, REF  # tests/cli is on sys.path (rootdir-relative test modules)
+import pytest
+
+from cli_run import PROGRAMS, REF, run, write  # tests/cli is on sys.path (rootdir-relative test modules)
 
 
 def test_score_json_shape_and_values(tmp_path):
@@ -30,3 +32,41 @@ def test_broken_reference_is_bad_input(tmp_path):
     ref = write(tmp_path, "ref.json", "[{\"id\": ")
     code, _out, err = run("score", ref, ref)
     assert code == 1 and "not valid JSON" in err and len(err.strip().splitlines()) == 1
+
+
+# ----- start-up (issue 24.5): what the score path must not import ---------------------------------
+
+NEVER_ON_SCORE = ("scipy", "PySide6", "shiboken6", "pyqtgraph", "dask", "distributed", "sqlite3")
+
+
+def _imported_by_score() -> set[str]:
+    """Top-level packages in ``sys.modules`` after ``gindex-studio score`` of two small demo flows."""
+    import subprocess
+    import sys
+
+    from cli_run import TREE
+
+    http = PROGRAMS / "http"
+    code = ("import sys, io, contextlib, runpy\n"
+            f"sys.argv = ['gindex-studio', 'score', {str(http / 'http-1.json')!r}, {str(http / 'http-2.json')!r}]\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out):\n"
+            "    try: runpy.run_module('gindex_studio.cli', run_name='__main__')\n"
+            "    except SystemExit as e: assert not e.code, e.code\n"
+            "assert out.getvalue().startswith('Δ = 0.190000'), out.getvalue()\n"
+            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env={"PATH": "/usr/bin:/bin", "PYTHONPATH": TREE})
+    assert p.returncode == 0, p.stderr
+    return set(p.stdout.split())
+
+
+def test_score_imports_no_scipy_qt_dask_or_cache():
+    assert _imported_by_score() & set(NEVER_ON_SCORE) == set()
+
+
+@pytest.mark.xfail(strict=True, reason="core/scoring/matching imports core/flatland/search at its top, which imports "
+                                       "numpy at its top (~40-130 ms of the start); that is in the scoring core, "
+                                       "left to the profile-registry change (issue 22 item 1)")
+def test_score_imports_no_numpy():
+    assert "numpy" not in _imported_by_score()
