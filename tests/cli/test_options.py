@@ -29,6 +29,8 @@ SEEDS = "must be an integer from 0 to 4,294,967,295"
     (["report", STUDY, "--json", "--seed", BIG], f"gindex-studio report: error: argument --seed: {SEEDS}, got {SHOWN_BIG}"),
     (["report", STUDY, "--json", "--seed", "-1"], f"gindex-studio report: error: argument --seed: {SEEDS}, got -1"),
     (["report", STUDY, "--json", "--seed", "x"], f"gindex-studio report: error: argument --seed: {SEEDS}, got 'x'"),
+    (["report", STUDY, "--json", "-k", BIG],
+     f"gindex-studio report: error: argument -k: must be an integer from 1 to 10,000, got {SHOWN_BIG}"),
     (["flatland", "augment", "car.fbp", "-o", "out", "--seed", "-1"],
      f"gindex-studio flatland augment: error: argument --seed: {SEEDS}, got -1"),
     (["flatland", "augment", "car.fbp", "-o", "out", "-n", BIG],
