@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,10 +25,29 @@ B = ROOT / "resources" / "demo" / "programs" / "http" / "http-2.json"
 HEAVY = ("numpy", "scipy", "PySide6", "pyqtgraph", "distributed", "dask")
 
 
-def _wall(cmd: list[str], env: dict) -> float:
-    t = time.perf_counter()
+CPU: dict[int, list[float]] = {}  # id of a sample list -> the CPU times of its runs
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _wall(cmd: list[str], env: dict, into: list[float] | None = None) -> float:
+    """Wall time of one run; its CPU time (user + system) is kept beside ``into``."""
+    c, t = _cpu(), time.perf_counter()
     subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    if into is not None:
+        into.append(wall)
+        CPU.setdefault(id(into), []).append(_cpu() - c)
+    return wall
+
+
+def _line(label: str, runs: list[float]) -> str:
+    cpu = statistics.median(CPU[id(runs)])
+    return (f"{label:<32}median {statistics.median(runs) * 1e3:7.1f} ms wall (min {min(runs) * 1e3:.1f}), "
+            f"CPU {cpu * 1e3:.1f} ms")
 
 
 def heavy_imports(env: dict) -> list[str]:
@@ -58,20 +78,19 @@ def main() -> None:
     before_env = dict(os.environ, PYTHONPATH=opts.before) if opts.before else None
     bare, numpy, score, before = [], [], [], []
     for _ in range(n):
-        bare.append(_wall(bare_cmd, env))
-        numpy.append(_wall(numpy_cmd, env))
-        score.append(_wall(score_cmd, env))
+        _wall(bare_cmd, env, bare)
+        _wall(numpy_cmd, env, numpy)
+        _wall(score_cmd, env, score)
         if before_env:
-            before.append(_wall(score_cmd, before_env))
+            _wall(score_cmd, before_env, before)
     mb, mn, ms = statistics.median(bare), statistics.median(numpy), statistics.median(score)
-    print(f"python3 -c pass                 median {mb * 1e3:7.1f} ms   (min {min(bare) * 1e3:.1f}, n = {n})")
-    print(f"python3 -c 'import numpy'       median {mn * 1e3:7.1f} ms   (min {min(numpy) * 1e3:.1f}): "
-          f"numpy alone costs {(mn - mb) * 1e3:.1f} ms")
-    print(f"gindex-studio score A B (-m)    median {ms * 1e3:7.1f} ms   (min {min(score) * 1e3:.1f}, n = {n})")
+    print(f"n = {n} runs each, interleaved; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(_line("python3 -c pass", bare))
+    print(_line("python3 -c 'import numpy'", numpy) + f": numpy's share {(mn - mb) * 1e3:.1f} ms wall")
+    print(_line("gindex-studio score A B (-m)", score))
     if before:
         mo = statistics.median(before)
-        print(f"  the same from {opts.before:<14} median {mo * 1e3:7.1f} ms   (min {min(before) * 1e3:.1f}): "
-              f"{(mo - ms) * 1e3:.1f} ms saved")
+        print(_line(f"  the same from {opts.before}", before) + f": {(mo - ms) * 1e3:.1f} ms wall saved")
     print(f"above the bare start: {(ms - mb) * 1e3:.1f} ms; ratio {ms / mb:.2f}×; target ≤ 80 ms wall: "
           f"{'met' if ms <= 0.080 else 'not met'}")
     heavy = heavy_imports(env)
