@@ -2,11 +2,27 @@
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# pytest-qt's binding (an env var, not an ini key: the core's tests also run where pytest-qt is absent)
+os.environ.setdefault("PYTEST_QT_API", "pyside6")
 # as the studio runs (ui/app.py): one OpenBLAS thread, whichever test imports numpy first
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+import importlib.util  # noqa: E402
+
 import pytest  # noqa: E402
+
+HAVE_QT = importlib.util.find_spec("PySide6") is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without the [gui] extra (a core-only install), tests that drive Qt skip, saying why."""
+    if HAVE_QT:
+        return
+    skip = pytest.mark.skip(reason="needs the [gui] extra (PySide6): a core-only install")
+    for item in items:
+        if {"qtbot", "qapp"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,6 @@ from gindex_studio.core.benchmark.analysis import System, analyse
 from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.core.benchmark.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
-from gindex_studio.ui.analysis.plots import FIGURES
 
 from cli_run import run
 
@@ -27,6 +26,8 @@ STUDY = DEMO_DIR / "study" / "study.json"
 
 @pytest.fixture(scope="module")
 def html_report(tmp_path_factory):
+    """The HTML report of the demo study (its figures are drawn with Qt: the [gui] extra)."""
+    pytest.importorskip("pyqtgraph", reason="report -o draws its figures with the [gui] extra (pyqtgraph)")
     out = tmp_path_factory.mktemp("report") / "report.html"
     code, stdout, err = run("report", STUDY, "-o", out, "--workers", "1")
     assert code == 0, err
@@ -52,6 +53,8 @@ def test_report_json_equals_the_core(tmp_path):
 
 
 def test_report_html_is_self_contained(html_report):
+    from gindex_studio.ui.analysis.plots import FIGURES
+
     text = html_report.read_text()
     assert text.startswith("<!DOCTYPE html>")
     assert text.count('src="data:image/svg+xml;base64,') == len(FIGURES) == 10
@@ -146,6 +149,8 @@ def _render_svg(data: bytes, size=(900, 520)):
 
 
 def test_report_figures_render_without_a_browser(html_report, qapp, tmp_path):
+    from gindex_studio.ui.analysis.plots import FIGURES
+
     """Every figure is an embedded SVG that parses as XML, renders, and draws the systems'
     colours: the plotted points, curves and bars are in the file, not only the axes."""
     from gindex_studio.ui.analysis.plots import SYSTEM_COLOURS

@@ -81,18 +81,23 @@ def test_domain_distance_is_a_rounded_mean_of_minima():
     assert domain_distance(task_dom, []) == 1.0
 
 
-def test_workers_are_forked_only_beside_no_other_thread_and_no_qt():
-    """Qt's threads are not in ``threading``'s list; forking beside them could deadlock a worker."""
+def _single_threaded_after(first: str) -> str:
     import subprocess
     import sys
 
-    def check(first: str) -> str:
-        code = f"{first}; from gindex_studio.core.benchmark.curriculum import _single_threaded as s; print(s())"
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    code = f"{first}; from gindex_studio.core.benchmark.curriculum import _single_threaded as s; print(s())"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
-    assert check("import numpy") == "True"
-    assert check("import threading; threading.Thread(target=__import__('time').sleep, args=(2,)).start()") == "False"
-    assert check("import PySide6.QtCore") == "False"
+
+def test_workers_are_forked_only_beside_no_other_thread():
+    assert _single_threaded_after("import numpy") == "True"
+    assert _single_threaded_after("import threading; threading.Thread(target=__import__('time').sleep, args=(2,)).start()") == "False"
+
+
+def test_workers_are_not_forked_beside_qt():
+    """Qt's threads are not in ``threading``'s list; forking beside them could deadlock a worker."""
+    pytest.importorskip("PySide6", reason="needs the [gui] extra (PySide6)")
+    assert _single_threaded_after("import PySide6.QtCore") == "False"
 
 
 def test_omega_many_spawns_workers_when_threads_are_alive():

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: modules the first window must not load (each is a second or more of a cold start, or a cluster)
@@ -50,6 +52,7 @@ studio.main([])
 
 
 def test_the_first_window_loads_no_scipy_pyqtgraph_or_dask(tmp_path):
+    pytest.importorskip("PySide6", reason="the studio's window needs the [gui] extra (PySide6)")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "GINDEX_"))}
     env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), PYTHONPATH=str(REPO),
                XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),

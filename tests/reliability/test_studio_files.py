@@ -9,11 +9,13 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPointF, QSettings
 
-from gindex_studio.core.flows.flow import flow_from_nodes, read_flow_file, write_flow_file
-from gindex_studio.paths import DEMO_DIR, RESOURCES
-from gindex_studio.ui.app import demo_program
+pytest.importorskip("PySide6", reason="the studio's window needs the [gui] extra (PySide6)")
+from PySide6.QtCore import QPointF, QSettings  # noqa: E402
+
+from gindex_studio.core.flows.flow import flow_from_nodes, read_flow_file, write_flow_file  # noqa: E402
+from gindex_studio.paths import DEMO_DIR, RESOURCES  # noqa: E402
+from gindex_studio.ui.app import demo_program  # noqa: E402
 
 TWO = [{"id": "a", "type": "inject", "x": 100, "y": 100, "wires": [["b"]]},
        {"id": "b", "type": "debug", "x": 300, "y": 100, "wires": []}]

@@ -5,8 +5,10 @@ import copy
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
-from PySide6.QtTest import QTest
+
+pytest.importorskip("PySide6", reason="the studio's window tests need the [gui] extra (PySide6)")
+from PySide6.QtCore import QPoint, QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
 
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.paths import DEMO_DIR

@@ -453,3 +453,26 @@ def worst_tasks(system: System, count: int = 5) -> list[tuple[int, list[str]]]:
         et = by_id.get(t.id)
         out.append((t.index, delta_explanation(t.score, et.reference if et else None, et.generated if et else None)))
     return out
+
+
+# ----- the comparison table as text (window and report) ------------------------------------
+
+
+def fmt_est(e, digits: int = 3) -> str:
+    """An estimate with its interval as the table shows it: ``value [low, high]`` ("—" for None)."""
+    if e is None:
+        return "—"
+    if abs(e.value) >= 100:
+        return f"{e.value:,.1f} [{e.low:,.1f}, {e.high:,.1f}]"
+    return f"{e.value:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def table_rows(an: Analysis) -> list[list[str]]:
+    """The comparison table as text: system, then ``TABLE_COLUMNS``, then pass@k."""
+    return [[s.label, fmt_est(s.g_index), fmt_est(s.theta), f"{s.samples:,}", f"{s.compute:g}",
+             f"{s.mean_omega:.3f}", fmt_est(s.skill), fmt_est(s.pass_k)] for s in an.summary]
+
+
+def table_header(an: Analysis) -> list[str]:
+    """The comparison table's column titles (pass@k names this analysis's k)."""
+    return ["system", *TABLE_COLUMNS, f"pass@{an.k}"]

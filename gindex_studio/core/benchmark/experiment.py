@@ -16,9 +16,7 @@ read leniently (spec §4): broken model output never makes loading fail.
 """
 from __future__ import annotations
 
-import difflib
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,9 +28,7 @@ from gindex_studio.core.flows.flow import (
     Flow,
     FlowError,
     atomic_write_bytes,
-    loads_json,
     read_flow_file,
-    read_user_file,
 )
 from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.core.flows.reading import (
@@ -45,6 +41,20 @@ from gindex_studio.core.flows.reading import (
     read_reference_value,
 )
 from gindex_studio.core.scoring.similarity import PROFILES
+from gindex_studio.core.benchmark.validate import (
+    Ctx,
+    ExperimentError,
+    describe,
+    finite,
+    is_number,
+    object_of,
+    positive,
+    read_json,
+    rel_label,
+    resolve,
+    string,
+    unknown_keys,
+)
 
 FORMAT = "gindex-studio.experiment/1"
 #: Version 2: ``tasks[j].generated`` may be a list of attempts (θ of the task = mean over attempts).
@@ -57,10 +67,6 @@ _TOP_KEYS = ("format", "name", "system", "profile", "options", "priors", "comput
 _OPTION_KEYS = ("ignore_types", "port_aware", "fill_defaults")
 _CURRICULUM_KEYS = ("domain", "programs", "samples", "compute")
 _TASK_KEYS = ("id", "domain", "prompt", "reference", "generated")
-
-
-class ExperimentError(Exception):
-    """An experiment that cannot be used, with one line saying where and what is wrong."""
 
 
 # ----- the loaded experiment -------------------------------------------------------------------
@@ -209,99 +215,20 @@ class Experiment:
         raise KeyError(task_id)
 
 
-# ----- validation helpers ----------------------------------------------------------------------
-
-
-class _Ctx:
-    def __init__(self, file: Path | str):
-        self.file = str(file)
-
-    def fail(self, where: str, what: str) -> ExperimentError:
-        return ExperimentError(f"{self.file}: {where}: {what}" if where else f"{self.file}: {what}")
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int) and abs(value) >= 10**20:
-        return f"a {len(str(abs(value)))}-digit number"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
-    return {"list": "a list", "dict": "an object"}.get(type(value).__name__, type(value).__name__)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _finite(value: Any) -> bool:
-    """A number that a float can hold (JSON integers have no size limit: 10^400 is not one)."""
-    try:
-        return _is_number(value) and math.isfinite(value)
-    except OverflowError:
-        return False
-
-
-def _positive(ctx: _Ctx, where: str, value: Any) -> float:
-    if not _finite(value) or value <= 0:
-        raise ctx.fail(where, f"must be a positive number, got {_describe(value)}")
-    return float(value) if isinstance(value, float) else value
-
-
-def _string(ctx: _Ctx, where: str, value: Any, *, empty_ok: bool = False) -> str:
-    if not isinstance(value, str):
-        raise ctx.fail(where, f"must be a string, got {_describe(value)}")
-    if not empty_ok and not value.strip():
-        raise ctx.fail(where, "must not be empty")
-    return value
-
-
-def _object(ctx: _Ctx, where: str, value: Any) -> dict:
-    if not isinstance(value, dict):
-        raise ctx.fail(where, f"must be an object, got {_describe(value)}")
-    return value
-
-
-def _unknown_keys(ctx: _Ctx, where: str, obj: dict, known: tuple[str, ...]) -> None:
-    for key in obj:
-        if key in known or key.startswith("x-") or key.startswith("_"):
-            continue
-        close = difflib.get_close_matches(key, known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
-        prefix = f"{where}." if where else ""
-        raise ctx.fail(f"{prefix}{key}", f"unknown field{hint}")
-
-
-def _compute(ctx: _Ctx, where: str, value: Any) -> Compute:
-    obj = _object(ctx, where, value)
-    _unknown_keys(ctx, where, obj, ("power", "time", "total"))
+def _compute(ctx: Ctx, where: str, value: Any) -> Compute:
+    obj = object_of(ctx, where, value)
+    unknown_keys(ctx, where, obj, ("power", "time", "total"))
     if "total" in obj:
         if "power" in obj or "time" in obj:
             raise ctx.fail(where, "give either total, or power and time, not both")
-        return Compute(total=_positive(ctx, f"{where}.total", obj["total"]))
+        return Compute(total=positive(ctx, f"{where}.total", obj["total"]))
     missing = [k for k in ("power", "time") if k not in obj]
     if missing:
         raise ctx.fail(where, f"needs power and time, or total (missing {' and '.join(missing)})")
-    return Compute(power=_positive(ctx, f"{where}.power", obj["power"]), time=_positive(ctx, f"{where}.time", obj["time"]))
+    return Compute(power=positive(ctx, f"{where}.power", obj["power"]), time=positive(ctx, f"{where}.time", obj["time"]))
 
 
-def _rel_label(path: Path, base: Path) -> str:
-    try:
-        return Path(os.path.relpath(path, base)).as_posix()
-    except ValueError:  # another drive
-        return path.as_posix()
-
-
-def _resolve(base: Path, written: str) -> Path:
-    p = Path(written).expanduser()
-    return p if p.is_absolute() else base / p
-
-
-def _check_rho_e(ctx: _Ctx, where: str, priors: float, compute: Compute) -> None:
+def _check_rho_e(ctx: Ctx, where: str, priors: float, compute: Compute) -> None:
     e = math.log2(compute.value)
     if priors + e <= 0:
         raise ctx.fail(
@@ -318,28 +245,16 @@ def _check_rho_e(ctx: _Ctx, where: str, priors: float, compute: Compute) -> None
 def load_experiment(path: str | Path) -> Experiment:
     """Read and validate an experiment file in our format. Raises ExperimentError."""
     path = Path(path)
-    return experiment_from_value(_read_experiment_json(path), path)
-
-
-def _read_experiment_json(path: Path) -> Any:
-    """The parsed JSON of an experiment file; ExperimentError with one line otherwise."""
-    try:
-        data = read_user_file(path, "an experiment file")
-    except FlowError as e:
-        raise ExperimentError(str(e)) from None
-    try:
-        return loads_json(data)
-    except ValueError as e:
-        raise ExperimentError(f"{path}: not valid JSON: {e}") from None
+    return experiment_from_value(read_json(path), path)
 
 
 def experiment_from_value(value: Any, path: str | Path | None = None) -> Experiment:
     """Validate a parsed experiment; ``path`` locates relative program paths (default: cwd)."""
-    ctx = _Ctx(path if path is not None else "<experiment>")
+    ctx = Ctx(path if path is not None else "<experiment>")
     base = Path(path).resolve().parent if path is not None else Path.cwd()
-    top = _object(ctx, "", value) if isinstance(value, dict) else None
+    top = object_of(ctx, "", value) if isinstance(value, dict) else None
     if top is None:
-        raise ctx.fail("", f"an experiment must be a JSON object, got {_describe(value)}")
+        raise ctx.fail("", f"an experiment must be a JSON object, got {describe(value)}")
     fmt = top.get("format")
     if fmt is None:
         if "train_set" in top and "performance" in top:
@@ -347,29 +262,29 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
                            "--domains DIR (load_companion_experiment)")
         raise ctx.fail("format", f"missing (expected {FORMAT!r})")
     if fmt not in FORMATS:
-        raise ctx.fail("format", f"unknown format {_describe(fmt)} (expected {FORMAT_V2!r} or {FORMAT!r})")
-    _unknown_keys(ctx, "", top, _TOP_KEYS)
+        raise ctx.fail("format", f"unknown format {describe(fmt)} (expected {FORMAT_V2!r} or {FORMAT!r})")
+    unknown_keys(ctx, "", top, _TOP_KEYS)
     for key in ("name", "system", "compute", "curriculum", "tasks"):
         if key not in top:
             raise ctx.fail(key, "missing")
-    name = _string(ctx, "name", top["name"], empty_ok=True)
-    system = _string(ctx, "system", top["system"], empty_ok=True)
+    name = string(ctx, "name", top["name"], empty_ok=True)
+    system = string(ctx, "system", top["system"], empty_ok=True)
     profile = top.get("profile", "paper")
     if profile not in PROFILES:
-        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in PROFILES)}, got {_describe(profile)}")
-    opts = _object(ctx, "options", top.get("options", {}))
-    _unknown_keys(ctx, "options", opts, _OPTION_KEYS)
+        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in PROFILES)}, got {describe(profile)}")
+    opts = object_of(ctx, "options", top.get("options", {}))
+    unknown_keys(ctx, "options", opts, _OPTION_KEYS)
     ignore = opts.get("ignore_types", [])
     if not isinstance(ignore, list) or not all(isinstance(t, str) for t in ignore):
-        raise ctx.fail("options.ignore_types", f"must be a list of node type strings, got {_describe(ignore)}")
+        raise ctx.fail("options.ignore_types", f"must be a list of node type strings, got {describe(ignore)}")
     for key in ("port_aware", "fill_defaults"):
         if key in opts and not isinstance(opts[key], bool):
-            raise ctx.fail(f"options.{key}", f"must be true or false, got {_describe(opts[key])}")
+            raise ctx.fail(f"options.{key}", f"must be true or false, got {describe(opts[key])}")
     options = ScoreOptions(profile=profile, ignore_types=frozenset(ignore), port_aware=opts.get("port_aware", False),
                            fill_defaults=opts.get("fill_defaults", False))
     priors = top.get("priors", DEFAULT_PRIORS)
-    if not _finite(priors) or priors < 0:
-        raise ctx.fail("priors", f"must be a number >= 0, got {_describe(priors)}")
+    if not finite(priors) or priors < 0:
+        raise ctx.fail("priors", f"must be a number >= 0, got {describe(priors)}")
     compute = _compute(ctx, "compute", top["compute"])
 
     warnings: list[str] = []
@@ -385,29 +300,29 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
                       Path(path) if path is not None else None, extra, warnings)
 
 
-def _entries(ctx: _Ctx, field_name: str, value: Any, noun: str, known, required):
+def _entries(ctx: Ctx, field_name: str, value: Any, noun: str, known, required):
     """Yield (index, where, object) for a non-empty list of objects, each checked for unknown and
     missing keys."""
     if not isinstance(value, list):
-        raise ctx.fail(field_name, f"must be a list of {noun}s, got {_describe(value)}")
+        raise ctx.fail(field_name, f"must be a list of {noun}s, got {describe(value)}")
     if not value:
         raise ctx.fail(field_name, f"must list at least one {noun}")
     for i, entry in enumerate(value):
         where = f"{field_name}[{i}]"
-        obj = _object(ctx, where, entry)
-        _unknown_keys(ctx, where, obj, known)
+        obj = object_of(ctx, where, entry)
+        unknown_keys(ctx, where, obj, known)
         for key in required:
             if key not in obj:
                 raise ctx.fail(f"{where}.{key}", "missing")
         yield i, where, obj
 
 
-def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str], profile: str = "paper") -> list[CurriculumDomain]:
+def _curriculum(ctx: Ctx, base: Path, value: Any, warnings: list[str], profile: str = "paper") -> list[CurriculumDomain]:
     out: list[CurriculumDomain] = []
     seen: dict[str, int] = {}
     for i, where, obj in _entries(ctx, "curriculum", value, "domain", _CURRICULUM_KEYS,
                                   ("domain", "programs", "samples")):
-        domain = _string(ctx, f"{where}.domain", obj["domain"])
+        domain = string(ctx, f"{where}.domain", obj["domain"])
         if domain in seen:
             raise ctx.fail(f"{where}.domain", f"{domain!r} is already curriculum[{seen[domain]}]; merge the two entries")
         seen[domain] = i
@@ -416,19 +331,19 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str], profile:
             if isinstance(samples, float) and samples.is_integer() and samples >= 0:
                 samples = int(samples)
             else:
-                raise ctx.fail(f"{where}.samples", f"must be a whole number >= 0, got {_describe(samples)}")
-        if not _finite(samples):
-            raise ctx.fail(f"{where}.samples", f"is too large: {_describe(samples)}")
+                raise ctx.fail(f"{where}.samples", f"must be a whole number >= 0, got {describe(samples)}")
+        if not finite(samples):
+            raise ctx.fail(f"{where}.samples", f"is too large: {describe(samples)}")
         sources = obj["programs"]
         if isinstance(sources, str):
             sources = [sources]
         if not isinstance(sources, list) or not sources:
-            raise ctx.fail(f"{where}.programs", f"must be a non-empty list of program files or folders, got {_describe(obj['programs'])}")
+            raise ctx.fail(f"{where}.programs", f"must be a non-empty list of program files or folders, got {describe(obj['programs'])}")
         programs: list[Program] = []
         for k, src in enumerate(sources):
             pw = f"{where}.programs[{k}]"
-            _string(ctx, pw, src)
-            p = _resolve(base, src)
+            string(ctx, pw, src)
+            p = resolve(base, src)
             if p.is_dir():
                 files = program_files(p, profile)
                 if not files:
@@ -442,7 +357,7 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str], profile:
                     flow = read_reference_file(f, profile)
                 except FlowError as e:
                     raise ctx.fail(pw, str(e)) from None
-                programs.append(Program(_rel_label(f, base), f, flow))
+                programs.append(Program(rel_label(f, base), f, flow))
         comp = _compute(ctx, f"{where}.compute", obj["compute"]) if "compute" in obj else None
         if samples == 0:
             warnings.append(f"curriculum[{i}] ({domain}) has 0 samples: it is left out of the g-index")
@@ -450,21 +365,21 @@ def _curriculum(ctx: _Ctx, base: Path, value: Any, warnings: list[str], profile:
     return out
 
 
-def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False,
+def _tasks(ctx: Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False,
            profile: str = "paper") -> list[Task]:
     out: list[Task] = []
     seen: dict[str, int] = {}
     for j, where, obj in _entries(ctx, "tasks", value, "task", _TASK_KEYS, ("id", "domain", "reference", "generated")):
-        tid = _string(ctx, f"{where}.id", obj["id"])
+        tid = string(ctx, f"{where}.id", obj["id"])
         if tid in seen:
             raise ctx.fail(f"{where}.id", f"{tid!r} is already the id of tasks[{seen[tid]}]; task ids must be unique")
         seen[tid] = j
-        domain = _string(ctx, f"{where}.domain", obj["domain"])
+        domain = string(ctx, f"{where}.domain", obj["domain"])
         ref, ref_src = _reference(ctx, base, f"{where}.reference", obj["reference"], profile)
         attempts = _attempts(ctx, base, f"{where}.generated", obj["generated"], attempts_ok, profile)
         first = attempts[0]
         if "prompt" in obj:
-            prompt, given = _string(ctx, f"{where}.prompt", obj["prompt"], empty_ok=True), True
+            prompt, given = string(ctx, f"{where}.prompt", obj["prompt"], empty_ok=True), True
         else:
             prompt, given = ref.prompt, False
         if ref.domain and ref.domain != domain:
@@ -474,7 +389,7 @@ def _tasks(ctx: _Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: 
     return out
 
 
-def _attempts(ctx: _Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile: str = "paper") -> list[Attempt]:
+def _attempts(ctx: Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile: str = "paper") -> list[Attempt]:
     """The attempts of ``tasks[j].generated``: one source, or (format 2) a non-empty list of them."""
     if not isinstance(value, list):
         return [Attempt(*_generated(ctx, base, where, value, profile))]
@@ -485,23 +400,23 @@ def _attempts(ctx: _Ctx, base: Path, where: str, value: Any, attempts_ok: bool, 
     return [Attempt(*_generated(ctx, base, f"{where}[{k}]", v, profile)) for k, v in enumerate(value)]
 
 
-def _source_spec(ctx: _Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> tuple[str, Any, bool]:
+def _source_spec(ctx: Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> tuple[str, Any, bool]:
     if isinstance(value, str):
-        return "file", _string(ctx, where, value), True
+        return "file", string(ctx, where, value), True
     if isinstance(value, dict):
         keys = [k for k in value if k in kinds]
         others = [k for k in value if k not in kinds]
         if len(keys) == 1 and not others:
             return keys[0], value[keys[0]], False
     forms = ", ".join([f'{{"{k}": ...}}' for k in kinds])
-    raise ctx.fail(where, f"must be a file path or one of {forms}, got {_describe(value)}")
+    raise ctx.fail(where, f"must be a file path or one of {forms}, got {describe(value)}")
 
 
-def _reference(ctx: _Ctx, base: Path, where: str, value: Any, profile: str = "paper") -> tuple[Flow, Source]:
+def _reference(ctx: Ctx, base: Path, where: str, value: Any, profile: str = "paper") -> tuple[Flow, Source]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json"))
     if kind == "file":
-        _string(ctx, where if bare else f"{where}.file", spec)
-        p = _resolve(base, spec)
+        string(ctx, where if bare else f"{where}.file", spec)
+        p = resolve(base, spec)
         if not p.is_file():
             raise ctx.fail(where if bare else f"{where}.file", f"no such file {spec!r}")
         try:
@@ -514,13 +429,13 @@ def _reference(ctx: _Ctx, base: Path, where: str, value: Any, profile: str = "pa
         raise ctx.fail(f"{where}.json", str(e)) from None
 
 
-def _generated(ctx: _Ctx, base: Path, where: str, value: Any,
+def _generated(ctx: Ctx, base: Path, where: str, value: Any,
                profile: str = "paper") -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json", "text"))
     if kind == "file":
         fw = where if bare else f"{where}.file"
-        _string(ctx, fw, spec)
-        p = _resolve(base, spec)
+        string(ctx, fw, spec)
+        p = resolve(base, spec)
         if not p.is_file():
             raise ctx.fail(fw, f"no such file {spec!r}")
         try:
@@ -530,7 +445,7 @@ def _generated(ctx: _Ctx, base: Path, where: str, value: Any,
         return read.flow, Source("file", spec, bare), read.syntax, read.text
     if kind == "text":
         if not isinstance(spec, str):
-            raise ctx.fail(f"{where}.text", f"must be a string (the raw model output), got {_describe(spec)}")
+            raise ctx.fail(f"{where}.text", f"must be a string (the raw model output), got {describe(spec)}")
         read = read_generated_text(spec, profile)
         return read.flow, Source("text"), read.syntax, spec
     read = read_generated_value(spec, profile)  # inline JSON that is no flow is read leniently (Δ = 1)
@@ -549,7 +464,7 @@ def experiment_to_value(exp: Experiment, path: str | Path | None = None) -> dict
         p = Path(written).expanduser()
         if p.is_absolute():
             return written
-        return _rel_label((old_base / p).resolve(), new_base) if new_base != old_base else written
+        return rel_label((old_base / p).resolve(), new_base) if new_base != old_base else written
 
     v2 = any(t.listed or t.more_attempts for t in exp.tasks)
     out: dict[str, Any] = {"format": FORMAT_V2 if v2 else FORMAT, "name": exp.name, "system": exp.system, "profile": exp.profile}
@@ -655,11 +570,11 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
     Raises ExperimentError."""
     path = Path(path)
     domains_dir = Path(domains_dir)
-    ctx = _Ctx(path)
-    value = _read_experiment_json(path)
-    top = _object(ctx, "", value) if isinstance(value, dict) else None
+    ctx = Ctx(path)
+    value = read_json(path)
+    top = object_of(ctx, "", value) if isinstance(value, dict) else None
     if top is None:
-        raise ctx.fail("", f"a companion experiment must be a JSON object, got {_describe(value)}")
+        raise ctx.fail("", f"a companion experiment must be a JSON object, got {describe(value)}")
     if top.get("format") == FORMAT:
         raise ctx.fail("format", "this is a gindex-studio experiment, not a companion one: read it without --domains")
     for key in ("train_set", "test_set", "train_cost", "performance"):
@@ -673,49 +588,49 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
             system = tp["model_name"]
         elif isinstance(model.get("name"), str):
             system = model["name"]
-    cost = _object(ctx, "train_cost", top["train_cost"])
+    cost = object_of(ctx, "train_cost", top["train_cost"])
     if "compute" not in cost:
         raise ctx.fail("train_cost.compute", "missing")
-    compute = _positive(ctx, "train_cost.compute", cost["compute"])
+    compute = positive(ctx, "train_cost.compute", cost["compute"])
     _check_rho_e(ctx, "train_cost.compute", DEFAULT_PRIORS, Compute(total=compute))
 
     def domain_list(where: str, v: Any) -> list[CompanionDomain]:
-        obj = _object(ctx, where, v)
+        obj = object_of(ctx, where, v)
         data = obj.get("data")
         if not isinstance(data, list) or not data:
-            raise ctx.fail(f"{where}.data", f"must be a non-empty list of domains, got {_describe(data)}")
+            raise ctx.fail(f"{where}.data", f"must be a non-empty list of domains, got {describe(data)}")
         out, seen = [], set()
         for i, d in enumerate(data):
             w = f"{where}.data[{i}]"
-            d = _object(ctx, w, d)
-            name = _string(ctx, f"{w}.name", d.get("name"))
+            d = object_of(ctx, w, d)
+            name = string(ctx, f"{w}.name", d.get("name"))
             if name in seen:
                 raise ctx.fail(f"{w}.name", f"{name!r} is listed twice")
             seen.add(name)
             n = d.get("num_samples")
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise ctx.fail(f"{w}.num_samples", f"must be a whole number >= 0, got {_describe(n)}")
-            if not _finite(n):
-                raise ctx.fail(f"{w}.num_samples", f"is too large: {_describe(n)}")
+                raise ctx.fail(f"{w}.num_samples", f"must be a whole number >= 0, got {describe(n)}")
+            if not finite(n):
+                raise ctx.fail(f"{w}.num_samples", f"is too large: {describe(n)}")
             out.append(CompanionDomain(name, n))
         return out
 
     curriculum = domain_list("train_set", top["train_set"])
     tasks = domain_list("test_set", top["test_set"])
-    perf = _object(ctx, "performance", top["performance"])
+    perf = object_of(ctx, "performance", top["performance"])
     pdomains = perf.get("domains")
     if not isinstance(pdomains, list):
-        raise ctx.fail("performance.domains", f"must be a list, got {_describe(pdomains)}")
+        raise ctx.fail("performance.domains", f"must be a list, got {describe(pdomains)}")
     by_name: dict[str, tuple[float, float | None]] = {}
     for i, d in enumerate(pdomains):
         w = f"performance.domains[{i}]"
-        d = _object(ctx, w, d)
-        name = _string(ctx, f"{w}.name", d.get("name"))
+        d = object_of(ctx, w, d)
+        name = string(ctx, f"{w}.name", d.get("name"))
         div = d.get("divergence")
-        if not _finite(div) or not 0 <= div <= 1:
-            raise ctx.fail(f"{w}.divergence", f"must be a number in [0, 1], got {_describe(div)}")
+        if not finite(div) or not 0 <= div <= 1:
+            raise ctx.fail(f"{w}.divergence", f"must be a number in [0, 1], got {describe(div)}")
         perfects = d.get("perfects")
-        by_name.setdefault(name, (float(div), float(perfects) if _is_number(perfects) else None))
+        by_name.setdefault(name, (float(div), float(perfects) if is_number(perfects) else None))
     for i, t in enumerate(tasks):
         if t.name not in by_name:
             raise ctx.fail(f"test_set.data[{i}]", f"domain {t.name!r} has no entry in performance.domains")
@@ -727,7 +642,7 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
 def _companion_programs(path: Path | str, domains_dir: Path | str, curriculum: list[CompanionDomain],
                         tasks: list[CompanionDomain]) -> dict[str, list[Program]]:
     """The programs of every domain named by a companion experiment: ``domains_dir/<name>/*.json``."""
-    ctx = _Ctx(path)
+    ctx = Ctx(path)
     domains_dir = Path(domains_dir)
     if not domains_dir.is_dir():
         raise ExperimentError(f"{domains_dir}: no such domains folder (give --domains DIR, with one folder per domain)")
@@ -746,7 +661,7 @@ def _companion_programs(path: Path | str, domains_dir: Path | str, curriculum: l
             progs = []
             for f in files:
                 try:
-                    progs.append(Program(_rel_label(f, domains_dir), f, read_flow_file(f)))
+                    progs.append(Program(rel_label(f, domains_dir), f, read_flow_file(f)))
                 except FlowError as e:
                     raise ctx.fail(w, str(e)) from None
             programs[d.name] = progs

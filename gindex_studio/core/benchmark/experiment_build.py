@@ -26,10 +26,9 @@ from gindex_studio.core.benchmark.experiment import (
     FORMAT_V2,
     PROGRAM_SUFFIX,
     Experiment,
-    ExperimentError,
-    _rel_label,
     experiment_from_value,
 )
+from gindex_studio.core.benchmark.validate import ExperimentError, rel_label
 from gindex_studio.core.flows.flow import FlowError, atomic_write_bytes, read_flow_file, read_user_file
 
 
@@ -134,7 +133,7 @@ def build_value(spec: BuildSpec, out_path: Path) -> dict[str, Any]:
     curriculum = []
     for d in domains:
         n = (spec.samples or {}).get(d.name, spec.default_samples if spec.default_samples is not None else len(_programs(d)))
-        curriculum.append({"domain": d.name, "programs": [_rel_label(d.resolve(), base)], "samples": n})
+        curriculum.append({"domain": d.name, "programs": [rel_label(d.resolve(), base)], "samples": n})
 
     outputs = read_outputs(spec.outputs)
     tasks, seen = [], {}
@@ -151,7 +150,7 @@ def build_value(spec: BuildSpec, out_path: Path) -> dict[str, Any]:
             raise ExperimentError(f"{spec.outputs}: no output for task {tid!r} (reference {f})")
         texts = outputs[tid]
         gen: Any = [{"text": t} for t in texts] if len(texts) > 1 else {"text": texts[0]}
-        tasks.append({"id": tid, "domain": domain, "reference": _rel_label(f.resolve(), base), "generated": gen})
+        tasks.append({"id": tid, "domain": domain, "reference": rel_label(f.resolve(), base), "generated": gen})
     unknown = sorted(set(outputs) - set(seen))
     if unknown:
         more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""

@@ -17,18 +17,15 @@ from typing import Any
 
 import orjson
 
-from gindex_studio.core.benchmark.experiment import (
-    Experiment,
-    ExperimentError,
-    _Ctx,
-    _describe,
-    _object,
-    _read_experiment_json,
-    _resolve,
-    _string,
-    _unknown_keys,
-    experiment_from_value,
-    load_experiment,
+from gindex_studio.core.benchmark.experiment import Experiment, experiment_from_value, load_experiment
+from gindex_studio.core.benchmark.validate import (
+    Ctx,
+    describe,
+    object_of,
+    read_json,
+    resolve,
+    string,
+    unknown_keys,
 )
 from gindex_studio.core.flows.flow import atomic_write_bytes
 
@@ -62,34 +59,34 @@ def is_study_value(value: Any) -> bool:
 def load_study(path: str | Path) -> Study:
     """Read and validate a study file (the experiments themselves are read by ``load_systems``)."""
     path = Path(path)
-    return study_from_value(_read_experiment_json(path), path)
+    return study_from_value(read_json(path), path)
 
 
 def study_from_value(value: Any, path: str | Path) -> Study:
-    ctx = _Ctx(path)
-    top = _object(ctx, "", value)
+    ctx = Ctx(path)
+    top = object_of(ctx, "", value)
     if top.get("format") != STUDY_FORMAT:
-        raise ctx.fail("format", f"expected {STUDY_FORMAT!r}, got {_describe(top.get('format'))}")
-    _unknown_keys(ctx, "", top, _KEYS)
-    name = _string(ctx, "name", top.get("name", Path(path).stem), empty_ok=True)
+        raise ctx.fail("format", f"expected {STUDY_FORMAT!r}, got {describe(top.get('format'))}")
+    unknown_keys(ctx, "", top, _KEYS)
+    name = string(ctx, "name", top.get("name", Path(path).stem), empty_ok=True)
     exps = top.get("experiments")
     if not isinstance(exps, list) or not exps:
-        raise ctx.fail("experiments", f"must be a non-empty list of experiment files, got {_describe(exps)}")
+        raise ctx.fail("experiments", f"must be a non-empty list of experiment files, got {describe(exps)}")
     base = Path(path).resolve().parent
     entries = []
     for i, e in enumerate(exps):
         where = f"experiments[{i}]"
         label = None
         if isinstance(e, dict):
-            _unknown_keys(ctx, where, e, ("file", "label"))
+            unknown_keys(ctx, where, e, ("file", "label"))
             if "file" not in e:
                 raise ctx.fail(f"{where}.file", "missing")
-            written = _string(ctx, f"{where}.file", e["file"])
+            written = string(ctx, f"{where}.file", e["file"])
             if "label" in e:
-                label = _string(ctx, f"{where}.label", e["label"])
+                label = string(ctx, f"{where}.label", e["label"])
         else:
-            written = _string(ctx, where, e)
-        p = _resolve(base, written)
+            written = string(ctx, where, e)
+        p = resolve(base, written)
         if not p.is_file():
             raise ctx.fail(where, f"no such experiment file {written!r}")
         entries.append(StudyEntry(written, p, label))
@@ -129,7 +126,7 @@ def open_inputs(paths: list[str | Path]) -> tuple[str, list[tuple[str, Experimen
     names = []
     for p in paths:
         p = Path(p)
-        value = _read_experiment_json(p)
+        value = read_json(p)
         if is_study_value(value):
             study = study_from_value(value, p)
             names.append(study.name)

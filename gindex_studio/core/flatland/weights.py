@@ -14,7 +14,9 @@ search adds integers; the weight differs from the floating-point formula by < 3�
 >>> weight("turn", {"theta": 90}, "turn", {"theta": 180})
 (3, 4)
 >>> weight("info", {"position": [64, 64], "theta": 0}, "info", {"position": [0, 64], "theta": 0})
-(3, 4)
+(7, 8)
+
+(p = mean(1 − 64/128, 1 − 0/128) = 0.75, h = 1, so w = (0.75 + 1) / 2 = 7/8.)
 """
 from __future__ import annotations
 

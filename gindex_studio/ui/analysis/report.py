@@ -12,10 +12,16 @@ import datetime as _dt
 import html
 from pathlib import Path
 
-from gindex_studio.core.benchmark.analysis import TABLE_COLUMNS, Analysis, table_marks, worst_tasks
+from gindex_studio.core.benchmark.analysis import (
+    TABLE_COLUMNS,
+    Analysis,
+    table_header,
+    table_marks,
+    table_rows,
+    worst_tasks,
+)
 
 from gindex_studio.ui.analysis.plots import FIGURES, Figure, build_figures, svg_bytes
-from gindex_studio.ui.analysis.window import table_header, table_rows
 
 EXPORT_SIZE = (900, 520)
 

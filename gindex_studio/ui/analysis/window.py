@@ -33,12 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.benchmark.analysis import (
-    TABLE_COLUMNS,
     Analysis,
     System,
     analyse,
     score_systems,
+    table_header,
     table_marks,
+    table_rows,
 )
 from gindex_studio.core.benchmark.experiment import ExperimentError
 from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, save_study
@@ -56,24 +57,6 @@ TABS = {
 }
 BEST = QColor("#d7f0d7")
 WORST = QColor("#f6d5d5")
-
-
-def fmt_est(e, digits: int = 3) -> str:
-    if e is None:
-        return "—"
-    if abs(e.value) >= 100:
-        return f"{e.value:,.1f} [{e.low:,.1f}, {e.high:,.1f}]"
-    return f"{e.value:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
-
-
-def table_rows(an: Analysis) -> list[list[str]]:
-    """The comparison table as text: system, then ``TABLE_COLUMNS``, then pass@k."""
-    return [[s.label, fmt_est(s.g_index), fmt_est(s.theta), f"{s.samples:,}", f"{s.compute:g}",
-             f"{s.mean_omega:.3f}", fmt_est(s.skill), fmt_est(s.pass_k)] for s in an.summary]
-
-
-def table_header(an: Analysis) -> list[str]:
-    return ["system", *TABLE_COLUMNS, f"pass@{an.k}"]
 
 
 class FigurePanel(QWidget):
