@@ -2,7 +2,7 @@
 reference, the mapping, what is missing and extra, and the errors found.
 
 Kept light: this path imports the reader and the search, never numpy or Qt (startup matters
-here; ``tests/cli/test_score.py`` lists what must stay out).
+here; ``tests/cli/test_cli_score.py`` lists what must stay out).
 """
 from __future__ import annotations
 
