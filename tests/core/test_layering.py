@@ -13,16 +13,6 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "gindex_studio"
 
-# cycles outside the scoring core, left to their owners (issue 22); each entry a strongly connected
-# set of modules that may stay one until its owner cuts it: the test fails if one grows or a new one appears
-KNOWN_CYCLES: list[frozenset] = [
-    # issue 22 item 3 (the CLI rewrite): the library imports a command module (api → cli.curate),
-    # and the CLI reaches the UI (cli.dispatch → ui.app → ui.help → gindex_studio)
-    frozenset({"gindex_studio", "gindex_studio.api", "gindex_studio.cli.curate", "gindex_studio.cli.dispatch",
-               "gindex_studio.ui.app", "gindex_studio.ui.help"}),
-]
-
-
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -87,14 +77,11 @@ def test_the_graph_sees_function_level_imports():
 
 
 def test_no_import_cycle_among_the_package_modules():
-    """Every cycle lies inside one of ``KNOWN_CYCLES`` (none in the core)."""
+    """No cycle anywhere in the package, imports inside functions counted."""
     g = import_graph()
-    tangled = [sorted(c) for c in nx.strongly_connected_components(g)
-               if len(c) > 1 and not any(c <= known for known in KNOWN_CYCLES)]
+    tangled = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1]
     cycles = [nx.find_cycle(g.subgraph(c)) for c in tangled]
     assert cycles == [], "import cycles: " + "; ".join(" → ".join(e[0] for e in c) for c in cycles)
-    core = [c for c in nx.simple_cycles(g.subgraph(n for n in g if n.startswith("gindex_studio.core")))]
-    assert core == []
 
 
 def test_the_cycle_test_finds_a_cycle():
@@ -118,7 +105,7 @@ def test_search_base_is_a_leaf():
     assert list(g.successors("gindex_studio.core.scoring.search_base")) == []
 
 
-# the files that may name a profile: the profiles' own, and the CLI (the lead moves it to the registry)
+# the files that may name a profile: the profiles' own
 PROFILE_FILES = {"gindex_studio/core/scoring/builtin_profiles.py", "gindex_studio/core/flatland/profile.py"}
 NAME_COMPARISON = re.compile(r"""profile\s*(==|!=)|(==|!=)\s*["'](paper|companion|flatland)["']|"""
                              r"""\bprofile\s+(not\s+)?in\s*[(\[{]""")
@@ -128,7 +115,7 @@ def test_no_profile_name_is_compared_outside_the_profiles_files():
     hits = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel in PROFILE_FILES or rel.startswith("gindex_studio/cli/"):
+        if rel in PROFILE_FILES:
             continue
         for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if NAME_COMPARISON.search(line):
