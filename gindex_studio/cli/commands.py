@@ -21,6 +21,8 @@ MODULES: tuple[str, ...] = (
     "experiment",
     "report",
     "flatland",
+    "run",
+    "probe",
 )
 
 

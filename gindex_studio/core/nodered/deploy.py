@@ -60,6 +60,8 @@ class Prepared:
 def node_dicts(source: Any) -> list[dict]:
     """The node objects of a flow: a list, a dataset ``{"flow": …}``, ``{"flows": …}`` or a
     gindex ``Flow``."""
+    if hasattr(source, "flow") and not isinstance(source, (list, dict)):  # a lenient read
+        source = source.flow
     if hasattr(source, "nodes") and not isinstance(source, (list, dict)):
         return [dict(n.data) for n in source.nodes]
     if isinstance(source, dict):

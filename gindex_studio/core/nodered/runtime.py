@@ -304,3 +304,10 @@ class PrivateRuntime(Runtime):
         """A fresh runtime (new port and token) in place of this one, e.g. after it stopped answering."""
         self.stop()
         return PrivateRuntime.start(timeout=timeout)
+
+
+def connect(url: str | None = None, token: str | None = None, progress: Progress | None = None) -> Runtime:
+    """The user's Node-RED at ``url`` (with its admin token), else a new private runtime."""
+    if url:
+        return RemoteRuntime(url, token)
+    return PrivateRuntime.start(progress=progress)
