@@ -94,15 +94,15 @@ def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, q
         t = n["type"]
         if t in WORKSPACES or t.startswith("subflow:"):
             continue
-        if t not in known_types:
-            mod = npm_module(n)
-            hint = f" (provided by the npm module {mod})" if mod else ""
-            problems.append(RunProblem("missing-type", f"node type {t!r} is not installed{hint}", n["id"], t))
-            left_out.add(n["id"])
-            continue
+        mod = npm_module(n)
+        hint = f" (provided by the npm module {mod})" if mod else ""
         why = network_reason(n, by_id)
-        if why:
-            problems.append(RunProblem("needs-network", f"needs the network ({why}): not run here", n["id"], t))
+        if why:  # installing the type would not help on an offline machine: say this first
+            also = "" if t in known_types else f"; its type {t!r} is not installed either{hint}"
+            problems.append(RunProblem("needs-network", f"needs the network ({why}): not run here{also}", n["id"], t))
+            left_out.add(n["id"])
+        elif t not in known_types:
+            problems.append(RunProblem("missing-type", f"node type {t!r} is not installed{hint}", n["id"], t))
             left_out.add(n["id"])
     tabs = {n["id"] for n in nodes if n["type"] in ("tab", "subflow")}
     forward = {i: (secrets.token_hex(8) if fresh_ids else i) for i in by_id}

@@ -128,9 +128,10 @@ def ensure_installed(progress: Progress | None = None, base: Path | None = None)
 
 
 def _npm_ci(npm: str, folder: Path, total: int, report: Progress) -> None:
-    cmd = [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=http", "--fetch-retries=1",
-           "--fetch-timeout=60000"]
+    cmd = [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=http"]
     env = dict(os.environ, npm_config_update_notifier="false")
+    env.setdefault("npm_config_fetch_retries", "1")  # npm's own config (env or .npmrc) may say otherwise
+    env.setdefault("npm_config_fetch_timeout", "60000")
     try:
         proc = subprocess.Popen(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env=env)
