@@ -66,7 +66,9 @@ def test_deploy_and_debug_dock(window, qtbot, nodered):
 
     tb = window.findChild(QToolBar, "toolbar-main")
     button = tb.widgetForAction(window.run_action)
+    assert not window.docks["debug"].isVisible()  # hidden until the first run
     QTest.mouseClick(button, Qt.LeftButton)
+    assert window.docks["debug"].isVisible()
     qtbot.waitUntil(lambda: any(p.kind == "missing-type" for p in ed.doc.problems()), timeout=20000)
     probs = {(p.kind, p.node_id) for p in ed.doc.problems()}
     assert ("missing-type", "ghost") in probs

@@ -65,6 +65,7 @@ class RunController(QObject):
             [(n["id"], ed.doc.label(n["id"])) for n in nodes if n["type"] == "inject"],
             [(str(n.get("method") or "get").upper().replace("ALL", "GET"), re.sub(r":\w+", "1", "/" + n["url"].lstrip("/")))
              for n in nodes if n["type"] == "http in" and isinstance(n.get("url"), str)])
+        self.window.docks["debug"].show()
         self.window.docks["debug"].raise_()
         self._start()
         self._deploy.emit(nodes)
@@ -129,6 +130,7 @@ def install_actions(main_window, factory=None) -> RunController:
     if "problems" in main_window.docks:
         main_window.tabifyDockWidget(main_window.docks["problems"], dock)
         main_window.docks["problems"].raise_()
+    dock.hide()  # shown by the first Deploy & run (or Run → Debug): until then the window's minimum size stays as it was
     main_window.docks["debug"] = dock
     act = QAction("Deploy && run", main_window)
     act.setObjectName("run.deploy")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
                                QVBoxLayout, QWidget)
@@ -50,12 +50,18 @@ class DebugPanel(QWidget):
         for w in (self.inject_box, self.fire_button, self.http_box, self.body, self.send_button):
             inputs.addWidget(w)
         lay = QVBoxLayout(self)
+        lay.setSizeConstraint(QVBoxLayout.SetNoConstraint)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(top)
         lay.addLayout(inputs)
         lay.addWidget(self.list)
         self.labels: dict[str, str] = {}
         self.set_inputs([], [])
+
+    def minimumSizeHint(self) -> QSize:
+        """Small, like the Problems dock's: the dock may be squeezed (the rows then overlap) rather
+        than raise the window's minimum size."""
+        return QSize(80, 60)
 
     def set_inputs(self, injects: list[tuple[str, str]], endpoints: list[tuple[str, str]]) -> None:
         """``injects``: (node id, label); ``endpoints``: (method, path) of ``http in`` nodes."""
