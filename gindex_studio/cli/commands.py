@@ -30,6 +30,8 @@ MODULES: tuple[str, ...] = (
     "experiment",
     "report",
     "flatland",
+    "run",
+    "probe",
 )
 
 
