@@ -21,13 +21,13 @@ def add_parsers(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.dispatch import InputError, _json_out, _read_generated, _read_strict
+    from gindex_studio.cli.common import InputError, json_out, read_generated, read_strict
     from gindex_studio.cli.run import open_session
     from gindex_studio.core.nodered.deploy import node_dicts
     from gindex_studio.core.nodered.probe import compare, default_probes, task_probes
     from gindex_studio.core.nodered.runtime import NodeRedError
 
-    ref_flow, gen_flow = _read_strict(args.reference), _read_generated(args.generated)
+    ref_flow, gen_flow = read_strict(args.reference), read_generated(args.generated)
     ref, gen = node_dicts(ref_flow), node_dicts(gen_flow)
     try:
         probes = task_probes(ref_flow.container.wrapper) or default_probes(ref, timeout=args.timeout)
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     agree = sum(o.agrees for o in outcomes)
     runs = not any(p.kind in ("missing-type", "deploy-error", "runtime-crash") for p in gen_run.problems)
     if args.json:
-        _json_out({"reference": args.reference, "generated": args.generated, "delta": float(delta),
+        json_out({"reference": args.reference, "generated": args.generated, "delta": float(delta),
                    "runs": runs, "agree": agree, "probes": len(outcomes),
                    "outcomes": [o.to_dict() for o in outcomes],
                    "reference_problems": [p.to_dict() for p in ref_run.problems],

@@ -44,7 +44,7 @@ def install_progress():
 
 def open_session(args):
     """(runtime, session) for the command's options; InputError (one line) on failure."""
-    from gindex_studio.cli.dispatch import InputError
+    from gindex_studio.cli.common import InputError
     from gindex_studio.core.nodered.deploy import Session
     from gindex_studio.core.nodered.install import InstallError
     from gindex_studio.core.nodered.runtime import NodeRedError, connect
@@ -63,12 +63,12 @@ def open_session(args):
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.dispatch import InputError, _json_out, _read_generated
+    from gindex_studio.cli.common import InputError, json_out, read_generated
     from gindex_studio.core.nodered.deploy import node_dicts
     from gindex_studio.core.nodered.probe import default_probes, observe
     from gindex_studio.core.nodered.runtime import NodeRedError
 
-    nodes = node_dicts(_read_generated(args.flow))
+    nodes = node_dicts(read_generated(args.flow))
     if not nodes:
         raise InputError(f"{args.flow}: no nodes to run")
     rt, session = open_session(args)
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         session.close()
         rt.stop()
     if args.json:
-        _json_out({"flow": args.flow, "runtime": args.node_red or "private", "clean": not problems,
+        json_out({"flow": args.flow, "runtime": args.node_red or "private", "clean": not problems,
                    "problems": [p.to_dict() for p in problems]})
     elif problems:
         for p in problems:

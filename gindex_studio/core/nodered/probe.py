@@ -12,7 +12,6 @@ A task file may carry ``"probes": [...]`` (see :meth:`Probe.from_dict`); without
 """
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import re
 import threading
