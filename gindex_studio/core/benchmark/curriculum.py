@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
 from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
@@ -527,26 +527,17 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
 
 
 def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), library=None,
-                 deadline: float | None = None, progress: Progress | None = None) -> list[list[float]]:
-    """All-pairs Δ (row = reference, column = generated), in the order given. ``progress(done,
-    total)`` is called after each search (a symmetric profile, as paper, makes n(n+1)/2 searches)."""
+                 deadline: float | None = None, progress: Progress | None = None,
+                 workers: int | None = 1) -> list[list[float]]:
+    """All-pairs Δ (row = reference, column = generated), in the order given, as lists of floats.
+    ``progress(done, total)`` counts searches (a symmetric profile, as paper, makes n(n+1)/2).
+    ``workers``: processes (``matrix.delta_rows``; None: all cores). For large n use
+    ``matrix.delta_rows``, which gives the rows one at a time as float64 arrays."""
+    from gindex_studio.core.benchmark.matrix import delta_rows
+
     prepared = [prepare(f, options, library) for f in flows]
-    n = len(prepared)
-    symmetric = profiles.get(options.profile).symmetric
-    total, done = (n * (n + 1) // 2 if symmetric else n * n), 0
-    out = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(n):
-            if symmetric and j < i:
-                out[i][j] = out[j][i]
-                continue
-            a, b = prepared[i], prepared[j]
-            m = max_common_subgraph(a.graph, b.graph, options.profile, deadline=deadline)
-            out[i][j] = float(delta_from_s(Fraction(*m.weight), a.n, b.n))
-            done += 1
-            if progress:
-                progress(done, total)
-    return out
+    return [row.tolist() for _i, row in delta_rows(prepared, options.profile, deadline=deadline, workers=workers,
+                                                    progress=progress)]
 
 
 def domain_distance(task_programs: Sequence[Flow], curriculum_programs: Sequence[Flow],
