@@ -374,6 +374,45 @@ class DeltaCache:
             self._tampered("delta", [(opts, a, b)])
         return v
 
+    def _pairs_table(self, keys: Iterable[tuple[int, int]]) -> None:
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS ask (a INTEGER, b INTEGER, PRIMARY KEY (a, b)) WITHOUT ROWID")
+        self._db.execute("DELETE FROM ask")
+        self._db.executemany("INSERT OR IGNORE INTO ask VALUES (?, ?)", keys)
+
+    def get_pairs(self, opts: str, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Fraction]:
+        """The exact Δ of each stored pair among ``keys`` (checked rows only), in one query."""
+        with self._lock:
+            self._pairs_table(keys)
+            rows = self._db.execute("SELECT d.a, d.b, d.num, d.den, d.mac FROM ask JOIN delta AS d "
+                                    "ON d.opts = ? AND d.a = ask.a AND d.b = ask.b", (opts,)).fetchall()
+        out, bad = {}, []
+        for a, b, num, den, mac in rows:
+            v = self._delta_row(opts, a, b, num, den, mac)
+            if v is None:
+                bad.append((opts, a, b))
+            else:
+                out[(a, b)] = v
+        self._tampered("delta", bad)
+        return out
+
+    def get_estimate_pairs(self, opts: str, keys: Iterable[tuple[int, int]]
+                           ) -> dict[tuple[int, int], tuple[Fraction, Fraction, float]]:
+        """The kept cut search (Δ found, lower bound, seconds) of each pair among ``keys``, in one query."""
+        with self._lock:
+            self._pairs_table(keys)
+            rows = self._db.execute("SELECT e.a, e.b, e.num, e.den, e.lnum, e.lden, e.seconds, e.mac FROM ask "
+                                    "JOIN estimate AS e ON e.opts = ? AND e.a = ask.a AND e.b = ask.b",
+                                    (opts,)).fetchall()
+        out, bad = {}, []
+        for a, b, *rest in rows:
+            est = self._estimate_row(opts, a, b, *rest)
+            if est is None:
+                bad.append((opts, a, b))
+            else:
+                out[(a, b)] = est
+        self._tampered("estimate", bad)
+        return out
+
     def _estimate_row(self, opts, a, b, num, den, lnum, lden, seconds, mac):
         if mac != self._mac(opts, a, b, num, den, lnum, lden, float(seconds)):
             return None
@@ -575,7 +614,7 @@ def _guarded(default):
     return wrap
 
 
-for _name, _default in (("get_many", dict), ("put_many", lambda: None), ("get_one", lambda: None),
+for _name, _default in (("get_many", dict), ("get_pairs", dict), ("get_estimate_pairs", dict), ("put_many", lambda: None), ("get_one", lambda: None),
                         ("get_estimate_one", lambda: None), ("get_estimates", dict), ("put_estimates", lambda: None),
                         ("floats", lambda: ([], [])), ("put_snapshot", lambda: None), ("best_snapshot", lambda: None),
                         ("get_arrangement", lambda: None), ("put_arrangement", lambda: None), ("count", lambda: 0)):

@@ -20,6 +20,20 @@ from gindex_studio.core.scoring.matching import CancelToken
 
 #: seconds per pair of the coarse preview (a preview: the rows bring the real values)
 PREVIEW_DEADLINE = 0.002
+#: from this many cells to compute on, the matrix job searches on worker processes (one per core)
+POOL_MIN_CELLS = 40_000
+
+
+def _pool_for(engine, cells: int):
+    """A ``PairPool`` on every core for ``engine`` when ``cells`` are worth it (and there is
+    more than one core), else None."""
+    import os
+
+    if cells < POOL_MIN_CELLS or (os.cpu_count() or 1) < 2:
+        return None
+    from gindex_studio.core.curation.pairpool import PairPool
+
+    return PairPool(engine.prepared, engine.options.profile)
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -120,6 +134,7 @@ class MatrixJob(QThread):
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
         self.token = CancelToken()
+        self._pool = None
 
     def cancel(self) -> None:
         self.token.set()
@@ -138,6 +153,8 @@ class MatrixJob(QThread):
             if done:
                 self.progress.emit(done, n)
             todo = [r for r in range(n) if not complete[r]]
+            # the workers start meanwhile; the preview and the first band are computed here (sooner)
+            self._pool = _pool_for(self.engine, len(todo) * len(self.cols or self.order))
             if todo and self.preview and len(todo) * len(self.cols or self.order) > 48 * 48:
                 quick = PREVIEW_DEADLINE if self.deadline is None else min(self.deadline, PREVIEW_DEADLINE)
                 self.coarse.emit(an.coarse_matrix(self.engine, self.order, 24, quick, self.cols))
@@ -153,6 +170,7 @@ class MatrixJob(QThread):
                     self.progress.emit(done, n)
                     self.engine.flush()
                     rows, t0, first = [], time.perf_counter(), False
+                    self.engine.pool = self._pool  # the next rows' searches go to the workers
             if rows:
                 self._emit(rows)
                 self.progress.emit(done, n)
@@ -162,12 +180,22 @@ class MatrixJob(QThread):
         except Exception as e:
             self.failed.emit(f"{type(e).__name__}: {e}")
             return
+        finally:
+            self._close_pool()
         self.engine.flush()
         if self.cols is None and not complete.all():  # kept whole: the next window reads it at once
             self.engine.save_matrix(self.order, self.values, self.lower, self.exact, self.deadline)
         if self.arrange is not None:
             self._arrange()
         self.done.emit(time.perf_counter() - start)
+
+    def _close_pool(self) -> None:
+        """The workers end with the job (at once when it was cancelled)."""
+        pool, self._pool = self._pool, None
+        if self.engine.pool is pool:
+            self.engine.pool = None
+        if pool is not None:
+            pool.stop() if self.token.is_set() else pool.close()
 
     def _arrange(self) -> None:
         n = len(self.order)
