@@ -420,7 +420,8 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
                     res = engine.estimate(i, j, deadline)
             elif engine.symmetric and i != j:
                 done[(i, j)] = res
-            vals[c], low[c], ex[c] = float(res[0]), float(res[1]), res[2]
+            v, lo = res[0], res[1]  # num / den: float() of the Fraction without its generic dispatch
+            vals[c], low[c], ex[c] = v.numerator / v.denominator, lo.numerator / lo.denominator, res[2]
         yield MatrixRow(r, vals, low, ex)
 
 

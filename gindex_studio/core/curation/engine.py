@@ -505,7 +505,9 @@ class PairEngine:
                     break
                 _done, waiting = wait(waiting, timeout=0.05)
             results = [r for fut in pending.futures for r in fut.result()]
-            for (i, j), (value, lower, exact) in zip(pending.search, results):
+            for (i, j), (num, den, lnum, lden, exact) in zip(pending.search, results):
+                value = Fraction(num, den)
+                lower = value if exact else Fraction(lnum, lden)
                 self.stats.searched += 1
                 key = self._key(i, j)
                 if exact:

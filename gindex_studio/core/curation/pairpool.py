@@ -3,8 +3,8 @@
 A ``PairPool`` starts ``workers`` processes that receive the engine's prepared programs once
 (pickled once here; the processes are spawned, as a window's threads make forking unsafe, or
 forked when this process runs a single thread). ``submit`` sends a batch of (i, j) pairs in small
-chunks and returns their futures; each chunk comes back as one small list of exact fractions
-(Δ found, proven lower bound, exact), never as programs. The engine stores the values (memory
+chunks and returns their futures; each chunk comes back as one small list of integers (Δ found
+and proven lower bound as fractions in lowest terms, exact), never as programs. The engine stores the values (memory
 and the disk cache) in this process: workers never touch the cache.
 
 Cancelling is the caller's: ``stop`` terminates the workers at once (a search in C cannot be
@@ -40,7 +40,9 @@ def _init(blob: bytes | None, profile: str) -> None:
     gc.freeze()
 
 
-def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[Fraction, Fraction, bool]]:
+def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[int, int, int, int, bool]]:
+    """(Δ num, Δ den, lower num, lower den, exact) of each pair, in lowest terms: plain integers
+    travel back far cheaper than Fractions (which pickle as text and are parsed again)."""
     from gindex_studio.core.benchmark.matrix import exact_delta, pair_match
 
     out = []
@@ -48,13 +50,9 @@ def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[F
         a, b = _PREPARED[i], _PREPARED[j]
         m = pair_match(a, b, _PROFILE, deadline)
         value = exact_delta(m, a.n, b.n)
-        out.append((value, value if m.exact else exact_delta_upper(m, a.n, b.n), m.exact))
+        lower = value if m.exact else delta_from_s(Fraction(*m.upper), a.n, b.n)
+        out.append((value.numerator, value.denominator, lower.numerator, lower.denominator, m.exact))
     return out
-
-
-def exact_delta_upper(m, n1: int, n2: int) -> Fraction:
-    """The proven lower bound on Δ of a cut search: Δ at its proven upper bound on S."""
-    return delta_from_s(Fraction(*m.upper), n1, n2)
 
 
 class PairPool:
@@ -81,7 +79,8 @@ class PairPool:
             self._pool.submit(int)
 
     def submit(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> list:
-        """Futures, one per chunk of ``CHUNK`` consecutive pairs (each a list of (Δ, lower, exact))."""
+        """Futures, one per chunk of ``CHUNK`` consecutive pairs (each a list of (Δ num, Δ den,
+        lower num, lower den, exact))."""
         pairs = list(pairs)
         return [self._pool.submit(_chunk, pairs[k:k + CHUNK], deadline) for k in range(0, len(pairs), CHUNK)]
 
