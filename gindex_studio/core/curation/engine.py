@@ -476,13 +476,15 @@ class PairEngine:
         if self.pool is None:
             return PendingEstimates(pairs, deadline)
         search, seen = [], set()
+        known, estimates = self._known, self._estimates if deadline is not None else {}
+        sizes = self.__dict__.get("_sizes")
+        if sizes is None:
+            sizes = self.__dict__["_sizes"] = [p.n for p in self.prepared]
         for (i, j), key in zip(pairs, keys):
-            if key in self._known or key in seen:
+            if key in known or key in seen or not sizes[i] or not sizes[j]:
                 continue
-            cut = self._estimates.get(key) if deadline is not None else None
+            cut = estimates.get(key)
             if cut is not None and cut[2] >= deadline:
-                continue
-            if self.prepared[i].n == 0 or self.prepared[j].n == 0:
                 continue
             seen.add(key)
             search.append((i, j))

@@ -153,8 +153,6 @@ class MatrixJob(QThread):
             if done:
                 self.progress.emit(done, n)
             todo = [r for r in range(n) if not complete[r]]
-            # the workers start meanwhile; the preview and the first band are computed here (sooner)
-            self._pool = _pool_for(self.engine, len(todo) * len(self.cols or self.order))
             if todo and self.preview and len(todo) * len(self.cols or self.order) > 48 * 48:
                 quick = PREVIEW_DEADLINE if self.deadline is None else min(self.deadline, PREVIEW_DEADLINE)
                 self.coarse.emit(an.coarse_matrix(self.engine, self.order, 24, quick, self.cols))
@@ -169,8 +167,9 @@ class MatrixJob(QThread):
                     self._emit(rows)
                     self.progress.emit(done, n)
                     self.engine.flush()
+                    if first:  # the preview and the first band came from here (sooner); the rest from workers
+                        self._pool = self.engine.pool = _pool_for(self.engine, (len(todo) - 1) * len(self.cols or self.order))
                     rows, t0, first = [], time.perf_counter(), False
-                    self.engine.pool = self._pool  # the next rows' searches go to the workers
             if rows:
                 self._emit(rows)
                 self.progress.emit(done, n)
