@@ -90,3 +90,17 @@ def test_a_cancel_stops_the_pool_and_raises():
         list(rows)
     assert engine.pool is None
     assert all(not p.is_alive() for p in (pool._pool._processes or {}).values())  # noqa: SLF001
+
+
+def test_least_reads_the_cache_in_bulk_and_equals_the_plain_search(tmp_path, monkeypatch):
+    flows = _flows(7, 24)
+    brute = brute_matrix(flows)
+    rows, cols = list(range(0, 12)), list(range(12, len(flows)))
+    expected = min(brute[i][j] for i in rows for j in cols if i != j)
+    first = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))
+    got = first.least(rows, cols, chunk=5)
+    assert got[0] == expected == brute[got[1]][got[2]]
+    first.flush()
+    again = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))
+    monkeypatch.setattr(DeltaCache, "get_one", lambda *a: pytest.fail("a pair looked up alone"))
+    assert again.least(rows, cols, chunk=5) == got and again.stats.searched == 0

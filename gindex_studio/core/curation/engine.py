@@ -37,6 +37,7 @@ under it. Exact values are remembered in memory and, with a ``DeltaCache``, on d
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
@@ -165,6 +166,7 @@ class PairEngine:
         self.stats = Stats()
         self._opts = options_key(options)
         self._known: dict[tuple[int, int], Fraction] = {}
+        self._asked: set[tuple[int, int]] = set()  # keys the disk cache was just asked for in bulk (``least``)
         self._new: list[tuple[int, int, Fraction]] = []
         self._estimates: dict[tuple[int, int], tuple[Fraction, Fraction, float]] = {}  # cut searches
         self._new_estimates: list[tuple[int, int, Fraction, Fraction, float]] = []
@@ -282,7 +284,7 @@ class PairEngine:
         pair, so a question about a few pairs never reads a large cache whole)."""
         key = self._key(i, j)
         v = self._known.get(key)
-        if v is None and self.cache is not None:
+        if v is None and self.cache is not None and key not in self._asked:
             v = self.cache.get_one(self._opts, *key)
             if v is not None:
                 self._known[key] = v
@@ -615,7 +617,7 @@ class PairEngine:
         return out
 
     def least(self, rows: Sequence[int], cols: Sequence[int], start: tuple[Fraction, int, int] | None = None,
-              lower: np.ndarray | None = None, block: int = 256) -> tuple[Fraction, int, int] | None:
+              lower: np.ndarray | None = None, block: int = 256, chunk: int = 2048) -> tuple[Fraction, int, int] | None:
         """The least exact Δ(i, j) over i in ``rows``, j in ``cols``, i ≠ j, with its pair (ties:
         whichever is found first); None when there is no such pair. ``start``: an exact value of
         one of those pairs already known (it bounds the search from the start). Pairs are
@@ -634,17 +636,28 @@ class PairEngine:
         flat = lower.ravel()
         order = np.argsort(flat, kind="stable")
         m = len(cols)
-        for f in order:
-            bound = float(flat[f])
-            if not np.isfinite(bound) or (best is not None and bound >= float(best[0])):
-                break
-            i, j = int(rows[f // m]), int(cols[f % m])
-            if best is None:
-                v = self._search(i, j, None, inclusive=True)
-            else:
-                v = self._search(i, j, best[0], inclusive=False)
-            if v is not None and (best is None or v < best[0]):
-                best = (v, i, j)
+        try:
+            for start in range(0, len(order), chunk):
+                part = order[start:start + chunk]
+                bounds = flat[part].tolist()
+                if not np.isfinite(bounds[0]) or (best is not None and bounds[0] >= float(best[0])):
+                    break
+                pairs = [(int(rows[f // m]), int(cols[f % m])) for f in part.tolist()]
+                if self.cache is not None:  # the disk cache asked once for the chunk, not pair by pair
+                    keys = [self._key(i, j) for i, j in pairs]
+                    self._prefetch(keys, None)
+                    self._asked.update(keys)
+                for bound, (i, j) in zip(bounds, pairs):
+                    if not math.isfinite(bound) or (best is not None and bound >= float(best[0])):
+                        return best
+                    if best is None:
+                        v = self._search(i, j, None, inclusive=True)
+                    else:
+                        v = self._search(i, j, best[0], inclusive=False)
+                    if v is not None and (best is None or v < best[0]):
+                        best = (v, i, j)
+        finally:
+            self._asked.clear()
         return best
 
     # ----- batches (one call per analysis step; ``ClusterPairEngine`` spreads them over a cluster) --
