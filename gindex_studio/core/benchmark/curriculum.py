@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
@@ -23,6 +22,7 @@ import numpy as np
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
+from gindex_studio.core.runtime.pools import _interrupts_held, _single_threaded, stop_pool_now  # noqa: F401 (imported from here too)
 from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
 from gindex_studio.core.scoring import native, profiles
 
@@ -403,58 +403,9 @@ def _init_worker(curriculum: Curriculum | None = None) -> None:
     gc.freeze()
 
 
-def stop_pool_now(pool) -> None:
-    """Stop a ``ProcessPoolExecutor`` at once: queued work is dropped and running workers are
-    terminated (a search in C does not return until it ends; shutting down would wait for it).
-    Once they are gone the pool's manager thread is joined, so that nothing of the pool is left
-    for the interpreter's exit to wake (which then raced its closing pipe: "Bad file descriptor")."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in procs:
-        try:
-            proc.terminate()
-        except Exception:
-            pass
-    for proc in procs:
-        try:
-            proc.join(1.0)
-        except Exception:
-            pass
-    pool.shutdown(wait=not any(p.is_alive() for p in procs), cancel_futures=True)
-
-
 def _worker_nearest(args):
     task, deadline = args
     return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
-
-
-def _single_threaded() -> bool:
-    """True when no other thread could hold a lock at a fork: ``threading`` knows of one thread and
-    Qt is not loaded (Qt runs threads that ``threading`` does not list). The operating system's
-    own count is no help: numpy's BLAS keeps idle threads that are safe to fork beside."""
-    import sys
-    import threading
-
-    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
-
-
-@contextmanager
-def _interrupts_held():
-    """Ctrl-C waits until the block has run (POSIX, main thread; elsewhere nothing changes). An
-    interrupt landing inside ``ProcessPoolExecutor``'s start-up left its manager thread created
-    but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered (not
-    terminated, searching on). Threads started in the block keep Ctrl-C blocked: it reaches the
-    main thread."""
-    import signal
-    import threading
-
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,

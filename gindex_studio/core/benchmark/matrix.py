@@ -167,7 +167,7 @@ def delta_rows(prepared: Sequence[Prepared], profile: str = "paper", *, deadline
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from gindex_studio.core.benchmark.curriculum import _interrupts_held, _single_threaded, stop_pool_now
+    from gindex_studio.core.runtime.pools import _interrupts_held, _single_threaded, stop_pool_now
 
     chosen = mp.get_start_method(allow_none=True)
     forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()
