@@ -100,7 +100,8 @@ def main() -> None:
     ap.add_argument("--baseline-up-to", type=int, default=1600, help="largest size the baseline runs at")
     ap.add_argument("--workers", type=int, default=None, help="the new command's --workers (default: all cores)")
     a = ap.parse_args()
-    print(f"matrix --json: peak RSS of the largest process and wall time, {os.cpu_count()} cores")
+    print(f"matrix --json: peak RSS of the largest process, wall time and CPU time (the command and its workers), "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         files = make_files(tmp, max(a.sizes))
@@ -118,8 +119,9 @@ def main() -> None:
                 bcode, bwall, brss, bcpu = measure([sys.executable, "-c", BASELINE, *names], old_out)
                 assert bcode == 0
                 same = json.loads(new_out.read_bytes()) == json.loads(old_out.read_bytes())
-                line += (f"; baseline {brss / 1e6:7.1f} MB ({brss / cells:6.1f} B/cell), {bwall:6.1f} s wall "
-                         f"→ memory ratio {brss / rss:.1f}x, time ratio {bwall / wall:.1f}x; same JSON: {same}")
+                line += (f"; baseline {brss / 1e6:7.1f} MB ({brss / cells:6.1f} B/cell), {bwall:6.1f} s wall, "
+                         f"{bcpu:6.1f} s CPU → memory ratio {brss / rss:.1f}x, wall ratio {bwall / wall:.1f}x, "
+                         f"CPU ratio {bcpu / cpu:.1f}x; same JSON: {same}")
             print(line, flush=True)
 
 
