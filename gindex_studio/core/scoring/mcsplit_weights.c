@@ -413,11 +413,12 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
     PyObject *types2, *out1, *in1, *out2, *in2, *remaining, *cancel;
     int check_signals;
     long long node_limit = 0;
-    if (!PyArg_ParseTuple(solve, "O!O!O!O!O!OpO|L", &PyList_Type, &types2, &PyList_Type, &out1, &PyList_Type, &in1,
-                          &PyList_Type, &out2, &PyList_Type, &in2, &remaining, &check_signals, &cancel, &node_limit))
+    if (!PyArg_ParseTuple(solve, "O!OOOOOpO|L", &PyList_Type, &types2, &out1, &in1, &out2, &in2, &remaining,
+                          &check_signals, &cancel, &node_limit))
         return NULL;
     const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(types2);
-    if (PyList_GET_SIZE(out1) != n1 || PyList_GET_SIZE(out2) != n2 || PyList_GET_SIZE(loops2) != n2) {
+    if ((PyList_Check(out1) && PyList_GET_SIZE(out1) != n1) || (PyList_Check(out2) && PyList_GET_SIZE(out2) != n2) ||
+        PyList_GET_SIZE(loops2) != n2) {
         PyErr_SetString(PyExc_ValueError, "solve: one entry per vertex expected");
         return NULL;
     }
@@ -458,7 +459,8 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
     }
     if (group_ids(types1, loops1, types2, loops2, gid1, gid2, rep) < 0)
         goto done;
-    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel, node_limit);
+    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel, node_limit,
+                        n1, n2);
     if (!found)
         goto done;
     { /* (best, pairs or None, upper, exact, nodes) -> (scale, floor, best, pairs or None, upper, exact, nodes) */
