@@ -183,6 +183,7 @@ typedef struct {
 /* ---- defined in one mcsplit_*.c file, used in another ----------------------------------- */
 
 int poll_stop(Stop *s, int64_t nodes);
+double now_seconds(void);
 int init_stop(Stop *s, PyObject *remaining, int check_signals, PyObject *cancel);
 void release_stop(Stop *s);
 int read_graph(PyObject *outs, PyObject *ins, int n, int W, int32_t **starts, int64_t **keys, word **masks);

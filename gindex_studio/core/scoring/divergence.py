@@ -348,15 +348,21 @@ def score(
     warm: Iterable[tuple[str, str]] = (),
     library=None,
     cancel=None,
+    started: float | None = None,
 ) -> ScoreResult:
     """Score ``generated`` against ``reference``. ``syntax``: the lenient reader's issue for the
     generated text, reported as the syntax error. ``warm``: (ref id, gen id) pairs of a previous
     mapping to start the search from. ``cancel``: a ``matching.CancelToken`` (or any object with
     ``is_set()``) that stops the search from another thread; the result is then that of a
-    deadline-cut search (not exact, Δ an upper bound)."""
+    deadline-cut search (not exact, Δ an upper bound). ``options.deadline`` counts from
+    ``started`` (a ``time.perf_counter()``; default: this call), so it bounds the reduction of
+    both flows too."""
+    if started is None:
+        started = time.perf_counter()
     p1 = prepare(reference, options, library)
     p2 = prepare(generated, options, library)
-    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel)
+    left = None if options.deadline is None else max(0.0, options.deadline - (time.perf_counter() - started))
+    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel, seconds_left=left)
 
 
 def score_prepared(
@@ -367,8 +373,10 @@ def score_prepared(
     syntax: SyntaxIssue | None = None,
     warm: Iterable[tuple[str, str]] = (),
     cancel=None,
+    seconds_left: float | None = None,
 ) -> ScoreResult:
-    """``score`` on flows already reduced by ``prepare`` with the same options."""
+    """``score`` on flows already reduced by ``prepare`` with the same options. ``seconds_left``:
+    the search's share of ``options.deadline`` when part of it is spent (default: all of it)."""
     t0 = time.perf_counter()
     g1, g2 = p1.graph, p2.graph
     warm_idx = []
@@ -376,7 +384,8 @@ def score_prepared(
         i1 = {k: i for i, k in enumerate(g1.ids)}
         i2 = {k: i for i, k in enumerate(g2.ids)}
         warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
-    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx, cancel=cancel)
+    deadline = options.deadline if seconds_left is None or options.deadline is None else seconds_left
+    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=deadline, warm=warm_idx, cancel=cancel)
     delta, theta = _delta_of(m.weight, g1.n, g2.n)
     delta_lower = _delta_of(m.upper, g1.n, g2.n)[0] if not m.exact else delta
     warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]

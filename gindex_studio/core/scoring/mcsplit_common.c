@@ -4,7 +4,7 @@
  */
 #include "_mcsplit.h"
 
-static double now_seconds(void)
+double now_seconds(void)
 {
 #ifdef _WIN32
     static LARGE_INTEGER freq;
