@@ -662,7 +662,8 @@ class _NativeMcSplit:
 
 def _native_adj(g: Graph) -> tuple:
     """A graph as the native McSplit takes it: its bitsets, or (edge array, None) while it is sparse."""
-    return (g.edge_array(), None) if g.sparse else (g.adj_out, g.adj_in)
+    out = g._adj_out  # (not the properties: this runs for every search of Ω)
+    return (g.edge_array(), None) if out is None else (out, g._adj_in)
 
 
 def _native_cancel(cancel):
