@@ -1,0 +1,58 @@
+"""The bench/ tools a newcomer runs from the README say in one line what they need, and print no
+figure they did not measure (issue 26, item 12)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO, env={**os.environ, **(env or {})})
+
+
+def test_bench_flatland_without_its_reference_is_one_line_and_runs_our_side():
+    p = _run(REPO / "bench" / "bench_flatland.py", "--reference", "PATH", "--reference-python", "PY",
+             "--skip", "omega")
+    assert p.returncode == 1
+    assert "Traceback" not in p.stderr
+    [line] = [s for s in p.stderr.splitlines() if s.startswith("Δ")]
+    assert line.startswith("Δ against the reference skipped: --reference PATH: no such folder; it needs a local "
+                           "copy of github:mayahq/flatland")
+    assert "Drawing, 5,000 segments" in p.stdout  # our own measurements still ran
+
+
+def test_bench_flatland_names_a_missing_interpreter_and_a_missing_display(tmp_path):
+    (tmp_path / "library").mkdir()
+    (tmp_path / "src" / "flatland").mkdir(parents=True)
+    args = (REPO / "bench" / "bench_flatland.py", "--reference", tmp_path, "--skip", "omega", "--skip", "drawing")
+    p = _run(*args, "--reference-python", "no-such-python", env={"DISPLAY": ":0"})
+    assert (p.returncode, p.stderr.count("\n")) == (1, 1)
+    assert "--reference-python no-such-python: no such interpreter" in p.stderr
+    p = _run(*args, "--reference-python", sys.executable, env={"DISPLAY": ""})
+    assert (p.returncode, p.stderr.count("\n")) == (1, 1)
+    assert "no display (set DISPLAY" in p.stderr
+
+
+def test_bench_targets_with_a_wrong_companion_path_is_one_line():
+    p = _run(REPO / "bench" / "bench_targets.py", "--companion", "PATH")
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == "bench_targets: --companion PATH: no such folder\n"
+
+
+def test_a_companion_that_fails_gives_no_speed_figure(tmp_path):
+    """The companion's code raised on every generated pair (cliquematch missing); each failure was
+    timed as the 20 s limit and printed as '>76702x faster', with its traceback."""
+    (tmp_path / "domains").mkdir()
+    (tmp_path / "node_utils.py").write_text(
+        "def node_divergence(a, b):\n    import cliquematch_absent_here\n")
+    p = _run(REPO / "bench" / "bench_targets.py", "--companion", tmp_path, "--only", "companion-search",
+             "--rounds", "1", "--pairs", "2", "--companion-pairs", "2")
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr and ">" not in p.stdout.replace("->", "")
+    rows = [line.split() for line in p.stdout.splitlines() if line.startswith(("near ", "far "))]
+    assert [r[-2:] for r in rows] == [["failed", "failed"]] * 2
+    assert "the companion's node_divergence failed on 2 of 2 pairs (left out): ModuleNotFoundError: " \
+           "No module named 'cliquematch_absent_here'" in p.stdout
