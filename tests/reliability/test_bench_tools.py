@@ -56,3 +56,36 @@ def test_a_companion_that_fails_gives_no_speed_figure(tmp_path):
     assert [r[-2:] for r in rows] == [["failed", "failed"]] * 2
     assert "the companion's node_divergence failed on 2 of 2 pairs (left out): ModuleNotFoundError: " \
            "No module named 'cliquematch_absent_here'" in p.stdout
+
+
+def _tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_help_of_the_screenshot_tools_writes_nothing(tmp_path):
+    """``python3 -m gindex_studio.ui.compare.screenshot --help`` rendered the window over the tracked
+    docs/screenshots/compare.png."""
+    shots = _tree(REPO / "docs" / "screenshots")
+    for tool in (["-m", "gindex_studio.ui.compare.screenshot"], ["-m", "gindex_studio.ui.curation.screenshot"],
+                 [REPO / "bench" / "bench_editor.py"]):
+        p = subprocess.run([sys.executable, *map(str, tool), "--help"], capture_output=True, text=True, timeout=60,
+                           cwd=tmp_path, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+        assert p.returncode == 0 and p.stdout.startswith("usage:"), (tool, p.stderr)
+    assert _tree(REPO / "docs" / "screenshots") == shots
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_progress_tools_leave_nothing_in_the_temporary_folder(tmp_path):
+    """The compare screenshot's --progress and bench_experiment_progress.py each left a 9.8 MB
+    generated experiment in the temporary folder."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TMPDIR": str(tmp), "QT_QPA_PLATFORM": "offscreen"}
+    p = _run("-m", "gindex_studio.ui.compare.screenshot", tmp_path / "progress.png", "--progress", env=env)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "progress.png").stat().st_size > 10_000
+    assert list(tmp.iterdir()) == []
+    p = _run(REPO / "bench" / "bench_experiment_progress.py", "--tasks", "4", "--programs", "40", env=env)
+    assert p.returncode == 0, p.stderr
+    assert "wrote " in p.stdout
+    assert list(tmp.iterdir()) == []
