@@ -89,3 +89,30 @@ def test_the_progress_tools_leave_nothing_in_the_temporary_folder(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "wrote " in p.stdout
     assert list(tmp.iterdir()) == []
+
+
+def test_bench_scaling_shows_progress_and_has_a_quick_mode():
+    """docs/scaling.md's command ran over 15 minutes printing nothing until the end."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import bench_scaling
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    quick = bench_scaling.parse_args(["--quick"])
+    assert (quick.sizes, quick.tasks, quick.baseline_pairs) == ([500, 5000], 5, 100)
+    full = bench_scaling.parse_args(["--quick", "--tasks", "20"])
+    assert full.tasks == 20 and bench_scaling.parse_args([]).sizes == [5000, 50000]
+    assert "--quick" in (REPO / "docs" / "scaling.md").read_text().split("```")[1].splitlines()[1]
+    p = _run(REPO / "bench" / "bench_scaling.py", "--shards", "30", "--tasks", "2", "--baseline-pairs", "3")
+    assert p.returncode == 0, p.stderr
+    phases = [line.split("] ", 1)[1] for line in p.stderr.splitlines() if line.startswith("[")]
+    assert phases == ["bench_scaling: shards of 30 programs, 2 tasks (the doc's full run: 15-30 min here; --quick: "
+                      "about a minute)",
+                      "shard of 30: generating the programs", "shard of 30: building it (prepare + bound tables)",
+                      "shard of 30: writing the programs to files and digesting them (--workers-read-files)",
+                      "shard of 30: 2 tasks against it", "  tasks 2/2",
+                      "shard of 30: baseline, exact score of 3 sampled pairs",
+                      "shard of 30: worker memory (a fresh process loads the pickled shard)", "done"]
+    assert "shard of 30 programs" in p.stdout
+    p = _run(REPO / "bench" / "bench_scaling.py", "--shards", "5k")
+    assert p.returncode == 2 and "--shards 5k: give sizes separated by commas" in p.stderr
