@@ -2,7 +2,7 @@
 side) the model text with the syntax error marked where it happened."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
@@ -76,6 +76,12 @@ class Side(QWidget):
         hl.setSpacing(0)
         self.title.setStyleSheet("QLabel { padding: 4px 6px; }")
         hl.addWidget(self.title, 1)
+        # the configuration nodes' menu sits in the header row, not in a bar of its own above
+        # the canvas: the canvas keeps the height, and does not shift when the button appears
+        self.config_button = self.editor.config_button
+        self.config_button.setAutoRaise(True)
+        hl.addWidget(self.config_button)
+        self.editor._sync_config_button()
         hl.addWidget(self.task_toggle)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -85,8 +91,34 @@ class Side(QWidget):
         lay.addWidget(self.banner)
         lay.addWidget(self.split, 1)
         self.banner.mousePressEvent = lambda _e: self.reveal_error()
+        # scroll bars only while part of the program is out of view (zoomed in, panned away,
+        # a node dragged off): at the fit zoom they take none of the canvas's height
+        self._bars_timer = QTimer(self)
+        self._bars_timer.setSingleShot(True)
+        self._bars_timer.setInterval(30)
+        self._bars_timer.timeout.connect(self.sync_scroll_bars)
+        self.editor.view.viewport_moved.connect(self._bars_timer.start)
+        self.editor.scene.changed.connect(lambda _r: self._bars_timer.start())
+        self.hide_scroll_bars()
         self.syntax: SyntaxIssue | None = None
         self.name = ""
+
+    def hide_scroll_bars(self) -> None:
+        """No scroll bars (before fitting: the fit takes the whole canvas)."""
+        self._set_bars(Qt.ScrollBarAlwaysOff)
+
+    def sync_scroll_bars(self) -> None:
+        """Scroll bars while some of the program is out of view, none while it is whole in view."""
+        v = self.editor.view
+        r = self.editor.scene.items_rect()
+        whole = r.isNull() or v.visible_scene_rect().contains(r)
+        self._set_bars(Qt.ScrollBarAlwaysOff if whole else Qt.ScrollBarAsNeeded)
+
+    def _set_bars(self, policy) -> None:
+        v = self.editor.view
+        if v.horizontalScrollBarPolicy() != policy:
+            v.setHorizontalScrollBarPolicy(policy)
+            v.setVerticalScrollBarPolicy(policy)
 
     def set_title(self, name: str, detail: str = "") -> None:
         self.name = name
