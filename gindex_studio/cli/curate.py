@@ -114,7 +114,8 @@ def run(args) -> int:
     except CurationError as e:
         raise InputError(str(e)) from None
     ws.options = _options(args, ws.options)
-    cache = None if args.no_cache else DeltaCache.default()
+    cache = None if args.no_cache else DeltaCache.default(
+        on_notice=lambda text: print(f"gindex-studio: warning: {text}", file=sys.stderr, flush=True))
     try:
         with _cluster(args) as client:
             engine = engine_for(ws, cache, client=client)

@@ -684,9 +684,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gui":
             return cmd_gui(args.files)
         if args.command == "compare":
+            from gindex_studio.core.flows.files import UserFileError, check_user_file
+
             for f in (args.reference, args.generated):
-                if not Path(f).is_file():
-                    raise InputError(f"{f}: no such file")
+                try:
+                    check_user_file(f, "a program file")
+                except UserFileError as e:
+                    raise InputError(str(e)) from None
             return cmd_gui([args.reference, args.generated], compare=(args.reference, args.generated))
         if args.install_desktop or args.uninstall_desktop:
             return cmd_desktop(args.install_desktop)

@@ -30,7 +30,9 @@ def add_parsers(sub) -> None:
     a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     a.add_argument("-o", "--output-dir", required=True)
     s = fsub.add_parser("dataset", help="the paper's curriculum (circles, lines) and test sets easy/medium/hard")
-    s.add_argument("-o", "--output-dir", required=True)
+    s.add_argument("-o", "--output-dir", required=True,
+                   help="folder to create (written whole: a fresh folder beside it, moved into place)")
+    s.add_argument("--force", action="store_true", help="replace the output folder when it already holds files")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--per-domain", type=int, default=50, help="programs per curriculum domain (default 50: 500)")
     s.add_argument("--per-test-domain", type=int, default=8, help="tasks per test domain (default 8: 104)")
@@ -90,8 +92,14 @@ def _dataset(args) -> int:
 
     if args.per_domain < 1 or args.per_test_domain < 1:
         raise InputError("--per-domain and --per-test-domain must be at least 1")
+    from gindex_studio.core.flows.files import FolderNotEmptyError, write_folder
+
     tasks = generate(args.seed, args.per_domain, args.per_test_domain, args.library)
-    write_dataset(tasks, args.output_dir)
+    try:
+        write_folder(args.output_dir, lambda tmp: write_dataset(tasks, tmp), replace=args.force)
+    except FolderNotEmptyError:
+        raise InputError(f"{args.output_dir}: the folder is not empty; give --force to replace it whole, "
+                         "or another folder") from None
     train = sum(t.split == "train" for t in tasks)
     print(f"wrote {args.output_dir}: curriculum {train} programs in train/, {len(tasks) - train} test tasks in "
           f"test/easy, test/medium, test/hard (seed {args.seed})")

@@ -14,7 +14,7 @@ from pathlib import Path
 # worker). Set before numpy is first imported (lazily, after this module); the user's value wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from PySide6.QtCore import QPointF, QSettings, Qt, QThreadPool, QTimer
+from PySide6.QtCore import QPointF, QSettings, QStandardPaths, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
@@ -38,7 +38,7 @@ from gindex_studio.ui.editor import FlowEditor
 from gindex_studio.ui.icons import ACTION_ICONS, action_icon
 from gindex_studio.ui.help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from gindex_studio.ui.library_access import bundled_library
-from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, load_flow
+from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, Recovered, load_flow
 from gindex_studio.ui.panels.inspector import Inspector
 from gindex_studio.ui.panels.palette import Palette
 from gindex_studio.ui.panels.problems import ProblemsPanel
@@ -150,6 +150,7 @@ class MainWindow(QMainWindow):
         self.undo_group.setActiveStack(ed.undo_stack if ed else None)
         self.inspector.set_target(ed, ed.scene.selected_node_ids()[0] if ed and len(ed.scene.selected_node_ids()) == 1 else None)
         self.problems.set_editor(ed)
+        self.status_label.setText(f"{ed.view.zoom() * 100:.0f} %" if ed is not None else "")  # this tab's zoom
         if ed is not None:
             self.actions["view.snap"].setChecked(ed.scene.snap_to_grid)
         self._update_actions()
@@ -393,7 +394,7 @@ class MainWindow(QMainWindow):
         ed.title_changed.connect(lambda e=ed: self._retitle(e))
         ed.doc.task_changed.connect(self._update_actions)
         ed.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
-        ed.view.zoom_changed.connect(lambda z: self.status_label.setText(f"{z * 100:.0f} %"))
+        ed.view.zoom_changed.connect(lambda z, e=ed: e is self.editor and self.status_label.setText(f"{z * 100:.0f} %"))
         k = self.tabs.addTab(ed, ed.title())
         self.tabs.setTabToolTip(k, path or "not saved yet")
         self.tabs.setCurrentIndex(k)
@@ -419,7 +420,7 @@ class MainWindow(QMainWindow):
         return ed
 
     def open_dialog(self) -> None:
-        folder = os.path.dirname(self.editor.path) if self.editor and self.editor.path else ""
+        folder = os.path.dirname(self.editor.path) if self.editor and self.editor.path else self.last_folder()
         self.open_files(self.dialogs.open_files(folder))
 
     def open_demo(self) -> None:
@@ -474,6 +475,9 @@ class MainWindow(QMainWindow):
             self._report_load_errors()
 
     def _loaded_one(self, flow, err: str, path: str) -> None:
+        if isinstance(flow, Recovered):
+            self._open_recovered(flow, err, path)
+            return
         if flow is None:
             self.statusBar().showMessage("Could not open the file", 8000)
             self._load_errors = self._load_errors + [err]
@@ -493,6 +497,34 @@ class MainWindow(QMainWindow):
         large = " (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
         self.statusBar().showMessage(f"Opened {path}: {n:,} nodes" + (f", {probs} problems" if probs else "") + large, 8000)
 
+    def _open_recovered(self, rec: Recovered, err: str, path: str) -> None:
+        """A damaged file: offer what can be read as a new, unsaved document marked "recovered"
+        (a banner says from where); Save asks where to write it, proposing a name beside the original."""
+        if not self.dialogs.ask_open_recovered(err):
+            self.statusBar().showMessage("Did not open the damaged file", 8000)
+            return
+        ed = self.add_editor(rec.flow, None)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        ed.suggested_name = f"{stem}-recovered.json"
+        ed.suggested_folder = os.path.dirname(os.path.abspath(path))
+        ed.recovered_from = path
+        ed.forced_dirty = True
+        s = rec.syntax
+        ed.show_banner(f"Recovered from a damaged file: {path} broke at line {s.line}, column {s.column} "
+                       f"({s.message}). {rec.nodes} node{'s' if rec.nodes != 1 else ''} recovered; the original "
+                       "is unchanged. Save asks where to write this copy.")
+        ed.title_changed.emit()
+        self.statusBar().showMessage(f"Opened what could be recovered from {path}: {rec.nodes} nodes", 8000)
+
+    def last_folder(self) -> str:
+        """Where file dialogs start: the folder last opened from or saved to, else Documents."""
+        recent = self.recent_files()
+        folder = os.path.dirname(recent[0]) if recent else ""
+        if folder and os.path.isdir(folder):
+            return folder
+        docs = QStandardPaths.writableLocation(QStandardPaths.DocumentsLocation)
+        return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
+
     def save(self, ed: FlowEditor | None = None) -> bool:
         ed = ed or self.editor
         if ed is None:
@@ -505,7 +537,7 @@ class MainWindow(QMainWindow):
         ed = ed or self.editor
         if ed is None:
             return False
-        suggestion = ed.path or os.path.join(os.path.expanduser("~"), ed.suggested_name)
+        suggestion = ed.path or os.path.join(ed.suggested_folder or self.last_folder(), suggested_file_name(ed))
         path = self.dialogs.save_file(suggestion)
         return self._write(ed, path) if path else False
 
@@ -640,6 +672,21 @@ def is_experiment_file(path: str) -> bool:
     from gindex_studio.core.benchmark.experiment import experiment_kind
 
     return experiment_kind(path) is not None
+
+
+def suggested_file_name(ed) -> str:
+    """Save As's name for an untitled editor: the name it was given (a bundled copy's, a
+    recovered one's), else a task's domain and title (``telegram-2-reply - Reply with
+    search.json``), else ``untitled.json``."""
+    import re
+
+    if ed.suggested_name != "untitled.json":
+        return ed.suggested_name
+    doc = ed.doc
+    parts = [doc.task_field("name").strip(), doc.task_field("title").strip()] if doc.has_prompt else []
+    stem = " - ".join(p for p in parts if p)
+    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", stem).strip()[:80].strip(" .")
+    return f"{stem}.json" if stem else ed.suggested_name
 
 
 def is_bundled(path: str) -> bool:

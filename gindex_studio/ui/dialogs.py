@@ -38,6 +38,15 @@ class Dialogs:
         box.exec()
         return buttons.get(box.clickedButton(), "cancel")
 
+    def ask_open_recovered(self, text: str) -> bool:
+        """A damaged flow file: open what can be recovered (as a new, unsaved document)?"""
+        box = QMessageBox(QMessageBox.Warning, "Damaged flow file", text, QMessageBox.NoButton, self.parent)
+        yes = box.addButton("Open Recovered Copy", QMessageBox.AcceptRole)
+        box.addButton(QMessageBox.Cancel)
+        box.setDefaultButton(yes)
+        box.exec()
+        return box.clickedButton() is yes
+
     def ask_restore(self, names: list[str]) -> bool:
         text = "The studio did not close normally. Restore the unsaved work?\n\n" + "\n".join(names)
         return QMessageBox.question(self.parent, "Restore unsaved work", text) == QMessageBox.Yes

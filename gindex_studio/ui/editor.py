@@ -8,10 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
+from PySide6.QtGui import QCursor, QGuiApplication, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QLabel,
-    QPlainTextEdit,
     QTabBar,
     QToolButton,
     QVBoxLayout,
@@ -55,6 +54,8 @@ class FlowEditor(QWidget):
         self.autosave_id: str | None = None
         self.disk_stamp = None  # core.files.FileStamp of the file as last read or saved (the app sets it)
         self.suggested_name = "untitled.json"  # Save As's proposal for an untitled flow
+        self.suggested_folder: str | None = None  # where Save As starts for it (None: the last used folder)
+        self.recovered_from: str | None = None  # the damaged file this document was recovered from
 
         self.tabs = QTabBar()
         self.tabs.setDocumentMode(True)
@@ -69,6 +70,11 @@ class FlowEditor(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        lay.addWidget(self.banner)
         lay.addWidget(self.prompt_box)
         self.config_button = QToolButton()
         self.config_button.setPopupMode(QToolButton.InstantPopup)
@@ -102,6 +108,15 @@ class FlowEditor(QWidget):
         self.doc.node_removed.connect(self._sync_config_button)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._sync_tabs()
+
+    def show_banner(self, text: str) -> None:
+        """A notice above the canvas (e.g. "recovered from a damaged file"), in the theme's warning colours."""
+        from gindex_studio.ui.theme import banner_colors
+
+        fg, bg = banner_colors()
+        self.banner.setStyleSheet(f"QLabel#banner {{ color: {fg}; background: {bg}; padding: 6px; }}")
+        self.banner.setText(text)
+        self.banner.show()
 
     # ----- state ------------------------------------------------------------------------------
     @property
@@ -386,6 +401,12 @@ class FlowEditor(QWidget):
     last_paste_syntax = None
 
     def _paste_point(self) -> tuple[float, float]:
+        """At the pointer when it is over the canvas (as Node-RED pastes), else the view's centre."""
+        vp = self.view.viewport()
+        at = vp.mapFromGlobal(QCursor.pos())
+        if vp.rect().contains(at):
+            p = self.view.mapToScene(at)
+            return p.x(), p.y()
         c = self.view.visible_scene_rect().center()
         return c.x() + 40, c.y() + 40
 

@@ -10,15 +10,30 @@ Errors are one-paragraph messages a person can act on; nothing raised escapes th
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
 from gindex_studio.core.flows.files import remove_stale_temps
 from gindex_studio.core.flows.flow import FlowError, read_flow_bytes
+from gindex_studio.core.flows.sniff import binary_kind
 from gindex_studio.core.runtime.limits import editor_memory_needed, human_bytes, too_big
 
 #: a flow with more nodes opens, but the status bar says that drawing it may be slow
 LARGE_FLOW_NODES = 5_000
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """A damaged flow file (truncated, trailing text): what could be read, and where it broke.
+    The app offers to open it as a new, unsaved document, never over the original."""
+
+    flow: object
+    syntax: object  # core.flows.lenient.SyntaxIssue
+
+    @property
+    def nodes(self) -> int:
+        return len(self.flow.nodes)
 
 
 class LoadSignals(QObject):
@@ -26,7 +41,9 @@ class LoadSignals(QObject):
 
 
 def load_flow(path: str):
-    """(Flow, "") or (None, reason). Never raises. ``.fbp`` / ``.lisp`` files are Flatland programs."""
+    """(Flow, "") or (None, reason), or (Recovered, reason) for a damaged JSON flow of which
+    some nodes can be read. Never raises. ``.fbp`` / ``.lisp`` files are Flatland programs; a
+    binary file is named for what it is ("a PNG image")."""
     from gindex_studio.ui.flatland.files import is_flatland_path, load_flatland_flow
 
     if is_flatland_path(path) and os.path.isfile(path):
@@ -44,8 +61,16 @@ def load_flow(path: str):
     try:
         with open(path, "rb") as f:
             data = f.read()
+        kind = binary_kind(data)
+        if kind:
+            return None, f"{path}\n\nis {kind}, not a flow."
         flow = read_flow_bytes(data)
     except FlowError as e:
+        recovered = _recover(data)
+        if recovered is not None:
+            s = recovered.syntax
+            return recovered, (f"{path}\n\nis damaged: {s.message} (line {s.line}, column {s.column}). "
+                               f"{recovered.nodes} node{'s' if recovered.nodes != 1 else ''} can be recovered.")
         return None, f"{path}\n\ncannot be opened: {e}.\n\nA flow file is a JSON array of Node-RED nodes, a dataset object with a \"flow\" array, or a Node-RED {{\"flows\": [...]}} object."
     except MemoryError:
         return None, f"{path}\n\nis too large to read into memory."
@@ -56,6 +81,19 @@ def load_flow(path: str):
     if not flow.nodes and flow.invalid:
         return None, f"{path}\n\nholds {len(flow.invalid)} entries but none is a node object with a string id and type."
     return flow, ""
+
+
+def _recover(data: bytes) -> Recovered | None:
+    """What the lenient reader (the one Compare uses for model output) recovers, when anything."""
+    from gindex_studio.core.flows.lenient import read_model_output
+
+    try:
+        r = read_model_output(data)
+    except Exception:  # the strict reader's message stands
+        return None
+    if r.syntax is None or not r.flow.nodes:
+        return None
+    return Recovered(r.flow, r.syntax)
 
 
 class LoadJob(QRunnable):

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 from gindex_studio.ui.canvas.look import DEFAULT_LOOK, CanvasLook, recolour_followers, set_current_look
 
@@ -43,6 +43,20 @@ def system_is_dark() -> bool:
             return False
     app = QGuiApplication.instance()
     return bool(app) and app.palette().color(QPalette.Window).lightness() < 128
+
+
+class OutlinedIndicators(QProxyStyle):
+    """Fusion, with check boxes outlined in the text colour's mid tone: Fusion outlines them in a
+    shade darker than the window, which vanishes on a dark one."""
+
+    def drawPrimitive(self, element, option, painter, widget=None):
+        super().drawPrimitive(element, option, painter, widget)
+        if element in (QStyle.PE_IndicatorCheckBox, QStyle.PE_IndicatorItemViewItemCheck):
+            painter.save()
+            painter.setPen(option.palette.placeholderText().color())
+            painter.setBrush(Qt.NoBrush)
+            painter.drawRoundedRect(option.rect.adjusted(0, 0, -1, -1), 2, 2)
+            painter.restore()
 
 
 def is_dark() -> bool:
@@ -91,8 +105,8 @@ def apply_theme(mode: str = "system") -> bool:
         _state["system_palette"] = QPalette(app.palette())
         _state["system_style"] = app.style().name()
     if dark or system_dark:
-        if "fusion" not in app.style().name().lower():
-            app.setStyle("Fusion")
+        if not isinstance(app.style(), OutlinedIndicators):
+            app.setStyle(OutlinedIndicators("Fusion"))
         app.setPalette(dark_palette() if dark else app.style().standardPalette())
     else:
         if app.style().name() != _state["system_style"]:
@@ -111,3 +125,76 @@ def error_color() -> str:
 
 def warning_color() -> str:
     return "#ffb74d" if _state["dark"] else "#b26a00"
+
+
+def code_colors() -> dict[str, str]:
+    """Syntax colours for the code editors, readable on the theme's text background."""
+    if _state["dark"]:
+        return {"keyword": "#c792ea", "name": "#82aaff", "number": "#f78c6c", "string": "#c3e88d", "comment": "#9aa0a6"}
+    return {"keyword": "#7b1fa2", "name": "#1a56a8", "number": "#a0451a", "string": "#2e7d32", "comment": "#6a6a6a"}
+
+
+#: text and background of the coloured roles, per theme: (foreground, background). Each pair
+#: keeps a WCAG contrast ratio ≥ 4.5 (tests/ui/test_theme_contrast.py computes it).
+ROLE_COLORS = {
+    "light": {
+        "diff": ("#1a1a1a", "#ffe8b3"),          # a differing attribute row (compare)
+        "error_line": ("#1a1a1a", "#fbd0ce"),    # the line where model output broke
+        "error_mark": ("#ffffff", "#c62828"),    # the character where it broke
+        "error_banner": ("#7a1212", "#fde2e1"),  # "Syntax error at line …"
+        "best": ("#1a1a1a", "#d7f0d7"),          # best cell of a comparison table
+        "worst": ("#1a1a1a", "#f6d5d5"),         # worst cell
+        "failed": ("#1a1a1a", "#fff1e0"),        # a task whose output failed
+        "banner": ("#5c4400", "#fff4ce"),        # a notice above the canvas
+        "legend": ("#222222", "#ffffff"),        # the compare marks legend's words
+    },
+    "dark": {
+        "diff": ("#fbe7b5", "#5a4300"),
+        "error_line": ("#f6d7d5", "#5c1f1c"),
+        "error_mark": ("#ffffff", "#b3261e"),
+        "error_banner": ("#ffd7d4", "#4a1715"),
+        "best": ("#d9f2d9", "#1d4a21"),
+        "worst": ("#f7d9d9", "#5a2020"),
+        "failed": ("#f5e3cc", "#4a3519"),
+        "banner": ("#ffe9a8", "#4d3c0f"),
+        "legend": ("#e6e6e6", "#2b2d30"),
+    },
+}
+
+
+def role_colors(role: str) -> tuple[str, str]:
+    """(text, background) of ``role`` in the theme in force."""
+    return ROLE_COLORS["dark" if _state["dark"] else "light"][role]
+
+
+def banner_colors() -> tuple[str, str]:
+    return role_colors("banner")
+
+
+def relative_luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of ``#rrggbb``."""
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(colour[k:k + 2], 16) for k in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast_ratio(fg: str, bg: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 … 21)."""
+    a, b = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def palette_row_colors(node_colour: str) -> tuple[str, str]:
+    """(text, background) of a palette row for a node type of ``node_colour``: the colour itself
+    in the light theme; in the dark one, the colour dimmed toward the window (no bright white
+    rows), with black or white text, whichever reads better."""
+    bg = node_colour
+    if _state["dark"]:
+        window = (0x2B, 0x2D, 0x30)
+        rgb = [int(node_colour[k:k + 2], 16) for k in (1, 3, 5)]
+        bg = "#" + "".join(f"{round(0.35 * c + 0.65 * w):02x}" for c, w in zip(rgb, window))
+    fg = max(("#1a1a1a", "#ffffff"), key=lambda t: contrast_ratio(t, bg))
+    return fg, bg

@@ -29,6 +29,8 @@ class ScriptedDialogs:
         self.next_open: list[str] = []
         self.changed_answer = "cancel"
         self.asked_changed: list[str] = []
+        self.recover_answer = True
+        self.asked_recover: list[str] = []
 
     def error(self, title, text):
         self.errors.append((title, text))
@@ -40,6 +42,10 @@ class ScriptedDialogs:
     def ask_restore(self, names):
         self.asked_restore.append(names)
         return self.restore_answer
+
+    def ask_open_recovered(self, text):
+        self.asked_recover.append(text)
+        return self.recover_answer
 
     def ask_changed_on_disk(self, path):
         self.asked_changed.append(path)

@@ -2,6 +2,7 @@
 point, a click opens the task in the compare view, exports write valid PNG and SVG files."""
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -251,3 +252,21 @@ def test_window_at_1366x768_screenshot(awin, qtbot, tmp_path):
         assert awin.panels[fid].figure.widget.height() > 300
     img = awin.grab()
     assert img.save(str(tmp_path / "analysis.png"))
+
+
+def test_exported_spread_figure_names_tasks_and_drops_the_hover_hint(awin, qtbot, tmp_path):
+    from gindex_studio.ui.analysis.window import export_folder
+
+    fig = show_figure(awin, "theta_spread", qtbot)
+    panel = awin.panels["theta_spread"]
+    asked = []
+    awin.ask_save_path = lambda title, suggestion, filt: asked.append(suggestion) or str(tmp_path / "s.svg")
+    qtbot.mouseClick(panel.svg_button, Qt.LeftButton)
+    assert not asked[0].startswith(os.getcwd() + os.sep + "theta_spread")  # not the process's folder
+    assert os.path.isabs(asked[0])
+    text = (tmp_path / "s.svg").read_text()
+    assert "hover" not in text
+    assert sum(t in text for t in fig.order) >= 2  # the tasks' ids (as many as fit), not their ranks
+    axis = fig.widget.getPlotItem().getAxis("bottom")
+    assert "hover" in axis.labelText  # the window keeps its hint
+    assert export_folder() == str(tmp_path)  # the next export starts where this one went

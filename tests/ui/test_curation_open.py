@@ -135,3 +135,35 @@ def test_a_missing_path_is_refused_with_one_line_and_nothing_opens(qtbot, studio
     assert len(curation_window.WINDOWS) == before
     click(qtbot, dialog.box.button(QDialogButtonBox.Cancel))
     assert not dialog.isVisible() and len(curation_window.WINDOWS) == before
+
+
+def test_a_damaged_cache_is_set_aside_and_said_and_the_window_opens(qtbot, studio, tmp_path):
+    """File → Curate… over a cache of random bytes (issue 26, item 5): the window opens, a message
+    box over it says where the damaged file went, and the new cache is filled."""
+    import os
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from gindex_studio.paths import user_data_dir
+
+    cache = user_data_dir() / "curation-cache.sqlite"
+    assert str(cache).startswith(str(tmp_path))
+    cache.write_bytes(os.urandom(40_000))
+    dialog = open_curate_dialog(qtbot, studio)
+    dialog.chooser = ScriptedChooser(experiment=str(DEMO_DIR / "experiment.json"))
+    click(qtbot, dialog.radios["experiment"])
+    click(qtbot, dialog.browse)
+    before = len(curation_window.WINDOWS)
+    click(qtbot, dialog.box.button(QDialogButtonBox.Ok))
+    assert len(curation_window.WINDOWS) == before + 1
+    win = curation_window.WINDOWS[-1]
+    qtbot.waitExposed(win)
+    boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert len(boxes) == 1 and boxes[0].parent() is win
+    aside = [p for p in cache.parent.iterdir() if ".damaged-" in p.name]
+    assert len(aside) == 1 and str(aside[0]) in boxes[0].text() and "set aside" in boxes[0].text()
+    boxes[0].grab().save(str(tmp_path / "cache-notice.png"))
+    qtbot.mouseClick(boxes[0].button(QMessageBox.Ok), Qt.LeftButton)
+    qtbot.waitUntil(lambda: not boxes[0].isVisible())
+    win.wait_for_report()
+    assert win.cache.on_disk and win.cache.count() > 0

@@ -90,7 +90,11 @@ def test_broken_files_are_explained_in_a_message(window, qtbot, tmp_path, conten
 
 def test_missing_file_and_folder_are_explained(window, qtbot, tmp_path):
     window.open_files([str(tmp_path / "nope.json"), str(tmp_path)])
-    qtbot.waitUntil(lambda: len(window.dialogs.errors) == 2, timeout=5000)
+    qtbot.waitUntil(lambda: len(window.dialogs.errors) == 1, timeout=5000)
+    qtbot.wait(200)  # no second box follows: one message names both files
+    ((title, text),) = window.dialogs.errors
+    assert title == "Cannot open files" and text.startswith("2 files could not be opened")
+    assert f"{tmp_path / 'nope.json'}\n\ncannot be" in text and f"{tmp_path}\n\nis a folder, not a flow file" in text
 
 
 def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(window, qtbot, tmp_path, monkeypatch):

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.ui.canvas.view import PALETTE_MIME
-from gindex_studio.ui.panels.inspector import JsonEditor, _TextEdit
+from gindex_studio.ui.panels.inspector import JsonEditor
+from gindex_studio.ui.panels.code_editor import CodeEditor
 
 from .conftest import click, snapshot, vp_point
 
@@ -111,8 +112,8 @@ def test_inspector_edits_every_kind_and_undo_restores(window, qtbot):
     QTest.keyClick(name, Qt.Key_Return)
     assert ed.doc.node("f").data["name"] == "compute"
     assert ed.scene.nodes["f"].look.label == "compute"  # the canvas redraws the label
-    code = insp.editors["func"]
-    assert isinstance(code, _TextEdit) and QFontInfo(code.font()).fixedPitch()
+    code = insp.editors["func"].editor
+    assert isinstance(code, CodeEditor) and QFontInfo(code.font()).fixedPitch()
     code.setPlainText("msg.payload = 2;\nreturn msg;")
     code.editing_finished.emit()
     assert ed.doc.node("f").data["func"] == "msg.payload = 2;\nreturn msg;"

@@ -14,7 +14,10 @@ def flow_files(path: Path) -> list[Path]:
         return [path]
     if path.is_dir():
         return sorted(p for p in path.rglob("*.json") if p.is_file())
-    raise FlowError(f"{path}: no such file or folder")
+    from gindex_studio.core.flows.files import path_problem
+
+    why = path_problem(path, "a flow file")
+    raise FlowError(why or f"{path}: no such file or folder")
 
 
 def list_curriculum_folder(root: Path) -> tuple[list[Path], list[str], list[str]]:

@@ -377,7 +377,7 @@ def _curriculum(ctx: Ctx, base: Path, value: Any, warnings: list[str], profile: 
             elif p.is_file():
                 files = [p]
             else:
-                raise ctx.fail(pw, f"no such file or folder {src!r}")
+                raise ctx.fail(pw, _no_file(p, src, "or folder "))
             for f in files:
                 try:
                     flow = read_reference_file(f, profile)
@@ -462,13 +462,21 @@ def _source_spec(ctx: Ctx, where: str, value: Any, kinds: tuple[str, ...]) -> tu
     raise ctx.fail(where, f"must be a file path or one of {forms}, got {describe(value)}")
 
 
+def _no_file(p: Path, written: str, folder: str = "") -> str:
+    """Why ``p`` (written as ``written``) is no program file: missing, or a pipe, device … (files.path_problem)."""
+    from gindex_studio.core.flows.files import path_problem
+
+    why = path_problem(p, "a program file")
+    return f"{written!r}{why[len(str(p)):]}" if why else f"no such file {folder}{written!r}"
+
+
 def _reference(ctx: Ctx, base: Path, where: str, value: Any, profile: str = "paper") -> tuple[Flow, Source]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json"))
     if kind == "file":
         string(ctx, where if bare else f"{where}.file", spec)
         p = resolve(base, spec)
         if not p.is_file():
-            raise ctx.fail(where if bare else f"{where}.file", f"no such file {spec!r}")
+            raise ctx.fail(where if bare else f"{where}.file", _no_file(p, spec))
         try:
             return read_reference_file(p, profile), Source("file", spec, bare)
         except FlowError as e:
@@ -487,7 +495,7 @@ def _generated(ctx: Ctx, base: Path, where: str, value: Any,
         string(ctx, fw, spec)
         p = resolve(base, spec)
         if not p.is_file():
-            raise ctx.fail(fw, f"no such file {spec!r}")
+            raise ctx.fail(fw, _no_file(p, spec))
         try:
             read = read_generated_file(p, profile)
         except FlowError as e:

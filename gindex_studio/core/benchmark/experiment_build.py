@@ -113,7 +113,10 @@ def _reference_files(paths: list[Path]) -> list[Path]:
         elif p.is_file():
             files.append(p)
         else:
-            raise ExperimentError(f"{p}: no such reference file or folder")
+            from gindex_studio.core.flows.files import path_problem
+
+            why = path_problem(p, "a reference file")
+            raise ExperimentError(why or f"{p}: no such reference file or folder")
     return files
 
 

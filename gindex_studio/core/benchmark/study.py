@@ -88,7 +88,10 @@ def study_from_value(value: Any, path: str | Path) -> Study:
             written = string(ctx, where, e)
         p = resolve(base, written)
         if not p.is_file():
-            raise ctx.fail(where, f"no such experiment file {written!r}")
+            from gindex_studio.core.flows.files import path_problem
+
+            why = path_problem(p, "an experiment file")
+            raise ctx.fail(where, f"{written!r}{why[len(str(p)):]}" if why else f"no such experiment file {written!r}")
         entries.append(StudyEntry(written, p, label))
     return Study(name, entries, Path(path), {k: v for k, v in top.items() if k not in _KEYS})
 

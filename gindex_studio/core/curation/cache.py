@@ -13,18 +13,34 @@ whole matrix as the heatmap last showed it (over unique digests, float arrays), 
 the other tables. A row of ``arrangement`` keeps what was derived from a complete matrix (the
 clustering order and the 2-D map), keyed by a digest of the matrix and the domains, so that an
 unchanged matrix is not clustered again.
+
+The file is only a cache, so nothing in it is trusted or allowed to stop a run:
+
+- every row carries a keyed checksum (BLAKE2b of the row's key and value under a secret kept
+  beside the cache, ``<cache>.key``, mode 0600); a row whose checksum does not match (changed by
+  another program, or damaged) is dropped and its value computed again;
+- a file that is not an SQLite database, fails SQLite's quick check, or holds another schema is
+  set aside (renamed to ``<cache>.damaged-<time>``, with its ``-wal``/``-shm``) and a new cache is
+  started; a locked, read-only or full database, or one that fails later, is left alone and the run
+  goes on without the disk (values kept in memory);
+- each such event is said once in ``notices`` (and passed to ``on_notice`` when given), one line
+  naming the file.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import os
+import secrets
 import sqlite3
 import threading
+import time
 
 import numpy as np
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import orjson
 
@@ -39,6 +55,7 @@ CREATE TABLE IF NOT EXISTS delta (
     b INTEGER NOT NULL,
     num TEXT NOT NULL,
     den TEXT NOT NULL,
+    mac BLOB NOT NULL,
     PRIMARY KEY (opts, a, b)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS estimate (
@@ -50,6 +67,7 @@ CREATE TABLE IF NOT EXISTS estimate (
     lnum TEXT NOT NULL,
     lden TEXT NOT NULL,
     seconds REAL NOT NULL,
+    mac BLOB NOT NULL,
     PRIMARY KEY (opts, a, b)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshot (
@@ -59,14 +77,26 @@ CREATE TABLE IF NOT EXISTS snapshot (
     vals BLOB NOT NULL,
     lows BLOB NOT NULL,
     exact BLOB NOT NULL,
-    seconds REAL
+    seconds REAL,
+    mac BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS arrangement (
     key BLOB PRIMARY KEY,
     ord BLOB NOT NULL,
-    pts BLOB NOT NULL
+    pts BLOB NOT NULL,
+    mac BLOB NOT NULL
 );
 """
+_COLUMNS = {
+    "delta": ["opts", "a", "b", "num", "den", "mac"],
+    "estimate": ["opts", "a", "b", "num", "den", "lnum", "lden", "seconds", "mac"],
+    "snapshot": ["id", "opts", "digests", "vals", "lows", "exact", "seconds", "mac"],
+    "arrangement": ["key", "ord", "pts", "mac"],
+}
+#: SQLite's errors that mean the file is damaged (set it aside); every other one means it cannot
+#: be used now (locked, read-only, full, cannot be opened: run without it)
+_DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT", "SQLITE_SCHEMA", "SQLITE_MISMATCH", "SQLITE_RANGE")
+LOCK_WAIT_S = 2.0  # how long to wait for another program's lock before running without the cache
 SNAPSHOTS_KEPT = 4  # per options key: the matrices of the last few workspaces
 ARRANGEMENTS_KEPT = 8
 
@@ -104,65 +134,262 @@ class DeltaCache:
 
     ``path=None`` keeps the values in memory only (nothing on disk)."""
 
-    def __init__(self, path: str | Path | None):
+    def __init__(self, path: str | Path | None, on_notice: Callable[[str], None] | None = None):
         self.path = Path(path) if path is not None else None
-        target = ":memory:" if self.path is None else str(self.path)
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(target, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL") if self.path is not None else None
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        self.notices: list[str] = []
+        self.on_notice = on_notice
+        self.on_disk = False  # True while values are read from and written to ``path``
+        self._lock = threading.RLock()
+        self._key = self._secret()
+        self._db = self._open()
 
     @classmethod
-    def default(cls) -> "DeltaCache":
+    def default(cls, on_notice: Callable[[str], None] | None = None) -> "DeltaCache":
         """The cache in the user's data folder."""
         from gindex_studio.paths import user_data_dir
 
-        return cls(user_data_dir() / "curation-cache.sqlite")
+        return cls(user_data_dir() / "curation-cache.sqlite", on_notice)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
+    # ----- opening, damage and notices --------------------------------------------------------
+
+    def _notice(self, text: str) -> None:
+        if text not in self.notices:
+            self.notices.append(text)
+            if self.on_notice is not None:
+                self.on_notice(text)
+
+    def _secret(self) -> bytes:
+        """The checksum key: ``<cache>.key`` (made on first use, mode 0600); a random one for a
+        memory cache or when the key file cannot be read or made."""
+        if self.path is None:
+            return secrets.token_bytes(32)
+        keyfile = self.path.with_name(self.path.name + ".key")
+        for _ in range(2):
+            try:
+                data = keyfile.read_bytes()
+                if len(data) == 32:
+                    return data
+                os.replace(keyfile, keyfile.with_name(keyfile.name + f".damaged-{int(time.time())}"))
+            except FileNotFoundError:
+                pass
+            except OSError:
+                break
+            try:
+                keyfile.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(keyfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue  # another process made it meanwhile: read it
+            except OSError:
+                break
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+        return secrets.token_bytes(32)  # values written this run will not be trusted by the next one
+
+    def _open(self) -> sqlite3.Connection:
+        if self.path is None:
+            return self._memory()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = self._connect()
+        except _Damaged as e:
+            aside = self._set_aside()
+            if aside is None:
+                self._notice(f"the curation cache {self.path} is damaged ({e}) and cannot be set aside; "
+                             "running without it")
+                return self._memory()
+            self._notice(f"the curation cache {self.path} was damaged ({e}): set aside as {aside}; starting a new one")
+            try:
+                db = self._connect()
+            except (_Damaged, sqlite3.Error, OSError) as e2:
+                self._notice(f"the curation cache {self.path} cannot be used ({e2}); running without it")
+                return self._memory()
+        except (sqlite3.Error, OSError) as e:
+            self._notice(f"the curation cache {self.path} cannot be used ({_reason(e)}); running without it "
+                         "(nothing is kept for the next run)")
+            return self._memory()
+        self.on_disk = True
+        return db
+
+    def _memory(self) -> sqlite3.Connection:
+        self.on_disk = False
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.executescript(_SCHEMA)
+        db.commit()
+        return db
+
+    def _connect(self) -> sqlite3.Connection:
+        """The file as a checked cache: raises _Damaged, or sqlite3.Error when it cannot be used."""
+        db = sqlite3.connect(str(self.path), timeout=LOCK_WAIT_S, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            check = db.execute("PRAGMA quick_check").fetchall()
+            if check != [("ok",)]:
+                raise _Damaged(f"SQLite's check: {check[0][0]}")
+            self._check_schema(db)
+            db.executescript(_SCHEMA)
+            db.commit()
+        except sqlite3.Error as e:
+            db.close()
+            if _is_damage(e):
+                raise _Damaged(_reason(e)) from None
+            raise
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    @staticmethod
+    def _check_schema(db: sqlite3.Connection) -> None:
+        """Our tables with our columns (an older cache without checksums is emptied: its values
+        cannot be checked); anything else is another program's file: _Damaged."""
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                  if not r[0].startswith("sqlite_")]
+        for t in tables:
+            if t not in _COLUMNS:
+                raise _Damaged(f"it holds a table {t!r} of another program")
+            cols = [r[1] for r in db.execute(f'PRAGMA table_info("{t}")')]
+            if cols == _COLUMNS[t]:
+                continue
+            if cols == [c for c in _COLUMNS[t] if c != "mac"]:
+                db.execute(f'DROP TABLE "{t}"')  # written by a version without checksums
+                continue
+            raise _Damaged(f"its table {t!r} has other columns")
+
+    def _set_aside(self) -> Path | None:
+        """Rename the damaged file (and its -wal/-shm) to ``<name>.damaged-<time>``; None when it cannot be."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}-{n}")
+        try:
+            os.replace(self.path, aside)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        for tail in ("-wal", "-shm", "-journal"):
+            side = self.path.with_name(self.path.name + tail)
+            try:
+                os.replace(side, aside.with_name(aside.name + tail))
+            except OSError:
+                pass
+        return aside
+
+    def _failed(self, e: sqlite3.Error) -> None:
+        """A read or write failed while running: damage is set aside and a new file started;
+        anything else (full, read-only, locked) goes on in memory."""
+        with self._lock:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = self._memory()
+            if self.path is None:
+                return
+            if _is_damage(e):
+                aside = self._set_aside()
+                where = f"set aside as {aside}" if aside else "it could not be set aside"
+                self._notice(f"the curation cache {self.path} was damaged ({_reason(e)}): {where}; "
+                             "going on without it")
+            else:
+                self._notice(f"the curation cache {self.path} cannot be used ({_reason(e)}); going on without it "
+                             "(values found from now on are not kept)")
+
+    # ----- checksums --------------------------------------------------------------------------
+
+    def _mac(self, *parts) -> bytes:
+        h = hashlib.blake2b(key=self._key, digest_size=16)
+        for p in parts:
+            b = p if isinstance(p, bytes) else repr(p).encode()
+            h.update(len(b).to_bytes(8, "little"))
+            h.update(b)
+        return h.digest()
+
+    def _tampered(self, table: str, bad: list[tuple]) -> None:
+        """Drop rows whose checksum failed (they are computed again) and say so once."""
+        if not bad:
+            return
+        keys = ("opts", "a", "b") if table in ("delta", "estimate") else (("id",) if table == "snapshot" else ("key",))
+        with self._lock:
+            self._db.executemany(f"DELETE FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in keys), bad)
+            self._db.commit()
+        self._notice(f"the curation cache {self.path or '(memory)'} held values that do not match their checksum "
+                     "(changed by another program, or damaged): they are computed again")
+
     def get_many(self, opts: str, digests: Iterable[int]) -> dict[tuple[int, int], Fraction]:
-        """Every stored pair whose two digests are both in ``digests``."""
+        """Every stored pair whose two digests are both in ``digests`` (checked rows only)."""
         wanted = set(digests)
         out: dict[tuple[int, int], Fraction] = {}
         if not wanted:
             return out
         with self._lock:
             self._want(wanted)
-            cur = self._db.execute(
-                "SELECT a, b, num, den FROM delta WHERE opts = ? AND a IN (SELECT d FROM want) "
-                "AND b IN (SELECT d FROM want)", (opts,))
-            rows = cur.fetchall()
-        for a, b, num, den in rows:
-            out[(a, b)] = Fraction(int(num), int(den))
+            rows = self._db.execute(
+                "SELECT a, b, num, den, mac FROM delta WHERE opts = ? AND a IN (SELECT d FROM want) "
+                "AND b IN (SELECT d FROM want)", (opts,)).fetchall()
+        bad = []
+        for a, b, num, den, mac in rows:
+            v = self._delta_row(opts, a, b, num, den, mac)
+            if v is None:
+                bad.append((opts, a, b))
+            else:
+                out[(a, b)] = v
+        self._tampered("delta", bad)
         return out
 
+    def _delta_row(self, opts, a, b, num, den, mac) -> Fraction | None:
+        """The checked value of a delta row, or None (wrong checksum, or not a Δ at all)."""
+        if mac != self._mac(opts, a, b, num, den):
+            return None
+        return _fraction(num, den)
+
     def put_many(self, opts: str, values: Iterable[tuple[int, int, Fraction]]) -> None:
-        rows = [(opts, a, b, str(v.numerator), str(v.denominator)) for a, b, v in values]
+        rows = []
+        for a, b, v in values:
+            num, den = str(v.numerator), str(v.denominator)
+            rows.append((opts, a, b, num, den, self._mac(opts, a, b, num, den)))
         if not rows:
             return
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO delta VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO delta VALUES (?, ?, ?, ?, ?, ?)", rows)
             self._db.commit()
 
     def get_one(self, opts: str, a: int, b: int) -> Fraction | None:
         """The exact Δ of one stored pair, or None."""
         with self._lock:
-            row = self._db.execute("SELECT num, den FROM delta WHERE opts = ? AND a = ? AND b = ?", (opts, a, b)).fetchone()
-        return Fraction(int(row[0]), int(row[1])) if row else None
+            row = self._db.execute("SELECT num, den, mac FROM delta WHERE opts = ? AND a = ? AND b = ?",
+                                   (opts, a, b)).fetchone()
+        if row is None:
+            return None
+        v = self._delta_row(opts, a, b, *row)
+        if v is None:
+            self._tampered("delta", [(opts, a, b)])
+        return v
+
+    def _estimate_row(self, opts, a, b, num, den, lnum, lden, seconds, mac):
+        if mac != self._mac(opts, a, b, num, den, lnum, lden, float(seconds)):
+            return None
+        v, lo = _fraction(num, den), _fraction(lnum, lden)
+        return None if v is None or lo is None or lo > v else (v, lo, float(seconds))
 
     def get_estimate_one(self, opts: str, a: int, b: int) -> tuple[Fraction, Fraction, float] | None:
         """The cut search of one stored pair (Δ found, lower bound, seconds), or None."""
         with self._lock:
-            row = self._db.execute("SELECT num, den, lnum, lden, seconds FROM estimate WHERE opts = ? AND a = ? AND b = ?",
-                                   (opts, a, b)).fetchone()
-        return (Fraction(int(row[0]), int(row[1])), Fraction(int(row[2]), int(row[3])), row[4]) if row else None
+            row = self._db.execute("SELECT num, den, lnum, lden, seconds, mac FROM estimate WHERE opts = ? AND a = ? "
+                                   "AND b = ?", (opts, a, b)).fetchone()
+        if row is None:
+            return None
+        est = self._estimate_row(opts, a, b, *row)
+        if est is None:
+            self._tampered("estimate", [(opts, a, b)])
+        return est
 
     def get_estimates(self, opts: str, digests: Iterable[int]) -> dict[tuple[int, int], tuple[Fraction, Fraction, float]]:
         """Every stored cut search (Δ found, lower bound, seconds) whose two digests are in ``digests``."""
@@ -172,24 +399,34 @@ class DeltaCache:
         with self._lock:
             self._want(wanted)
             rows = self._db.execute(
-                "SELECT a, b, num, den, lnum, lden, seconds FROM estimate WHERE opts = ? AND a IN (SELECT d FROM want) "
+                "SELECT a, b, num, den, lnum, lden, seconds, mac FROM estimate WHERE opts = ? AND a IN (SELECT d FROM want) "
                 "AND b IN (SELECT d FROM want)", (opts,)).fetchall()
-        return {(a, b): (Fraction(int(n), int(d)), Fraction(int(ln), int(ld)), s) for a, b, n, d, ln, ld, s in rows}
+        out, bad = {}, []
+        for a, b, *rest in rows:
+            est = self._estimate_row(opts, a, b, *rest)
+            if est is None:
+                bad.append((opts, a, b))
+            else:
+                out[(a, b)] = est
+        self._tampered("estimate", bad)
+        return out
 
     def put_estimates(self, opts: str, values: Iterable[tuple[int, int, Fraction, Fraction, float]]) -> None:
-        rows = [(opts, a, b, str(v.numerator), str(v.denominator), str(lo.numerator), str(lo.denominator), float(s))
-                for a, b, v, lo, s in values]
+        rows = []
+        for a, b, v, lo, s in values:
+            r = (opts, a, b, str(v.numerator), str(v.denominator), str(lo.numerator), str(lo.denominator), float(s))
+            rows.append(r + (self._mac(*r),))
         if not rows:
             return
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO estimate VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO estimate VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             self._db.commit()
 
     def floats(self, opts: str, digests: Iterable[int], deadline: float | None, involving: Iterable[int] | None = None
                ) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float, float]]]:
         """Exact values as (a, b, Δ) and cut searches at least ``deadline`` seconds long (None:
-        none) as (a, b, Δ found, lower bound), floats computed by SQLite, for pairs within
-        ``digests`` (and with ``involving``: only pairs with a side among those)."""
+        none) as (a, b, Δ found, lower bound), for pairs within ``digests`` (and with
+        ``involving``: only pairs with a side among those). Checked rows only."""
         wanted = set(digests)
         if not wanted:
             return [], []
@@ -201,60 +438,87 @@ class DeltaCache:
                 self._db.execute("DELETE FROM touch")
                 self._db.executemany("INSERT OR IGNORE INTO touch VALUES (?)", ((int(d),) for d in involving))
                 inside += " AND (a IN (SELECT d FROM touch) OR b IN (SELECT d FROM touch))"
-            exact = self._db.execute(
-                f"SELECT a, b, CAST(num AS REAL) / CAST(den AS REAL) FROM delta WHERE {inside}", (opts,)).fetchall()
-            cut = [] if deadline is None else self._db.execute(
-                "SELECT a, b, CAST(num AS REAL) / CAST(den AS REAL), CAST(lnum AS REAL) / CAST(lden AS REAL) "
-                f"FROM estimate WHERE {inside} AND seconds >= ?", (opts, float(deadline))).fetchall()
+            rows = self._db.execute(f"SELECT a, b, num, den, mac FROM delta WHERE {inside}", (opts,)).fetchall()
+            cut_rows = [] if deadline is None else self._db.execute(
+                f"SELECT a, b, num, den, lnum, lden, seconds, mac FROM estimate WHERE {inside} AND seconds >= ?",
+                (opts, float(deadline))).fetchall()
+        exact, bad = [], []
+        for a, b, num, den, mac in rows:
+            v = self._delta_row(opts, a, b, num, den, mac)
+            if v is None:
+                bad.append((opts, a, b))
+            else:
+                exact.append((a, b, v.numerator / v.denominator))
+        self._tampered("delta", bad)
+        cut, bad = [], []
+        for a, b, *rest in cut_rows:
+            est = self._estimate_row(opts, a, b, *rest)
+            if est is None:
+                bad.append((opts, a, b))
+            else:
+                cut.append((a, b, est[0].numerator / est[0].denominator, est[1].numerator / est[1].denominator))
+        self._tampered("estimate", bad)
         return exact, cut
 
     def put_snapshot(self, opts: str, digests: np.ndarray, vals: np.ndarray, lows: np.ndarray, exact: np.ndarray,
                      seconds: float | None) -> None:
         """Keep a square matrix over ``digests`` (sorted, unique): Δ found, lower bounds, exact
         flags; ``seconds``: the per-pair deadline of its cut cells (None: all exact)."""
+        blobs = (np.asarray(digests, dtype=np.int64).tobytes(), np.asarray(vals, dtype=np.float64).tobytes(),
+                 np.asarray(lows, dtype=np.float64).tobytes(), np.asarray(exact, dtype=np.bool_).tobytes())
+        seconds = None if seconds is None else float(seconds)
         with self._lock:
-            self._db.execute("INSERT INTO snapshot (opts, digests, vals, lows, exact, seconds) VALUES (?, ?, ?, ?, ?, ?)",
-                             (opts, np.asarray(digests, dtype=np.int64).tobytes(), np.asarray(vals, dtype=np.float64).tobytes(),
-                              np.asarray(lows, dtype=np.float64).tobytes(), np.asarray(exact, dtype=np.bool_).tobytes(),
-                              seconds))
+            self._db.execute("INSERT INTO snapshot (opts, digests, vals, lows, exact, seconds, mac) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)", (opts, *blobs, seconds, self._mac(opts, *blobs, seconds)))
             self._db.execute("DELETE FROM snapshot WHERE opts = ? AND id NOT IN (SELECT id FROM snapshot WHERE opts = ? "
                              "ORDER BY id DESC LIMIT ?)", (opts, opts, SNAPSHOTS_KEPT))
             self._db.commit()
 
     def best_snapshot(self, opts: str, digests: np.ndarray):
         """The kept matrix sharing most digests with ``digests``: (digests, vals, lows, exact,
-        seconds), or None when none shares any."""
+        seconds), or None when none shares any. A snapshot failing its checksum is dropped."""
         wanted = np.asarray(digests, dtype=np.int64)
         with self._lock:
             heads = self._db.execute("SELECT id, digests FROM snapshot WHERE opts = ?", (opts,)).fetchall()
         best, best_id = 0, None
         for sid, blob in heads:
+            if not isinstance(blob, bytes) or len(blob) % 8:
+                continue  # checked (and dropped) below only if it were the best: it cannot be
             shared = int(np.isin(np.frombuffer(blob, dtype=np.int64), wanted).sum())
             if shared > best:
                 best, best_id = shared, sid
         if best_id is None:
             return None
         with self._lock:
-            d, v, lo, ex, sec = self._db.execute("SELECT digests, vals, lows, exact, seconds FROM snapshot WHERE id = ?",
-                                                 (best_id,)).fetchone()
+            d, v, lo, ex, sec, mac = self._db.execute(
+                "SELECT digests, vals, lows, exact, seconds, mac FROM snapshot WHERE id = ?", (best_id,)).fetchone()
+        u = len(d) // 8
+        sizes_ok = all(isinstance(x, bytes) for x in (v, lo, ex)) and (len(v), len(lo), len(ex)) == (8 * u * u,) * 2 + (u * u,)
+        if not sizes_ok or mac != self._mac(opts, d, v, lo, ex, sec):
+            self._tampered("snapshot", [(best_id,)])
+            return self.best_snapshot(opts, digests)
         d = np.frombuffer(d, dtype=np.int64)
-        u = len(d)
         return (d, np.frombuffer(v, dtype=np.float64).reshape(u, u), np.frombuffer(lo, dtype=np.float64).reshape(u, u),
                 np.frombuffer(ex, dtype=np.bool_).reshape(u, u), sec)
 
     def get_arrangement(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
         """(display order, 2-D points) kept under ``key`` (``analysis.arrangement_key``), or None."""
         with self._lock:
-            row = self._db.execute("SELECT ord, pts FROM arrangement WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute("SELECT ord, pts, mac FROM arrangement WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        return np.frombuffer(row[0], dtype=np.int64), np.frombuffer(row[1], dtype=np.float64).reshape(-1, 2)
+        order, pts, mac = row
+        if mac != self._mac(key, order, pts) or len(order) % 8 or len(pts) % 16:
+            self._tampered("arrangement", [(key,)])
+            return None
+        return np.frombuffer(order, dtype=np.int64), np.frombuffer(pts, dtype=np.float64).reshape(-1, 2)
 
     def put_arrangement(self, key: bytes, order, points) -> None:
+        order = np.asarray(order, dtype=np.int64).tobytes()
+        pts = np.ascontiguousarray(points, dtype=np.float64).tobytes()
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO arrangement VALUES (?, ?, ?)",
-                             (key, np.asarray(order, dtype=np.int64).tobytes(),
-                              np.ascontiguousarray(points, dtype=np.float64).tobytes()))
+            self._db.execute("INSERT OR REPLACE INTO arrangement VALUES (?, ?, ?, ?)",
+                             (key, order, pts, self._mac(key, order, pts)))
             self._db.execute("DELETE FROM arrangement WHERE rowid NOT IN (SELECT rowid FROM arrangement "
                              "ORDER BY rowid DESC LIMIT ?)", (ARRANGEMENTS_KEPT,))
             self._db.commit()
@@ -269,3 +533,49 @@ class DeltaCache:
             if opts is None:
                 return self._db.execute("SELECT COUNT(*) FROM delta").fetchone()[0]
             return self._db.execute("SELECT COUNT(*) FROM delta WHERE opts = ?", (opts,)).fetchone()[0]
+
+
+class _Damaged(Exception):
+    """The cache file is damaged or not ours: set it aside."""
+
+
+def _is_damage(e: sqlite3.Error) -> bool:
+    name = getattr(e, "sqlite_errorname", "") or ""
+    return name.startswith(_DAMAGE) or "malformed" in str(e) or "not a database" in str(e)
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, OSError):
+        return e.strerror or str(e)
+    return str(e)
+
+
+def _fraction(num, den) -> Fraction | None:
+    """num/den as a Δ in [0, 1], or None when the stored text is no such value."""
+    try:
+        v = Fraction(int(num), int(den))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return v if 0 <= v <= 1 else None
+
+
+def _guarded(default):
+    """Run a cache method; a SQLite error mid-run goes to ``_failed`` (set aside or memory) and
+    the method gives ``default()`` instead: the caller computes what the cache could not give."""
+    def wrap(method):
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as e:
+                self._failed(e)
+                return default()
+        return run
+    return wrap
+
+
+for _name, _default in (("get_many", dict), ("put_many", lambda: None), ("get_one", lambda: None),
+                        ("get_estimate_one", lambda: None), ("get_estimates", dict), ("put_estimates", lambda: None),
+                        ("floats", lambda: ([], [])), ("put_snapshot", lambda: None), ("best_snapshot", lambda: None),
+                        ("get_arrangement", lambda: None), ("put_arrangement", lambda: None), ("count", lambda: 0)):
+    setattr(DeltaCache, _name, _guarded(_default)(getattr(DeltaCache, _name)))

@@ -110,6 +110,14 @@ def _folder_items(root: Path, role: str) -> list[Item]:
     return items
 
 
+def _no_file(path: Path) -> str:
+    """One line for a path that is neither a folder nor a regular file (files.path_problem)."""
+    from gindex_studio.core.flows.files import path_problem
+
+    why = path_problem(path, "a program or experiment file")
+    return why or f"{path}: no such file or folder"
+
+
 def load_workspace(path: str | Path, tasks: Sequence[str | Path] = (),
                    options: ScoreOptions | None = None) -> Workspace:
     """A workspace from a folder of programs (all curriculum), an experiment file (its
@@ -136,7 +144,7 @@ def load_workspace(path: str | Path, tasks: Sequence[str | Path] = (),
             items.append(Item(label, ref_path, t.reference, t.domain, "test", t))
         ws = Workspace(items, options or exp.options, exp, base)
     else:
-        raise CurationError(f"{path}: no such file or folder")
+        raise CurationError(_no_file(path))
     for t in tasks:
         tp = Path(t)
         if tp.is_dir():
@@ -145,7 +153,7 @@ def load_workspace(path: str | Path, tasks: Sequence[str | Path] = (),
             flow = _read(tp, tp.parent)
             extra = [Item(tp.name, tp.resolve(), flow, flow.domain or NO_DOMAIN, "test")]
         else:
-            raise CurationError(f"{tp}: no such file or folder")
+            raise CurationError(_no_file(tp))
         if not extra:
             raise CurationError(f"{tp}: no {PROGRAM_SUFFIX} program")
         ws.items.extend(extra)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from gindex_studio.core.flows.files import UserFileError, path_problem, read_user_text
 from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram
@@ -64,9 +65,9 @@ def read_generated_file(path: str | Path, library=None) -> GeneratedProgram:
     """A generated program file, leniently; a missing or unreadable file raises FlatlandError."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FlatlandError(f"{p}: cannot read ({e.strerror or e})") from None
+        text = read_user_text(p, "a generated program", errors="replace")
+    except UserFileError as e:
+        raise FlatlandError(str(e)) from None
     kind = {".fbp": "fbp", ".lisp": "lisp", ".json": "json"}.get(p.suffix.lower())
     return read_generated_text(text, kind, library)
 
@@ -78,7 +79,7 @@ def program_files(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
     if not root.is_dir():
-        raise FlatlandError(f"{root}: no such file or folder")
+        raise FlatlandError(path_problem(root, "a Flatland program") or f"{root}: no such file or folder")
     best: dict[Path, Path] = {}
     for p in root.rglob("*"):
         if p.is_file() and p.suffix.lower() in SUFFIXES:

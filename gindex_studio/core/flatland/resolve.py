@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gindex_studio.core.flows.files import UserFileError, path_problem, read_user_text
 from gindex_studio.paths import RESOURCES
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.expr import Scope, evaluate, is_literal
@@ -56,15 +57,20 @@ def _include_path(name: str, pos: Pos, folders: list[Path], own_folder: bool) ->
     if os.path.isabs(name) or name.startswith(("/", "~")) or ".." in parts or not name.strip():
         raise FlatlandError(f"#include {name!r}: only a file name or a path inside a library folder may be "
                             "included (no absolute path, no '..')", pos.line, pos.column, pos.file)
+    where = "the library folders or the program's own folder" if own_folder else "the library folders"
     for folder in folders:
         try:
             root = folder.resolve()
             candidate = (root / name).resolve()
         except (OSError, RuntimeError):  # a symlink loop
             continue
-        if candidate.is_relative_to(root) and candidate.is_file():
+        if not candidate.is_relative_to(root):
+            if os.path.lexists(root / name):
+                raise FlatlandError(f"#include {name!r}: a link to a file outside {where}; it is not read",
+                                    pos.line, pos.column, pos.file)
+            continue
+        if candidate.is_file() or path_problem(candidate):  # a pipe or a device: refused by the read
             return candidate
-    where = "the library folders or the program's own folder" if own_folder else "the library folders"
     raise FlatlandError(f"#include {name!r}: not found in {where}", pos.line, pos.column, pos.file)
 
 
@@ -84,9 +90,9 @@ def collect_flows(module: Module, library: Path | None = None, own_folder: bool 
                 continue
             seen.add(path)
             try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as e:
-                raise FlatlandError(f"#include {name!r}: cannot read ({e.strerror})", pos.line, pos.column, pos.file)
+                text = read_user_text(path, "a Flatland program")
+            except UserFileError as e:
+                raise FlatlandError(f"#include {name!r}: {e}", pos.line, pos.column, pos.file) from None
             visit(parse_text(text, str(path)))
         for f in mod.flows:
             flows[f.name] = f
@@ -251,11 +257,7 @@ def load_file(path: str | Path, library=None, augment=None) -> FlatProgram:
     """A program file as a flat program. Raises FlatlandError (also for a missing file)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FlatlandError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise FlatlandError(f"{p}: is a folder, not a Flatland program") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise FlatlandError(f"{p}: cannot read ({e})") from None
+        text = read_user_text(p, "a Flatland program")
+    except UserFileError as e:
+        raise FlatlandError(str(e)) from None
     return load_text(text, str(p), library, augment=augment)

@@ -316,17 +316,12 @@ def _non_utf8_bytes(data: bytes | str) -> int:
 
 
 def read_user_file(path: str | Path, what: str = "a flow file") -> bytes:
-    """The bytes of a file the user named. Raises FlowError with one line (missing, a folder,
-    unreadable)."""
-    p = Path(path)
+    """The bytes of a file the user named. Raises FlowError with one line (missing, a folder, a
+    pipe or device, larger than the input limit, unreadable: ``files.read_user_bytes``)."""
     try:
-        return p.read_bytes()
-    except FileNotFoundError:
-        raise FlowError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise FlowError(f"{p}: is a folder, not {what}") from None
-    except OSError as e:
-        raise FlowError(f"{p}: cannot read ({e.strerror})") from None
+        return read_user_bytes(path, what)
+    except UserFileError as e:
+        raise FlowError(str(e)) from None
 
 
 def read_flow_file(path: str | Path) -> Flow:
@@ -346,7 +341,7 @@ def write_flow_file(flow: Flow, path: str | Path) -> None:
 
 
 # the one safe way to replace a file (kept importable from here: experiments and studies use it)
-from gindex_studio.core.flows.files import atomic_write_bytes  # noqa: E402
+from gindex_studio.core.flows.files import UserFileError, atomic_write_bytes, read_user_bytes  # noqa: E402
 
 
 def flow_from_nodes(nodes: Iterable[dict[str, Any]]) -> Flow:

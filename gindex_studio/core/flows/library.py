@@ -23,7 +23,10 @@ JSON value, e.g. rule lists) and ``code`` (a JavaScript body). A ``string`` attr
 ``"ref": "<config type>"`` holds the id of a config node of that type (Node-RED's
 ``{type: "<config type>"}`` property), e.g. a Telegram receiver's ``bot``. An attribute without ``default``
 (or with ``null``) has no default: :meth:`NodeLibrary.fill_defaults` leaves it out, as Node-RED
-leaves out properties whose default is undefined.
+leaves out properties whose default is undefined. Optional per attribute: ``"label"`` (the words
+Node-RED's editor uses; a humanised key when absent), ``"choice_labels"`` (an enum's choice → the
+text shown for it), ``"legacy": true`` (kept for old flows, hidden by editors unless set) and
+``"type_key"`` (the attribute holding this value's type when it is not ``<key>Type``).
 
 Pure Python: no Qt.
 """
@@ -68,7 +71,7 @@ _FILE_KEYS = frozenset({"category", "categories", "types", "source", "$comment"}
 _CATEGORY_KEYS = frozenset({"id", "label", "description", "color"})
 _TYPE_REQUIRED = ("type", "label", "category", "inputs", "outputs", "attributes", "description")
 _TYPE_KEYS = frozenset(_TYPE_REQUIRED) | {"color", "icon", "config", "source"}
-_ATTR_KEYS = frozenset({"key", "kind", "default", "choices", "label", "ref"})
+_ATTR_KEYS = frozenset({"key", "kind", "default", "choices", "label", "ref", "choice_labels", "legacy", "type_key"})
 
 
 class LibraryError(Exception):
@@ -90,6 +93,16 @@ class Attribute:
     choices: tuple = ()
     label: str = ""
     ref: str = ""  # the config node type whose id this attribute holds ("" when it holds none)
+    choice_labels: tuple = ()  # (choice, text shown) pairs for an enum's choices, as Node-RED words them
+    legacy: bool = False  # kept for old flows; editors hide it unless a node sets it
+    type_key: str = ""  # the attribute holding this value's type (Node-RED's typed input), "" when none
+
+    def choice_text(self, choice: Any) -> str:
+        """What an editor shows for ``choice``: its label, else the choice itself ("(empty)" for "")."""
+        for c, text in self.choice_labels:
+            if c == choice and type(c) is type(choice):
+                return text
+        return str(choice) if choice != "" else "(empty)"
 
 
 @dataclass(frozen=True)
@@ -159,12 +172,12 @@ _TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels (the limit for arrays a
 
 
 def _read_json(path: Path) -> Any:
+    from gindex_studio.core.flows.files import UserFileError, read_user_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise LibraryError(f"{path}: not UTF-8 text ({exc})", path) from exc
-    except OSError as exc:
-        raise LibraryError(f"{path}: cannot be read ({exc.strerror or exc})", path) from exc
+        text = read_user_text(path, "a node library file")
+    except UserFileError as exc:
+        raise LibraryError(str(exc), path) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -235,7 +248,31 @@ def _parse_attribute(data: Any, path: Path, tid: str, index: int) -> Attribute:
     ref = data.get("ref", "")
     if not isinstance(ref, str) or (ref and kind != "string"):
         raise LibraryError(f"{where}: 'ref' must be the id of a config type, on a 'string' attribute", path, tid)
-    return Attribute(key, kind, default, choices, label or key, ref)
+    raw_labels = data.get("choice_labels", {})
+    if not isinstance(raw_labels, dict) or not all(isinstance(v, str) for v in raw_labels.values()):
+        raise LibraryError(f"{where}: 'choice_labels' must map choices to strings", path, tid)
+    by_text = {c if isinstance(c, str) else json.dumps(c): c for c in choices}  # JSON object keys are strings
+    stray = sorted(set(raw_labels) - set(by_text))
+    if stray:
+        raise LibraryError(f"{where}: 'choice_labels' names {stray[0]!r}, which is not a choice", path, tid)
+    legacy = data.get("legacy", False)
+    type_key = data.get("type_key", "")
+    if not isinstance(legacy, bool) or not isinstance(type_key, str):
+        raise LibraryError(f"{where}: 'legacy' must be true/false and 'type_key' a string", path, tid)
+    return Attribute(key, kind, default, choices, label or humanise(key), ref,
+                     tuple((by_text[k], v) for k, v in raw_labels.items()), legacy, type_key)
+
+
+def humanise(key: str) -> str:
+    """A readable label for an attribute key the library gives none: words split at capitals,
+    underscores and hyphens, the first capitalised.
+
+    >>> humanise("onceDelay"), humanise("include_empty_strings"), humanise("url")
+    ('Once delay', 'Include empty strings', 'Url')
+    """
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key).replace("_", " ").replace("-", " ").split()
+    text = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
+    return text[:1].upper() + text[1:]
 
 
 def _parse_type(data: Any, path: Path, index: int, categories: Mapping[str, Category]) -> tuple[NodeType, bool]:

@@ -61,6 +61,11 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: f
         raise ClusterError("Dask is not installed: pip install 'gindex-studio[dask]'") from None
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address:
+        where = f"--scheduler {address}" if scheduler else f"${SCHEDULER_ENV} {address}"
+        why = address_problem(address)
+        if why:
+            raise ClusterError(f"{where}: {why}")
+        probe_scheduler(address, timeout, where)
         try:
             return Client(address, timeout=f"{timeout}s")
         except (OSError, TimeoutError) as e:
@@ -69,6 +74,82 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: f
         raise ClusterError("give a scheduler address or a number of local workers (≥ 1)")
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
     return Client(cluster)
+
+
+#: the address schemes a scheduler is reached by from here
+SCHEMES = ("tcp", "tls", "inproc")
+#: a Dask handshake is a few kilobytes; a first "length" above this is another service talking
+HANDSHAKE_MAX_BYTES = 1 << 24
+
+
+def address_problem(address: str) -> str | None:
+    """Why ``address`` is no scheduler address (``tcp://HOST:PORT``, ``tls://…``, ``inproc://…``;
+    ``HOST:PORT`` means tcp), in a few words, or None when it is one."""
+    from urllib.parse import urlsplit
+
+    text = address.strip()
+    if "://" not in text:
+        text = "tcp://" + text
+    scheme = text.split("://", 1)[0].lower()
+    if scheme not in SCHEMES:
+        return f"the scheme {scheme}:// is not supported (use {', '.join(s + '://' for s in SCHEMES)})"
+    if scheme == "inproc":
+        return None
+    parts = urlsplit(text)
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return "give only a host and a port (tcp://HOST:PORT)"
+    try:
+        port = parts.port
+    except ValueError:
+        tail = parts.netloc.rsplit(":", 1)[-1]
+        return f"the port {tail} is not a number from 1 to 65535" if tail.isdigit() else f"the port {tail!r} is not a number"
+    if not parts.hostname:
+        return "no host (tcp://HOST:PORT)"
+    if port is not None and not 1 <= port <= 65535:
+        return f"the port {port} is not a number from 1 to 65535"
+    return None
+
+
+def probe_scheduler(address: str, timeout: float, where: str) -> None:
+    """Before Dask connects: a ``tcp://`` address must accept a connection and send a Dask
+    handshake within ``timeout`` seconds (a scheduler speaks first). Raises ClusterError with one
+    line for a refused or silent connection, or a service that is not Dask. Other schemes are
+    left to Dask (its own timeout)."""
+    import socket
+    import struct
+    from urllib.parse import urlsplit
+
+    text = address if "://" in address else "tcp://" + address
+    if not text.lower().startswith("tcp://"):
+        return
+    parts = urlsplit(text)
+    host, port = parts.hostname, parts.port or 8786
+    deadline = time.monotonic() + timeout
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except socket.timeout:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: no answer within {timeout:g} s") from None
+    except OSError as e:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e.strerror or e}") from None
+    try:
+        head = b""
+        while len(head) < 8:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                part = sock.recv(8 - len(head))
+            except socket.timeout:
+                raise ClusterError(f"{where}: the service accepted the connection but sent nothing within "
+                                   f"{timeout:g} s (is it a Dask scheduler?)") from None
+            except OSError as e:
+                raise ClusterError(f"{where}: the connection failed ({e.strerror or e})") from None
+            if not part:
+                raise ClusterError(f"{where}: the service closed the connection (is it a Dask scheduler?)")
+            head += part
+        (size,) = struct.unpack("<Q", head)
+        if not 0 < size <= HANDSHAKE_MAX_BYTES:
+            raise ClusterError(f"{where}: the service there does not speak Dask's protocol (not a Dask scheduler)")
+    finally:
+        sock.close()
 
 
 def close(client) -> None:

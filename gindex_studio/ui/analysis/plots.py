@@ -7,6 +7,8 @@ shows, so tests (and the report) can read the plotted arrays back. Scatter point
 """
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -252,12 +254,39 @@ def build_figures(an: Analysis) -> dict[str, Figure]:
 # ----- export ------------------------------------------------------------------------------------
 
 
+HOVER_HINT = re.compile(r"\s*\((?:hover|click)[^)]*\)")
+
+
+@contextmanager
+def for_export(fig: Figure):
+    """While exporting: axis titles without the on-screen hint "(hover a point for its id)", and
+    a ranked axis labelled with task ids, as many as fit side by side without overlapping."""
+    p = fig.widget.getPlotItem()
+    axis = p.getAxis("bottom")
+    text = axis.labelText
+    order = getattr(fig, "order", None)
+    p.setLabel("bottom", HOVER_HINT.sub("", text).replace("task rank by", "tasks ranked by"), color="#222")
+    if order:
+        room = max(100.0, p.getViewBox().width())
+        label = max(len(t) for t in order) * 7.5 + 16  # px of one id at the axis font, with a gap
+        step = max(1, int(np.ceil(len(order) * label / room)))
+        axis.setTicks([[(k, order[k]) for k in range(step // 2, len(order), step)], []])
+    try:
+        yield fig
+    finally:
+        p.setLabel("bottom", text, color="#222")
+        if order:
+            step = max(1, int(np.ceil(len(order) / 12)))
+            axis.setTicks([[(k, str(k + 1)) for k in range(0, len(order), step)], []])
+
+
 def export_png(fig: Figure, path: str, width: int = 1200) -> None:
     from pyqtgraph.exporters import ImageExporter
 
-    ex = ImageExporter(fig.widget.getPlotItem())
-    ex.parameters()["width"] = width
-    ex.export(str(path))
+    with for_export(fig):
+        ex = ImageExporter(fig.widget.getPlotItem())
+        ex.parameters()["width"] = width
+        ex.export(str(path))
 
 
 def svg_bytes(fig: Figure) -> bytes:
@@ -303,5 +332,7 @@ def _paint_items(root) -> list:
 
 
 def export_svg(fig: Figure, path: str) -> None:
+    with for_export(fig):
+        data = svg_bytes(fig)
     with open(path, "wb") as f:
-        f.write(svg_bytes(fig))
+        f.write(data)

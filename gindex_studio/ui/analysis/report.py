@@ -148,5 +148,7 @@ def report_html(an: Analysis, title: str = "g-index analysis", worst: int = 5) -
 
 def write_report(an: Analysis, path: str | Path, title: str = "g-index analysis") -> Path:
     path = Path(path)
-    path.write_text(report_html(an, title), encoding="utf-8")
+    from gindex_studio.core.flows.files import atomic_write_bytes
+
+    atomic_write_bytes(path, report_html(an, title).encode("utf-8"))  # never half a report, links and mode kept
     return path

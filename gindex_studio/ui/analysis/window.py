@@ -46,6 +46,7 @@ from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, s
 
 from gindex_studio.ui.compare.scoring import LatestRunner
 from gindex_studio.ui.analysis.plots import Figure, build_figures, export_png, export_svg
+from gindex_studio.ui.theme import role_colors
 
 STUDY_FILTER = "Studies and experiments (*.json);;All files (*)"
 #: tabs of the window: title → figure ids, laid out two per row
@@ -55,6 +56,20 @@ TABS = {
     "Responsiveness": ("resp_samples", "resp_compute", "resp_theta"),
     "Per task": ("theta_omega", "tc_share", "theta_spread"),
 }
+#: the folder the last export went to (this session); exports start there, else in Documents
+_EXPORT_FOLDER: list[str] = [""]
+
+
+def export_folder() -> str:
+    """Where an export dialog opens: the last export's folder, else Documents, else home."""
+    from PySide6.QtCore import QStandardPaths
+
+    if _EXPORT_FOLDER[0] and os.path.isdir(_EXPORT_FOLDER[0]):
+        return _EXPORT_FOLDER[0]
+    docs = QStandardPaths.writableLocation(QStandardPaths.DocumentsLocation)
+    return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
+
+
 BEST = QColor("#d7f0d7")
 WORST = QColor("#f6d5d5")
 
@@ -209,13 +224,15 @@ class AnalysisWindow(QMainWindow):
                 if col in marks:
                     best, worst = marks[col]
                     if r == best:
-                        item.setBackground(QBrush(BEST))
+                        item.setBackground(QBrush(QColor(role_colors("best")[1])))
+                        item.setForeground(QBrush(QColor(role_colors("best")[0])))
                         item.setToolTip(f"best {col}")
                         f = QFont()
                         f.setBold(True)
                         item.setFont(f)
                     elif r == worst:
-                        item.setBackground(QBrush(WORST))
+                        item.setBackground(QBrush(QColor(role_colors("worst")[1])))
+                        item.setForeground(QBrush(QColor(role_colors("worst")[0])))
                         item.setToolTip(f"worst {col}")
                 self.table.setItem(r, c, item)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
@@ -261,10 +278,11 @@ class AnalysisWindow(QMainWindow):
 
     def export_figure(self, fig: Figure, kind: str, path: str | None = None) -> str | None:
         if path is None:
-            path = self.ask_save_path(f"Export {kind.upper()}", f"{fig.id}.{kind}",
+            path = self.ask_save_path(f"Export {kind.upper()}", os.path.join(export_folder(), f"{fig.id}.{kind}"),
                                       f"{kind.upper()} (*.{kind})")
             if not path:
                 return None
+            _EXPORT_FOLDER[0] = os.path.dirname(os.path.abspath(path))
         (export_png if kind == "png" else export_svg)(fig, path)
         self.statusBar().showMessage(f"Exported {path}", 5000)
         return path

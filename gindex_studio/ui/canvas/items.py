@@ -428,7 +428,7 @@ class WireItem(QGraphicsPathItem):
     def update_path(self) -> None:
         a = self.src.output_pos(self.port)
         b = self.dst.input_pos()
-        self.setPath(wire_path(a, b))
+        self.setPath(wire_path(a, b, self.src.body().height(), self.dst.body().height()))
         if self.halo is not None:
             self.halo.setPath(self.path())
         self._shape = None
@@ -473,12 +473,30 @@ class WireItem(QGraphicsPathItem):
         return self._shape
 
 
-def wire_path(a: QPointF, b: QPointF) -> QPainterPath:
-    """Node-RED style: leave the port horizontally, arrive horizontally; loop back around."""
+def wire_path(a: QPointF, b: QPointF, src_h: float = g.NODE_H, dst_h: float = g.NODE_H) -> QPainterPath:
+    """Node-RED style: leave the port horizontally, arrive horizontally. A backward wire (its
+    target left of its source) loops back as Node-RED's do: out to the right, down (or up) to a
+    lane clear of both nodes' bodies (``src_h``, ``dst_h``: their heights), along it, and into
+    the target from the left; the lane runs between the two rows when they are far enough apart,
+    else below both nodes."""
     dx = b.x() - a.x()
-    bend = max(40.0, min(abs(dx) * 0.5, 150.0))
-    if dx < 0:
-        bend = max(bend, 60.0 + abs(b.y() - a.y()) * 0.25)
     path = QPainterPath(a)
-    path.cubicTo(QPointF(a.x() + bend, a.y()), QPointF(b.x() - bend, b.y()), b)
+    if dx >= 0:
+        bend = max(40.0, min(dx * 0.5, 150.0))
+        path.cubicTo(QPointF(a.x() + bend, a.y()), QPointF(b.x() - bend, b.y()), b)
+        return path
+    gap = (src_h + dst_h) / 2 + 2 * LOOP_CLEARANCE
+    if abs(b.y() - a.y()) >= gap:
+        lane = (a.y() + b.y()) / 2  # between the rows
+    else:
+        lane = max(a.y() + src_h / 2, b.y() + dst_h / 2) + LOOP_CLEARANCE  # below both nodes
+    r = LOOP_RADIUS
+    path.cubicTo(QPointF(a.x() + 2 * r, a.y()), QPointF(a.x() + 2 * r, lane), QPointF(a.x(), lane))
+    path.lineTo(QPointF(b.x(), lane))
+    path.cubicTo(QPointF(b.x() - 2 * r, lane), QPointF(b.x() - 2 * r, b.y()), b)
     return path
+
+
+#: how far a backward wire's lane keeps from a node's body, and how wide its turns are
+LOOP_CLEARANCE = 20.0
+LOOP_RADIUS = 20.0

@@ -183,7 +183,7 @@ class Legend(QWidget):
                 p.setPen(QPen(color, 1.5, FRAME[kind]))
                 p.setBrush(QBrush(color, HATCH[kind]))
                 p.drawRoundedRect(QRectF(x, y + 3, 28, 15), 3, 3)
-            p.setPen(QColor("#222222"))
+            p.setPen(self.palette().windowText().color())  # the theme's text colour
             p.drawText(QRectF(x + self._glyph_width(kind), y, 400, self.ROW), Qt.AlignVCenter, word)
         p.drawText(self._note_rect(self.width(), top), Qt.TextWordWrap, self.NOTE)
         p.end()

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
 from gindex_studio.core.scoring.explain import ignored_keys, why_delta
 from gindex_studio.core.scoring.similarity import PROFILES
+from gindex_studio.ui.theme import role_colors
 
 DIFF_BG = QColor("#ffe8b3")  # differing rows (with a ≠ mark and bold text as well)
 IGNORED_FG = QColor("#8a8a8a")
@@ -423,7 +424,8 @@ class AttributeDiff(QWidget):
                 if c == 0:
                     it.setTextAlignment(Qt.AlignCenter)
                 if diff:
-                    it.setBackground(QBrush(DIFF_BG))
+                    it.setBackground(QBrush(QColor(role_colors("diff")[1])))
+                    it.setForeground(QBrush(QColor(role_colors("diff")[0])))
                     it.setFont(bold)
                 elif k in ignored:
                     it.setForeground(QBrush(IGNORED_FG))

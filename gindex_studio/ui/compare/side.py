@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
+from gindex_studio.ui.theme import role_colors
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.flows.lenient import SyntaxIssue
 
@@ -27,7 +28,8 @@ class Side(QWidget):
         self.banner = QLabel()
         self.banner.setObjectName("syntax-banner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("QLabel { background: #fde2e1; color: #7a1212; padding: 4px 6px; }")
+        fg, bg = role_colors("error_banner")
+        self.banner.setStyleSheet(f"QLabel {{ background: {bg}; color: {fg}; padding: 4px 6px; }}")
         self.banner.setCursor(Qt.PointingHandCursor)
         self.banner.hide()
         self.source = QPlainTextEdit()
@@ -175,7 +177,8 @@ class Side(QWidget):
         self.banner.setVisible(not edited)
         sel = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()
-        fmt.setBackground(QColor("#fbd0ce"))
+        fmt.setBackground(QColor(role_colors("error_line")[1]))
+        fmt.setForeground(QColor(role_colors("error_line")[0]))
         fmt.setProperty(QTextFormat.FullWidthSelection, True)
         sel.format = fmt
         cur = QTextCursor(self.source.document())
@@ -183,8 +186,8 @@ class Side(QWidget):
         sel.cursor = cur
         mark = QTextEdit.ExtraSelection()
         mfmt = QTextCharFormat()
-        mfmt.setBackground(QColor("#d62728"))
-        mfmt.setForeground(QColor("#ffffff"))
+        mfmt.setForeground(QColor(role_colors("error_mark")[0]))
+        mfmt.setBackground(QColor(role_colors("error_mark")[1]))
         mark.format = mfmt
         c2 = QTextCursor(cur)
         c2.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor)

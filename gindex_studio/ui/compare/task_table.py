@@ -9,6 +9,7 @@ from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD
 from gindex_studio.core.benchmark.gindex import GIndexResult, pending_task_result
 
 from gindex_studio.ui.compare.panel import fmt
+from gindex_studio.ui.theme import role_colors
 
 COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"]
 SORT_ROLE = Qt.UserRole + 1
@@ -25,7 +26,7 @@ class TaskTableModel(QAbstractTableModel):
         self.rows: list = []
         self.edited: set[int] = set()
         self.unsaved: set[int] = set()
-        self.failed_bg = QColor("#fff1e0")
+        self.failed_bg = QColor(role_colors("failed")[1])
 
     def begin(self) -> None:
         """A computation from scratch starts: no row yet."""

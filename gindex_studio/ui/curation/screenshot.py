@@ -10,7 +10,6 @@ the demo's known leak, so the heatmap outlines its row and column.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 

@@ -496,12 +496,15 @@ def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = 
         return None
     from gindex_studio.ui.preferences import studio_settings
 
-    win = CurationWindow(ws, cache if cache is not None else DeltaCache.default(), library, client=client,
-                         settings=studio_settings())
+    if cache is None:
+        cache = DeltaCache.default()  # never raises: a damaged cache is set aside, a locked one skipped
+    win = CurationWindow(ws, cache, library, client=client, settings=studio_settings())
     WINDOWS.append(win)
     win.setAttribute(Qt.WA_DeleteOnClose, True)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
     win.show()
+    if cache.notices:  # what happened to the cache, once, over the window that opened anyway
+        win.dialogs.error("The curation cache", "\n\n".join(n[0].upper() + n[1:] + "." for n in cache.notices))
     return win
 
 

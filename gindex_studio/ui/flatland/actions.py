@@ -60,6 +60,18 @@ def open_compare(reference_path: str, generated_path: str, parent=None):
     return w
 
 
+FLATLAND_CATEGORY = "flatland"
+
+
+def is_flatland_document(doc) -> bool:
+    """True when every node drawn in ``doc`` (at least one) is a Flatland node type: the
+    documents the Drawing dock has something to draw for."""
+    types = {doc.node(i).type for i in doc.node_ids() if doc.is_drawn(i)}
+    if not types:
+        return False
+    return all((nt := doc.library.get(t)) is not None and nt.category == FLATLAND_CATEGORY for t in types)
+
+
 def install_actions(main_window) -> None:
     """Add the Drawing dock and the Flatland menu to the studio's main window."""
     panel = DrawingPanel()
@@ -67,13 +79,46 @@ def install_actions(main_window) -> None:
     dock.setObjectName("dock-drawing")
     dock.setWidget(panel)
     main_window.addDockWidget(Qt.RightDockWidgetArea, dock)
-    main_window.tabifyDockWidget(main_window.docks["history"], dock)
+    dock.hide()  # tabbed beside History when first shown: a hidden tab would still hold its height
     main_window.docks["drawing"] = dock
     main_window.drawing = panel
+
+    # The dock opens by itself on Flatland programs and closes on other flows, until the user
+    # shows or hides it by hand (Panels menu, its close button): from then on it stays as set.
+    auto = {"on": True, "doc": None}
+
+    def place_dock() -> None:
+        ed = main_window.editor
+        if auto["on"]:
+            want = ed is not None and is_flatland_document(ed.doc)
+            if want != dock.isVisible() and not dock.isFloating():
+                if want and not auto.get("tabbed"):
+                    main_window.tabifyDockWidget(main_window.docks["history"], dock)
+                    auto["tabbed"] = True
+                dock.blockSignals(True)
+                dock.setVisible(want)
+                if want:
+                    dock.raise_()
+                dock.blockSignals(False)
 
     def follow(_k=None) -> None:
         ed = main_window.editor
         panel.set_document(ed.doc if ed is not None else None)
+        signals = ("flow_reset", "node_added", "node_removed")
+        if auto["doc"] is not None:
+            for name in signals:
+                try:
+                    getattr(auto["doc"], name).disconnect(place_dock)
+                except (RuntimeError, TypeError):
+                    pass
+        auto["doc"] = ed.doc if ed is not None else None
+        if ed is not None:
+            for name in signals:
+                getattr(ed.doc, name).connect(place_dock)
+        place_dock()
+
+    dock.toggleViewAction().triggered.connect(lambda _c: auto.update(on=False))
+    main_window.drawing_follows_document = lambda: auto["on"]
 
     def select(node_id: str) -> None:
         ed = main_window.editor

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QPushButton,
     QStackedWidget,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gindex_studio.ui.panels.json_editor import JsonEditor
 from gindex_studio.ui.panels.typed_value import ALL_TYPES, PROPERTY_TYPES, TypedValueField
 
 ACTIONS = ("set", "change", "delete", "move")
@@ -70,13 +72,15 @@ class RuleRow(QFrame):
         self.rule = dict(rule)
         self.action = QComboBox()
         self.action.setObjectName("rule-action")
+        self.action.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.action.setMinimumContentsLength(6)
         for a in ACTIONS:
             self.action.addItem(ACTION_TEXT[a], a)
         self.prop = TypedValueField(rule.get("p", ""), rule.get("pt", "msg"), PROPERTY_TYPES, "p")
         self.from_ = TypedValueField(rule.get("from", ""), rule.get("fromt", "str"), FROM_TYPES, "from")
         self.to = TypedValueField(rule.get("to", ""), rule.get("tot", "str"), ALL_TYPES, "to")
         self.from_label, self.to_label = QLabel("from"), QLabel("to")
-        buttons = QVBoxLayout()
+        buttons = QHBoxLayout()
         buttons.setSpacing(0)
         for text, tip, name, slot in (("▲", "Move this rule up", "rule-up", lambda: self.move_requested.emit(-1)),
                                       ("▼", "Move this rule down", "rule-down", lambda: self.move_requested.emit(1)),
@@ -91,13 +95,15 @@ class RuleRow(QFrame):
         grid = QGridLayout(self)
         grid.setContentsMargins(4, 4, 4, 4)
         grid.setSpacing(3)
+        # the values get the row's whole width under the action and property: a JSONata
+        # expression needs room (and "…" opens a multi-line editor)
         grid.addWidget(self.action, 0, 0)
-        grid.addWidget(self.prop, 0, 1)
-        grid.addLayout(buttons, 0, 2, 3, 1, Qt.AlignTop)
-        grid.addWidget(self.from_label, 1, 0, Qt.AlignRight)
-        grid.addWidget(self.from_, 1, 1)
-        grid.addWidget(self.to_label, 2, 0, Qt.AlignRight)
-        grid.addWidget(self.to, 2, 1)
+        grid.addWidget(self.prop, 0, 1, 1, 2)
+        grid.addWidget(self.from_label, 1, 0, 1, 2)
+        grid.addLayout(buttons, 1, 2, Qt.AlignRight)
+        grid.addWidget(self.from_, 2, 0, 1, 3)
+        grid.addWidget(self.to_label, 3, 0, 1, 2)
+        grid.addWidget(self.to, 4, 0, 1, 3)
         grid.setColumnStretch(1, 1)
         t = rule.get("t", "set")
         if self.action.findData(t) < 0:
@@ -111,9 +117,13 @@ class RuleRow(QFrame):
     def _sync(self) -> None:
         t = self.action.currentData()
         keys = ACTION_KEYS.get(t, ())
-        for label, field, key in ((self.from_label, self.from_, "from"), (self.to_label, self.to, "to")):
-            label.setVisible(key in keys)
-            field.setVisible(key in keys)
+        # the first label row also holds the buttons: it names the first value shown
+        self.from_.setVisible("from" in keys)
+        self.to.setVisible("to" in keys)
+        self.to_label.setVisible("from" in keys and "to" in keys)
+        self.to_label.setText("Replace with")
+        to_text = {"move": "to"}.get(t, "to the value") if "to" in keys else ""
+        self.from_label.setText("Search for" if "from" in keys else to_text)
         if t == "move":
             self.to.types = PROPERTY_TYPES
             text, kind = self.to.value()
@@ -143,8 +153,6 @@ class ChangeRulesEditor(QWidget):
 
     def __init__(self, rules: Any, parent=None):
         super().__init__(parent)
-        from gindex_studio.ui.panels.inspector import JsonEditor
-
         self.rows: list[RuleRow] = []
         self.rows_box = QWidget()
         self.rows_layout = QVBoxLayout(self.rows_box)

@@ -6,11 +6,11 @@ says why.
 """
 from __future__ import annotations
 
+import html
 import json
-from typing import Any, Callable
+from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,22 +22,31 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from gindex_studio.core.flows.flow import LAYOUT_KEYS, STRUCTURE_KEYS
+from gindex_studio.core.flows.library import humanise
 
 from gindex_studio.ui.library_access import node_type_color
 from gindex_studio.ui.theme import error_color
 from gindex_studio.ui.model.commands import Macro, SetAttribute, remove_nodes
 from gindex_studio.ui.model.document import MISSING
 from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
+from gindex_studio.ui.panels.code_editor import CodeField
+from gindex_studio.ui.panels.json_editor import JsonEditor
 from gindex_studio.ui.panels.config_field import ConfigRefField, config_users
-from gindex_studio.ui.panels.typed_value import TypedValueField, value_text
+from gindex_studio.ui.panels.repeat_field import RepeatField, parse_repeat
+from gindex_studio.ui.panels.typed_value import ALL_TYPES, TypedValueField, value_text
 
 HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
+#: the inject node's attributes shown together as one Repeat control
+REPEAT_KEYS = ("repeat", "crontab")
+#: what the debug node's Output can be (Node-RED: a msg property, the whole msg, an expression)
+DEBUG_OUTPUT_TYPES = ("msg", "full", "jsonata")
 #: attributes with an editor of their own: (node type, key) → editor class taking the value
 STRUCTURED = {("change", "rules"): ChangeRulesEditor}
 
@@ -48,92 +57,9 @@ def typed_pairs(keys) -> dict[str, str]:
     return {k: k + "Type" for k in keys if k + "Type" in keys}
 
 
-class _TextEdit(QPlainTextEdit):
-    """A plain text editor that reports when editing is finished (focus out or Ctrl+Enter)."""
-
-    editing_finished = Signal()
-
-    def focusOutEvent(self, e):
-        super().focusOutEvent(e)
-        self.editing_finished.emit()
-
-    def keyPressEvent(self, e):
-        if e.key() in (Qt.Key_Return, Qt.Key_Enter) and e.modifiers() & Qt.ControlModifier:
-            self.editing_finished.emit()
-            return
-        super().keyPressEvent(e)
-
-
-def mono_font() -> QFont:
-    """The system's fixed-width font; when fontconfig resolves it to a face that is not fixed
-    pitch (seen with Noto Sans Mono), the first installed fixed-pitch family instead."""
-    f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
-    f.setStyleHint(QFont.Monospace)
-    f.setFixedPitch(True)
-    f.setPointSize(10)
-    if not QFontInfo(f).fixedPitch():
-        fixed = [fam for fam in QFontDatabase.families() if QFontDatabase.isFixedPitch(fam)]
-        if fixed:
-            f.setFamily(fixed[0])
-    return f
-
-
-class JsonEditor(QWidget):
-    """JSON text with a live verdict; ``value()`` raises ValueError with the reason when invalid."""
-
-    committed = Signal()
-
-    def __init__(self, value: Any, as_string: bool):
-        super().__init__()
-        self.as_string = as_string  # the attribute stores JSON text, not a structured value
-        self.text = _TextEdit()
-        self.text.setFont(mono_font())
-        self.text.setTabChangesFocus(True)
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"color: {error_color()}")
-        self.error.hide()
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.text)
-        lay.addWidget(self.error)
-        self.set_value(value)
-        self.text.textChanged.connect(self._check)
-        self.text.editing_finished.connect(self.committed)
-
-    def set_value(self, value: Any) -> None:
-        if self.as_string and isinstance(value, str):
-            t = value
-        else:
-            t = json.dumps(value, indent=2, ensure_ascii=False)
-        self.text.blockSignals(True)
-        self.text.setPlainText(t)
-        self.text.blockSignals(False)
-        lines = t.count("\n") + 1
-        self.text.setFixedHeight(min(220, 22 + 16 * lines))
-        self._check()
-
-    def reason(self) -> str | None:
-        t = self.text.toPlainText()
-        if self.as_string and not t.strip():
-            return None
-        try:
-            json.loads(t)
-        except json.JSONDecodeError as e:
-            return f"Not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
-        return None
-
-    def _check(self) -> None:
-        r = self.reason()
-        self.error.setText(r or "")
-        self.error.setVisible(bool(r))
-
-    def value(self) -> Any:
-        r = self.reason()
-        if r:
-            raise ValueError(r)
-        t = self.text.toPlainText()
-        return t if self.as_string else json.loads(t)
+def _legacy_set(a, data: dict) -> bool:
+    """A legacy attribute is shown only when the node really sets it (not absent, empty or default)."""
+    return data.get(a.key, MISSING) not in (MISSING, a.default, "", None, False)
 
 
 class Inspector(QWidget):
@@ -145,14 +71,20 @@ class Inspector(QWidget):
         self.editor = None
         self.node_id: str | None = None
         self.editors: dict[str, QWidget] = {}
+        self._type_keys: dict[str, str] = {}
         self._committers: dict[str, Callable[[], None]] = {}
         self._keys: tuple = ()
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Expanding)  # takes a dock column's spare height
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.scroll)
         self._empty("Select a node to edit it.")
+
+    def sizeHint(self) -> QSize:
+        """Tall: beside a short History dock the inspector takes most of the column."""
+        return QSize(360, 900)
 
     # ----- target -----------------------------------------------------------------------------
     def set_target(self, editor, node_id: str | None) -> None:
@@ -176,7 +108,7 @@ class Inspector(QWidget):
         if node_id != self.node_id:
             return
         node = self.editor.doc.node(node_id)
-        if node is None or self._key_set(node.data) != self._keys:
+        if node is None or self._key_set(node.data, node.type) != self._keys:
             self.rebuild()
         else:
             self.refresh_values()
@@ -192,11 +124,14 @@ class Inspector(QWidget):
             self.node_id = None
         self.rebuild()
 
-    def _key_set(self, data: dict) -> tuple:
-        return tuple(k for k in data if k not in HIDDEN_KEYS)
+    def _key_set(self, data: dict, node_type: str = "") -> tuple:
+        """What decides the page's rows: the attribute keys, and which legacy attributes are set."""
+        nt = self.editor.doc.library.get(node_type) if node_type and self.editor is not None else None
+        legacy = tuple(a.key for a in nt.attributes if a.legacy and _legacy_set(a, data)) if nt is not None else ()
+        return tuple(k for k in data if k not in HIDDEN_KEYS) + ("|",) + legacy
 
     def _empty(self, text: str) -> None:
-        self.editors, self._committers, self._keys = {}, {}, ()
+        self.editors, self._committers, self._type_keys, self._keys = {}, {}, {}, ()
         lab = QLabel(text)
         lab.setAlignment(Qt.AlignCenter)
         lab.setStyleSheet("color: palette(placeholder-text)")
@@ -209,9 +144,9 @@ class Inspector(QWidget):
         if node is None:
             self._empty("Select a node to edit it.")
             return
-        self.editors, self._committers = {}, {}
+        self.editors, self._committers, self._type_keys = {}, {}, {}
         data = node.data
-        self._keys = self._key_set(data)
+        self._keys = self._key_set(data, node.type)
         lib = doc.library
         nt = lib.get(node.type)
         page = QWidget()
@@ -237,29 +172,33 @@ class Inspector(QWidget):
         v.addLayout(form)
         # name first
         self._add_row(form, "name", "string", data.get("name", MISSING), (), "", removable=False, label="Name")
-        known = {}
-        if nt is not None:
-            for a in nt.attributes:
-                known[a.key] = a
+        known = {a.key: a for a in nt.attributes} if nt is not None else {}
         pairs = typed_pairs(list(known) + list(data))
+        pairs.update({k: a.type_key for k, a in known.items() if a.type_key})
         type_keys = set(pairs.values())
+        if node.type == "inject" and "repeat" in known:
+            self._add_repeat_row(form, data)
         for key, a in known.items():
-            if key in HIDDEN_KEYS or key in type_keys:
+            if key in HIDDEN_KEYS or key in type_keys or node.type == "inject" and key in REPEAT_KEYS:
                 continue
+            if a.legacy and not _legacy_set(a, data):
+                continue  # kept for old flows: shown only where a node really sets it
+            label = a.label + (" (legacy)" if a.legacy else "")
             if key in pairs:
                 t = known.get(pairs[key])
-                self._add_typed_row(form, key, pairs[key], data, a.default, t.default if t else "str", a.label or key)
+                self._add_typed_row(form, key, pairs[key], data, a.default, t.default if t else None, label)
                 continue
             self._add_row(form, key, a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
-                          removable=key in data, label=a.label or key, ref=getattr(a, "ref", ""),
-                          structured=STRUCTURED.get((node.type, key)))
+                          removable=key in data and (node.type, key) not in STRUCTURED, label=label,
+                          ref=getattr(a, "ref", ""),
+                          structured=STRUCTURED.get((node.type, key)), attribute=a)
         for key in data:
             if key in HIDDEN_KEYS or key in known or key in type_keys:
                 continue
             if key in pairs:
-                self._add_typed_row(form, key, pairs[key], data, "", "str", key)
+                self._add_typed_row(form, key, pairs[key], data, "", "str", humanise(key))
                 continue
-            self._add_row(form, key, "json", data[key], (), None, removable=True, label=key)
+            self._add_row(form, key, "json", data[key], (), None, removable=True, label=humanise(key))
         v.addWidget(self._add_attribute_row())
         v.addStretch(1)
         self._show_page(page)
@@ -273,7 +212,8 @@ class Inspector(QWidget):
             old.deleteLater()
         self.scroll.setWidget(page)
 
-    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="", structured=None) -> None:
+    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="", structured=None,
+                 attribute=None) -> None:
         present = value is not MISSING
         shown = value if present else default
         if ref and (isinstance(shown, str) or shown is None):
@@ -283,7 +223,7 @@ class Inspector(QWidget):
             w.committed.connect(lambda k=key: self.commit(k))
             get_value = w.value
         else:
-            w, get_value = self._make_editor(key, kind, shown, choices)
+            w, get_value = self._make_editor(key, kind, shown, choices, attribute, label)
         self.editors[key] = w
 
         def commit():
@@ -314,7 +254,19 @@ class Inspector(QWidget):
             rm.setObjectName(f"remove:{key}")
             rm.clicked.connect(lambda _=False, k=(key, *also): self.remove_attribute(*k))
             h.addWidget(rm, 0, Qt.AlignTop)
-        lab = QLabel(label if present else f"<i>{label}</i>")
+        if isinstance(w, QCheckBox):  # as Node-RED: the box and its words on one line
+            w.setText(label)
+            w.setObjectName(f"label:{key}")
+            w.setToolTip(key if present else f"{key} (not set: showing the default)")
+            if not present:
+                f = w.font()
+                f.setItalic(True)
+                w.setFont(f)
+            form.addRow(row)
+            return
+        lab = QLabel(html.escape(label) if present else f"<i>{html.escape(label)}</i>")
+        lab.setWordWrap(True)  # a long label wraps instead of widening the dock
+        lab.setObjectName(f"label:{key}")
         lab.setToolTip(key if present else f"{key} (not set: showing the default)")
         form.addRow(lab, row)
 
@@ -322,9 +274,15 @@ class Inspector(QWidget):
         """A value and its type (``payload`` / ``payloadType``) as one control; an edit of
         either is one undo entry that writes only what changed."""
         present = key in data or type_key in data
-        w = TypedValueField(data.get(key, default), data.get(type_key, type_default) or "str", name=key)
+        shown_v, shown_t = data.get(key, default), data.get(type_key, type_default)
+        if not shown_t and key == "complete":  # the debug node before typed outputs: "true" / "false" / a path
+            shown_t, shown_v = ("full", "") if shown_v in ("true", True) else ("msg", "payload" if shown_v in ("false", False, None, "") else shown_v)
+        type_default = type_default or shown_t or "str"
+        types = DEBUG_OUTPUT_TYPES if key == "complete" else ALL_TYPES
+        w = TypedValueField(shown_v, shown_t or "str", types, name=key)
         w.committed.connect(lambda k=key: self.commit(k))
         self.editors[key] = w
+        self._type_keys[key] = type_key
 
         def commit():
             doc, nid = self.editor.doc, self.node_id
@@ -347,7 +305,7 @@ class Inspector(QWidget):
         self._committers[key] = commit
         self._place_row(form, key, w, key in data, label, present, also=(type_key,) if type_key in data else ())
 
-    def _make_editor(self, key, kind, value, choices):
+    def _make_editor(self, key, kind, value, choices, attribute=None, label=""):
         if kind == "boolean":
             w = QCheckBox()
             truthy = value in (True, "true")
@@ -361,7 +319,7 @@ class Inspector(QWidget):
             if value not in opts and value is not None and value is not MISSING:
                 opts.insert(0, value)
             for c in opts:
-                w.addItem(str(c), c)
+                w.addItem(attribute.choice_text(c) if attribute is not None else str(c) if c != "" else "(empty)", c)
             if value in opts:
                 w.setCurrentIndex(opts.index(value))
             w.currentIndexChanged.connect(lambda _i, k=key: self.commit(k))
@@ -376,13 +334,10 @@ class Inspector(QWidget):
             w.editingFinished.connect(lambda k=key: self.commit(k))
             return w, lambda: int(w.value()) if is_int else w.value()
         if kind == "code":
-            w = _TextEdit()
-            w.setFont(mono_font())
-            w.setLineWrapMode(QPlainTextEdit.NoWrap)
-            w.setPlainText(value if isinstance(value, str) else json.dumps(value))
-            w.setMinimumHeight(160)
-            w.editing_finished.connect(lambda k=key: self.commit(k))
-            return w, lambda: w.toPlainText()
+            w = CodeField(value if isinstance(value, str) else json.dumps(value), f"{label or key} — {self._title()}")
+            w.setObjectName(f"code:{key}")
+            w.committed.connect(lambda k=key: self.commit(k))
+            return w, w.value
         if kind == "json":
             w = JsonEditor(value, as_string=isinstance(value, str))
             w.committed.connect(lambda k=key: self.commit(k))
@@ -395,6 +350,30 @@ class Inspector(QWidget):
         w = QLineEdit("" if value in (None, MISSING) else value)
         w.editingFinished.connect(lambda k=key: self.commit(k))
         return w, lambda: w.text()
+
+    def _title(self) -> str:
+        return self.editor.doc.label(self.node_id) if self.editor is not None and self.node_id else ""
+
+    def _add_repeat_row(self, form, data: dict) -> None:
+        """The inject node's ``repeat`` and ``crontab`` as one Repeat control; an edit is one undo
+        entry writing the attributes that changed."""
+        w = RepeatField(parse_repeat(data.get("repeat", ""), data.get("crontab", "")))
+        w.committed.connect(lambda: self.commit("repeat"))
+        self.editors["repeat"] = w
+
+        def commit():
+            doc, nid = self.editor.doc, self.node_id
+            new = w.value().attributes()
+            changes = {k: v for k, v in new.items() if doc.get_attribute(nid, k) != v
+                       and not (doc.get_attribute(nid, k) is MISSING and v == "")}
+            if changes:
+                m = Macro("Edit repeat")
+                for k, v in changes.items():
+                    m.add(SetAttribute(doc, nid, k, v))
+                self.editor.push(m)
+
+        self._committers["repeat"] = commit
+        self._place_row(form, "repeat", w, False, "Repeat", "repeat" in data or "crontab" in data)
 
     def _config_field(self, key: str, ref: str, value: str):
         """"Bot: [pick or create]": the flow's config nodes of type ``ref``, or a new one."""
@@ -488,14 +467,20 @@ class Inspector(QWidget):
             fw = None
         data = self.editor.doc.node(self.node_id).data
         for key, w in self.editors.items():
+            if isinstance(w, RepeatField):
+                r = parse_repeat(data.get("repeat", ""), data.get("crontab", ""))
+                if r.attributes() != w.value().attributes():
+                    w.set_value(r)
+                continue
             value = data.get(key, MISSING)
             if value is MISSING:
                 continue
+            tkey = self._type_keys.get(key, key + "Type")
             if isinstance(w, (TypedValueField, ChangeRulesEditor)):
                 shows = w.value() if isinstance(w, ChangeRulesEditor) and not w.raw.isChecked() else None
                 if isinstance(w, TypedValueField):
                     shows = w.value()
-                    value_now = (value_text(value), data.get(key + "Type", shows[1]))
+                    value_now = (value_text(value), data.get(tkey, shows[1]))
                 else:
                     value_now = value
                 if shows == value_now:
@@ -504,7 +489,7 @@ class Inspector(QWidget):
                 continue
             w.blockSignals(True)
             if isinstance(w, TypedValueField):
-                w.set_value(value, data.get(key + "Type", w.value()[1]))
+                w.set_value(value, data.get(tkey, w.value()[1]))
             elif isinstance(w, ChangeRulesEditor):
                 w.set_value(value)
             elif isinstance(w, ConfigRefField):
@@ -522,8 +507,8 @@ class Inspector(QWidget):
             elif isinstance(w, QDoubleSpinBox):
                 if isinstance(value, (int, float)):
                     w.setValue(float(value))
-            elif isinstance(w, JsonEditor):
-                w.set_value(value)
+            elif isinstance(w, (JsonEditor, CodeField)):
+                w.set_value(value if isinstance(w, JsonEditor) or isinstance(value, str) else json.dumps(value))
             elif isinstance(w, QPlainTextEdit):
                 w.setPlainText(value if isinstance(value, str) else json.dumps(value))
             w.blockSignals(False)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QDrag
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from gindex_studio.ui.theme import palette_row_colors
 from gindex_studio.ui.canvas.view import PALETTE_MIME
 from gindex_studio.ui.icons import type_icon
 from gindex_studio.ui.library_access import node_type_color
@@ -51,8 +52,9 @@ def _type_item(library: Any, nt: Any, text: str) -> QTreeWidgetItem:
     it = QTreeWidgetItem([text])
     it.setData(0, TYPE_ROLE, nt.type)
     it.setToolTip(0, f"{nt.type}\n{nt.description}")
-    it.setBackground(0, QBrush(QColor(node_type_color(library, nt.type))))
-    it.setForeground(0, QBrush(QColor("#222222")))
+    fg, bg = palette_row_colors(node_type_color(library, nt.type))
+    it.setBackground(0, QBrush(QColor(bg)))
+    it.setForeground(0, QBrush(QColor(fg)))
     icon = type_icon(nt.type, nt.category)
     if icon is not None:
         it.setIcon(0, icon)
@@ -110,6 +112,15 @@ class Palette(QWidget):
                 top.addChild(it)
                 self.type_items[nt.type] = it
             top.setExpanded(True)
+
+    def changeEvent(self, e) -> None:
+        """The theme changed (the application palette did): rows take the new theme's colours."""
+        super().changeEvent(e)
+        if e.type() == QEvent.PaletteChange and hasattr(self, "type_items"):
+            for type_id, it in self.type_items.items():
+                fg, bg = palette_row_colors(node_type_color(self.library, type_id))
+                it.setBackground(0, QBrush(QColor(bg)))
+                it.setForeground(0, QBrush(QColor(fg)))
 
     def apply_filter(self, text: str) -> None:
         """Empty: the categories. Otherwise: the matching types, best first, in one list."""

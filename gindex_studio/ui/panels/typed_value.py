@@ -10,19 +10,23 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
+from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLineEdit, QToolButton, QWidget
+
+from gindex_studio.ui.panels.code_editor import CodeDialog
 
 #: Node-RED's typed-input types with the words its editor shows for them
 TYPE_LABELS = {
     "msg": "msg.", "flow": "flow.", "global": "global.", "str": "string", "num": "number",
     "bool": "boolean", "json": "JSON", "bin": "buffer", "re": "regex", "date": "timestamp",
-    "jsonata": "expression", "env": "env variable",
+    "jsonata": "expression", "env": "env variable", "full": "complete msg object",
 }
 ALL_TYPES = tuple(TYPE_LABELS)
 #: where a value is read from or written to (a property), not a literal
 PROPERTY_TYPES = ("msg", "flow", "global")
 #: types that take no value text (the timestamp is made when the message is)
-NO_VALUE = {"date"}
+NO_VALUE = {"date", "full"}
+#: types whose value can be long enough to want a multi-line editor (with the language it is in)
+LONG_TYPES = {"jsonata": "jsonata", "json": "json", "str": "text"}
 
 
 def value_text(value: Any) -> str:
@@ -42,15 +46,24 @@ class TypedValueField(QWidget):
         self.types = tuple(types)
         self.kind = QComboBox()
         self.kind.setObjectName(f"type:{name}")
-        self.kind.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        # as wide as a short type name: the value beside it gets the room
+        self.kind.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.kind.setMinimumContentsLength(7)
         self.kind.setToolTip("What the value is: a message / flow / global property, or a literal of a type")
         self.edit = QLineEdit()
         self.edit.setObjectName(f"value:{name}")
+        self.edit.setMinimumWidth(60)
+        self.more = QToolButton()
+        self.more.setText("…")
+        self.more.setObjectName(f"expand:{name}")
+        self.more.setToolTip("Edit the value in a multi-line editor")
+        self.more.clicked.connect(self.open_editor)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.kind)
         lay.addWidget(self.edit, 1)
+        lay.addWidget(self.more)
         self.set_value(value, vtype)
         self.kind.activated.connect(self._kind_picked)
         self.edit.editingFinished.connect(self._edited)
@@ -77,7 +90,20 @@ class TypedValueField(QWidget):
     def _sync_enabled(self) -> None:
         t = self.kind.currentData()
         self.edit.setEnabled(t not in NO_VALUE)
-        self.edit.setPlaceholderText("property path, e.g. payload" if t in PROPERTY_TYPES else "")
+        self.edit.setPlaceholderText("property path, e.g. payload" if t in PROPERTY_TYPES else
+                                     "JSONata expression, e.g. $now()" if t == "jsonata" else "")
+        self.more.setVisible(t in LONG_TYPES)
+
+    def open_editor(self) -> None:
+        """The value in a large editor (JSONata and JSON highlighted, line numbers); OK commits."""
+        t = self.kind.currentData()
+        lang = LONG_TYPES.get(t, "text")
+        d = CodeDialog(self.edit.text(), f"Edit {TYPE_LABELS.get(t, t)}", "jsonata" if lang != "javascript" else lang,
+                       self.window())
+        d.setObjectName("expression-dialog")
+        if d.exec() == QDialog.Accepted:
+            self.edit.setText(d.text())
+            self._edited()
 
     def _kind_picked(self, _k: int) -> None:
         self._sync_enabled()

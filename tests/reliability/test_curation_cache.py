@@ -1,0 +1,207 @@
+"""The curation cache is a cache: damage is set aside and rebuilt, a locked, read-only or full
+database is run without, and a changed row is computed again, each said once (issue 26, item 5)."""
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import orjson
+import pytest
+
+from gindex_studio.cli.dispatch import main
+from gindex_studio.core.curation import cache as cache_mod
+from gindex_studio.core.curation.cache import DeltaCache
+from gindex_studio.paths import DEMO_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPERIMENT = str(Path(DEMO_DIR) / "experiment.json")
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """The user data folder of this test (where the cache lives)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    return tmp_path / "xdg" / "gindex-studio"
+
+
+def curate(capsys, *extra):
+    """(exit status, the report without its work counts, stderr lines) of ``curate --json``."""
+    code = main(["curate", EXPERIMENT, "--json", *extra])
+    out, err = capsys.readouterr()
+    value = orjson.loads(out) if code == 0 else None
+    if value:
+        value.pop("pairs_searched")
+        value["duplicates"].pop("pairs_searched")
+    return code, value, [line for line in err.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def clean(data, capsys):
+    """The report with a fresh cache (which it fills), and that cache's path."""
+    code, value, err = curate(capsys)
+    assert code == 0 and err == []
+    path = data / "curation-cache.sqlite"
+    assert _count(path) > 0
+    return value, path
+
+
+def _count(path: Path) -> int:
+    c = DeltaCache(path)
+    try:
+        return c.count()
+    finally:
+        c.close()
+
+
+def _asides(path: Path):
+    return sorted(p for p in path.parent.iterdir() if ".damaged-" in p.name and not p.name.endswith(("-wal", "-shm")))
+
+
+def _check_rebuilt(capsys, clean, damage_word):
+    value, path = clean
+    code, again, err = curate(capsys)
+    assert code == 0 and again == value
+    assert len(err) == 1 and "Traceback" not in err[0], err
+    assert str(path) in err[0] and "set aside as" in err[0] and damage_word in err[0], err[0]
+    aside = _asides(path)
+    assert len(aside) == 1 and str(aside[0]) in err[0]  # kept, and where is said
+    code, third, err = curate(capsys)
+    assert code == 0 and third == value and err == []  # said once: the new cache is healthy
+    assert _count(path) > 0
+    return aside[0]
+
+
+def _checkpoint(path: Path):
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def test_a_truncated_cache_is_set_aside_and_rebuilt(clean, capsys):
+    value, path = clean
+    _checkpoint(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    aside = _check_rebuilt(capsys, clean, "damaged")
+    assert aside.read_bytes() == data[: len(data) // 2]  # nothing lost: the damaged file is kept as it was
+
+
+def test_random_bytes_are_set_aside_and_rebuilt(clean, capsys):
+    value, path = clean
+    for side in ("-wal", "-shm"):
+        Path(str(path) + side).unlink(missing_ok=True)
+    path.write_bytes(os.urandom(50_000))
+    _check_rebuilt(capsys, clean, "not a database")
+
+
+@pytest.mark.parametrize("schema", ["CREATE TABLE users (name TEXT)",
+                                    "CREATE TABLE delta (opts TEXT, a INTEGER, value REAL)"])
+def test_a_foreign_schema_is_set_aside_and_rebuilt(clean, capsys, schema):
+    value, path = clean
+    for p in [path] + [Path(str(path) + s) for s in ("-wal", "-shm")]:
+        p.unlink(missing_ok=True)
+    db = sqlite3.connect(path)
+    db.execute(schema)
+    db.commit()
+    db.close()
+    _check_rebuilt(capsys, clean, "another program" if "users" in schema else "other columns")
+
+
+def test_a_changed_value_is_detected_and_computed_again(clean, capsys):
+    value, path = clean
+    db = sqlite3.connect(path)
+    changed = db.execute("UPDATE delta SET num = '0'").rowcount
+    db.commit()
+    db.close()
+    assert changed > 0
+    code, again, err = curate(capsys)
+    assert code == 0 and again == value  # no false duplicates or leaks from the forged Δ = 0
+    assert len(err) == 1 and "do not match their checksum" in err[0] and str(path) in err[0], err
+    code, third, err = curate(capsys)
+    assert code == 0 and third == value and err == []  # recomputed values were stored with good checksums
+
+
+def test_a_row_copied_onto_another_pair_is_detected(tmp_path):
+    """The checksum covers the key too: a value moved to another pair is not trusted."""
+    c = DeltaCache(tmp_path / "c.sqlite")
+    c.put_many("o", [(1, 2, Fraction(1, 3)), (1, 3, Fraction(2, 3))])
+    c._db.execute("UPDATE delta SET num = '2' WHERE b = 2")  # 2/3 under 1×2: Δ of 1×3, with 1×3's numbers
+    c._db.execute("UPDATE delta SET mac = (SELECT mac FROM delta WHERE b = 3) WHERE b = 2")
+    assert c.get_many("o", [1, 2, 3]) == {(1, 3): Fraction(2, 3)}
+    assert c.get_one("o", 1, 2) is None and len(c.notices) == 1
+    c.close()
+
+
+def test_a_locked_cache_is_run_without_and_said(clean, capsys, monkeypatch):
+    value, path = clean
+    monkeypatch.setattr(cache_mod, "LOCK_WAIT_S", 0.2)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        code, again, err = curate(capsys)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 0 and again == value
+    assert len(err) == 1 and "locked" in err[0] and "running without it" in err[0] and str(path) in err[0], err
+    assert _asides(path) == []  # a locked cache is not damaged: left alone
+
+
+def test_a_read_only_cache_is_run_without_and_said(clean, capsys, monkeypatch):
+    """SQLite opening the file read-only (as it does for a file or folder without write
+    permission; the test may run as root, who may write anything, so the open is made read-only)."""
+    value, path = clean
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM delta WHERE b = (SELECT b FROM delta LIMIT 1)")  # something left to write
+    db.commit()
+    db.close()
+    real = sqlite3.connect
+    monkeypatch.setattr(cache_mod.sqlite3, "connect",
+                        lambda target, **kw: real(f"file:{target}?mode=ro", uri=True, **kw)
+                        if target != ":memory:" else real(target, **kw))
+    code, again, err = curate(capsys)
+    assert code == 0 and again == value
+    assert len(err) == 1 and "readonly" in err[0] and "without it" in err[0], err
+    assert _asides(path) == []
+
+
+def test_a_full_disk_is_run_without_and_said(clean, tmp_path):
+    """The file size limit (RLIMIT_FSIZE) makes every write past the cache's present size fail
+    as on a full disk; the run goes on in memory."""
+    value, path = clean
+    _checkpoint(path)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM delta")
+    db.commit()
+    db.execute("VACUUM")
+    db.close()
+    limit = path.stat().st_size
+
+    def small_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = dict(os.environ, XDG_DATA_HOME=str(path.parent.parent))
+    r = subprocess.run([sys.executable, "-m", "gindex_studio.cli", "curate", EXPERIMENT, "--json"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120, preexec_fn=small_disk)
+    assert r.returncode == 0, r.stderr[-2000:]
+    again = orjson.loads(r.stdout)
+    again.pop("pairs_searched")
+    again["duplicates"].pop("pairs_searched")
+    assert again == value
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in r.stderr and "without it" in err[0] and str(path) in err[0], r.stderr
+
+
+def test_a_cache_that_fails_mid_run_goes_on_in_memory(tmp_path):
+    c = DeltaCache(tmp_path / "c.sqlite")
+    c.put_many("o", [(1, 2, Fraction(1, 3))])
+    (tmp_path / "c.sqlite").write_bytes(b"\0" * 8192)  # damaged under the open connection
+    c._db.execute("PRAGMA cache_size = 0")
+    got = c.get_many("o", [1, 2])  # whatever it reads, no exception escapes
+    c.put_many("o", [(1, 2, Fraction(1, 3))])
+    assert got in ({}, {(1, 2): Fraction(1, 3)})
+    c.close()
