@@ -318,6 +318,9 @@ class ExperimentPanel(QWidget):
                 self.table.scrollTo(row)
             finally:
                 self._quiet = quiet
+            # and again once the table has laid out rows that just arrived (a scroll before
+            # that is lost: a task opened from another window was left out of view)
+            QTimer.singleShot(0, self, self.scroll_to_current)
 
     def neighbour(self, index: int | None, step: int) -> int | None:
         """The task ``step`` rows from task ``index`` in the table as sorted and filtered (the

@@ -3,7 +3,7 @@ side) the model text with the syntax error marked where it happened."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from gindex_studio.ui.theme import role_colors
@@ -125,7 +125,8 @@ class Side(QWidget):
     def set_title(self, name: str, detail: str = "") -> None:
         self.name = name
         word = "Reference" if self.role == "reference" else "Generated"
-        extra = f" <span style='color:#666'>{detail}</span>" if detail else ""
+        dim = self.title.palette().color(QPalette.PlaceholderText).name()  # reads in either theme
+        extra = f" <span style='color:{dim}'>{detail}</span>" if detail else ""
         self.title.setText(f"<b>{word}</b> — {name or 'untitled'}{extra}")
         doc = self.editor.doc
         self.task_toggle.setVisible(doc.has_prompt)
