@@ -171,3 +171,13 @@ def test_the_split_filter_hides_the_rows_that_do_not_match(demo_window, qtbot):
     assert [r for r in range(split.table.rowCount()) if not split.table.isRowHidden(r)] == []
     split.filter.clear()
     assert not any(split.table.isRowHidden(r) for r in range(split.table.rowCount()))
+
+
+def test_the_leaks_table_is_whole_in_view(demo_window):
+    win = demo_window
+    _show_tab(win, "Leaks")
+    table = win.leaks.table
+    assert table.rowCount() == 4
+    _cells_fit(table)
+    last = table.columnCount() - 1
+    assert table.horizontalHeader().sectionViewportPosition(last) + table.columnWidth(last) <= table.viewport().width()

@@ -221,7 +221,7 @@ class LeaksView(QWidget):
         self.slider = ThresholdSlider("Leaks:", model.leak_threshold)
         self.slider.changed.connect(lambda v: model.set_thresholds(leaks=v))
         self.summary = QLabel()
-        self.table = _table(["test program", "domain", "Ω", "nearest curriculum program", "its domain"])
+        self.table = _table(["test program", "domain", "Ω", "nearest in curriculum", "its domain"])
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.table.cellClicked.connect(self._clicked)
         _fit_columns(self.table)
