@@ -64,7 +64,10 @@ setup(
     ext_modules=[
         Extension(
             "gindex_studio.core.scoring._mcsplit",
-            sources=["gindex_studio/core/scoring/_mcsplit.c"],
+            # one extension from several files by concern; _mcsplit.h declares what they share
+            sources=[f"gindex_studio/core/scoring/mcsplit_{part}.c" for part in (
+                "common", "search", "clique", "weights", "flow_graph", "signatures", "companion_delta", "module")],
+            depends=["gindex_studio/core/scoring/_mcsplit.h"],
             optional=True,
         ),
         Extension(

@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many, overall  # noqa: E402
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score_prepared  # noqa: E402
 from gindex_studio.core.flows.generate import MIDDLE_TYPES, perturb, random_flow  # noqa: E402
-from gindex_studio.core.scoring.matching import _pair_ok, _weights  # noqa: E402
+from gindex_studio.core.scoring.matching import _weights  # noqa: E402
+from gindex_studio.core.scoring.search_base import pair_ok as _pair_ok  # noqa: E402
 
 
 def pairs_for(n: int, kind: str, count: int, seed: int):

@@ -360,7 +360,7 @@ class CurationResult:
 
     def to_dict(self) -> dict:
         """Plain data, as ``gindex-studio curate --json`` prints it."""
-        from gindex_studio.cli.curate import report_value
+        from gindex_studio.core.curation.report import report_value
 
         return report_value(self.workspace, self.report)
 

@@ -133,12 +133,16 @@ def start_xvfb(size=SCREEN) -> tuple[subprocess.Popen, str]:
     raise SystemExit("x11_check: Xvfb did not start")
 
 
-def find_window(display: str, title: re.Pattern, deadline: float) -> str | None:
-    """The id of a visible window whose title matches, polling until ``deadline``."""
+def find_window(display: str, title: re.Pattern, deadline: float, proc=None) -> str | None:
+    """The id of a visible window whose title matches, polling until ``deadline``, or until
+    ``proc`` (the studio's process) has exited: its windows are gone then."""
     while time.perf_counter() < deadline:
+        alive = proc is None or proc.poll() is None
         for wid in _x(display, "search", "--onlyvisible", "--name", "gindex-studio").split():
             if title.search(_x(display, "getwindowname", wid)):
                 return wid
+        if not alive:
+            return None
         time.sleep(0.03)
     return None
 
@@ -189,14 +193,15 @@ def run_scene(cmd: list[str], scene: dict, out: Path, name: str, env: dict) -> d
     log = open(out / f"x11-{name}-{scene['name']}.log", "w+")  # a file: a full pipe would block the app
     proc = subprocess.Popen(cmd + scene["args"], env=senv, cwd=home, stdout=log, stderr=subprocess.STDOUT)
     try:
-        first = find_window(display, re.compile("gindex-studio"), t0 + 30)
+        first = find_window(display, re.compile("gindex-studio"), t0 + 30, proc)
         res["first_window_s"] = round(time.perf_counter() - t0, 3) if first else None
-        wid = find_window(display, scene["title"], t0 + 30)
+        wid = find_window(display, scene["title"], t0 + 30, proc)
         res["window_s"] = round(time.perf_counter() - t0, 3)
         if wid is None:
             log.seek(0)
             state = "still running" if proc.poll() is None else f"exited with status {proc.returncode}"
-            res["error"] = (f"no visible window titled /{scene['title'].pattern}/ within 30 s (the studio {state}; "
+            within = "within 30 s " if proc.poll() is None else ""
+            res["error"] = (f"no visible window titled /{scene['title'].pattern}/ {within}(the studio {state}; "
                             f"its output: {log.read().strip()[-800:]!r})")
             return res
         res["title"] = _x(display, "getwindowname", wid)

@@ -82,3 +82,30 @@ def _collect_cycles_between_tests():
     gui_gc = sys.modules.get("gindex_studio.ui.gui_gc")
     if gui_gc is not None and gui_gc.is_installed():
         gui_gc.collect_if_due()
+
+
+@pytest.fixture(scope="session")
+def nodered():
+    """One real private Node-RED for the whole test session (issue 25). Installed on first use, as
+    the product does, into a stable cache folder so reruns are fast; skipped when Node.js is absent."""
+    import shutil
+    from pathlib import Path
+
+    if not shutil.which("node"):
+        pytest.skip("Node.js is not installed: the Node-RED tests need `node` (18-20) and npm")
+    os.environ.setdefault("GINDEX_NODERED_HOME", str(Path.home() / ".cache" / "gindex-studio-test-nodered"))
+    from gindex_studio.core.nodered.runtime import PrivateRuntime
+
+    rt = PrivateRuntime.start(timeout=120)
+    yield rt
+    rt.stop()
+
+
+@pytest.fixture
+def nodered_session(nodered):
+    """A deploy session on the session's Node-RED (its flows removed afterwards)."""
+    from gindex_studio.core.nodered.deploy import Session
+
+    s = Session(nodered)
+    yield s
+    s.close()

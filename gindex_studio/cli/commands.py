@@ -1,14 +1,17 @@
-"""Subcommands of ``gindex-studio`` that live in modules of their own.
+"""The subcommands of ``gindex-studio``: one module each.
 
 Each module named in :data:`MODULES` defines
 
 - ``NAMES``: the subcommand names it adds (a tuple of strings),
 - ``add_parsers(sub)``: adds their parsers to the ``argparse`` sub-parser action,
-- ``run(args) -> int``: runs the one chosen (``args.command`` says which).
+- ``run(args) -> int``: runs the one chosen (``args.command`` says which),
+- optionally ``check_usage(args, parser)``: usage errors argparse cannot see alone (call
+  ``parser.error``: exit 2 before any work).
 
-``gindex_studio.cli.dispatch`` builds its parser and dispatches from this list, so adding a command is one
-line here plus its module. Commands report bad input by raising ``gindex_studio.cli.dispatch.InputError``
-(one line on stderr, exit 1).
+:mod:`gindex_studio.cli.dispatch` builds its parser and dispatches from this list, so adding a
+command is one line here plus its module. Commands report bad input by raising
+:class:`gindex_studio.cli.common.InputError` (one line on stderr, exit 1). A command module keeps
+its top level light (no numpy, Qt or orjson there): every run imports them all to build the parser.
 """
 from __future__ import annotations
 
@@ -17,10 +20,18 @@ from types import ModuleType
 
 #: Modules (relative to this package) that add subcommands, in the order they appear in ``--help``.
 MODULES: tuple[str, ...] = (
+    "score",
+    "matrix",
+    "omega",
+    "gindex",
+    "library",
+    "studio",
     "curate",
     "experiment",
     "report",
     "flatland",
+    "run",
+    "probe",
 )
 
 
@@ -30,6 +41,10 @@ def load() -> list[ModuleType]:
 
 
 def names() -> tuple[str, ...]:
-    """Every subcommand name the command modules add (without importing their heavy dependencies:
-    a module must keep its top level light)."""
+    """Every subcommand name the command modules add."""
     return tuple(n for mod in load() for n in mod.NAMES)
+
+
+def module_of(command: str) -> ModuleType:
+    """The module that adds ``command``."""
+    return next(m for m in load() if command in m.NAMES)

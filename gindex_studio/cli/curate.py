@@ -7,16 +7,11 @@ not read or written).
 """
 from __future__ import annotations
 
-from fractions import Fraction
+from gindex_studio.cli.cluster import add_cluster, cluster
+from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, table
+from gindex_studio.cli.options import flow_json_profiles
 
 NAMES = ("curate",)
-
-
-def _threshold(text: str) -> Fraction:
-    """A threshold in [0, 1] as an exact fraction (argparse type; the CLI's own parser)."""
-    from gindex_studio.cli.dispatch import _fraction_01
-
-    return _fraction_01(text)
 
 
 def add_parsers(sub) -> None:
@@ -24,17 +19,16 @@ def add_parsers(sub) -> None:
                        description="Curation report of a folder of programs (one sub-folder per domain; all "
                                    "curriculum), an experiment (its curriculum, and its tasks as test programs), "
                                    "or a curriculum folder plus --tasks.")
-    p.add_argument("path", help="folder of programs, or an experiment file")
-    p.add_argument("--tasks", nargs="+", default=[], metavar="FILE_OR_DIR", help="test programs")
-    p.add_argument("--duplicates", type=_threshold, default=Fraction(5, 100), metavar="T",
+    p.add_argument("path", metavar="DIR_OR_EXPERIMENT", help="folder of programs, or an experiment file")
+    p.add_argument("--tasks", nargs="+", default=[], metavar=FILES_OR_DIRS, help="test programs (files or folders)")
+    # defaults filled in by run() from core.curation.report (importing it here would load numpy on every run)
+    p.add_argument("--duplicates", type=fraction_01, default=None, metavar="T",
                    help="near-duplicates: pairs with Δ ≤ T (default 0.05)")
-    from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD
-
-    p.add_argument("--leaks", type=_threshold, default=LEAK_THRESHOLD, metavar="T",
+    p.add_argument("--leaks", type=fraction_01, default=None, metavar="T",
                    help="leaks: test programs with Ω ≤ T (default 0.05)")
-    p.add_argument("--outliers", type=_threshold, default=Fraction(1, 2), metavar="T",
+    p.add_argument("--outliers", type=fraction_01, default=None, metavar="T",
                    help="outliers: nearest program of the same domain at Δ ≥ T (default 0.5)")
-    p.add_argument("--profile", choices=("paper", "companion"), default=None,
+    p.add_argument("--profile", choices=flow_json_profiles(), default=None,
                    help="scoring profile (default: the experiment's, else paper)")
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out")
@@ -42,9 +36,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--window", action="store_true",
                    help="open the curation window instead (heatmap, views, split editing)")
-    from gindex_studio.cli.dispatch import _add_cluster
-
-    _add_cluster(p)
+    add_cluster(p)
 
 
 def _options(args, ws_options):
@@ -60,54 +52,29 @@ def _options(args, ws_options):
     return opts
 
 
-def report_value(ws, rep) -> dict:
-    """The report as plain JSON-ready data (labels for indices, Δ as floats)."""
-    label = lambda i: ws.items[i].label if i is not None else None  # noqa: E731
-    f = lambda v: float(v) if v is not None else None  # noqa: E731
-
-    def nb(n):
-        return {"program": label(n.index), "domain": ws.items[n.index].domain,
-                "same_domain": {"nearest": label(n.same.index), "delta": f(n.same.delta)},
-                "other_domain": {"nearest": label(n.other.index), "domain": ws.items[n.other.index].domain
-                                 if n.other.index is not None else None, "delta": f(n.other.delta)}}
-
-    dup = rep.duplicates
-    return {
-        "programs": [{"label": it.label, "domain": it.domain, "role": it.role} for it in ws.items],
-        "profile": ws.options.profile,
-        "duplicates": {
-            "threshold": float(dup.threshold), "pairs_total": dup.pairs_total, "pairs_searched": dup.pairs_searched,
-            "groups": [{"members": [label(m) for m in g.members], "exact": [label(m) for m in g.exact],
-                        "pairs": [{"a": label(a), "b": label(b), "delta": float(v)} for a, b, v in g.pairs]}
-                       for g in dup.groups]},
-        "leaks": [{"task": label(x.task), "nearest": label(x.nearest), "delta": float(x.delta)} for x in rep.leaks],
-        "omega": [{"task": label(t), "omega": f(n.delta), "nearest": label(n.index)} for t, n in rep.omegas.items()],
-        "coverage": [c.__dict__ for c in rep.coverage],
-        "mislabels": [nb(n) for n in rep.mislabels],
-        "outliers": [nb(n) for n in rep.outliers],
-        "pairs_searched": rep.searched,
-    }
-
-
 def run(args) -> int:
     import sys
 
-    from gindex_studio.cli.dispatch import InputError, _cluster, _json_out, _table
-    from gindex_studio.core.runtime.distributed import ClusterError
+    from gindex_studio.core.curation import report as cr
     from gindex_studio.core.curation.cache import DeltaCache
-    from gindex_studio.core.curation.report import analyse, engine_for
     from gindex_studio.core.curation.workspace import CurationError, load_workspace
+    from gindex_studio.core.runtime.distributed import ClusterError
 
+    for name, default in (("duplicates", cr.DEFAULT_DUPLICATES), ("leaks", cr.DEFAULT_LEAKS),
+                          ("outliers", cr.DEFAULT_OUTLIERS)):
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     if args.window:
-        import os
-        import sys
+        from gindex_studio.cli.studio import have_display
 
-        if sys.platform.startswith("linux") and not any(
-                os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+        if not have_display():
             raise InputError("no display to open the curation window on; without --window the report is printed")
-        from gindex_studio.ui.curation.window import main_curate
+        try:
+            from gindex_studio.ui.curation.window import main_curate
+        except ImportError as e:  # a core-only install: no PySide6
+            raise needs_gui("curate --window", e) from None
 
-        with _cluster(args) as client:
+        with cluster(args) as client:
             return main_curate(args.path, args.tasks, client)
     try:
         ws = load_workspace(args.path, args.tasks)
@@ -117,21 +84,21 @@ def run(args) -> int:
     cache = None if args.no_cache else DeltaCache.default(
         on_notice=lambda text: print(f"gindex-studio: warning: {text}", file=sys.stderr, flush=True))
     try:
-        with _cluster(args) as client:
-            engine = engine_for(ws, cache, client=client)
+        with cluster(args) as client:
+            engine = cr.engine_for(ws, cache, client=client)
             if sys.stderr.isatty():
                 engine.progress = lambda d, t: print(f"\rcurate: {d}/{t}", end="" if d < t else "\n",
                                                      file=sys.stderr, flush=True)
             try:
-                rep = analyse(ws, engine, args.duplicates, args.leaks, args.outliers)
+                rep = cr.analyse(ws, engine, args.duplicates, args.leaks, args.outliers)
             except ClusterError as e:
                 raise InputError(str(e)) from None
     finally:
         if cache is not None:
             cache.close()
-    value = report_value(ws, rep)
+    value = cr.report_value(ws, rep)
     if args.json:
-        _json_out(value)
+        json_out(value)
         return 0
     roles = {r: len(ws.indices(r)) for r in ("curriculum", "test", "excluded")}
     print(f"{len(ws)} programs: {roles['curriculum']} curriculum, {roles['test']} test, {roles['excluded']} excluded; "
@@ -148,18 +115,18 @@ def run(args) -> int:
             print(f"       {m}" + (" (=)" if m in exact else ""))
     print(f"\nLeaks (Ω ≤ {float(args.leaks):g}): {len(value['leaks'])}")
     if value["leaks"]:
-        print(_table([(x["task"], x["delta"], x["nearest"]) for x in value["leaks"]], ("test program", "Ω", "nearest curriculum program"),
+        print(table([(x["task"], x["delta"], x["nearest"]) for x in value["leaks"]], ("test program", "Ω", "nearest curriculum program"),
                      [False, True, False]))
     print("\nCoverage")
-    print(_table([(c["domain"], c["curriculum"], c["tests"], c["mean_within"], c["mean_omega"]) for c in value["coverage"]],
+    print(table([(c["domain"], c["curriculum"], c["tests"], c["mean_within"], c["mean_omega"]) for c in value["coverage"]],
                  ("domain", "curriculum", "test", "mean Δ within", "mean Ω of tests"), [False, True, True, True, True]))
     print(f"\nLikely mislabelled (nearer to another domain than to their own): {len(value['mislabels'])}")
     if value["mislabels"]:
-        print(_table([(m["program"], m["domain"], m["same_domain"]["delta"], m["other_domain"]["delta"],
+        print(table([(m["program"], m["domain"], m["same_domain"]["delta"], m["other_domain"]["delta"],
                        m["other_domain"]["nearest"]) for m in value["mislabels"]],
                      ("program", "domain", "Δ own domain", "Δ other", "nearest other"), [False, False, True, True, False]))
     print(f"\nOutliers (nearest program of their domain at Δ ≥ {float(args.outliers):g}): {len(value['outliers'])}")
     if value["outliers"]:
-        print(_table([(m["program"], m["domain"], m["same_domain"]["delta"], m["same_domain"]["nearest"])
+        print(table([(m["program"], m["domain"], m["same_domain"]["delta"], m["same_domain"]["nearest"])
                       for m in value["outliers"]], ("program", "domain", "Δ own domain", "nearest"), [False, False, True, False]))
     return 0

@@ -13,40 +13,57 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gindex_studio.cli.common import SEED, InputError, int_range, json_out
+
 NAMES = ("flatland",)
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("flatland", help="Flatland programs: draw, augment, generate the data set, compare")
+    p = sub.add_parser("flatland", help="Flatland programs: draw, augment, generate the data set, compare",
+                       description="Flatland, the paper's toy world: programs of pen moves and turns (.fbp, "
+                                   ".lisp or flat JSON) that draw 128×128 images. Score them with "
+                                   "score / matrix / omega --profile flatland.")
     fsub = p.add_subparsers(dest="flatland_command", metavar="ACTION", required=True)
-    d = fsub.add_parser("draw", help="draw a program to a 128×128 PNG")
-    d.add_argument("file", help=".fbp, .lisp or flat .json program")
-    d.add_argument("-o", "--output", required=True, help="PNG file to write")
+    d = fsub.add_parser("draw", help="draw a program to a 128×128 PNG",
+                        description="Run a program and save its 128×128 drawing.")
+    d.add_argument("file", metavar="FILE", help=".fbp, .lisp or flat .json program")
+    d.add_argument("-o", "--output", required=True, metavar="FILE", help="PNG file to write")
     d.add_argument("--json", metavar="FILE", help="also write the flat program as JSON")
     d.add_argument("--lisp", metavar="FILE", help="also write the flat program as .lisp")
-    a = fsub.add_parser("augment", help="seeded randomised variants of a program")
-    a.add_argument("file")
-    a.add_argument("-n", "--num-samples", type=int, default=1, help="how many variants (default 1)")
-    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    a.add_argument("-o", "--output-dir", required=True)
-    s = fsub.add_parser("dataset", help="the paper's curriculum (circles, lines) and test sets easy/medium/hard")
-    s.add_argument("-o", "--output-dir", required=True,
+    a = fsub.add_parser("augment", help="seeded randomised variants of a program",
+                        description="N seeded variants of a program (.lisp, .json and .png each).")
+    a.add_argument("file", metavar="FILE", help=".fbp, .lisp or flat .json program")
+    a.add_argument("-n", "--num-samples", type=int_range(1, MAX_VARIANTS), default=1, metavar="N",
+                   help=f"how many variants, 1 to {MAX_VARIANTS:,} (default 1)")
+    a.add_argument("--seed", type=SEED, default=0, metavar="N", help="random seed, 0 to 2**32 − 1 (default 0)")
+    a.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="folder to write the variants into")
+    s = fsub.add_parser("dataset", help="the paper's curriculum (circles, lines) and test sets easy/medium/hard",
+                        description="Generate the paper's Flatland experiment: a curriculum of circles and "
+                                    "lines in train/ and the test tasks in test/easy, test/medium, test/hard.")
+    s.add_argument("-o", "--output-dir", required=True, metavar="DIR",
                    help="folder to create (written whole: a fresh folder beside it, moved into place)")
     s.add_argument("--force", action="store_true", help="replace the output folder when it already holds files")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    s.add_argument("--per-domain", type=int, default=50, help="programs per curriculum domain (default 50: 500)")
-    s.add_argument("--per-test-domain", type=int, default=8, help="tasks per test domain (default 8: 104)")
-    c = fsub.add_parser("compare", help="Δ and image similarity of a generated program against a reference")
-    c.add_argument("reference")
-    c.add_argument("generated", help="read leniently (model output)")
+    s.add_argument("--seed", type=SEED, default=0, metavar="N", help="random seed, 0 to 2**32 − 1 (default 0)")
+    s.add_argument("--per-domain", type=int_range(1, MAX_VARIANTS), default=50, metavar="N",
+                   help="programs per curriculum domain (default 50: 500)")
+    s.add_argument("--per-test-domain", type=int_range(1, MAX_VARIANTS), default=8, metavar="N",
+                   help="tasks per test domain (default 8: 104)")
+    c = fsub.add_parser("compare", help="Δ and image similarity of a generated program against a reference",
+                        description="Δ (flatland profile) of a generated program against its reference, and "
+                                    "the similarity of their drawings.")
+    c.add_argument("reference", help="reference program")
+    c.add_argument("generated", help="generated program (read leniently: model output)")
     c.add_argument("--json", action="store_true", help="machine-readable output")
     for q in (d, a, s, c):
         q.add_argument("--library", metavar="DIR", default=None,
                        help="folder for bare #include names (default: the bundled Flatland library)")
 
 
+#: At most this many programs from one augment / per data set domain (each is three files).
+MAX_VARIANTS = 100_000
+
+
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.dispatch import InputError
     from gindex_studio.core.flatland.errors import FlatlandError
 
     try:
@@ -76,22 +93,16 @@ def _draw(args) -> int:
 
 
 def _augment(args) -> int:
-    from gindex_studio.cli.dispatch import InputError
     from gindex_studio.core.flatland.augment import augment_to_folder
 
-    if args.num_samples < 1:
-        raise InputError(f"-n {args.num_samples}: give at least 1")
     written = augment_to_folder(args.file, args.num_samples, args.seed, args.output_dir, args.library)
     print(f"wrote {args.num_samples} variant(s) of {args.file} to {args.output_dir} ({len(written)} files, seed {args.seed})")
     return 0
 
 
 def _dataset(args) -> int:
-    from gindex_studio.cli.dispatch import InputError
     from gindex_studio.core.flatland.dataset import generate, write_dataset
 
-    if args.per_domain < 1 or args.per_test_domain < 1:
-        raise InputError("--per-domain and --per-test-domain must be at least 1")
     from gindex_studio.core.flows.files import FolderNotEmptyError, write_folder
 
     tasks = generate(args.seed, args.per_domain, args.per_test_domain, args.library)
@@ -107,7 +118,6 @@ def _dataset(args) -> int:
 
 
 def _compare(args) -> int:
-    from gindex_studio.cli.dispatch import _json_out
     from gindex_studio.core.flatland.files import read_generated_file
     from gindex_studio.core.flatland.render import image_similarity
     from gindex_studio.core.flatland.resolve import load_file
@@ -118,7 +128,7 @@ def _compare(args) -> int:
     result = score(ref, gen.program)
     sim = image_similarity(draw(ref), draw(gen.program))
     if args.json:
-        _json_out({"delta": result.delta, "theta": result.theta, "exact": result.exact, "s": result.s_exact,
+        json_out({"delta": result.delta, "theta": result.theta, "exact": result.exact, "s": result.s_exact,
                    "image_similarity": sim, "syntax": gen.syntax.to_dict() if gen.syntax else None})
         return 0
     print(f"Δ = {result.delta:.6f}   θ = {result.theta:.6f}   (flatland profile, "

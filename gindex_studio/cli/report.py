@@ -7,31 +7,51 @@ import argparse
 import os
 import sys
 
+from gindex_studio.cli.common import SEED, InputError, int_at_most, int_range, json_out, needs_gui
+
 NAMES = ("report",)
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("report", help="an HTML report comparing the systems of studies / experiments")
+    p = sub.add_parser("report", help="an HTML report comparing the systems of studies / experiments",
+                       description="Compare the systems of studies and experiments: g-index, pass@k and their "
+                                   "bootstrap intervals, paired comparisons, figures and the worst tasks. Give "
+                                   "-o FILE for the HTML report (needs the [gui] extra for its figures), "
+                                   "--json for the numbers, or both.")
     p.add_argument("inputs", nargs="+", metavar="STUDY_OR_EXPERIMENT", help="study files and experiment files")
-    p.add_argument("-o", "--output", help="HTML file to write")
+    p.add_argument("-o", "--output", metavar="FILE", help="HTML file to write")
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    p.add_argument("-k", type=int, default=1, help="k of pass@k (default 1)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every resampling (default 0)")
+    p.add_argument("-k", type=int_at_most(MAX_K), default=1, metavar="K", help=f"k of pass@k, 1 to {MAX_K:,} (default 1)")
+    p.add_argument("--resamples", type=int_range(MIN_RESAMPLES, MAX_RESAMPLES), default=2000, metavar="N",
+                   help=f"bootstrap resamples, {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,} (default 2000)")
+    p.add_argument("--seed", type=SEED, default=0, metavar="N",
+                   help="seed of every resampling, 0 to 2**32 − 1 (default 0)")
     p.add_argument("--title", default=None, help="the report's title (default: the study's name)")
-    p.add_argument("--workers", type=int, default=None, help="processes for Ω (default: all cores)")
+    from gindex_studio.cli.options import add_workers
+
+    add_workers(p)
+
+
+#: Bootstrap resamples: fewer gives intervals that move from run to run; more is an array of
+#: resamples × tasks integers per statistic, which at 10⁵ already takes seconds.
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000
+#: pass@k beyond this many attempts per task is not a question anyone asks of a benchmark.
+MAX_K = 10_000
+
+
+def check_usage(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Usage errors argparse cannot see alone (exit 2 before any work)."""
+    if not args.output and not args.json:
+        parser.error("give -o FILE for the HTML report, or --json for the numbers")
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.dispatch import InputError, _json_out
     from gindex_studio.core.benchmark.analysis import analyse, score_systems
     from gindex_studio.core.benchmark.experiment import ExperimentError
     from gindex_studio.core.benchmark.study import open_inputs
 
-    if not args.output and not args.json:
-        raise InputError("give -o report.html, or --json for the numbers")
-    if args.resamples < 100:
-        raise InputError(f"--resamples {args.resamples}: use at least 100 (2000 is the default)")
+    if args.output:
+        _check_qt()
     try:
         name, pairs = open_inputs(args.inputs)
         systems = score_systems(pairs, workers=args.workers)
@@ -45,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
             from gindex_studio.ui.analysis.report import write_report
         except ImportError as e:
-            raise InputError(f"the report's figures need Qt: {e}") from None
+            raise needs_gui("report -o (its figures are drawn with Qt; --json needs no Qt)", e) from None
         _app = QApplication.instance() or QApplication(sys.argv[:1])
         try:
             write_report(analysis, args.output, args.title or name)
@@ -54,5 +74,18 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"wrote {args.output}: {len(systems)} systems, {len(analysis.pairs)} paired comparisons")
     if args.json:
-        _json_out(analysis.to_dict())
+        json_out(analysis.to_dict())
     return 0
+
+
+def _check_qt() -> None:
+    """Before any scoring: an HTML report needs PySide6 for its figures."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("PySide6") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise needs_gui("report -o (its figures are drawn with Qt; --json needs no Qt)",
+                        ImportError("No module named 'PySide6'", name="PySide6"))

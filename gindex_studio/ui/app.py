@@ -118,6 +118,9 @@ class MainWindow(QMainWindow):
         from gindex_studio.ui.flatland.actions import install_actions as install_flatland  # Drawing dock, Flatland menu
 
         install_flatland(self)
+        from gindex_studio.ui.runtime.actions import install_actions as install_runtime  # Run menu, Debug dock
+
+        install_runtime(self)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
 

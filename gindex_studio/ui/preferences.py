@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gindex_studio.core.scoring import profiles
 from gindex_studio.ui.theme import MODES
 
-PROFILES = ("paper", "companion")
+# the profiles that score Node-RED flows (the compare window's default profile)
+PROFILES = tuple(n for n in profiles.names() if profiles.get(n).reads_flow_json)
 
 
 def _bool(v, default: bool) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from gindex_studio.paths import DEMO_DIR
 
-from test_cli import run  # tests/cli is on sys.path (rootdir-relative test modules)
+from cli_run import run  # tests/cli is on sys.path (rootdir-relative test modules)
 
 pytest.importorskip("distributed")
 

@@ -19,7 +19,7 @@ from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.core.benchmark.study import open_inputs
 from gindex_studio.paths import DEMO_DIR
 
-from test_cli import run
+from cli_run import run
 
 STUDY = DEMO_DIR / "study" / "study.json"
 
@@ -65,8 +65,10 @@ def test_report_html_is_self_contained(html_report):
 
 
 def test_report_bad_input_is_one_line(tmp_path):
-    code, out, err = run("report", STUDY)
-    assert code == 1 and err.strip() == "gindex-studio: give -o report.html, or --json for the numbers"
+    code, out, err = run("report", STUDY)  # a usage error (issue 26.9): exit 2, the usage and one line
+    assert code == 2 and out == "" and err.startswith("usage: gindex-studio report")
+    assert err.strip().splitlines()[-1] == ("gindex-studio report: error: give -o FILE for the HTML report, "
+                                            "or --json for the numbers")
     code, out, err = run("report", tmp_path / "none.json", "--json")
     assert code == 1 and err.count("\n") == 1 and "none.json: no such file" in err
     (tmp_path / "s.json").write_text(json.dumps({"format": "gindex-studio.study/1", "experiments": ["x.json"]}))

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pytest
 
-from gindex_studio.core.scoring import matching as M
+from gindex_studio.core.scoring import matching as M, native
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 from gindex_studio.core.flows.generate import perturb, random_flow
 
@@ -209,10 +209,10 @@ def test_the_companion_search_cancels(search_mode):
 
 
 def test_native_cancel_argument():
-    if M._native is None:
+    if native.EXTENSION is None:
         pytest.skip("native search extension not built")
     E = [{}]
-    search = M._native.search
+    search = native.EXTENSION.search
     assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, None) == (3, [(0, 0)], 3, True, 3)
     assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, bytearray(1))[3] is True
     with pytest.raises(ValueError):  # an empty buffer has no flag byte

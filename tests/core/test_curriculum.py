@@ -162,7 +162,7 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
     ``program_counts``) instead of comparing values: every Match, both orientations of the race and
     the lower bounds are the same as without the table, on curricula of odd values and of
     perturbed programs; and Ω equals the brute-force minimum."""
-    from gindex_studio.core.scoring import matching
+    from gindex_studio.core.scoring import matching, native
 
     if not matching.native_search_available():
         pytest.skip("the C extension is not built")
@@ -176,7 +176,7 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
     domains = [f"d{i % 3}" for i in range(len(flows))]
     cur = Curriculum.from_flows(flows, domains)
     calls = []
-    real = matching._native_solve
+    real = native.solve
 
     def solve(wargs, rest):  # each solve with the table against the same solve without it
         got = real(wargs, rest)
@@ -185,7 +185,7 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
             assert got == real(wargs[:9] + (None,), rest)
         return got
 
-    monkeypatch.setattr(matching, "_native_solve", solve)
+    monkeypatch.setattr(native, "solve", solve)
     for task in tasks:
         p = prepare(task)
         counts = cur.task_counts(p)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.scoring import matching
+from gindex_studio.core.scoring import matching, native as native_module
 from gindex_studio.core.scoring.divergence import ScoreOptions, delta_of_files, delta_of_values, score
 from gindex_studio.core.flows.flow import FlowError, flow_from_value, read_flow_file
 from gindex_studio.core.flows.generate import perturb, random_flow
@@ -25,9 +25,9 @@ def reference(a, b, options=COMPANION) -> float:
 
 def native(a, b):
     """The C function itself (None: it left the pair to score)."""
-    if not matching.native_search_available() or getattr(matching._native, "companion_delta", None) is None:
+    if not matching.native_search_available() or native_module.companion_delta is None:
         pytest.skip("the C extension is not in use: nothing native to compare")
-    return matching._native.companion_delta(a, b, IGNORED, False)
+    return native_module.EXTENSION.companion_delta(a, b, IGNORED, False)
 
 
 def _odd(nodes: list, rng: random.Random) -> list:
@@ -176,11 +176,11 @@ def hashes_masked(mask: int):
     collide, so lookups go by string equality alone."""
     if not matching.native_search_available():
         pytest.skip("the C extension is not in use: nothing native to compare")
-    old = matching._native.companion_hash_mask(mask)
+    old = native_module.EXTENSION.companion_hash_mask(mask)
     try:
         yield
     finally:
-        assert matching._native.companion_hash_mask(old) == mask
+        assert native_module.EXTENSION.companion_hash_mask(old) == mask
 
 
 @MASKS
@@ -288,10 +288,10 @@ def test_pure_python_asked_for_takes_the_general_way(monkeypatch):
     assert native(a, b) is not None
     monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
     assert not matching.native_search_available()
-    assert matching._native.companion_delta(a, b, IGNORED, False) is None
+    assert native_module.EXTENSION.companion_delta(a, b, IGNORED, False) is None
     assert delta_of_values(a, b, COMPANION) == reference(a, b)
     monkeypatch.setenv("GINDEX_PURE_PYTHON", "0")
-    assert matching._native.companion_delta(a, b, IGNORED, False) == reference(a, b)
+    assert native_module.EXTENSION.companion_delta(a, b, IGNORED, False) == reference(a, b)
 
 
 def test_delta_of_files_reads_any_path_kind_and_a_pipe(tmp_path):
@@ -322,16 +322,16 @@ def test_check_signals_none_decides_by_thread():
     b = perturb(random_flow(9, rng, "a"), rng, 0.4).to_json_value()
     expected = reference(a, b)
     assert native(a, b) == expected
-    assert matching._native.companion_delta(a, b, IGNORED, None) == expected  # the main thread
+    assert native_module.EXTENSION.companion_delta(a, b, IGNORED, None) == expected  # the main thread
     out = []
-    worker = threading.Thread(target=lambda: out.append(matching._native.companion_delta(a, b, IGNORED, None)))
+    worker = threading.Thread(target=lambda: out.append(native_module.EXTENSION.companion_delta(a, b, IGNORED, None)))
     worker.start()
     worker.join(60)
     assert out == [expected]
     with pytest.raises(TypeError, match="frozenset"):
-        matching._native.companion_delta(a, b, set(IGNORED), None)
+        native_module.EXTENSION.companion_delta(a, b, set(IGNORED), None)
     with pytest.raises(TypeError, match="4 arguments"):
-        matching._native.companion_delta(a, b, IGNORED)
+        native_module.EXTENSION.companion_delta(a, b, IGNORED)
 
 
 def test_calls_from_several_threads_at_once():
@@ -351,7 +351,7 @@ def test_calls_from_several_threads_at_once():
     out: dict = {}
 
     def work(t):
-        out[t] = [[matching._native.companion_delta(a, b, IGNORED, None) for a, b in pairs] for _ in range(30)]
+        out[t] = [[native_module.EXTENSION.companion_delta(a, b, IGNORED, None) for a, b in pairs] for _ in range(30)]
 
     workers = [threading.Thread(target=work, args=(t,)) for t in range(4)]
     for w in workers:
@@ -376,7 +376,7 @@ def test_another_ignored_set_then_back():
     a = random_flow(8, rng, "a").to_json_value()
     b = perturb(random_flow(8, rng, "a"), rng, 0.3).to_json_value()
     expected = native(a, b)
-    other = matching._native.companion_delta(a, b, frozenset({"id", "type", "wires"}), False)
+    other = native_module.EXTENSION.companion_delta(a, b, frozenset({"id", "type", "wires"}), False)
     assert other is not None and 0.0 <= other <= 1.0
     assert native(a, b) == expected == reference(a, b)
-    assert matching._native.companion_delta(a, b, frozenset({"id", 7}), False) is None  # a key not a str
+    assert native_module.EXTENSION.companion_delta(a, b, frozenset({"id", 7}), False) is None  # a key not a str

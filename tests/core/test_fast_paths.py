@@ -16,9 +16,10 @@ from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, pr
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
 from gindex_studio.core.scoring.matching import _weights, build_graph
+from gindex_studio.core.scoring import native
+from gindex_studio.core.scoring.builtin_profiles import PAPER_IGNORED
 from gindex_studio.core.scoring.similarity import (
     IGNORED,
-    PAPER_IGNORED,
     canonical_json,
     canonical_python,
     signature,
@@ -326,10 +327,10 @@ def _steps(fn):
     """``fn()`` with max_common_subgraph taking its step-by-step way (weights dicts, then search)."""
     import pytest
 
-    from gindex_studio.core.scoring import matching
+    from gindex_studio.core.scoring import native
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(matching, "_native_solve", None)
+        m.setattr(native, "solve", None)
         return fn()
 
 
@@ -342,7 +343,7 @@ def test_one_call_search_equals_the_steps(seed, n, port_aware, threshold):
     from gindex_studio.core.scoring.matching import max_common_subgraph
 
     matching = _native_or_skip()
-    assert matching._native_solve is not None
+    assert native.solve is not None
     rng = random.Random(seed)
     a = random_flow(n, rng, "a")
     b = perturb(a, rng, 0.3) if rng.random() < 0.6 else random_flow(rng.randint(1, n), rng, "b")
@@ -369,8 +370,8 @@ def test_one_call_search_is_used_and_keeps_unreduced_weights(monkeypatch):
 
     matching = _native_or_skip()
     calls = []
-    real = matching._native_solve
-    monkeypatch.setattr(matching, "_native_solve", lambda *a: calls.append(1) or real(*a))
+    real = native.solve
+    monkeypatch.setattr(native, "solve", lambda *a: calls.append(1) or real(*a))
     nodes_a = [{"id": "a", "type": "inject", "topic": "t", "payload": "1", "info": "x"},
                {"id": "b", "type": "debug", "active": True, "x": 1}]
     nodes_b = [{"id": "c", "type": "inject", "topic": "t", "payload": "2", "repeat": ""},
@@ -418,7 +419,7 @@ def test_native_prepare_equals_the_python_loop(seed, n, density, dup, profile):
     flow = flow_from_nodes(nodes)
     opts = ScoreOptions(profile=profile)
     got = prepare(flow, opts)
-    built = matching._native.flow_graph(flow.nodes, frozenset(), frozenset({0}))
+    built = native.flow_graph(flow.nodes, frozenset(), frozenset({0}))
     assert built is not None
     want = _prepared_in_python(flow, opts)
     assert got == want

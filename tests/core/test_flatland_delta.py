@@ -209,7 +209,12 @@ def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
     flow = flow_from_nodes(datas)
     opts = ScoreOptions(profile="flatland")
     fast = divergence.prepare(flow, opts).warnings
-    monkeypatch.setattr(divergence, "_flatland_loops_only", lambda *a: False)
+    import dataclasses
+
+    from gindex_studio.core.scoring import profiles
+
+    monkeypatch.setitem(profiles._REGISTRY, "flatland",
+                        dataclasses.replace(profiles.get("flatland"), no_cycle_warnings=lambda *a: False))
     assert fast == divergence.prepare(flow, opts).warnings
 
 

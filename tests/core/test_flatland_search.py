@@ -7,6 +7,7 @@ import random
 import pytest
 
 from gindex_studio.core.scoring import matching
+from gindex_studio.core.scoring.search_base import consistent_subset, frac
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare
 from gindex_studio.core.flatland import search as fs
 from gindex_studio.core.flatland.program import FlatNode, FlatProgram
@@ -71,10 +72,10 @@ def test_same_s_as_the_generic_search(seed):
     expected, scale = _mcsplit_s(g1, g2)
     m = matching.max_common_subgraph(g1, g2, "flatland")
     assert m.exact
-    assert m.weight == matching._frac(expected, scale)
+    assert m.weight == frac(expected, scale)
     # the mapping is valid and adds up to S
     pairs = [(u, v) for u, v, _w in m.pairs]
-    assert matching.consistent_subset(g1, g2, pairs, {p: 1 for p in pairs}, "and") == pairs
+    assert consistent_subset(g1, g2, pairs, {p: 1 for p in pairs}, "and") == pairs
     raw, w, _ = matching._weights(g1, g2, "flatland", loops_must_agree=False)
     assert sum(w[p] for p in pairs) == expected
 
@@ -107,7 +108,7 @@ def test_library_pairs_match_the_generic_search_both_ways(pure, monkeypatch):
             g1, g2 = _graphs(p, q)
             expected, scale = _mcsplit_s(g1, g2)
             m = matching.max_common_subgraph(g1, g2, "flatland")
-            assert m.exact and m.weight == matching._frac(expected, scale)
+            assert m.exact and m.weight == frac(expected, scale)
 
 
 @pytest.mark.parametrize("pure", ["0", "1"])
@@ -167,7 +168,7 @@ def test_forced_choices_that_conflict_end_the_node_and_s_stays_exact(monkeypatch
         g1, g2 = _graphs(a, b)
         expected, scale = _mcsplit_s(g1, g2)
         m = matching.max_common_subgraph(g1, g2, "flatland")
-        assert m.exact and m.weight == matching._frac(expected, scale)
+        assert m.exact and m.weight == frac(expected, scale)
     assert seen["forced"] > 0 and seen["conflict"] > 0
 
 

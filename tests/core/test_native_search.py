@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.scoring import matching as M
+from gindex_studio.core.scoring import matching as M, native
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
@@ -33,7 +33,7 @@ except ImportError as e:  # pragma: no cover - depends on the build
 
 
 def test_the_built_extension_is_current():
-    assert M._native is _mcsplit, "stale build of gindex_studio.core.scoring._mcsplit: run `python3 -m pip install -e .`"
+    assert native.EXTENSION is _mcsplit, "stale build of gindex_studio.core.scoring._mcsplit: run `python3 -m pip install -e .`"
 
 
 @contextmanager

@@ -1,9 +1,10 @@
 """The wheel as a user gets it: built with ``python -m build``, installed into a fresh virtual
 environment outside the checkout, run from there.
 
-The venv sees the system site-packages (PySide6 and friends are not downloaded again), so the
-tests check that ``gindex_studio`` is imported from the venv, never from the checkout or an
-editable install. Skipped only where ``build`` (the PyPA frontend) is not installed; the test
+The venv sees the system site-packages (PySide6 and friends are not downloaded again), and when
+the suite itself runs in a virtual environment, that environment's site-packages too (a venv made
+inside a venv gets the *base* interpreter's packages only), so the tests check that
+``gindex_studio`` is imported from the venv, never from the checkout or an editable install. Skipped only where ``build`` (the PyPA frontend) is not installed; the test
 extra installs it, so CI runs these.
 """
 from __future__ import annotations
@@ -40,10 +41,25 @@ def dist(tmp_path_factory) -> Path:
     return out
 
 
+def _outer_site_packages() -> list[str]:
+    """The site-packages of the virtual environment this suite runs in ([] outside one)."""
+    import site
+
+    if sys.prefix == sys.base_prefix:
+        return []
+    return [d for d in site.getsitepackages() if d.startswith(sys.prefix)]
+
+
 def _venv(root: Path, wheel: Path) -> Path:
-    """A fresh venv at ``root`` with ``wheel`` installed into it (dependencies from the system)."""
+    """A fresh venv at ``root`` with ``wheel`` installed into it (dependencies from the system, and
+    from the venv running the suite, if any)."""
     _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", root], cwd=root.parent)
     py = root / "bin" / "python"
+    outer = _outer_site_packages()
+    if outer:  # after the nested venv's own site-packages: its wheel still comes first
+        (own,) = (d for d in (root / "lib").glob("python*/site-packages"))
+        # plain path lines: the outer venv's own .pth files (e.g. an editable gindex-studio) are not run
+        (own / "_outer_venv.pth").write_text("".join(f"{d}\n" for d in outer))
     _run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-index", "--no-deps",
           "--ignore-installed", wheel], cwd=root.parent)
     return root
@@ -87,7 +103,12 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
     (sdist,) = dist.glob("gindex_studio-*.tar.gz")
     members = tarfile.open(sdist).getnames()
     assert any(m.endswith("/resources/library/01-common.json") for m in members)
-    assert any(m.endswith("/gindex_studio/core/scoring/_mcsplit.c") for m in members)
+    # every C file and header of the native search (one extension built from several files)
+    sources = sorted(p.name for p in (REPO / "gindex_studio/core/scoring").iterdir() if p.suffix in (".c", ".h"))
+    assert "_mcsplit.h" in sources and len(sources) > 2
+    carried = sorted(m.rpartition("/")[2] for m in members if "/gindex_studio/core/scoring/" in m
+                     and m.endswith((".c", ".h")))
+    assert carried == sources
 
 
 def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):

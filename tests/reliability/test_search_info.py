@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gindex_studio.core.scoring.matching import _native
+from gindex_studio.core.scoring.native import EXTENSION as _native
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = """

@@ -23,9 +23,8 @@ import numpy as np
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, delta_from_s, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
-from gindex_studio.core.scoring.matching import Graph, max_common_subgraph, native_search_available
-from gindex_studio.core.scoring import matching
-from gindex_studio.core.scoring.similarity import similarity
+from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
+from gindex_studio.core.scoring import native, profiles
 
 Progress = Callable[[int, int], None]
 
@@ -168,18 +167,18 @@ class Curriculum:
         return len(self.programs)
 
     def task_counts(self, task: Prepared) -> list[bytes | None] | None:
-        """The paper profile's w of each task vertex against every distinct curriculum signature
-        of its type, as int64 (num, den) pairs in ``_sigs_by_type`` order (None for a type the
-        curriculum lacks); None when not the paper profile with the native search. With
+        """The w of each task vertex against every distinct curriculum signature of its type, as
+        int64 (num, den) pairs in ``_sigs_by_type`` order (None for a type the curriculum lacks);
+        None unless the profile's weights are ``native.UNION_JSON`` and the native search is in use. With
         ``program_counts`` this is ``matching.max_common_subgraph``'s ``counts``: each search then
         looks its weights up instead of comparing the nodes' values again (the same weights:
         signatures with equal (type, items) compare equal to every value)."""
-        if self.options.profile != "paper" or not native_search_available():
+        if profiles.get(self.options.profile).native_rule != native.UNION_JSON or not native.available():
             return None
         out: list[bytes | None] = []
         for su in task.graph.sigs:
             if su.type in self.vocab:
-                out.append(matching._native.counts_to(su.values, self._type_nodes(su.type)[4]))
+                out.append(native.counts_to(su.values, self._type_nodes(su.type)[4]))
             else:
                 out.append(None)
         return out
@@ -205,8 +204,8 @@ class Curriculum:
         n1, n_prog, n_types = task.n, len(self.programs), max(1, len(self.vocab))
         if n1 == 0 or n_prog == 0 or len(self.node_sig) == 0:
             return np.ones(n_prog)
-        profile = self.options.profile
-        native = profile in ("paper", "companion") and native_search_available()
+        prof = profiles.get(self.options.profile)
+        in_c = prof.native_rule is not None and native.available()
         # only nodes of equal type have w > 0: work type by type on the curriculum's nodes of it
         by_type: dict[str, list[int]] = {}
         for u, su in enumerate(task.graph.sigs):
@@ -222,12 +221,13 @@ class Curriculum:
                 pairs = np.frombuffer(b"".join(counts[u] for u in us), dtype=np.int64).reshape(len(us), -1, 2)
                 num, den = pairs[..., 0], pairs[..., 1]
                 rows = np.where(den > 0, num / np.where(den > 0, den, 1), 1.0)
-            elif native:
-                rows = [matching._native.weights_to(task.graph.sigs[u].values, task.graph.sigs[u].self_equal,
-                                                    values, profile == "companion") for u in us]
+            elif in_c:
+                flag = native.kernel_flag(prof.native_rule)
+                rows = [native.weights_to(task.graph.sigs[u].values, task.graph.sigs[u].self_equal, values, flag)
+                        for u in us]
             else:
                 others = [sigs[g] for g in self._sigs_by_type[type_name]]
-                rows = [_weights_to(task.graph.sigs[u], others, profile) for u in us]
+                rows = [_weights_to(task.graph.sigs[u], others, prof) for u in us]
             per_node = np.asarray(rows, dtype=float)[:, local].T  # the type's curriculum nodes × task nodes
             best_prog_node[nodes] = per_node.max(axis=1)
             side_task[progs, t] = np.maximum.reduceat(np.ascontiguousarray(per_node), block, axis=0).sum(axis=1)
@@ -322,23 +322,19 @@ def _delta_pair(s: tuple[int, int], n1: int, n2: int) -> tuple[int, int]:
     return total - num * num, total
 
 
-def _weights_to(su, others: list, profile: str) -> list[float]:
-    """w(su, s) as floats (num / den) for signatures ``others`` of su's type: ``similarity``
-    inlined for the paper profile (the same values); in C for paper and companion when the native
-    search is in use."""
-    if profile in ("paper", "companion") and native_search_available():
-        return matching._native.weights_to(su.values, su.self_equal, [sv.values for sv in others], profile == "companion")
-    if profile != "paper":
-        out = []
-        for sv in others:
-            num, den = similarity(su, sv, profile)
-            out.append(num / den)
-        return out
-    ak, ai = su.keys, su.items
+def _weights_to(su, others: list, profile) -> list[float]:
+    """w(su, s) as floats (num / den) for signatures ``others`` of su's type: the profile's
+    weight (``similarity`` on pairs of one type); in C for a profile with a ``native_rule`` when the
+    native search is in use."""
+    prof = profiles.get(profile)
+    if prof.native_rule is not None and native.available():
+        return native.weights_to(su.values, su.self_equal, [sv.values for sv in others],
+                                 native.kernel_flag(prof.native_rule))
+    weight = prof.weight
     out = []
     for sv in others:
-        den = len(ak | sv.keys)
-        out.append(len(ai & sv.items) / den if den else 1.0)
+        num, den = weight(su, sv)
+        out.append(num / den)
     return out
 
 
@@ -533,10 +529,10 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
 def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), library=None,
                  deadline: float | None = None, progress: Progress | None = None) -> list[list[float]]:
     """All-pairs Δ (row = reference, column = generated), in the order given. ``progress(done,
-    total)`` is called after each search (the paper profile is symmetric: n(n+1)/2 searches)."""
+    total)`` is called after each search (a symmetric profile, as paper, makes n(n+1)/2 searches)."""
     prepared = [prepare(f, options, library) for f in flows]
     n = len(prepared)
-    symmetric = options.profile == "paper"
+    symmetric = profiles.get(options.profile).symmetric
     total, done = (n * (n + 1) // 2 if symmetric else n * n), 0
     out = [[0.0] * n for _ in range(n)]
     for i in range(n):

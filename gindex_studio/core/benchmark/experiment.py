@@ -42,7 +42,7 @@ from gindex_studio.core.flows.reading import (
     read_reference_file,
     read_reference_value,
 )
-from gindex_studio.core.scoring.similarity import PROFILES
+from gindex_studio.core.scoring import profiles
 from gindex_studio.core.benchmark.validate import (
     Ctx,
     ExperimentError,
@@ -296,8 +296,9 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
     name = string(ctx, "name", top["name"], empty_ok=True)
     system = string(ctx, "system", top["system"], empty_ok=True)
     profile = top.get("profile", "paper")
-    if profile not in PROFILES:
-        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in PROFILES)}, got {describe(profile)}")
+    names = profiles.names()
+    if not isinstance(profile, str) or profile not in names:
+        raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in names)}, got {describe(profile)}")
     opts = object_of(ctx, "options", top.get("options", {}))
     unknown_keys(ctx, "options", opts, _OPTION_KEYS)
     ignore = opts.get("ignore_types", [])

@@ -45,6 +45,7 @@ from typing import Callable, Iterable
 import orjson
 
 from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.scoring import profiles
 from gindex_studio.core.flows.flow import Flow
 
 _POSITION = ("x", "y")
@@ -125,8 +126,8 @@ def options_key(options: ScoreOptions) -> str:
 
 
 def symmetric(options: ScoreOptions) -> bool:
-    """True when Δ(a, b) = Δ(b, a) under ``options`` (the paper profile)."""
-    return options.profile == "paper"
+    """True when Δ(a, b) = Δ(b, a) under ``options`` (a symmetric profile: paper)."""
+    return profiles.get(options.profile).symmetric
 
 
 class DeltaCache:

@@ -48,6 +48,7 @@ from gindex_studio.core.benchmark.curriculum import Cancelled  # the one excepti
 from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring.matching import max_common_subgraph
+from gindex_studio.core.scoring import profiles
 from gindex_studio.core.curation.cache import DeltaCache, content_digest, options_key, symmetric
 
 _MARGIN = 1e-9  # bounds are lowered by this much: float rounding can never make them too high
@@ -193,9 +194,9 @@ class PairEngine:
                 tc[i, t] = c
         self._type_counts = tc
         # ε_t = 1/K_t: what a non-identical pair of type t loses at least (0: w can reach 1 anyway)
-        paper = self.options.profile == "paper"
+        prof = profiles.get(self.options.profile)
         eps = np.zeros(tc.shape[1])
-        if paper:
+        if prof.key_fraction_weights:
             for t, k in types.items():
                 eps[k] = 1.0 / len(keys_of[t]) if keys_of[t] else 0.0
         self._eps = eps
@@ -203,8 +204,8 @@ class PairEngine:
         for (t, _items), g in sig_ids.items():
             sig_eps[g] = eps[types[t]]
         self._sig_min = _MinSum(sig_counts, len(sig_ids), sig_eps) if eps.any() else None
-        # the induced-subgraph edge bound (paper profile only: its edges correspond both ways)
-        self._edge_min = _MinSum(edge_counts, len(pair_ids)) if paper and pair_ids else None
+        # the induced-subgraph edge bound (a profile whose mapped edges correspond both ways: paper)
+        self._edge_min = _MinSum(edge_counts, len(pair_ids)) if prof.induced_edges and pair_ids else None
         self._n_edges = np.array([sum(c.values()) for c in edge_counts], dtype=np.float64)
         width = max((len(d) for d in degrees), default=0)
         cum = np.full((n, max(1, width)), np.inf)
@@ -217,7 +218,7 @@ class PairEngine:
         """Lower bounds on Δ(i, j) for i in ``rows`` and every program j: shape (len(rows), n).
 
         Node bound: S ≤ Σ_t (1 − ε_t)·min(type counts) + Σ_signatures ε_t·min(signature counts).
-        Edge bound (paper profile): the common subgraph is induced, so mapped edges correspond
+        Edge bound (``Profile.induced_edges``: paper): the common subgraph is induced, so mapped edges correspond
         one to one with the types of their ends; the edges of i whose (type, type) pair i has more
         of than j (X = |E_i| − Σ_pairs min) each need an unmapped end, and covering X edges takes
         at least as many nodes as the largest degrees of i need to sum to X. Then

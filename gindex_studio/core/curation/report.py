@@ -59,3 +59,33 @@ def analyse(ws: Workspace, engine: PairEngine, duplicates: Fraction = DEFAULT_DU
     engine.flush()
     return CurationReport(dups, omegas, leaks, nb, an.mislabels(nb), an.outliers(nb, outlier_threshold), cov,
                           engine.stats.searched - before)
+
+
+def report_value(ws: Workspace, rep: CurationReport) -> dict:
+    """The report as plain JSON-ready data (labels for indices, Δ as floats): what
+    ``gindex-studio curate --json`` prints and ``CurationResult.to_dict`` returns."""
+    label = lambda i: ws.items[i].label if i is not None else None  # noqa: E731
+    f = lambda v: float(v) if v is not None else None  # noqa: E731
+
+    def nb(n):
+        return {"program": label(n.index), "domain": ws.items[n.index].domain,
+                "same_domain": {"nearest": label(n.same.index), "delta": f(n.same.delta)},
+                "other_domain": {"nearest": label(n.other.index), "domain": ws.items[n.other.index].domain
+                                 if n.other.index is not None else None, "delta": f(n.other.delta)}}
+
+    dup = rep.duplicates
+    return {
+        "programs": [{"label": it.label, "domain": it.domain, "role": it.role} for it in ws.items],
+        "profile": ws.options.profile,
+        "duplicates": {
+            "threshold": float(dup.threshold), "pairs_total": dup.pairs_total, "pairs_searched": dup.pairs_searched,
+            "groups": [{"members": [label(m) for m in g.members], "exact": [label(m) for m in g.exact],
+                        "pairs": [{"a": label(a), "b": label(b), "delta": float(v)} for a, b, v in g.pairs]}
+                       for g in dup.groups]},
+        "leaks": [{"task": label(x.task), "nearest": label(x.nearest), "delta": float(x.delta)} for x in rep.leaks],
+        "omega": [{"task": label(t), "omega": f(n.delta), "nearest": label(n.index)} for t, n in rep.omegas.items()],
+        "coverage": [c.__dict__ for c in rep.coverage],
+        "mislabels": [nb(n) for n in rep.mislabels],
+        "outliers": [nb(n) for n in rep.outliers],
+        "pairs_searched": rep.searched,
+    }

@@ -1,4 +1,4 @@
-"""Flatland programs read the way ``core.reading`` reads a pair (its ``profile="flatland"`` path):
+"""Flatland programs read the way ``flows.reading`` reads a pair (the flatland profile's ``reader``):
 references and curriculum programs strictly, generated programs leniently.
 
 - files: ``.fbp``, ``.lisp`` or the reference's flat JSON (by suffix; ``#include`` resolved);
@@ -23,6 +23,8 @@ from gindex_studio.core.flatland.program import program_from_json
 from gindex_studio.core.flatland.resolve import load_file
 
 KINDS = {".fbp": "fbp", ".lisp": "lisp", ".json": "json"}
+KIND_NAMES = ".fbp, .lisp or .json"  # what ``folder_files`` looks for, for messages
+StrictError = FlatlandError  # what the strict readers raise (``flows.reading`` makes it a FlowError)
 
 
 def folder_files(folder: Path) -> list[Path]:

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from gindex_studio.core.flows.checks import FLATLAND_TYPES as _FLATLAND_TYPES
+from gindex_studio.core.flows.checks import FLATLAND_TYPES as _FLATLAND_TYPES, closes_cycle
 from gindex_studio.core.scoring.divergence import (
     Prepared,
     ScoreOptions,
     ScoreResult,
-    closes_cycle,
     prepare,
     score_prepared,
 )
 from gindex_studio.core.scoring.matching import Graph
-from gindex_studio.core.scoring.similarity import IGNORED as _IGNORED, flatland_signature
+from gindex_studio.core.scoring.similarity import IGNORED as _IGNORED
+from gindex_studio.core.flatland.profile import flatland_signature
 from gindex_studio.core.flatland.program import FlatProgram
 from gindex_studio.core.flatland.render import rasterise
 from gindex_studio.core.flatland.run import execute

@@ -29,14 +29,13 @@ pair (car × worm: 55,821 → 29,654).
 The tree side is the graph whose root bound is smaller (ties: the reference's). A search with a threshold first checks the
 type-count bound (numpy), then the root bound, before branching.
 
-``max_common_subgraph`` has ``matching.max_common_subgraph``'s contract (that function sends
-flatland pairs here). Per-graph data (relations, BFS order, signature ids) is computed once per
+``max_common_subgraph`` has ``matching.max_common_subgraph``'s contract (the flatland profile's
+``Profile.search``: that function sends its pairs here). Per-graph data (relations, BFS order, signature ids) is computed once per
 ``Graph``. The optional extension ``_flatsearch`` runs the same tree (same S, node count and
 bound) in C; ``GINDEX_PURE_PYTHON`` forces the Python one.
 """
 from __future__ import annotations
 
-import math
 import os
 from array import array
 import sys
@@ -45,6 +44,7 @@ import time
 import numpy as np
 
 from gindex_studio.core.flatland.weights import weight_of_signatures
+from gindex_studio.core.scoring.search_base import Match, Stop, consistent_subset, frac, stop_check, threshold_floor
 
 try:
     from gindex_studio.core.flatland import _flatsearch as _native
@@ -55,10 +55,6 @@ if getattr(_native, "API_VERSION", None) != 6:  # an older build walks another t
 
 MAX_VERTICES = 512  # above this on either side, ``matching``'s McSplit is used instead
 _LIMIT = 1 << 62  # scaled weights and relations must stay below this (64-bit integers)
-
-
-class _Stop(Exception):
-    pass
 
 
 def fits(g1, g2) -> bool:
@@ -319,7 +315,7 @@ class _Side:
         self.best = floor
         self.best_pairs = None
         self.nodes = 0
-        self.stop = _stop_check(stop_at, cancel)
+        self.stop = stop_check(stop_at, cancel)
         self.frames: list[int] = []
         exact = True
         old = sys.getrecursionlimit()
@@ -327,7 +323,7 @@ class _Side:
             sys.setrecursionlimit(self.n1 + 200)
         try:
             self._search(0, 0, self.domains0, [], [False] * self.n1)
-        except _Stop:
+        except Stop:
             exact = False
         finally:
             sys.setrecursionlimit(old)
@@ -338,7 +334,7 @@ class _Side:
         """``i`` vertices decided (matched or left out); ``decided`` says which."""
         self.nodes += 1
         if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
-            raise _Stop
+            raise Stop
         if cur > self.best:
             self.best = cur
             self.best_pairs = list(mapping)
@@ -444,16 +440,6 @@ def _stake(fu: dict[int, int], fnone: int, best: int) -> int:
     return (best - fnone) + (f1 - f2)
 
 
-def _stop_check(stop_at, cancel):
-    if cancel is None:
-        if stop_at is None:
-            return None
-        return lambda: time.perf_counter() > stop_at
-    if stop_at is None:
-        return cancel.is_set
-    return lambda: cancel.is_set() or time.perf_counter() > stop_at
-
-
 def _rows(W: np.ndarray) -> list[dict[int, int]]:
     out = []
     for r in W:
@@ -487,8 +473,6 @@ def run_search(i1: _Info, i2: _Info, W: np.ndarray, floor: int, stop_at: float |
 def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, threshold_sq=None, cancel=None):
     """``matching.max_common_subgraph`` for the flatland profile; None when the pair is not for
     this search (too large, or weights that do not fit 64-bit integers)."""
-    from gindex_studio.core.scoring.matching import Match, _frac, consistent_subset
-
     if not fits(g1, g2):
         return None
     i1, i2 = info(g1), info(g2)
@@ -499,17 +483,12 @@ def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, thres
     allowed = {(int(u), int(v)) for u, v in zip(*np.nonzero(W))} if warm else ()
     warm_pairs = consistent_subset(g1, g2, warm, allowed, "and") if warm else []
     warm_best = sum(int(W[u, v]) for u, v in warm_pairs) if warm_pairs else -1
-    t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
-    if threshold_sq is not None:  # a Fraction or (num, den) with den > 0
-        tn, td = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
-                                                                        threshold_sq.denominator)
-        if tn >= 0:  # X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
-            t_floor = max(t_floor, math.isqrt(tn * scale * scale // td))
+    t_floor = threshold_floor(threshold, threshold_sq, scale)  # threshold_sq: a Fraction or (num, den), den > 0
     floor = max(warm_best, t_floor)
     if t_floor >= 0 and not warm_pairs:
         quick = type_bound(i1, i2, W)
         if quick <= t_floor:
-            return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+            return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
     stop_at = None if deadline is None else time.perf_counter() + deadline
     found, found_pairs, upper, exact, nodes, _root = run_search(i1, i2, W, floor, stop_at, cancel)
     if found_pairs is not None:
@@ -521,5 +500,5 @@ def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, thres
     pairs = [(u, v, _pair_weight(i1.rep_ids[i1.sig_list[u]], i2.rep_ids[i2.sig_list[v]], g1.sigs[u], g2.sigs[v]))
              for u, v in sorted(best_pairs)]
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
+    return Match(pairs=pairs, weight=frac(best, scale), upper=frac(upper, scale), exact=exact, nodes=nodes,
                  improved=improved, cancelled=cancelled)

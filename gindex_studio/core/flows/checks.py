@@ -215,3 +215,22 @@ def json_error(value: Any) -> str | None:
     except RecursionError:
         return "nested too deeply"
     return None
+
+
+def closes_cycle(succ: list[int], back: list[tuple[int, int]]) -> bool:
+    """True when the edges ``succ`` (per vertex the bitset of its successors, no self-loops) hold
+    a cycle. A cycle runs backwards in vertex order somewhere, through one of its edges (k, j) with
+    j < k, all of which ``back`` must list: so there is one iff some such j reaches k."""
+    for k, j in back:
+        seen = frontier = 1 << j
+        while frontier:
+            reach = 0
+            while frontier:
+                low = frontier & -frontier
+                reach |= succ[low.bit_length() - 1]
+                frontier ^= low
+            if reach >> k & 1:
+                return True
+            frontier = reach & ~seen
+            seen |= frontier
+    return False

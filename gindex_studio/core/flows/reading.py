@@ -2,8 +2,11 @@
 a valid flow), the generated program leniently (it is raw model output: fences, prose, trailing
 commas, truncation; spec §4). Used by the CLI, the compare view and experiments alike.
 
-``profile="flatland"``: the programs are Flatland programs (``.fbp``, ``.lisp``, flat JSON), read
-by ``flatland.reading`` with the same contract (strict errors are FlowErrors with one line).
+A profile with a ``reader`` (``Profile.reader``: the flatland profile's programs are ``.fbp``,
+``.lisp`` or flat JSON) has its programs read by that module with the same contract (strict errors
+are FlowErrors with one line). A reader module has ``read_generated(text, suffix)`` and
+``generated_from_value(value)`` (each (flow, syntax issue)), ``read_strict(path)`` and
+``from_value(value)`` (raising ``StrictError``), ``folder_files(folder)`` and ``KIND_NAMES``.
 
 >>> from gindex_studio.paths import DEMO_DIR
 >>> p = read_pair(f"{DEMO_DIR}/programs/gmail-send/gmail-send-4.json", f"{DEMO_DIR}/generated/gmail-send-4.txt")
@@ -12,6 +15,7 @@ by ``flatland.reading`` with the same contract (strict errors are FlowErrors wit
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,23 +58,20 @@ class Pair:
         return self.generated.text
 
 
-FLATLAND = "flatland"
+def _reader(profile):
+    """The reader module of ``profile`` (imported on first use: most runs never read such a
+    program), or None for Node-RED flow JSON."""
+    from gindex_studio.core.scoring import profiles
+
+    name = profiles.get(profile).reader
+    return None if name is None else importlib.import_module(name)
 
 
-def _flat():
-    """The Flatland readers (imported on first use: most runs never read a Flatland program)."""
-    from gindex_studio.core.flatland import reading
-
-    return reading
-
-
-def _strict(read, *args) -> Flow:
-    """A Flatland strict read; its FlatlandError as a FlowError (same one line)."""
-    from gindex_studio.core.flatland.errors import FlatlandError
-
+def _strict(reader, read, *args) -> Flow:
+    """A strict read by a profile's reader; its ``StrictError`` as a FlowError (same one line)."""
     try:
         return read(*args)
-    except FlatlandError as e:
+    except reader.StrictError as e:
         raise FlowError(str(e)) from None
 
 
@@ -78,8 +79,9 @@ def read_generated_text(text: str | bytes, profile: str = "paper", suffix: str |
     """Model output given as text or bytes, read leniently (``suffix``: the file's, if any)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
-    if profile == FLATLAND:
-        return GeneratedRead(*_flat().read_generated(text, suffix), text)
+    reader = _reader(profile)
+    if reader is not None:
+        return GeneratedRead(*reader.read_generated(text, suffix), text)
     read = read_model_output(text)
     return GeneratedRead(read.flow, read.syntax, text)
 
@@ -92,8 +94,9 @@ def read_generated_file(path: str | Path, profile: str = "paper") -> GeneratedRe
 def read_generated_value(value, profile: str = "paper") -> GeneratedRead:
     """A generated program given as parsed JSON (an experiment's inline ``{"json": ...}``): a flow
     if it is one, else read leniently as model output (``text`` is None: there was none)."""
-    if profile == FLATLAND:
-        return GeneratedRead(*_flat().generated_from_value(value), None)
+    reader = _reader(profile)
+    if reader is not None:
+        return GeneratedRead(*reader.generated_from_value(value), None)
     try:
         return GeneratedRead(flow_from_value(value), None, None)
     except FlowError:
@@ -104,28 +107,32 @@ def read_generated_value(value, profile: str = "paper") -> GeneratedRead:
 
 def read_reference_file(path: str | Path, profile: str = "paper") -> Flow:
     """A reference program file, read strictly. Raises FlowError with one line."""
-    if profile == FLATLAND:
-        return _strict(_flat().read_strict, path)
+    reader = _reader(profile)
+    if reader is not None:
+        return _strict(reader, reader.read_strict, path)
     return read_flow_file(path)
 
 
 def read_reference_value(value, profile: str = "paper") -> Flow:
     """A reference program given as parsed JSON, read strictly. Raises FlowError."""
-    if profile == FLATLAND:
-        return _strict(_flat().from_value, value)
+    reader = _reader(profile)
+    if reader is not None:
+        return _strict(reader, reader.from_value, value)
     return flow_from_value(value)
 
 
 def program_files(folder: str | Path, profile: str = "paper") -> list[Path]:
     """The program files directly inside ``folder``, sorted (Flatland: one per name)."""
-    if profile == FLATLAND:
-        return _flat().folder_files(Path(folder))
+    reader = _reader(profile)
+    if reader is not None:
+        return reader.folder_files(Path(folder))
     return sorted(f for f in Path(folder).iterdir() if f.is_file() and f.suffix.lower() == ".json")
 
 
 def program_kinds(profile: str = "paper") -> str:
     """What ``program_files`` looks for, for messages."""
-    return ".fbp, .lisp or .json" if profile == FLATLAND else ".json"
+    reader = _reader(profile)
+    return ".json" if reader is None else reader.KIND_NAMES
 
 
 def read_pair(reference_path: str | Path, generated_path: str | Path, profile: str = "paper") -> Pair:

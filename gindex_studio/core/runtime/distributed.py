@@ -31,6 +31,7 @@ from gindex_studio.core.benchmark.curriculum import Cancelled, Curriculum, Neare
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, delta_from_s, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring.matching import max_common_subgraph
+from gindex_studio.core.scoring import profiles
 
 Progress = Callable[[int, int], None]
 
@@ -348,13 +349,14 @@ def _submit_shard(client, curriculum: Curriculum | CurriculumFiles, r: range):
 
 
 def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: float | None) -> list[list]:
-    """Rows of the Δ matrix; with the symmetric paper profile only the entries right of the
+    """Rows of the Δ matrix; with a symmetric profile (paper) only the entries right of the
     diagonal are searched (the rest are None and mirrored by the caller)."""
+    symmetric = profiles.get(profile).symmetric
     out = []
     for i in rows:
         a, row = prepared[i], []
         for j, b in enumerate(prepared):
-            if profile == "paper" and j < i:
+            if symmetric and j < i:
                 row.append(None)
                 continue
             m = max_common_subgraph(a.graph, b.graph, profile, deadline=deadline)
@@ -389,7 +391,7 @@ def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = Sco
     except KeyboardInterrupt:
         client.cancel(list(futures))
         raise
-    if options.profile == "paper":  # symmetric: the lower triangle mirrors the upper one
+    if profiles.get(options.profile).symmetric:  # the lower triangle mirrors the upper one
         for i in range(n):
             for j in range(i):
                 out[i][j] = out[j][i]

@@ -10,11 +10,10 @@ from __future__ import annotations
 import os as _os
 import time
 from pathlib import Path
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from fractions import Fraction
 from typing import Iterable
 
-from gindex_studio.core.flows.checks import FLATLAND_TYPES as _FLATLAND_TYPES
 from gindex_studio.core.flows.flow import (
     Flow,
     FlowError,
@@ -25,14 +24,15 @@ from gindex_studio.core.flows.flow import (
 )
 from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph
-from gindex_studio.core.scoring.similarity import IGNORED as _IGNORED, PROFILES, differing_keys, signatures
-from gindex_studio.core.scoring import matching as _matching
+from gindex_studio.core.scoring.similarity import differing_keys, signatures
+from gindex_studio.core.scoring import native, profiles
 from gindex_studio.core.runtime.summary import summarise
 
 
 @dataclass(frozen=True)
 class ScoreOptions:
-    """How Δ is computed. ``deadline``: seconds for the search (None: exact, however long)."""
+    """How Δ is computed. ``profile``: a registered profile's name (``profiles.names()``);
+    ``deadline``: seconds for the search (None: exact, however long)."""
 
     profile: str = "paper"
     ignore_types: frozenset = frozenset()
@@ -41,10 +41,9 @@ class ScoreOptions:
     deadline: float | None = None
 
     def __post_init__(self):
-        if self.profile not in PROFILES:
-            raise ValueError(f"unknown profile {self.profile!r} (use one of: {', '.join(PROFILES)})")
+        prof = profiles.get(self.profile)  # ValueError naming the profiles for an unknown one
         object.__setattr__(self, "ignore_types", frozenset(self.ignore_types))
-        if self.profile == "flatland":  # edges are typed by their port (out / body)
+        if prof.typed_edges:  # edges are typed by their port
             object.__setattr__(self, "port_aware", True)
 
     def to_dict(self) -> dict:
@@ -107,14 +106,13 @@ class Prepared:
 
 
 def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
-    """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. Under the
-    ``flatland`` profile self-loops are dropped (Eq. 12 relates distinct vertices only, and the
-    reference puts no condition on self-loops), and a loop wired to one node by both ports has one
-    edge labelled ``out`` (the reference reads the first port that holds the target)."""
+    """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. A wire the
+    profile's ``skip_wire`` rejects is no edge (the flatland profile drops self-loops, and a loop
+    wired to one node by both ports has one edge labelled ``out``)."""
     profile = options.profile
     built = None
-    if (_flow_graph is not None and not (options.ignore_types or options.port_aware or profile == "flatland")
-            and _matching.native_search_available()):
+    if (_flow_graph is not None and not (options.ignore_types or options.port_aware)
+            and profiles.get(profile).skip_wire is None and native.available()):
         built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
     if built is None:
         return _prepare_python(flow, options, library)
@@ -151,11 +149,11 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
     if ignored:
         index = {i: k for i, k in index.items() if k >= 0}
     ids = list(index)
-    profile = options.profile
-    sigs = signatures(_filled(nodes, options, library), profile)
+    prof = profiles.get(options.profile)
+    sigs = signatures(_filled(nodes, options, library), prof)
     n = len(nodes)
     port_aware = options.port_aware
-    flatland = profile == "flatland"
+    skip = prof.skip_wire
     out: list[dict[int, int]] = [{} for _ in range(n)]  # the Graph's adjacency, built here directly
     inn: list[dict[int, int]] = [{} for _ in range(n)]
     loops = [_NO_LOOPS] * n
@@ -176,8 +174,8 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
                     continue
                 if j <= k:
                     back.append((k, j))
-                if flatland and (t == src or (port == 1 and t in ports[0])):
-                    continue  # no self-loops; out and body to one target: labelled out, as the reference
+                if skip is not None and skip(src, port, t, ports):
+                    continue  # not an edge under this profile
                 p = port if port_aware else 0  # a wire twice sets the same bits (one edge)
                 a = out[k]
                 a[p] = a.get(p, 0) | (1 << j)
@@ -189,8 +187,9 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
     for ports in out:
         for m in ports.values():
             n_edges += m.bit_count()
-    # a Flatland flow whose only cycles run through loop bodies has no cycle warning: not checked in full
-    cyclic = bool(back) and not (flatland and _flatland_loops_only(nodes, out, back)) and not _acyclic(out, back)
+    # a flow the profile proves free of cycle warnings (Flatland: cycles through loop bodies only) is not checked in full
+    quiet = prof.no_cycle_warnings
+    cyclic = bool(back) and not (quiet is not None and quiet(nodes, out, back)) and not _acyclic(out, back)
     return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
 
 
@@ -208,14 +207,14 @@ def _prepared(flow: Flow, options: ScoreOptions, graph: Graph, cyclic: bool) -> 
 
 _NO_LOOPS = frozenset()
 _LOOP0 = frozenset({0})
-_flow_graph = getattr(_matching._native, "flow_graph", None)
+_flow_graph = native.flow_graph
 _READER_WARNINGS = frozenset({"dangling-wire", "duplicate-id", "invalid-node", "encoding"})
 
 
 def _acyclic(out: list[dict[int, int]], back: list) -> bool:
     """True when the wires have no loop, a self-loop included (Kahn's test, linear). ``back``: the
-    wires (k, j) with j <= k; ``out``: the Graph's out-adjacency, where the flatland profile left
-    out only self-loops (seen in ``back``) and body-port wires doubling an out-port wire."""
+    wires (k, j) with j <= k; ``out``: the Graph's out-adjacency, where a profile's ``skip_wire``
+    left out only self-loops (seen in ``back``) and wires doubling another (the flatland profile)."""
     n = len(out)
     for k, j in back:
         if k == j:
@@ -242,50 +241,6 @@ def _acyclic(out: list[dict[int, int]], back: list) -> bool:
             if not indeg[j]:
                 stack.append(j)
     return seen == n
-
-
-def _flatland_loops_only(nodes: list[dict], out: list[dict[int, int]], back: list) -> bool:
-    """True when ``checks.cycle_problems`` finds nothing in a flow whose vertices are ``nodes``
-    (no ignored types): every node a Flatland type, no self-loop, and no cycle through the wires
-    that check reads, every port's but a loop's ``body`` (port 1). ``out``: the flatland profile's
-    out-adjacency (``prepare``: no self-loops, no body bit doubling an out wire), ``back``: its
-    wires (k, j) with j <= k."""
-    if not nodes or any(d["type"] not in _FLATLAND_TYPES for d in nodes):
-        return False
-    succ = []
-    for d, ports in zip(nodes, out):
-        body = 1 if d["type"] == "loop" else -1
-        m = 0
-        for p, bits in ports.items():
-            if p != body:
-                m |= bits
-        succ.append(m)
-    kept = []
-    for k, j in back:
-        if k == j:
-            return False
-        if succ[k] >> j & 1:
-            kept.append((k, j))
-    return not closes_cycle(succ, kept)
-
-
-def closes_cycle(succ: list[int], back: list[tuple[int, int]]) -> bool:
-    """True when the edges ``succ`` (per vertex the bitset of its successors, no self-loops) hold
-    a cycle. A cycle runs backwards in vertex order somewhere, through one of its edges (k, j) with
-    j < k, all of which ``back`` must list: so there is one iff some such j reaches k."""
-    for k, j in back:
-        seen = frontier = 1 << j
-        while frontier:
-            reach = 0
-            while frontier:
-                low = frontier & -frontier
-                reach |= succ[low.bit_length() - 1]
-                frontier ^= low
-            if reach >> k & 1:
-                return True
-            frontier = reach & ~seen
-            seen |= frontier
-    return False
 
 
 def loop_warnings(flow: Flow) -> list[str]:
@@ -522,16 +477,16 @@ def _image(edge: tuple, phi: dict[str, str]) -> tuple | None:
 def delta_of_values(reference, generated, options: ScoreOptions = ScoreOptions()) -> float:
     """Δ of two parsed flows (JSON values, as ``flow.flow_from_value`` takes them): exactly
     ``score(flow_from_value(reference), flow_from_value(generated), options).delta``, and the same
-    FlowError for a value that is not a flow. The companion profile (no other option set) runs in
-    one C call when the native search is in use, without building the flows, their reduction or a
-    report; everything else takes ``score``."""
-    if (options.profile == "companion" and not options.ignore_types and not options.fill_defaults
-            and options.deadline is None and not options.port_aware):
-        native = getattr(_matching._native, "companion_delta", None)
-        # the C call returns None itself when GINDEX_PURE_PYTHON asks for the Python searches
-        # (matching.native_search_available, whose os.environ lookup would cost more than the call)
-        if native is not None:
-            d = native(reference, generated, _IGNORED, None)  # None: signals checked in the main thread
+    FlowError for a value that is not a flow. A profile with a one-call Δ (``Profile.delta_of_values``:
+    the companion's, in C when the native search is in use) takes it when no other option is set,
+    without building the flows, their reduction or a report; everything else takes ``score``."""
+    if (not options.ignore_types and not options.fill_defaults and options.deadline is None
+            and not options.port_aware):
+        one_call = profiles.get(options.profile).delta_of_values
+        # (the C call returns None itself when GINDEX_PURE_PYTHON asks for the Python searches:
+        # native.available's os.environ lookup would cost more than the call)
+        if one_call is not None:
+            d = one_call(reference, generated)
             if d is not None:
                 return d
     return score(flow_from_value(reference), flow_from_value(generated), options).delta

@@ -17,23 +17,14 @@ from fractions import Fraction
 
 from gindex_studio.core.scoring.divergence import ScoreResult, delta_from_s
 from gindex_studio.core.flows.flow import Flow
-from gindex_studio.core.scoring.similarity import (
-    IGNORED,
-    PAPER_IGNORED,
-    PROFILES,
-    differing_keys,
-    signature,
-    similarity,
-)
+from gindex_studio.core.scoring import profiles
+from gindex_studio.core.scoring.similarity import differing_keys, signature, similarity
 
 
 def ignored_keys(profile: str) -> frozenset:
-    """The node keys ``profile`` never compares (layout, identity and presentation keys)."""
-    if profile == "paper":
-        return PAPER_IGNORED
-    if profile in ("companion", "flatland"):
-        return IGNORED
-    raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
+    """The node keys ``profile`` never compares (layout, identity and presentation keys); a
+    ValueError naming the profiles for an unknown one."""
+    return profiles.get(profile).ignored
 
 
 @dataclass(frozen=True)

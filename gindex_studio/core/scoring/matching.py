@@ -1,9 +1,10 @@
 """Exact maximum-weight common subgraph search (the clique C* of scoring-spec §3, step 3).
 
-Two searches, both exact, both anytime (a deadline returns the best mapping found and a proven
-upper bound):
+The profile (``profiles.Profile``) says which search runs: its own (``Profile.search``), else one
+of two generic searches, both exact, both anytime (a deadline returns the best mapping found and a
+proven upper bound):
 
-- ``paper`` profile: the association graph of Eq. 11/12 is never built. The search works on the two
+- ``adjacency`` "and" (the paper profile): the association graph of Eq. 11/12 is never built. The search works on the two
   graphs directly, McSplit-style (McCreesh, Prosser & Trimble, IJCAI 2017), extended to weights:
   unmatched vertices are partitioned into label classes (L, R) — same node type, same self-loop
   flag, same relation (none / out / in / both, per output port when port-aware) to every pair
@@ -11,7 +12,7 @@ upper bound):
   k = min(|L|, |R|) best weights available to each side. Branch on the class with the smallest
   max(|L|, |R|), on its highest-degree vertex, trying partners by descending w and "leave
   unmatched" last. Vertex sets are Python ints used as bitsets.
-- ``companion`` profile: its adjacency (the two brackets of Eq. 12 joined by *or*) is not an
+- ``adjacency`` "or" (the companion profile): its adjacency (the two brackets of Eq. 12 joined by *or*) is not an
   equivalence, so classes do not exist; a branch-and-bound clique search over the association
   vertices is used, bounded per node type by the maximum-weight assignment of the pairs still
   possible (a clique is such an assignment, and the *or* adjacency rarely excludes more).
@@ -19,11 +20,11 @@ upper bound):
 Weights are exact: every w = m/k is scaled by the least common multiple D of the denominators, so
 the search adds and compares integers and S = best / D is exact.
 
-Both searches run in C when the optional extension ``gindex_studio.core.scoring._mcsplit`` is built
-(``pip install`` compiles it when a C compiler is present): the same search trees, so the same S,
-node count and bounds, 20-1000x faster. The node weights of all pairs (``_weights``), the quick
-bound and the signatures (``similarity.signatures``) are then computed in C too, with the same
-values. ``_McSplit`` and ``_CliqueSearch`` below are the reference
+Both searches run in C when the optional extension is built (``native``: ``pip install`` compiles
+it when a C compiler is present): the same search trees, so the same S, node count and bounds,
+20-1000x faster. The node weights of all pairs (``_weights``), the quick bound and the signatures
+(``similarity.signatures``) are then computed in C too, with the same values, for a profile whose
+weights a C kernel computes (``Profile.native_rule``). ``_McSplit`` and ``_CliqueSearch`` below are the reference
 implementations and the fallback: used when the extension is missing, when a scaled weight total
 reaches 2^62 (the C searches add 64-bit integers), or when the environment variable
 ``GINDEX_PURE_PYTHON`` is set (not "0").
@@ -38,30 +39,31 @@ object is polled with the GIL every 4096 nodes.
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from gindex_studio.core.flatland import search as _flatland_search
-from gindex_studio.core.scoring.similarity import Signature, companion_matches, similarity
+from gindex_studio.core.scoring import native, profiles
+from gindex_studio.core.scoring.profiles import Profile
+from gindex_studio.core.scoring.search_base import (
+    Match,
+    Stop,
+    consistent_subset,
+    frac,
+    pair_ok,
+    stop_check,
+    threshold_floor,
+    threshold_pair,
+)
+from gindex_studio.core.scoring.similarity import Signature
 
-try:
-    from gindex_studio.core.scoring import _mcsplit as _native
-except ImportError:  # not compiled: the pure-Python search is used
-    _native = None
-if getattr(_native, "API_VERSION", None) != 10:  # a stale build (rebuild: pip install -e .)
-    _native = None
-
-_native_solve = getattr(_native, "solve", None)  # weights and search in one call (paper profile)
+__all__ = ["CancelToken", "Graph", "Match", "build_graph", "consistent_subset", "max_common_subgraph",
+           "max_assignment", "native_search_available"]
 
 _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 
-
-def native_search_available() -> bool:
-    """True when the searches will run in C (extension built, not disabled)."""
-    return _native is not None and not _native.pure_python_requested()  # getenv: a tenth of os.environ.get
+native_search_available = native.available  # True when the searches will run in C
 
 
 class CancelToken(threading.Event):
@@ -164,98 +166,54 @@ def build_graph(ids: Sequence[str], sigs: Sequence[Signature], edges: Iterable[t
     return Graph(list(ids), list(sigs), out, inn, [frozenset(x) for x in loops], len(seen))
 
 
-@dataclass
-class Match:
-    """The search result. ``pairs``: (ref index, gen index, exact w as (num, den)).
-
-    ``weight`` = S as a fraction (num, den); ``upper`` = proven upper bound on S (equal to weight
-    when ``exact``). ``nodes`` counts search nodes expanded.
-    """
-
-    pairs: list[tuple[int, int, tuple[int, int]]]
-    weight: tuple[int, int]
-    upper: tuple[int, int]
-    exact: bool
-    nodes: int = 0
-    improved: bool = True  # False when a threshold was given and nothing beat it
-    cancelled: bool = False  # the search was stopped by ``cancel`` (then exact is False)
-
-
-class _Deadline(Exception):
-    pass
-
-
-def _weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool):
+def _weights(g1: Graph, g2: Graph, profile, loops_must_agree: bool):
     """Association vertices with w > 0: ``raw`` {(u, v): (num, den)}, ``w`` {(u, v): w·D} and the
-    scale D (least common multiple of the denominators). ``similarity`` inlined, pairs of equal
-    type only (the same values as calling it on every pair); in C (``_mcsplit.weights``) for the
-    paper and companion profiles when the native search is in use."""
-    return _weights_full(g1, g2, profile, loops_must_agree)[:3]
+    scale D (least common multiple of the denominators). The profile's weight on pairs of equal
+    type only (the same values as ``similarity`` on every pair); in C (``native.weights``) for a
+    profile with a ``native_rule`` when the native search is in use."""
+    return _weights_full(g1, g2, profiles.get(profile), loops_must_agree)[:3]
 
 
-def _weights_full(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool, native: bool | None = None,
+def _weights_full(g1: Graph, g2: Graph, prof: Profile, loops_must_agree: bool, use_native: bool | None = None,
                   prune: tuple[int, int] | None = None):
     """``_weights`` and (quick, total): ``_quick_bound`` and Σ w when C computed them, else None.
     ``native``: ``native_search_available()`` when the caller has just asked it. ``prune``: integers
     (tn, td), td > 0, tn >= 0: when C finds quick <= isqrt(floor(tn·D²/td)) it builds no dict and
     raw and w are None (only C does this; the caller checks the same condition itself otherwise)."""
-    if native is None:
-        native = native_search_available()
-    if profile != "flatland" and native:
+    prof = profiles.get(prof)  # (a name is taken too)
+    if use_native is None:
+        use_native = native.available()
+    if prof.native_rule is not None and use_native:
         types1, vals1, _se = g1.columns()
         _t2, vals2, _se2 = g2.columns()
         loops = (g1.selfloop, g2.selfloop) if loops_must_agree else (None, None)
-        raw, w, scale, quick, total = _native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
-                                                      profile == "companion", _se, prune)
+        raw, w, scale, quick, total = native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
+                                                     native.kernel_flag(prof.native_rule), _se, prune)
         if raw is None or w is not None:
             return raw, w, scale, quick, total
         return (raw, *_scaled(raw), None, None)
-    raw = _python_weights(g1, g2, profile, loops_must_agree)
+    raw = _python_weights(g1, g2, prof, loops_must_agree)
     return (raw, *_scaled(raw), None, None)
 
 
-def _python_weights(g1: Graph, g2: Graph, profile: str, loops_must_agree: bool) -> dict:
-    """{(u, v): (num, den)} for w > 0, in Python."""
+def _python_weights(g1: Graph, g2: Graph, prof: Profile, loops_must_agree: bool) -> dict:
+    """{(u, v): (num, den)} for w > 0, in Python (the profile's weight on pairs of equal type)."""
+    prof = profiles.get(prof)
     raw: dict[tuple[int, int], tuple[int, int]] = {}
     by_type = g2.by_type()
     sigs2 = g2.sigs
     loops1, loops2 = g1.selfloop, g2.selfloop
-    paper = profile == "paper"
+    weight = prof.weight
     for u, su in enumerate(g1.sigs):
         vs = by_type.get(su.type)
         if vs is None:
             continue
-        if paper:
-            ak, ai, lu = su.keys, su.items, loops1[u]
-            for v in vs:
-                if loops_must_agree and lu != loops2[v]:
-                    continue
-                sv = sigs2[v]
-                den = len(ak | sv.keys)
-                if den == 0:
-                    raw[(u, v)] = (1, 1)
-                    continue
-                num = len(ai & sv.items)
-                if num:
-                    raw[(u, v)] = (num, den)
-            continue
-        if profile == "flatland":  # graded weights per type (flatland.weights)
-            for v in vs:
-                if loops_must_agree and loops1[u] != loops2[v]:
-                    continue
-                num, den = similarity(su, sigs2[v], profile)
-                if num > 0:
-                    raw[(u, v)] = (num, den)
-            continue
-        den = len(su.keys)
+        lu = loops1[u]
         for v in vs:
-            if loops_must_agree and loops1[u] != loops2[v]:
+            if loops_must_agree and lu != loops2[v]:
                 continue
-            if den == 0:
-                raw[(u, v)] = (1, 1)
-                continue
-            num = companion_matches(su, sigs2[v])
-            if num:
+            num, den = weight(su, sigs2[v])
+            if num > 0:
                 raw[(u, v)] = (num, den)
     return raw
 
@@ -268,30 +226,10 @@ def _scaled(raw: dict) -> tuple[dict, int]:
     return {k: num * (scale // den) for k, (num, den) in raw.items()}, scale
 
 
-def _pair_ok(g1: Graph, g2: Graph, u1: int, v1: int, u2: int, v2: int, mode: str) -> bool:
-    fwd = g1.has_edge(u1, u2) == g2.has_edge(v1, v2)
-    bwd = g1.has_edge(u2, u1) == g2.has_edge(v2, v1)
-    return (fwd and bwd) if mode == "and" else (fwd or bwd)
-
-
-def consistent_subset(g1: Graph, g2: Graph, pairs: Iterable[tuple[int, int]], allowed, mode: str = "and"):
-    """Keep pairs in order while they form a valid clique (used to warm-start from an old mapping)."""
-    kept: list[tuple[int, int]] = []
-    used1, used2 = set(), set()
-    for u, v in pairs:
-        if (u, v) not in allowed or u in used1 or v in used2:
-            continue
-        if all(_pair_ok(g1, g2, u, v, a, b, mode) for a, b in kept):
-            kept.append((u, v))
-            used1.add(u)
-            used2.add(v)
-    return kept
-
-
 def max_common_subgraph(
     g1: Graph,
     g2: Graph,
-    profile: str = "paper",
+    profile="paper",
     *,
     deadline: float | None = None,
     warm: Iterable[tuple[int, int]] = (),
@@ -300,7 +238,8 @@ def max_common_subgraph(
     cancel=None,
     counts=None,
 ) -> Match:
-    """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out).
+    """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out)
+    under ``profile`` (a name or a ``profiles.Profile``).
 
     ``warm``: pairs of a previous mapping, used as the first incumbent where still valid.
     ``threshold``: only a mapping with S strictly greater than this fraction (num, den) is of
@@ -308,17 +247,27 @@ def max_common_subgraph(
     den > 0 (exact, used by Ω: Δ < best ⇔ S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
-    Paper-profile searches with ``threshold_sq`` alone (Ω's) race both orientations (``_raced``).
-    ``counts``: (rows, local), the paper profile's weights precomputed for g1 against the
+    Searches of a symmetric profile on McSplit with ``threshold_sq`` alone (Ω's) race both
+    orientations (``_raced``).
+    ``counts``: (rows, local), the ``native.UNION_JSON`` weights precomputed for g1 against the
     signatures g2 is made of (``Curriculum.task_counts`` and ``program_counts``; rows[u]: int64
     (num, den) pairs of g1's vertex u against each signature of its type, local: int32 bytes, per
     g2 vertex its signature's index there), used by the native search instead of comparing the
     nodes' values; the same weights.
     """
-    if profile == "paper" and threshold_sq is not None and threshold is None and not warm:
-        return _raced(g1, g2, threshold_sq, deadline, cancel, counts)
-    return _search_once(g1, g2, profile, deadline, warm, threshold, threshold_sq, cancel,
-                        counts=None if counts is None or profile != "paper" else (*counts, True))
+    prof = profiles.get(profile)
+    if counts is not None and prof.native_rule != native.UNION_JSON:
+        counts = None
+    if threshold_sq is not None and threshold is None and not warm and _races(prof):
+        return _raced(g1, g2, prof, threshold_sq, deadline, cancel, counts)
+    return _search_once(g1, g2, prof, deadline, warm, threshold, threshold_sq, cancel,
+                        counts=None if counts is None else (*counts, True))
+
+
+def _races(prof: Profile) -> bool:
+    """True when Ω's searches race the two orientations: S is symmetric and McSplit (whose node
+    budget cuts an attempt) is the search."""
+    return prof.symmetric and prof.search is None and prof.adjacency == "and"
 
 
 # the race of the two orientations: the first node budget of each, and its growth per round
@@ -326,8 +275,8 @@ _RACE_NODES = 1000
 _RACE_GROWTH = 16
 
 
-def _raced(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel, counts=None) -> Match:
-    """``max_common_subgraph`` of the paper profile with ``threshold_sq``. McSplit branches on the
+def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | None, cancel, counts=None) -> Match:
+    """``max_common_subgraph`` of a symmetric profile (``_races``) with ``threshold_sq``. McSplit branches on the
     first graph's vertices, and which graph that is can change the tree by orders of magnitude
     either way (300× and more on pairs of the Ω bench). So the two orientations run in turn under
     node budgets growing geometrically (``_RACE_NODES``, ×``_RACE_GROWTH``) until one finishes: S
@@ -340,10 +289,10 @@ def _raced(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel, c
         for swap in (False, True):
             remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
             if swap:
-                m = _transposed(_search_once(g2, g1, "paper", remaining, (), None, threshold_sq, cancel, budget,
+                m = _transposed(_search_once(g2, g1, prof, remaining, (), None, threshold_sq, cancel, budget,
                                              None if counts is None else (*counts, False)))
             else:
-                m = _search_once(g1, g2, "paper", remaining, (), None, threshold_sq, cancel, budget,
+                m = _search_once(g1, g2, prof, remaining, (), None, threshold_sq, cancel, budget,
                                  None if counts is None else (*counts, True))
             nodes += m.nodes
             if m.exact:  # (most races end in their first attempt: no copy then)
@@ -362,58 +311,54 @@ def _transposed(m: Match) -> Match:
     return replace(m, pairs=sorted((v, u, w) for u, v, w in m.pairs))
 
 
-def _search_once(g1: Graph, g2: Graph, profile: str, deadline: float | None, warm, threshold, threshold_sq,
+def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, warm, threshold, threshold_sq,
                  cancel, node_limit: int = 0, counts=None) -> Match:
-    """``max_common_subgraph`` with g1's vertices as the branching side; ``node_limit`` > 0 (paper
-    profile) cuts the search as a deadline would when it would visit node ``node_limit`` + 1.
+    """``max_common_subgraph`` with g1's vertices as the branching side; ``node_limit`` > 0
+    (McSplit) cuts the search as a deadline would when it would visit node ``node_limit`` + 1.
     ``counts``: (rows, local, task_first) for the native search (see ``max_common_subgraph``;
     task_first: rows are g1's, else g2's)."""
-    if profile == "flatland":  # its own search (flatland.search); None: not for it, use McSplit
-        m = _flatland_search.max_common_subgraph(g1, g2, deadline=deadline, warm=warm, threshold=threshold,
-                                                 threshold_sq=threshold_sq, cancel=cancel)
+    prof = profiles.get(prof)
+    if prof.search is not None:  # the profile's own search; None: not for it, use the generic one
+        m = prof.search(g1, g2, deadline=deadline, warm=warm, threshold=threshold, threshold_sq=threshold_sq,
+                        cancel=cancel)
         if m is not None:
             return m
-    use_native = native_search_available()
-    if profile == "paper" and use_native and not warm and threshold is None and _native_solve is not None:
+    use_native = native.available()
+    mode = prof.adjacency
+    if (use_native and not warm and threshold is None and native.solve is not None
+            and prof.native_rule == native.UNION_JSON and prof.self_loops_agree and mode == "and"):
         m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
         if m is not None:
             return m
     prune = None
     if threshold_sq is not None and threshold is None and not warm:
         # Ω's case: C checks the quick bound against the threshold before building any dict
-        prune = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
-                                                                       threshold_sq.denominator)
+        prune = threshold_pair(threshold_sq)
         if prune[0] < 0:
             prune = None
-    raw, w, scale, quick, total = _weights_full(g1, g2, profile, profile == "paper", use_native, prune)
+    raw, w, scale, quick, total = _weights_full(g1, g2, prof, prof.self_loops_agree, use_native, prune)
     if raw is None:  # pruned in C: the same result as the quick-bound test below
-        return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
-    mode = "or" if profile == "companion" else "and"  # paper and flatland: Eq. 12 as written
+        return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
     warm_pairs = consistent_subset(g1, g2, warm, w, mode)
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
     # the search looks for S*D strictly above ``floor`` (an integer)
-    t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
-    if threshold_sq is not None:
-        tn, td = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator,
-                                                                        threshold_sq.denominator)
-        if tn >= 0:  # (td > 0) integer X = S·D with X² > Q·D²  ⇔  X > isqrt(floor(Q·D²))
-            t_floor = max(t_floor, math.isqrt(tn * scale * scale // td))
+    t_floor = threshold_floor(threshold, threshold_sq, scale)
     floor = max(warm_best, t_floor)
     if t_floor >= 0 and not warm_pairs:
         if quick is None:
             quick = _quick_bound(g1, g2, w)
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
-            return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
-    native = (use_native and floor < _NATIVE_LIMIT
-              and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
-    if profile == "companion":
-        search = _NativeCliqueSearch(g1, g2, w) if native else _CliqueSearch(g1, g2, w, scale, cancel)
-    elif native:
+            return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
+    in_c = (use_native and floor < _NATIVE_LIMIT
+            and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
+    if mode == "or":
+        search = _NativeCliqueSearch(g1, g2, w) if in_c else _CliqueSearch(g1, g2, w, scale, cancel)
+    elif in_c:
         search = _NativeMcSplit(g1, g2, w, scale)
     else:
         search = _McSplit(g1, g2, w, scale)
     stop_at = None if deadline is None else time.perf_counter() + deadline
-    if profile == "companion":
+    if mode == "or":
         found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel)
     else:
         found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel, node_limit)
@@ -425,50 +370,38 @@ def _search_once(g1: Graph, g2: Graph, profile: str, deadline: float | None, war
     upper = max(upper, best)
     pairs = [(u, v, raw[(u, v)]) for u, v in sorted(best_pairs)]
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=pairs, weight=_frac(best, scale), upper=_frac(upper, scale), exact=exact, nodes=nodes,
+    return Match(pairs=pairs, weight=frac(best, scale), upper=frac(upper, scale), exact=exact, nodes=nodes,
                  improved=improved, cancelled=cancelled)
 
 
 def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,
                      node_limit: int = 0, counts=None) -> Match | None:
-    """``max_common_subgraph`` for the paper profile without warm start or ``threshold``, in one C
-    call (``_mcsplit.solve``: the weights without their dicts, the group ids and the search): the
+    """``max_common_subgraph`` for a profile of ``native.UNION_JSON`` weights, self-loops that agree
+    and "and" adjacency, without warm start or ``threshold``, in one C call (``native.solve``: the weights without their dicts, the group ids and the search): the
     same Match as the steps below take. None when C leaves it to them (a total reaching 2^62)."""
     thr = None
     if threshold_sq is not None:
-        thr = threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator, threshold_sq.denominator)
+        thr = threshold_pair(threshold_sq)
         if thr[0] < 0:
             thr = None
     types1, vals1, se1 = g1.columns()
     types2, vals2, _se2 = g2.columns()
     main = threading.current_thread() is threading.main_thread()
-    got = _native_solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
+    got = native.solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
                         (types2, g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, deadline, main, _native_cancel(cancel),
                          node_limit))
     if got is None:
         return None
     if len(got) == 2:  # the quick bound proves nothing beats the threshold
         scale, quick = got
-        return Match([], (0, 1), _frac(quick, scale), True, 0, improved=False)
+        return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
     scale, t_floor, best, pairs, upper, exact, nodes = got
     if pairs is None:  # nothing beat the floor
         best, pairs = 0, []
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=[(u, v, (num, den)) for u, v, num, den in sorted(pairs)], weight=_frac(best, scale),
-                 upper=_frac(max(upper, best), scale), exact=exact, nodes=nodes, improved=best > t_floor,
+    return Match(pairs=[(u, v, (num, den)) for u, v, num, den in sorted(pairs)], weight=frac(best, scale),
+                 upper=frac(max(upper, best), scale), exact=exact, nodes=nodes, improved=best > t_floor,
                  cancelled=cancelled)
-
-
-def _stop_check(stop_at: float | None, cancel):
-    """The test the searches make every 128 nodes (None: nothing can stop them)."""
-    if cancel is None:
-        if stop_at is None:
-            return None
-        return lambda: time.perf_counter() > stop_at
-    is_set = cancel.is_set
-    if stop_at is None:
-        return is_set
-    return lambda: is_set() or time.perf_counter() > stop_at
 
 
 def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
@@ -491,13 +424,8 @@ def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
     return sum(min(x, by_type2.get(t, 0)) for t, x in by_type1.items())
 
 
-def _frac(num: int, den: int) -> tuple[int, int]:
-    g = math.gcd(num, den) or 1
-    return num // g, den // g
-
-
 class _McSplit:
-    """Weighted McSplit on the two graphs (paper profile)."""
+    """Weighted McSplit on the two graphs ("and" adjacency)."""
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
         n1, n2 = g1.n, g2.n
@@ -558,13 +486,13 @@ class _McSplit:
         self.best_pairs = None
         self.nodes = 0
         self.limit = node_limit if node_limit > 0 else math.inf
-        self.stop = _stop_check(stop_at, cancel)
+        self.stop = stop_check(stop_at, cancel)
         self.frame_bounds: list[int] = []
         root_bound = sum(c[2] for c in self.root)
         exact = True
         try:
             self._search(self.root, 0, [])
-        except _Deadline:
+        except Stop:
             exact = False
         upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
         pairs = None
@@ -575,7 +503,7 @@ class _McSplit:
     def _search(self, classes, cur: int, mapping: list):
         self.nodes += 1
         if self.nodes > self.limit or (self.stop is not None and (self.nodes & 127) == 0 and self.stop()):
-            raise _Deadline
+            raise Stop
         if cur > self.best:
             self.best = cur
             self.best_pairs = list(mapping)
@@ -637,7 +565,7 @@ class _McSplit:
 
 
 class _NativeMcSplit:
-    """``_McSplit`` with everything in C (``_mcsplit.search``): the same relabelling, partner
+    """``_McSplit`` with everything in C (``native.search``): the same relabelling, partner
     order, initial classes and search tree, so the same S, node count and bounds."""
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
@@ -653,7 +581,7 @@ class _NativeMcSplit:
         g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
-        return _native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
+        return native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
                               floor, remaining, main, _native_cancel(cancel), node_limit)
 
 
@@ -664,7 +592,7 @@ def _native_cancel(cancel):
 
 
 class _NativeCliqueSearch:
-    """``_CliqueSearch`` in C (``_mcsplit.clique_search``): the same association vertices in the
+    """``_CliqueSearch`` in C (``native.clique_search``): the same association vertices in the
     same order, adjacency, bound and branching, so the same S, node count and bounds."""
 
     def __init__(self, g1: Graph, g2: Graph, w: dict):
@@ -677,12 +605,12 @@ class _NativeCliqueSearch:
         g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
-        return _native.clique_search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.verts, self.wt, self.types,
+        return native.clique_search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.verts, self.wt, self.types,
                                      floor, remaining, main, _native_cancel(cancel))
 
 
 class _CliqueSearch:
-    """Branch and bound maximum-weight clique on the companion profile's association graph.
+    """Branch and bound maximum-weight clique on the association graph of "or" adjacency.
 
     Association vertices are ordered by descending weight (ties by pair); the search branches on
     the lowest remaining one (take it, then leave it). The bound of a candidate set P is the
@@ -706,7 +634,7 @@ class _CliqueSearch:
             u1, v1 = verts[i]
             for j in range(i + 1, n):
                 u2, v2 = verts[j]
-                if u1 != u2 and v1 != v2 and _pair_ok(g1, g2, u1, v1, u2, v2, "or"):
+                if u1 != u2 and v1 != v2 and pair_ok(g1, g2, u1, v1, u2, v2, "or"):
                     adj[i] |= 1 << j
                     adj[j] |= 1 << i
         self.adj = adj
@@ -718,7 +646,7 @@ class _CliqueSearch:
         self.best = floor
         self.best_set = None
         self.nodes = 0
-        self.stop = _stop_check(stop_at, cancel)
+        self.stop = stop_check(stop_at, cancel)
         self.frame_bounds: list[int] = []
         P = (1 << len(self.verts)) - 1
         root_bound = self._bound(P)
@@ -727,7 +655,7 @@ class _CliqueSearch:
         exact = True
         try:
             self._expand(P, 0, [])
-        except _Deadline:
+        except Stop:
             exact = False
         upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
         pairs = None if self.best_set is None else [self.verts[i] for i in self.best_set]
@@ -736,7 +664,7 @@ class _CliqueSearch:
     def _expand(self, P: int, cur: int, chosen: list):
         self.nodes += 1
         if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
-            raise _Deadline
+            raise Stop
         if cur > self.best:
             self.best = cur
             self.best_set = list(chosen)

@@ -1,26 +1,19 @@
-"""Node similarity w (paper Sec. 2.4.2, Eq. 2) and the scoring profiles (scoring-spec §2).
+"""Node similarity w (paper Sec. 2.4.2, Eq. 2): signatures and exact weights, for any profile.
 
-Each node is reduced once to a ``Signature``; ``similarity(a, b)`` then costs two set operations.
-Weights are exact rationals ``(matches, keys)``; ``w = matches / keys`` and ``w = 1`` when there is
-no key to compare.
-
-- ``paper``: K = (keys(u) ∪ keys(v)) − PAPER_IGNORED; JSON equality (objects ignore key order,
-  numbers by value, a boolean never equals a number). Symmetric.
-- ``companion``: K = keys(u) − IGNORED; a key missing or null on both sides is equal, on one side a
-  mismatch; Python ``==`` (``True == 1``). Not symmetric: u is the reference node.
-- ``flatland``: Flatland programs (flatland-spec §3): graded weights per node type, from
-  ``flatland.weights``; the weight is an exact fraction with a small denominator. Symmetric.
+Each node is reduced once to a ``Signature``; ``similarity(a, b, profile)`` then asks the profile
+(``profiles.Profile``: ``signature``, ``weight``, ``reference_keys``). Weights are exact rationals
+``(matches, keys)``; ``w = matches / keys`` and ``w = 1`` when there is no key to compare. The
+profiles themselves say how they compare values (``builtin_profiles``, ``flatland.profile``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from gindex_studio.core.flatland.weights import weight_of_signatures as flatland_weight
+from gindex_studio.core.scoring import native, profiles
 
+# the keys no built-in profile compares: identity, layout and wiring
 IGNORED = frozenset({"id", "type", "x", "y", "z", "wires", "name", "label", "group", "tab", "endpointUrl"})
-PAPER_IGNORED = IGNORED | {"w", "h", "g", "l", "info"}
-PROFILES = ("paper", "companion", "flatland")
 
 
 class _JsonBool:
@@ -79,8 +72,6 @@ def canonical_python(value: Any) -> Any:
     return value
 
 
-_PLAIN = frozenset({str, int, float, type(None)})
-
 
 @dataclass(frozen=True)
 class Signature:
@@ -103,57 +94,34 @@ class Signature:
         return value
 
 
-def signature(data: dict, profile: str = "paper") -> Signature:
-    """Reduce a node dict to the Signature used by ``similarity`` under ``profile``."""
-    # strings, numbers and null are their own canonical value (bool is not: type(True) is bool)
-    plain = _PLAIN
-    if profile == "paper":
-        values = {k: v if type(v) in plain else canonical_json(v) for k, v in data.items() if k not in PAPER_IGNORED}
-    elif profile == "companion":
-        values = {k: v if type(v) in plain else canonical_python(v) for k, v in data.items() if k not in IGNORED}
-    elif profile == "flatland":
-        return flatland_signature(str(data.get("type")), {k: v for k, v in data.items() if k not in IGNORED})
-    else:
-        raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
+def make_signature(type_: str, values: dict, items: frozenset | None = None, none_keys: frozenset = frozenset(),
+                   self_equal: bool = True) -> Signature:
+    """A Signature of a node of type ``type_`` whose compared keys and (canonical) values are
+    ``values``; ``items`` defaults to ``values.items()`` (give it when the values are not hashable)."""
     sig = object.__new__(Signature)  # the frozen dataclass's fields, set without its per-field __setattr__
-    sig.__dict__.update(type=str(data.get("type")), keys=frozenset(values), items=frozenset(values.items()),
-                        values=values)
-    if profile == "companion":  # only the companion's w reads these
-        sig.__dict__["none_keys"] = frozenset(k for k, v in values.items() if v is None)
-        sig.__dict__["self_equal"] = all(v == v for v in values.values() if type(v) is float)
-    else:
-        sig.__dict__.update(none_keys=_EMPTY, self_equal=True)
+    sig.__dict__.update(type=type_, keys=frozenset(values),
+                        items=frozenset(values.items()) if items is None else items, values=values,
+                        none_keys=none_keys, self_equal=self_equal)
     return sig
 
 
-_EMPTY = frozenset()
+def signature(data: dict, profile="paper") -> Signature:
+    """Reduce a node dict to the Signature used by ``similarity`` under ``profile`` (a name or a
+    ``Profile``)."""
+    return profiles.get(profile).signature(data)
 
 
-def flatland_signature(type_: str, values: dict) -> Signature:
-    """The ``flatland`` profile's Signature of a node of type ``type_`` whose compared keys and
-    values are ``values`` (the node dict without the ``IGNORED`` keys)."""
-    # identity of the node's values (canonical_python, called only where it changes something)
-    items = frozenset((k, canonical_python(v) if isinstance(v, (dict, list)) else v) for k, v in values.items())
-    sig = object.__new__(Signature)
-    sig.__dict__.update(type=type_, keys=frozenset(values), items=items, values=values, none_keys=_EMPTY,
-                        self_equal=True)
-    return sig
+def signatures(datas: list[dict], profile="paper") -> list[Signature]:
+    """``[signature(d, profile) for d in datas]``, in C when the profile has a ``native_rule`` and
+    the native search is in use (``native.available``): the same Signatures."""
+    prof = profiles.get(profile)
+    if prof.native_rule is not None and native.available():
+        return native.signatures(datas, prof.ignored, native.kernel_flag(prof.native_rule), _TRUE, _FALSE, Signature)
+    sig = prof.signature
+    return [sig(d) for d in datas]
 
 
-def signatures(datas: list[dict], profile: str = "paper") -> list[Signature]:
-    """``[signature(d, profile) for d in datas]``, in C for the paper and companion profiles when
-    the native search is in use (``matching.native_search_available``): the same Signatures."""
-    if profile in ("paper", "companion"):
-        from gindex_studio.core.scoring import matching
-
-        if matching.native_search_available():
-            companion = profile == "companion"
-            return matching._native.signatures(datas, IGNORED if companion else PAPER_IGNORED, companion,
-                                               _TRUE, _FALSE, Signature)
-    return [signature(d, profile) for d in datas]
-
-
-def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int, int]:
+def similarity(a: Signature, b: Signature, profile="paper") -> tuple[int, int]:
     """w(a, b) as an exact fraction ``(matches, keys)``; ``(0, 1)`` for different types.
 
     >>> a = signature({"type": "inject", "topic": "t"})
@@ -162,33 +130,13 @@ def similarity(a: Signature, b: Signature, profile: str = "paper") -> tuple[int,
     """
     if a.type != b.type:
         return 0, 1
-    if profile == "flatland":
-        return flatland_weight(a, b)
-    if profile == "paper":
-        den = len(a.keys | b.keys)
-        if den == 0:
-            return 1, 1
-        return len(a.items & b.items), den
-    # companion: iterate the first node's keys; missing == null
-    den = len(a.keys)
-    if den == 0:
-        return 1, 1
-    return companion_matches(a, b), den
+    return profiles.get(profile).weight(a, b)
 
 
-def companion_matches(a: Signature, b: Signature) -> int:
-    """How many of a's compared keys have a value in b equal under Python ``==`` (a key missing in
-    b counts as null): the items both share, plus a's null keys that b lacks. A top-level NaN
-    (never == itself, yet one object in both item sets) takes the key-by-key loop instead."""
-    if a.self_equal:
-        return len(a.items & b.items) + (len(a.none_keys - b.keys) if a.none_keys else 0)
-    bv = b.values
-    return sum(1 for k, v in a.values.items() if bv.get(k) == v)
-
-
-def differing_keys(a: Signature, b: Signature, profile: str = "paper") -> list[str]:
-    """The compared keys whose values differ (present on one side only counts), sorted."""
-    if profile in ("paper", "flatland"):
+def differing_keys(a: Signature, b: Signature, profile="paper") -> list[str]:
+    """The compared keys whose values differ (present on one side only counts), sorted; the
+    reference's keys only when the profile compares those only (``reference_keys``)."""
+    if not profiles.get(profile).reference_keys:
         keys = a.keys | b.keys
         return sorted(k for k in keys if k not in a.values or k not in b.values or a.values[k] != b.values[k])
     return sorted(k for k, v in a.values.items() if b.values.get(k) != v)

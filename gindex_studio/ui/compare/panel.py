@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
 from gindex_studio.core.scoring.explain import ignored_keys, why_delta
-from gindex_studio.core.scoring.similarity import PROFILES
+from gindex_studio.core.scoring import profiles
 from gindex_studio.ui.theme import role_colors
 
 DIFF_BG = QColor("#ffe8b3")  # differing rows (with a ≠ mark and bold text as well)
@@ -201,7 +201,7 @@ class ScorePanel(QWidget):
         form = QFormLayout(box)
         form.setContentsMargins(6, 4, 6, 4)
         self.profile = QComboBox()
-        self.profile.addItems(list(PROFILES))
+        self.profile.addItems(list(profiles.names()))
         self.profile.setToolTip("paper: the metric as the paper defines it; companion: the public companion code's rules")
         self.port_aware = QCheckBox("port-aware wires")
         self.fill_defaults = QCheckBox("fill library defaults")

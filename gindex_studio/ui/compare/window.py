@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.benchmark.experiment import ExperimentError, experiment_kind
 from gindex_studio.core.flows.flow import FlowError, write_flow_file
+from gindex_studio.core.flatland.profile import reads_flatland
 from gindex_studio.core.flows.reading import read_reference_file
 
 from gindex_studio.ui.actions import ActionRegistry
@@ -539,7 +540,7 @@ class CompareWindow(QMainWindow):
             self.view.options = self.controller.options
             self.view.panel.set_options(self.controller.options)
         exp = self.controller.experiment
-        self.actions["view.flatland_drawings"].setEnabled(exp is not None and exp.profile == "flatland")
+        self.actions["view.flatland_drawings"].setEnabled(exp is not None and reads_flatland(exp.profile))
         name = self.controller.experiment.name if self.controller.experiment else os.path.basename(path)
         self.setWindowTitle(f"{name} — Compare — gindex-studio")
         self.tasks.save_button.setEnabled(False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flatland.profile import reads_flatland
 from gindex_studio.core.flatland.program import program_from_flow
 
 from gindex_studio.ui.flatland.compare import FlatlandCompare
@@ -13,7 +14,7 @@ from gindex_studio.ui.flatland.compare import FlatlandCompare
 
 def is_flatland_experiment(window) -> bool:
     exp = window.controller.experiment
-    return exp is not None and exp.profile == "flatland"
+    return exp is not None and reads_flatland(exp.profile)
 
 
 def open_task_drawings(window) -> FlatlandCompare | None:

@@ -64,6 +64,7 @@ class FlowDocument(QObject):
         self._index: dict[str, Node] = {}
         self._auto_pos: dict[str, tuple[float, float]] = {}
         self._problems: list[Problem] = []
+        self._runtime_problems: list[Problem] = []  # what the real Node-RED reported (ui.runtime)
         self._problems_stale = True
         self._reindex()
         self._place_unpositioned()
@@ -139,9 +140,15 @@ class FlowDocument(QObject):
 
     def problems(self) -> list[Problem]:
         if self._problems_stale:
-            self._problems = flow_problems(self.flow, self.library)
+            self._problems = flow_problems(self.flow, self.library) + self._runtime_problems
             self._problems_stale = False
         return self._problems
+
+    def set_runtime_problems(self, problems: list[Problem]) -> None:
+        """Problems the real Node-RED reported on a deploy; shown with the flow's own until replaced."""
+        self._runtime_problems = list(problems)
+        self._problems_stale = True
+        self.problems_changed.emit()
 
     def problems_by_node(self) -> dict[str, list[Problem]]:
         out: dict[str, list[Problem]] = {}

@@ -1,0 +1,61 @@
+"""The Dask options (``--scheduler``, ``--dask-workers``, ``--workers-read-files``) and the client
+they ask for. Dask is imported only when a cluster is asked for."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+
+from gindex_studio.cli.common import MAX_PROCESSES, InputError, int_at_most
+from gindex_studio.core.scoring import profiles
+
+
+def add_cluster(p: argparse.ArgumentParser, shards: bool = False) -> None:
+    g = p.add_argument_group("Dask cluster (optional: pip install 'gindex-studio[dask]')")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                   help="run the searches on this Dask scheduler (default: $GINDEX_SCHEDULER if set)")
+    g.add_argument("--dask-workers", type=int_at_most(MAX_PROCESSES), default=None, metavar="N",
+                   help=f"start a local Dask cluster of N worker processes for this run (at most {MAX_PROCESSES})")
+    if shards:
+        g.add_argument("--workers-read-files", action="store_true",
+                       help="the workers read the curriculum files themselves (same paths on every worker) "
+                            "instead of receiving the programs: for very large curricula")
+
+
+def wanted(args) -> bool:
+    """Whether the user asked for a cluster."""
+    return not (args.scheduler is None and args.dask_workers is None and not os.environ.get("GINDEX_SCHEDULER"))
+
+
+def workers_read_files(args, profile: str) -> bool:
+    """``--workers-read-files``, checked: it needs a cluster and JSON programs."""
+    if not getattr(args, "workers_read_files", False):
+        return False
+    if not wanted(args):
+        raise InputError("--workers-read-files needs a Dask cluster (--scheduler or --dask-workers)")
+    if not profiles.get(profile).reads_flow_json:
+        raise InputError(f"--workers-read-files reads JSON programs; {profile} curricula are sent to the workers")
+    return True
+
+
+@contextlib.contextmanager
+def cluster(args):
+    """A Dask client when the user asked for one (else None: the local process pool is used and
+    Dask is never imported)."""
+    if not wanted(args):
+        yield None
+        return
+    if args.dask_workers is not None and args.dask_workers < 1:
+        raise InputError("--dask-workers must be at least 1")
+    from gindex_studio.core.runtime.distributed import ClusterError, close, connect
+
+    try:
+        client = connect(args.scheduler, args.dask_workers)
+    except ClusterError as e:
+        raise InputError(str(e)) from None
+    try:
+        yield client
+    except ClusterError as e:  # e.g. a worker read a curriculum file differently
+        raise InputError(str(e)) from None
+    finally:
+        close(client)

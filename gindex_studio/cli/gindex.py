@@ -1,0 +1,161 @@
+"""``gindex-studio gindex EXPERIMENT``: the g-index of an experiment (gindex-studio's format, or the
+companion's with ``--domains``), with its curriculum terms, task table and leaks."""
+from __future__ import annotations
+
+import argparse
+
+from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
+from gindex_studio.cli.common import InputError, fraction_01, json_out, table
+from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big, scoring_given
+
+NAMES = ("gindex",)
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("gindex", help="the g-index of an experiment",
+                       description="The g-index of an experiment: how much skill a system shows on its tasks "
+                                   "(θ = 1 − Δ of each attempt), weighted up for tasks far from its curriculum "
+                                   "(Ω) and down for the priors and experience (samples, compute) it was given.")
+    p.add_argument("experiment", metavar="EXPERIMENT",
+                   help="experiment file (gindex-studio format, or the companion's with --domains)")
+    p.add_argument("--domains", metavar="DIR", help="the companion's domain folder (for its experiment files)")
+    p.add_argument("--symmetrise-directory-order", action="store_true",
+                   help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
+                        "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
+    add_workers(p)
+    p.add_argument("--leak-threshold", type=fraction_01, default=None, metavar="T",
+                   help="flag a task as a leak when its reference lies within Ω <= T of a curriculum program "
+                        "(default 0.05, as curate --leaks)")
+    p.add_argument("--use-edited", action="store_true",
+                   help="score the what-if edits saved by the compare window (tasks[j].edited) instead of the "
+                        "model's own outputs (the default)")
+    add_scoring(p)
+    add_cluster(p, shards=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli import progress
+    from gindex_studio.core.benchmark import experiment as ex
+    from gindex_studio.core.benchmark import gindex as gi
+
+    if args.symmetrise_directory_order and not args.domains:
+        raise InputError("--symmetrise-directory-order applies to the companion's experiments: give --domains too")
+    try:
+        if args.domains:
+            exp = ex.load_companion_experiment(args.experiment, args.domains)
+            result = gi.compute_companion_gindex(exp, args.domains,
+                                                 symmetrise_in_directory_order=args.symmetrise_directory_order)
+        else:
+            exp = ex.load_experiment(args.experiment)
+            edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
+            if args.use_edited:
+                exp = ex.with_edits(exp)
+            opts = options(args) if scoring_given(args) else None
+            read_by_workers = workers_read_files(args, opts.profile if opts else exp.profile)
+            extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
+            _refuse_too_big(exp, opts or exp.options, args)
+            listener = _Progress() if progress.wanted(args) else None
+            with cluster(args) as client:
+                result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
+                                           workers_read_files=read_by_workers, listener=listener, **extra)
+            if listener is not None:
+                listener.done()
+    except ex.ExperimentError as e:
+        raise InputError(str(e)) from None
+    if not args.domains:
+        _warn_about_edits(result, edited, args.use_edited)
+    if args.json:
+        json_out(result.to_dict())
+        return 0
+    print(format_gindex(result))
+    return 0
+
+
+class _Progress:
+    """``gindex`` progress on stderr: the stage and its count, at most every 0.2 s."""
+
+    WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curriculum", "omega": "Ω of the tasks"}
+
+    def __init__(self):
+        self.last, self.shown = 0.0, False
+
+    def stage(self, name, done, total):
+        import time
+
+        now = time.monotonic()
+        if done == total or now - self.last >= 0.2:
+            self.last, self.shown = now, True
+            from gindex_studio.cli import progress
+
+            progress.say(f"{self.WORDS.get(name, name)}: {done:,} of {total:,}")
+
+    def delta(self, index, reports):
+        pass
+
+    def task(self, result):
+        pass
+
+    def done(self):
+        from gindex_studio.cli import progress
+
+        if self.shown:
+            progress.say("")
+
+
+def _refuse_too_big(exp, opts, args) -> None:
+    """The g-index's searches, refused before they start when they cannot fit: Δ of every attempt
+    (one after another), then Ω of every task against the curriculum (pool processes)."""
+    tasks = exp.tasks
+    refuse_too_big("g-index, Δ", [[(t.reference, a.generated, f"task {t.id} attempt {k + 1}")
+                                   for t in tasks for k, a in enumerate(t.attempts)]], args, opts)
+    programs = [(p.flow, p.label) for c in exp.curriculum for p in c.programs]
+    refuse_too_big("g-index, Ω", [[(t.reference, flow, f"task {t.id} × {label}") for flow, label in programs]
+                                  for t in tasks], args, opts, at_once(args.workers, len(tasks)))
+
+
+def format_gindex(result) -> str:
+    """People's view of a GIndexResult: the index, the curriculum terms and a task table."""
+    exact = "exact" if result.exact else "NOT exact (a deadline cut a search)"
+    lines = [
+        f"g-index = {result.g_index:.6f}   ({result.g_index_rounded:.3f} rounded)   "
+        f"{result.system or result.name}, {result.profile} profile, {exact}",
+        f"mean θ = {result.theta_mean:.6f}   ρ = {result.rho:g}   tasks {len(result.tasks)}",
+        "",
+        table([(d.domain, d.samples, d.w, d.compute, d.e, "" if d.included else "left out")
+               for d in result.domains], ("curriculum domain", "samples", "W", "compute", "E", ""),
+              [False, True, True, True, True, False]),
+        "",
+        table([(t.id, t.domain, t.delta, t.theta, t.omega, t.nearest or "", _LEAK_WORD[t.leak], t.tc,
+                ("yes" if t.exact and t.omega_exact else "no") + (" (syntax)" if t.syntax else ""))
+               for t in result.tasks],
+              ("task", "domain", "Δ", "θ", "Ω", "nearest program", "leak", "TC", "exact"),
+              [False, False, True, True, True, False, False, True, False]),
+    ]
+    if result.mode == "tasks":
+        leaks = result.leaks
+        lines.append("")
+        lines.append(f"leaks (Ω ≤ {float(result.leak_threshold):g} to a curriculum program): {len(leaks)}"
+                     + "".join(f"\n  {t.id}: Ω = {t.omega:.6f} to {t.nearest}" for t in leaks))
+        undecided = [t.id for t in result.tasks if t.leak is None]
+        if undecided:
+            lines.append(f"leak undecided (a deadline cut the Ω search): {', '.join(undecided)}")
+    lines += [f"warning: {w}" for w in result.warnings]
+    return "\n".join(lines)
+
+
+_LEAK_WORD = {True: "leak", False: "", None: "?"}
+
+
+def _warn_about_edits(result, edited: list[str], use_edited: bool) -> None:
+    """Say which outputs the g-index was computed from when what-if edits are present (or asked for)."""
+    if not (edited or use_edited):
+        return
+    names = ", ".join(edited[:5]) + (", …" if len(edited) > 5 else "")
+    if use_edited and edited:
+        line = f"scored on the what-if edits of {len(edited)} tasks ({names}), not the model's own outputs"
+    elif use_edited:
+        line = "--use-edited: no task holds a what-if edit; this is the g-index of the model's own outputs"
+    else:
+        line = (f"{len(edited)} tasks hold what-if edits ({names}): this is the g-index of the model's own "
+                "outputs; --use-edited scores the edits")
+    result.warnings.append(line)

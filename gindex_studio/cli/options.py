@@ -1,0 +1,78 @@
+"""The scoring options that ``score``, ``matrix``, ``omega`` and ``gindex`` share, and the check
+that refuses work too big for the free memory before it starts."""
+from __future__ import annotations
+
+import argparse
+import os
+
+from gindex_studio.cli.common import InputError
+from gindex_studio.core.scoring import profiles
+
+
+def add_scoring(p: argparse.ArgumentParser) -> None:
+    """``--profile``, ``--ignore-type``, ``--port-aware``, ``--fill-defaults``, ``--deadline``,
+    ``--progress`` and ``--json``."""
+    p.add_argument("--profile", choices=profiles.names(), default=profiles.DEFAULT,
+                   help="scoring profile (default: paper; companion reproduces the public companion code; "
+                        "flatland reads Flatland programs: .fbp, .lisp, flat JSON)")
+    p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out (repeatable)")
+    p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
+    p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
+    p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                   help="stop each search after this long and report the proven bound")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr (the default when stderr is a terminal)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def add_workers(p: argparse.ArgumentParser, what: str = "Ω") -> None:
+    """``--workers N``: local processes (1 to MAX_PROCESSES; below 1 is refused by cli.numbers)."""
+    from gindex_studio.cli.common import MAX_PROCESSES, int_at_most
+
+    p.add_argument("--workers", type=int_at_most(MAX_PROCESSES), default=None, metavar="N",
+                   help=f"processes for {what} (default: all cores; at most {MAX_PROCESSES})")
+
+
+def options(args):
+    """The ScoreOptions the scoring options ask for."""
+    from gindex_studio.core.scoring.divergence import ScoreOptions
+
+    return ScoreOptions(
+        profile=args.profile,
+        ignore_types=frozenset(args.ignore_type or ()),
+        port_aware=args.port_aware,
+        fill_defaults=args.fill_defaults,
+        deadline=args.deadline,
+    )
+
+
+def scoring_given(args) -> bool:
+    """Whether any scoring option differs from its default (else an experiment's own options hold)."""
+    other_profile = profiles.get(args.profile) is not profiles.get(profiles.DEFAULT)
+    return other_profile or bool(args.ignore_type) or args.port_aware or args.fill_defaults or args.deadline is not None
+
+
+def refuse_too_big(what: str, groups, args, options, at_once: int = 1) -> None:
+    """Refuse work that cannot fit in the free memory before it starts: one line naming its largest
+    search, with score's estimate (core.limits). ``groups``: the searches each process runs one
+    after another, ``at_once`` processes side by side. Not checked when a Dask scheduler runs the
+    searches on other machines."""
+    from gindex_studio.core.runtime.limits import searches_too_big
+
+    if getattr(args, "scheduler", None) or os.environ.get("GINDEX_SCHEDULER"):
+        return
+    if getattr(args, "dask_workers", None):
+        at_once = args.dask_workers
+    why = searches_too_big(groups, at_once=at_once, ignore_types=options.ignore_types, what=what)
+    if why:
+        raise InputError(f"{why}; nothing was computed")
+
+
+def at_once(workers: int | None, tasks: int) -> int:
+    """How many pool processes search side by side (omega_many's rule)."""
+    return max(1, min(workers or os.cpu_count() or 1, tasks))
+
+
+def flow_json_profiles() -> tuple[str, ...]:
+    """The profiles that score Node-RED flow JSON (curation and experiment building read only those)."""
+    return tuple(n for n in profiles.names() if profiles.get(n).reads_flow_json)

@@ -1,0 +1,91 @@
+"""``gindex-studio score REFERENCE GENERATED``: Δ and θ of one generated program against its
+reference, the mapping, what is missing and extra, and the errors found.
+
+Kept light: this path imports the reader and the search, never numpy or Qt (startup matters
+here; ``tests/cli/test_cli_score.py`` lists what must stay out).
+"""
+from __future__ import annotations
+
+import argparse
+
+from gindex_studio.cli.common import InputError, json_out, read_generated, read_strict, table
+from gindex_studio.cli.options import add_scoring, options
+
+NAMES = ("score",)
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("score", help="Δ of a generated program against its reference",
+                       description="The divergence Δ of a generated program from its reference (1 − S² / "
+                                   "(|V'|·|V''|), S the weight of the best node mapping) and θ = 1 − Δ, "
+                                   "with the mapping, missing and extra nodes and edges, and the errors "
+                                   "found in the generated program.")
+    p.add_argument("reference", help="reference flow file")
+    p.add_argument("generated", help="generated flow file (read leniently: raw model output is fine)")
+    add_scoring(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli import progress
+
+    ref = read_strict(args.reference, args.profile)
+    read = read_generated(args.generated, args.profile)
+    result = _score_with_progress(ref, read, options(args), progress.wanted(args))
+    if args.json:
+        json_out(result.to_dict())
+        return 0
+    exact = "exact" if result.exact else f"not exact: true Δ in [{result.delta_lower:.6f}, {result.delta:.6f}]"
+    print(f"Δ = {result.delta:.6f}   θ = {result.theta:.6f}   ({result.profile} profile, {exact})")
+    if result.n_reference and result.n_generated:
+        print(f"S = {result.s_exact} over |V'| = {result.n_reference}, |V''| = {result.n_generated}:  "
+              f"Δ = 1 − {result.s:.6g}² / ({result.n_reference}·{result.n_generated})")
+    else:
+        empty = "reference" if not result.n_reference else "generated program"
+        print(f"Δ = 1 because the {empty} has no nodes (|V'| = {result.n_reference}, |V''| = {result.n_generated})")
+    print(f"edge divergence Δ_E = {result.edge_delta:.6f}   "
+          f"matched edges {len(result.matched_edges)}, missing {len(result.missing_edges)}, extra {len(result.extra_edges)}")
+    if result.mapping:
+        print()
+        rows = [(p.reference, p.generated, p.w_exact, ", ".join(p.differing_keys)) for p in result.mapping]
+        print(table(rows, ("reference", "generated", "w", "differing keys")))
+    if result.missing_nodes:
+        print(f"\nmissing nodes (reference only): {', '.join(result.missing_nodes)}")
+    if result.extra_nodes:
+        print(f"extra nodes (generated only): {', '.join(result.extra_nodes)}")
+    e = result.errors
+    print(f"\nerrors: syntax {'yes' if e['syntax'] else 'no'}, function {len(e['function'])}, dataflow {len(e['dataflow'])}")
+    if e["syntax"]:
+        s = e["syntax"]
+        print(f"syntax: line {s['line']}, column {s['column']}: {s['message']}")
+    for w in result.warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def _score_with_progress(ref, read, options, show: bool):
+    """Score, refusing a pair that cannot fit in memory before any work. With ``show``: a quick
+    anytime pass first (its proven interval), then the exact search with a live node count."""
+    from dataclasses import replace
+
+    from gindex_studio.cli import progress
+    from gindex_studio.core.runtime.limits import scoring_too_big
+    from gindex_studio.core.scoring.divergence import score
+
+    too_big = scoring_too_big(ref, read.flow, options.ignore_types)
+    if too_big:
+        raise InputError(f"{too_big}; nothing was computed")
+    if not show or (options.deadline is not None and options.deadline <= 1.0):
+        return score(ref, read.flow, options, syntax=read.syntax)
+    quick = score(ref, read.flow, replace(options, deadline=1.0), syntax=read.syntax)
+    if quick.exact:
+        return quick
+    hint = "" if options.deadline else "; --deadline SECONDS gives the best mapping found by then"
+    progress.say(f"after 1 s: Δ ≤ {quick.delta:.6f}, proven ≥ {quick.delta_lower:.6f}; searching for the exact "
+                 f"value{hint}", final=True)
+    ticker = progress.Ticker("exact search", hint)
+    try:
+        warm = [(p.reference, p.generated) for p in quick.mapping]
+        rest = replace(options, deadline=options.deadline - 1.0) if options.deadline else options
+        return score(ref, read.flow, rest, syntax=read.syntax, warm=warm, cancel=ticker)
+    finally:
+        ticker.done()

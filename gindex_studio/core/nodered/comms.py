@@ -1,0 +1,169 @@
+"""Node-RED's editor websocket (``/comms``): debug messages, node status and runtime notices.
+
+:class:`Comms` connects (authenticating with the admin token), subscribes to ``debug``,
+``status/#`` and ``notification/#``, and keeps every event in order in a list that callers read
+from a position (``events_since``) or wait on (``wait_for``); listeners are called on the reader
+thread. The debug node's encoding of values is undone by :func:`decode_debug`.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import websocket  # websocket-client: a small synchronous client with timeouts (see pyproject)
+
+from gindex_studio.core.nodered.runtime import NodeRedError, Runtime
+
+#: debug events carrying a log record: Node-RED's log levels
+ERROR, WARN = 20, 30
+
+
+@dataclass
+class Event:
+    """One thing the runtime said. kind: ``debug`` (a debug node's message, or with ``level`` a
+    node's logged error/warning), ``status`` or ``notification``. ``node_id`` as deployed."""
+
+    seq: int
+    kind: str
+    node_id: str | None
+    data: dict[str, Any] = field(default_factory=dict)
+    time: float = 0.0
+
+    @property
+    def level(self) -> int | None:
+        lv = self.data.get("level")
+        return lv if isinstance(lv, int) else None
+
+    @property
+    def value(self) -> Any:
+        """The decoded message value of a debug event."""
+        return decode_debug(self.data)
+
+
+def decode_debug(data: dict) -> Any:
+    """Undo the debug node's encoding (``msg`` text + ``format``) into a plain value."""
+    msg, fmt = data.get("msg"), str(data.get("format") or "")
+    if not isinstance(msg, str):
+        return msg
+    if fmt.startswith("string"):
+        return msg
+    if fmt == "number":
+        try:
+            return int(msg)
+        except ValueError:
+            try:
+                return float(msg)
+            except ValueError:
+                return msg
+    if fmt == "boolean":
+        return msg == "true"
+    if fmt == "null":
+        return None
+    if fmt == "undefined":
+        return "<undefined>"
+    try:
+        return json.loads(msg)
+    except ValueError:
+        return msg
+
+
+class Comms:
+    """A connection to ``<runtime>/comms`` (see the module's docstring)."""
+
+    def __init__(self, runtime: Runtime, timeout: float = 10.0):
+        url = runtime.url.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/comms"
+        self.events: list[Event] = []
+        self.listeners: list[Callable[[Event], None]] = []
+        self._cond = threading.Condition()
+        self._closed = False
+        try:
+            self.ws = websocket.create_connection(url, timeout=timeout)
+            if runtime.token:
+                self.ws.send(json.dumps({"auth": runtime.token}))
+                reply = json.loads(self.ws.recv())
+                if reply != {"auth": "ok"}:
+                    raise NodeRedError(f"Node-RED at {runtime.url} refused the admin token on /comms")
+            for topic in ("debug", "status/#", "notification/#"):
+                self.ws.send(json.dumps({"subscribe": topic}))
+        except (OSError, websocket.WebSocketException, ValueError) as e:
+            raise NodeRedError(f"cannot open Node-RED's /comms websocket at {url}: {e}") from None
+        self.ws.settimeout(0.5)
+        self._thread = threading.Thread(target=self._read, name="nodered-comms", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while not self._closed:
+            try:
+                raw = self.ws.recv()
+            except websocket.WebSocketTimeoutException:
+                continue
+            except (OSError, websocket.WebSocketException):
+                break
+            try:
+                batch = json.loads(raw)
+            except ValueError:
+                continue
+            for item in batch if isinstance(batch, list) else [batch]:
+                if isinstance(item, dict) and "topic" in item:
+                    self._add(item["topic"], item.get("data"))
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def _add(self, topic: str, data: Any) -> None:
+        data = data if isinstance(data, dict) else {"value": data}
+        if topic == "debug":
+            kind, node = "debug", data.get("id")
+        elif topic.startswith("status/"):
+            kind, node = "status", topic[len("status/"):]
+        else:
+            kind, node = "notification", None
+            data = dict(data, topic=topic)
+        with self._cond:
+            ev = Event(len(self.events), kind, node if isinstance(node, str) else None, data, time.monotonic())
+            self.events.append(ev)
+            self._cond.notify_all()
+        for fn in list(self.listeners):
+            fn(ev)
+
+    @property
+    def position(self) -> int:
+        with self._cond:
+            return len(self.events)
+
+    def events_since(self, pos: int) -> list[Event]:
+        with self._cond:
+            return self.events[pos:]
+
+    def wait_quiet(self, pos: int, quiet: float, timeout: float, busy: Callable[[], bool] = lambda: False) -> bool:
+        """Wait until no event arrived for ``quiet`` seconds (and ``busy()`` is false), at most
+        ``timeout`` seconds after the call. True when it went quiet, False on the timeout."""
+        end = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            with self._cond:
+                last = self.events[-1].time if len(self.events) > pos else None
+            since = now - last if last is not None else None
+            if not busy() and (since is None or since >= quiet):
+                # nothing yet: still give the flow ``quiet`` seconds from the call
+                if since is not None or now >= end - timeout + quiet:
+                    return True
+            if now >= end:
+                return False
+            with self._cond:
+                self._cond.wait(0.05)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self.ws.close()
+        except (OSError, websocket.WebSocketException):
+            pass
+        self._thread.join(2)

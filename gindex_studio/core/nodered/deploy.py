@@ -1,0 +1,316 @@
+"""Deploy a flow and read, per node, what Node-RED says about it.
+
+:class:`Session` owns a runtime connection and its ``/comms`` websocket. :meth:`Session.deploy`
+prepares the flow (nodes of types the runtime lacks and nodes that need the network are left out
+and reported, the rest runs; every node is given a tab; function nodes get a time limit so a
+loop in their code cannot freeze the runtime), deploys it (the whole flow set on the private
+runtime; a new tab that :meth:`Session.close` removes on a remote one), and collects the problems
+Node-RED reports: errors and warnings nodes log, red node status, runtime notices.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from gindex_studio.core.nodered.comms import ERROR, WARN, Comms, Event
+from gindex_studio.core.nodered.nodes import network_reason, npm_module
+from gindex_studio.core.nodered.runtime import NodeRedError, Runtime
+
+WORKSPACES = ("tab", "subflow", "group")
+FUNCTION_TIMEOUT_S = 5  # given to function nodes without a time limit of their own
+
+#: problem kinds: deploy problems (the first three) stop a clean deploy; all are per node
+KINDS = ("missing-type", "needs-network", "config-error", "runtime-error", "runtime-warning", "status-error",
+         "deploy-error", "runtime-crash")
+
+
+@dataclass(frozen=True)
+class RunProblem:
+    """One thing Node-RED (or the studio, for the network) says is wrong with a node."""
+
+    kind: str
+    message: str
+    node_id: str | None = None
+    node_type: str | None = None
+
+    def line(self) -> str:
+        where = f"{self.node_type or 'node'} {self.node_id}: " if self.node_id else ""
+        return f"{self.kind}: {where}{self.message}"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "node": self.node_id, "type": self.node_type}
+
+
+@dataclass
+class Prepared:
+    """The flow as deployed: ``nodes`` (deployed ids), the ids mapping back to the file's, the
+    problems found before deploying and the ids left out."""
+
+    nodes: list[dict]
+    back: dict[str, str]
+    forward: dict[str, str]
+    problems: list[RunProblem] = field(default_factory=list)
+    left_out: set[str] = field(default_factory=set)
+    tab: str | None = None
+
+
+def node_dicts(source: Any) -> list[dict]:
+    """The node objects of a flow: a list, a dataset ``{"flow": …}``, ``{"flows": …}`` or a
+    gindex ``Flow``."""
+    if hasattr(source, "flow") and not isinstance(source, (list, dict)):  # a lenient read
+        source = source.flow
+    if hasattr(source, "nodes") and not isinstance(source, (list, dict)):
+        return [dict(n.data) for n in source.nodes]
+    if isinstance(source, dict):
+        source = source.get("flow", source.get("flows"))
+    if not isinstance(source, list):
+        raise ValueError("not a flow: expected a list of node objects")
+    return [dict(n) for n in source if isinstance(n, dict) and isinstance(n.get("id"), str)
+            and isinstance(n.get("type"), str)]
+
+
+def _remap(value: Any, ids: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return ids.get(value, value)
+    if isinstance(value, list):
+        return [_remap(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {k: _remap(v, ids) for k, v in value.items()}
+    return value
+
+
+def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, quiet_injects: bool = False
+            ) -> Prepared:
+    """See the module's docstring. ``quiet_injects``: inject nodes fire only when asked (no
+    "once", no repeat), so that probes see only what they cause. ``fresh_ids``: give every node a new id (for a remote runtime,
+    whose flows may use the same ids); ``back`` maps deployed ids to the file's."""
+    by_id = {n["id"]: n for n in nodes}
+    problems: list[RunProblem] = []
+    left_out: set[str] = set()
+    for n in nodes:
+        t = n["type"]
+        if t in WORKSPACES or t.startswith("subflow:"):
+            continue
+        mod = npm_module(n)
+        hint = f" (provided by the npm module {mod})" if mod else ""
+        why = network_reason(n, by_id)
+        if why:  # installing the type would not help on an offline machine: say this first
+            also = "" if t in known_types else f"; its type {t!r} is not installed either{hint}"
+            problems.append(RunProblem("needs-network", f"needs the network ({why}): not run here{also}", n["id"], t))
+            left_out.add(n["id"])
+        elif t not in known_types:
+            problems.append(RunProblem("missing-type", f"node type {t!r} is not installed{hint}", n["id"], t))
+            left_out.add(n["id"])
+    tabs = {n["id"] for n in nodes if n["type"] in ("tab", "subflow")}
+    forward = {i: (secrets.token_hex(8) if fresh_ids else i) for i in by_id}
+    out: list[dict] = []
+    default_tab = None
+    for n in nodes:
+        if n["id"] in left_out:
+            continue
+        d = dict(n)
+        if isinstance(d.get("wires"), list):
+            d["wires"] = [[t for t in (p if isinstance(p, list) else [p]) if t not in left_out] for p in d["wires"]]
+        if d["type"] not in WORKSPACES:
+            z = d.get("z")
+            if isinstance(z, str) and z and z not in tabs:
+                tabs.add(z)
+                out.append({"id": z, "type": "tab", "label": "Flow", "disabled": False, "info": ""})
+            elif not z and ("wires" in d or "x" in d):  # a program node without a tab: give it one
+                if default_tab is None:
+                    default_tab = "gindex-tab-" + secrets.token_hex(4)
+                    forward[default_tab] = default_tab
+                    out.append({"id": default_tab, "type": "tab", "label": "gindex-studio", "disabled": False,
+                                "info": ""})
+                d["z"] = default_tab
+        if quiet_injects and d["type"] == "inject":
+            d.update(once=False, repeat="", crontab="")
+        if d["type"] == "function" and not d.get("timeout"):
+            d["timeout"] = FUNCTION_TIMEOUT_S
+        out.append(d)
+    for d in out:  # forward map tabs created above too
+        forward.setdefault(d["id"], secrets.token_hex(8) if fresh_ids else d["id"])
+    deployed = [_remap(d, forward) for d in out] if fresh_ids else out
+    back = {v: k for k, v in forward.items()}
+    return Prepared(deployed, back, forward, problems, left_out)
+
+
+@dataclass
+class DeployResult:
+    problems: list[RunProblem]
+    prepared: Prepared
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems
+
+
+class Session:
+    """A runtime plus its ``/comms`` connection; deploy flows, read their problems, clean up."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+        self.comms = Comms(runtime)
+        self.prepared: Prepared | None = None
+        self._remote_tab: str | None = None
+        self._start = 0
+        self._started = 0
+        self.types = runtime.node_types()
+        self.settings = runtime.request("GET", "/settings")[1] or {}
+
+    # ----- deploying ---------------------------------------------------------------------------
+    def deploy(self, source: Any, settle: float = 0.5, quiet_injects: bool = False) -> DeployResult:
+        """Deploy the flow (see the module's docstring); problems found on the way and while the flow
+        starts (``settle`` seconds after Node-RED accepted it). NodeRedError when the runtime fails."""
+        nodes = node_dicts(source)
+        remote = not self.runtime.private
+        self.remove()
+        prepared = prepare(nodes, self.types, fresh_ids=remote, quiet_injects=quiet_injects)
+        self._start = self.comms.position
+        if remote:
+            tab = "gindex-" + secrets.token_hex(6)
+            body_nodes = [dict(n, z=tab) if n.get("z") and n["type"] not in WORKSPACES else n
+                          for n in prepared.nodes if n["type"] != "tab"]
+            configs = [n for n in body_nodes if not n.get("z")]
+            flow_nodes = [n for n in body_nodes if n.get("z")]
+            status, body = self.runtime.request("POST", "/flow", {"id": tab, "label": "gindex-studio run",
+                                                                  "nodes": flow_nodes, "configs": configs})
+            if status == 200 and isinstance(body, dict):
+                self._remote_tab = body.get("id", tab)
+                prepared.tab = self._remote_tab
+        else:
+            status, body = self.runtime.request("POST", "/flows", {"flows": prepared.nodes}, headers={
+                "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"}, timeout=30)
+        self.prepared = prepared
+        if status in (200, 204):
+            self.wait_started(self._start)
+        if status not in (200, 204):
+            msg = body.get("message", body) if isinstance(body, dict) else body
+            return DeployResult(prepared.problems + [RunProblem("deploy-error", f"Node-RED refused the flow "
+                                                                f"(HTTP {status}): {msg}")], prepared)
+        time.sleep(0.1)  # comms batches events every 50 ms: errors raised while nodes start arrive by now
+        self._started = self.comms.position
+        time.sleep(settle)
+        return DeployResult(prepared.problems + self.problems(self._start, starting=True), prepared)
+
+    def remove(self) -> None:
+        """Take the deployed flow away: delete the tab on a remote runtime (nothing else there is
+        touched); on the private one an empty flow set is deployed."""
+        if self._remote_tab:
+            try:
+                self.runtime.request("DELETE", f"/flow/{self._remote_tab}")
+            finally:
+                self._remote_tab = None
+        elif self.prepared is not None and self.runtime.private:
+            self.runtime.request("POST", "/flows", {"flows": []}, headers={
+                "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"})
+        self.prepared = None
+
+    def wait_started(self, pos: int, timeout: float = 10.0) -> bool:
+        """Wait for Node-RED's notice that the flows started (it answers a deploy before every node
+        has started). False when no such notice came within ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for ev in self.comms.events_since(pos):
+                if (ev.kind == "notification" and ev.data.get("topic") == "notification/runtime-state"
+                        and (ev.data.get("state") == "start" or ev.data.get("error"))):
+                    return True
+            time.sleep(0.02)
+        return False
+
+    def redeploy(self) -> None:
+        """Restart the deployed flow (fresh node state), e.g. between probes."""
+        if self.prepared is None:
+            return
+        pos = self.comms.position
+        if self.runtime.private:
+            self.runtime.request("POST", "/flows", {"flows": self.prepared.nodes}, headers={
+                "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"}, timeout=30)
+        else:
+            self.runtime.request("POST", "/flows", None, headers={"Node-RED-Deployment-Type": "reload"})
+        self.wait_started(pos)
+
+    # ----- reading ---------------------------------------------------------------------------
+    def file_id(self, deployed_id: str | None) -> str | None:
+        """The flow file's id of a deployed node id (None when it is not one of ours)."""
+        if deployed_id is None or self.prepared is None:
+            return None
+        if deployed_id in self.prepared.back:
+            return self.prepared.back[deployed_id]
+        tail = deployed_id.split("-")[-1]  # nodes inside subflow instances: path ids
+        return self.prepared.back.get(tail)
+
+    def node_type(self, file_id: str | None) -> str | None:
+        if file_id is None or self.prepared is None:
+            return None
+        deployed = self.prepared.forward.get(file_id, file_id)
+        for n in self.prepared.nodes:
+            if n["id"] == deployed:
+                return n["type"]
+        return None
+
+    def problems(self, since: int | None = None, starting: bool = False) -> list[RunProblem]:
+        """Problems in the events from ``since`` on (default: since the last deploy), one per node,
+        kind and message. ``starting``: errors count as ``config-error`` (raised while nodes start)."""
+        events = self.comms.events_since(self._start if since is None else since)
+        out: list[RunProblem] = []
+        seen: set[tuple] = set()
+        for ev in events:
+            p = self._problem(ev, starting)
+            if p is not None and (p.kind, p.node_id, p.message) not in seen:
+                seen.add((p.kind, p.node_id, p.message))
+                out.append(p)
+        if not self.runtime.alive():
+            out.append(RunProblem("runtime-crash", "Node-RED stopped while the flow ran" + self.runtime.why_down()))
+        return out
+
+    def _problem(self, ev: Event, starting: bool) -> RunProblem | None:
+        fid = self.file_id(ev.node_id)
+        if ev.kind == "debug" and ev.level in (ERROR, WARN):
+            if fid is None and ev.node_id is not None:
+                return None  # another tab's node on a remote runtime
+            text = error_text(ev.value)
+            on_start = ev.seq < self._started
+            kind = "runtime-warning" if ev.level == WARN else ("config-error" if on_start else "runtime-error")
+            return RunProblem(kind, text, fid, self.node_type(fid) or ev.data.get("type"))
+        if ev.kind == "status" and fid is not None and ev.data.get("fill") == "red":
+            return RunProblem("status-error", f"status: {ev.data.get('text') or 'red'}", fid, self.node_type(fid))
+        if ev.kind == "notification" and ev.data.get("error") == "missing-types":
+            return None  # reported from the node list before deploying (left out of the deploy)
+        return None
+
+    def debug_messages(self, since: int = 0) -> list[Event]:
+        """Messages that reached debug nodes (not log records) from ``since`` on."""
+        return [e for e in self.comms.events_since(since) if e.kind == "debug" and e.level is None]
+
+    def fire_inject(self, file_id: str) -> None:
+        """Fire an inject node of the deployed flow (as its button in the editor does)."""
+        deployed = self.prepared.forward.get(file_id, file_id) if self.prepared else file_id
+        status, body = self.runtime.request("POST", f"/inject/{deployed}")
+        if status != 200:
+            raise NodeRedError(f"inject node {file_id} could not be fired (HTTP {status}: {body})")
+
+    def close(self) -> None:
+        try:
+            self.remove()
+        except NodeRedError:
+            pass
+        self.comms.close()
+
+
+def error_text(value: Any) -> str:
+    """One line for a logged error value (an encoded Error object becomes ``Name: message``)."""
+    if isinstance(value, dict):
+        data = value.get("data") if value.get("__enc__") else value
+        if isinstance(data, dict) and "message" in data:
+            name = data.get("name")
+            return f"{name}: {data['message']}" if name and name != "Error" else str(data["message"])
+        return json.dumps(value)
+    return str(value).strip().splitlines()[0] if str(value).strip() else ""
+
+
+def problems_lines(problems: Iterable[RunProblem]) -> list[str]:
+    return [p.line() for p in problems]

@@ -1,0 +1,105 @@
+"""What every exact common-subgraph search shares: its result (``Match``), exact fractions, the
+warm start (``consistent_subset``), and the deadline / cancel / threshold scaffolding.
+
+A leaf module: it imports nothing of the studio, so a profile's own search (``Profile.search``)
+and the generic searches of ``matching`` both build on it without importing each other.
+
+Contract of a search built on it: it looks for an integer X = S·D (D the scale of its weights)
+strictly above ``threshold_floor(threshold, threshold_sq, D)``; ``stop_check(stop_at, cancel)``
+is polled every 128 search nodes and a True answer raises ``Stop``; the search then returns the
+best mapping found and the least bound it proved.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Iterable
+
+
+@dataclass
+class Match:
+    """The search result. ``pairs``: (ref index, gen index, exact w as (num, den)).
+
+    ``weight`` = S as a fraction (num, den); ``upper`` = proven upper bound on S (equal to weight
+    when ``exact``). ``nodes`` counts search nodes expanded.
+    """
+
+    pairs: list[tuple[int, int, tuple[int, int]]]
+    weight: tuple[int, int]
+    upper: tuple[int, int]
+    exact: bool
+    nodes: int = 0
+    improved: bool = True  # False when a threshold was given and nothing beat it
+    cancelled: bool = False  # the search was stopped by ``cancel`` (then exact is False)
+
+
+class Stop(Exception):
+    """Raised inside a search when its deadline passed, its node budget ran out or it was cancelled."""
+
+
+def frac(num: int, den: int) -> tuple[int, int]:
+    """``num / den`` in lowest terms (den > 0); ``(0, 1)`` for 0.
+
+    >>> frac(6, 8), frac(0, 5)
+    ((3, 4), (0, 1))
+    """
+    g = math.gcd(num, den) or 1
+    return num // g, den // g
+
+
+def stop_check(stop_at: float | None, cancel):
+    """The test the searches make every 128 nodes (None: nothing can stop them). ``stop_at``: a
+    ``time.perf_counter()`` value; ``cancel``: any object with ``is_set()``."""
+    if cancel is None:
+        if stop_at is None:
+            return None
+        return lambda: time.perf_counter() > stop_at
+    is_set = cancel.is_set
+    if stop_at is None:
+        return is_set
+    return lambda: is_set() or time.perf_counter() > stop_at
+
+
+def threshold_pair(threshold_sq) -> tuple[int, int]:
+    """``threshold_sq`` (a Fraction, or integers (num, den) with den > 0) as (num, den)."""
+    return threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator, threshold_sq.denominator)
+
+
+def threshold_floor(threshold: tuple[int, int] | None, threshold_sq, scale: int) -> int:
+    """The integer X = S·D (D = ``scale``) a search must beat strictly: S > ``threshold`` (a
+    fraction (num, den)) and S² > ``threshold_sq``; −1 when neither is given (or a negative
+    ``threshold_sq``). X² > Q·D² ⇔ X > isqrt(floor(Q·D²)) for integers X.
+
+    >>> threshold_floor((1, 2), None, 4), threshold_floor(None, (9, 4), 2), threshold_floor(None, None, 3)
+    (2, 3, -1)
+    """
+    t_floor = -1 if threshold is None else (threshold[0] * scale) // threshold[1]
+    if threshold_sq is not None:
+        tn, td = threshold_pair(threshold_sq)
+        if tn >= 0:
+            t_floor = max(t_floor, math.isqrt(tn * scale * scale // td))
+    return t_floor
+
+
+def pair_ok(g1, g2, u1: int, v1: int, u2: int, v2: int, mode: str) -> bool:
+    """Whether (u1, v1) and (u2, v2) may both be in a mapping: the edges between them correspond
+    in both directions (``mode`` "and", Eq. 12 as written) or in one (``mode`` "or"). ``g1`` and
+    ``g2`` have ``has_edge(u, v)`` (the ports of the edges u→v)."""
+    fwd = g1.has_edge(u1, u2) == g2.has_edge(v1, v2)
+    bwd = g1.has_edge(u2, u1) == g2.has_edge(v2, v1)
+    return (fwd and bwd) if mode == "and" else (fwd or bwd)
+
+
+def consistent_subset(g1, g2, pairs: Iterable[tuple[int, int]], allowed, mode: str = "and"):
+    """Keep pairs in order while they form a valid clique (used to warm-start from an old mapping)."""
+    kept: list[tuple[int, int]] = []
+    used1, used2 = set(), set()
+    for u, v in pairs:
+        if (u, v) not in allowed or u in used1 or v in used2:
+            continue
+        if all(pair_ok(g1, g2, u, v, a, b, mode) for a, b in kept):
+            kept.append((u, v))
+            used1.add(u)
+            used2.add(v)
+    return kept

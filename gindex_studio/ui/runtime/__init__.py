@@ -1,0 +1,1 @@
+"""The studio's bridge to the real Node-RED: Deploy & run, the Debug dock, runtime problems."""

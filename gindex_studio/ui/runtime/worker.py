@@ -1,0 +1,96 @@
+"""The runtime's work off the GUI thread: a :class:`RuntimeWorker` lives in its own QThread and
+owns the Node-RED runtime and deploy session; the GUI talks to it through queued signals only."""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from gindex_studio.core.nodered.deploy import Session, error_text
+from gindex_studio.core.nodered.install import InstallError
+from gindex_studio.core.nodered.probe import Probe, observe
+from gindex_studio.core.nodered.runtime import NodeRedError, Runtime, connect
+
+
+class RuntimeWorker(QObject):
+    """Slots run on the worker's thread; results come back as signals.
+
+    ``factory(progress)`` makes the runtime (default: the private one, installed on first use)."""
+
+    progress = Signal(str)
+    deployed = Signal(list)  # RunProblem list (after a deploy, and again after each input)
+    debug = Signal(dict)  # {"node": file id, "value": decoded value, "topic", "error": bool}
+    response = Signal(dict)  # {"probe": name, "status", "body", "note"}
+    failed = Signal(str)
+    stopped = Signal()
+
+    def __init__(self, factory: Callable[..., Runtime] | None = None):
+        super().__init__()
+        self.factory = factory or (lambda progress: connect(progress=progress))
+        self.runtime: Runtime | None = None
+        self.session: Session | None = None
+        self.nodes: list[dict] = []
+
+    def _ensure(self) -> Session:
+        if self.session is None or self.session.comms.closed:
+            if self.runtime is not None:
+                self.runtime.stop()
+            self.runtime = self.factory(lambda f, text: self.progress.emit(text))
+            self.session = Session(self.runtime)
+            self.session.comms.listeners.append(self._on_event)
+        return self.session
+
+    def _on_event(self, ev) -> None:  # the comms reader thread
+        s = self.session
+        if s is None or ev.kind != "debug":
+            return
+        fid = s.file_id(ev.node_id)
+        if fid is None:
+            return
+        value = error_text(ev.value) if ev.level is not None else ev.value
+        self.debug.emit({"node": fid, "value": value, "topic": ev.data.get("topic"),
+                         "error": ev.level is not None})
+
+    @Slot(list)
+    def deploy(self, nodes: list) -> None:
+        try:
+            s = self._ensure()
+            self.nodes = nodes
+            self.progress.emit("deploying")
+            self.deployed.emit(s.deploy(nodes).problems)
+            self.progress.emit("deployed")
+        except (InstallError, NodeRedError) as e:
+            self.failed.emit(str(e))
+
+    @Slot(str)
+    def fire(self, inject_id: str) -> None:
+        self._input(Probe(f"inject {inject_id}", inject=inject_id))
+
+    @Slot(str, str, str)
+    def request(self, method: str, path: str, body: str) -> None:
+        self._input(Probe(f"{method} {path}", method=method, path=path, body=body or None))
+
+    def _input(self, probe: Probe) -> None:
+        s = self.session
+        if s is None or s.prepared is None:
+            self.failed.emit("deploy the flow first (Run → Deploy & run)")
+            return
+        try:
+            obs = observe(s, probe, self.nodes)
+            if probe.path is not None:
+                self.response.emit({"probe": probe.name, "status": obs.status, "body": obs.body, "note": obs.note})
+            problems = s.problems()
+            self.deployed.emit(list(s.prepared.problems) + problems if s.prepared else problems)
+        except NodeRedError as e:
+            self.failed.emit(str(e))
+
+    @Slot()
+    def stop(self) -> None:
+        """Close the session and stop the runtime (the private one ends; a user's keeps running)."""
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        if self.runtime is not None:
+            self.runtime.stop()
+            self.runtime = None
+        self.stopped.emit()

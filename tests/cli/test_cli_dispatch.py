@@ -1,0 +1,89 @@
+"""Dispatch: exit statuses, usage errors and the bare ``gindex-studio`` path, driven through a
+subprocess as a user would."""
+import pytest
+
+from cli_run import run  # tests/cli is on sys.path (rootdir-relative test modules)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("score", "missing.json", "missing2.json"), "no such file"),
+    (("omega", "--curriculum", "nowhere", "--tasks", "x.json"), "must be a folder"),
+    (("gindex", "nope.json"), "nope.json"),
+    (("compare", "nope.json", "nope2.json"), "no such file"),
+])
+def test_bad_input_exits_1_with_one_line(args, needle):
+    code, out, err = run(*args)
+    assert code == 1
+    assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_usage_error_exits_2():
+    code, _out, err = run("score", "--profile", "nonsense", "a", "b")
+    assert code == 2 and "usage" in err
+
+
+def test_no_display_is_one_line_not_a_crash():
+    code, _out, err = run(env={"PATH": "/usr/bin:/bin"})
+    assert code == 1 and "no display" in err and len(err.strip().splitlines()) == 1
+
+
+NO_DISPLAY = {"PATH": "/usr/bin:/bin"}  # no DISPLAY: the studio path answers with one line instead of a window
+
+
+@pytest.mark.parametrize("word, hint", [
+    ("scroe", "did you mean 'score'?"),
+    ("Gindex", "did you mean 'gindex'?"),
+    ("flatlnd", "did you mean 'flatland'?"),
+    ("xyzzy", "commands: score, matrix, omega, gindex, library, compare, gui, curate, experiment, report, flatland"),
+])
+def test_a_mistyped_command_is_a_usage_error_with_the_nearest_command(tmp_path, word, hint):
+    # issue 23: `gindex-studio scroe a.json b.json` opened the studio with a stack of "Cannot open file" boxes
+    from cli_run import TREE
+
+    code, out, err = run(word, "a.json", "b.json", cwd=tmp_path, env=dict(NO_DISPLAY, PYTHONPATH=TREE))
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("usage: gindex-studio")
+    assert lines[-1] == f"gindex-studio: error: '{word}' is neither a command nor a file ({hint})"
+
+
+@pytest.mark.parametrize("name", ["scroe", "notes.json", "sub/scroe"])
+def test_file_arguments_still_go_to_the_studio(tmp_path, name):
+    """A first argument that exists, or has an extension or a path separator, is a file for the studio."""
+    from cli_run import TREE
+
+    if name == "scroe":
+        (tmp_path / name).write_text("[]")
+    code, out, err = run(name, cwd=tmp_path, env=dict(NO_DISPLAY, PYTHONPATH=TREE))
+    assert code == 1 and "no display to open the studio window on" in err
+
+
+def test_help_says_what_the_numbers_are_and_that_files_open_the_studio():
+    code, out, err = run("--help")
+    assert code == 0, err
+    for term in ("Δ (divergence)", "θ = 1 − Δ", "Ω ", "g-index ", "curriculum ", "gindex-studio FILE…"):
+        assert term in out, term
+
+
+def test_every_command_has_a_description_and_shared_ideas_share_a_metavar():
+    import argparse
+
+    from gindex_studio.cli.dispatch import build_parser
+
+    def parsers(p, name="gindex-studio"):
+        yield name, p
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for sub_name, sub in a.choices.items():
+                    yield from parsers(sub, f"{name} {sub_name}")
+
+    found = dict(parsers(build_parser()))
+    assert len(found) == 1 + 11 + 1 + 4  # the top, 11 commands, experiment new, flatland's 4 actions
+    assert [n for n, p in found.items() if not (p.description or "").strip()] == []
+    metavars = {}
+    for n, p in found.items():
+        for a in p._actions:
+            for opt in a.option_strings:
+                metavars.setdefault(opt, set()).add(a.metavar)
+    assert metavars["--tasks"] == {"FILE_OR_DIR"} and metavars["--curriculum"] == {"DIR"}
+    assert metavars["--library"] == {"DIR"} and metavars["--workers"] == {"N"} and metavars["--seed"] == {"N"}

@@ -1,0 +1,52 @@
+"""``gindex-studio run`` and ``probe`` against the session's real Node-RED (issue 25)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gindex_studio.cli.dispatch import main
+
+ROOT = Path(__file__).resolve().parents[2]
+HTTP1 = ROOT / "resources" / "demo" / "programs" / "http" / "http-1.json"
+DEMO = ROOT / "resources" / "demo" / "runtime"
+
+
+def _remote(nodered):
+    return ["--node-red", nodered.url, "--token", nodered.token]
+
+
+def test_run_http1_is_clean(nodered, capsys):
+    assert main(["run", str(HTTP1), "--json", *_remote(nodered)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["clean"] is True and out["problems"] == []
+
+
+def test_run_reports_one_line_per_problem(nodered, capsys, tmp_path):
+    flow = [{"id": "t", "type": "tab"},
+            {"id": "u", "type": "made-up", "z": "t", "wires": []},
+            {"id": "i", "type": "inject", "z": "t", "payload": "", "payloadType": "date", "wires": [["f"]]},
+            {"id": "f", "type": "function", "z": "t", "func": "null.x;", "outputs": 1, "wires": [[]]}]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(flow))
+    assert main(["run", str(path), *_remote(nodered)]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "missing-type: made-up u: node type 'made-up' is not installed"
+    assert len(lines) == 2 and lines[1].startswith("runtime-error: function f: TypeError: Cannot read properties of null")
+
+
+def test_run_bad_input_is_one_line(capsys, tmp_path):
+    (tmp_path / "x.json").write_text("[]")
+    assert main(["run", str(tmp_path / "x.json")]) == 1
+    assert capsys.readouterr().err.strip() == f"gindex-studio: {tmp_path / 'x.json'}: no nodes to run"
+
+
+def test_probe_prints_behaviour_beside_delta(nodered, capsys):
+    assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), *_remote(nodered)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Δ = 0.489796 · runs: yes · behaves like the reference on 2 of 2 probes"
+    assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "one-constant.json"), "--json",
+                 *_remote(nodered)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert (res["agree"], res["probes"], round(res["delta"], 6)) == (1, 2, 0.047052)
+    assert [o["agrees"] for o in res["outcomes"]] == [False, True]
+    assert res["outcomes"][0]["generated"]["debug"] == [66]

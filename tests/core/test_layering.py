@@ -1,0 +1,127 @@
+"""The package's import structure (issue 22): no import cycle among gindex_studio modules, imports
+inside functions included; one module imports the C extension ``_mcsplit``; the generic modules
+never compare a profile's name. Read from the source (AST), nothing is imported."""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "gindex_studio"
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _imports(name: str, path: Path, known) -> set[str]:
+    """The gindex_studio modules ``name`` imports anywhere in its body (functions included): for
+    ``from X import Y`` the module X.Y when Y is one, else X."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_pkg = path.name == "__init__.py"
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = name.split(".")
+                parent = parent if is_pkg else parent[:-1]
+                parent = parent[:len(parent) - (node.level - 1)]
+                base = ".".join(parent + ([base] if base else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+        else:
+            continue
+        for t in targets:
+            while t and t not in known:  # import a.b.c of a module a.b (c a name in it)
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                out.add(t)
+    return out
+
+
+def import_graph() -> nx.DiGraph:
+    """The module graph (a copy: callers may change it)."""
+    return _graph().copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _graph() -> nx.DiGraph:
+    mods = _modules()
+    g = nx.DiGraph()
+    g.add_nodes_from(mods)
+    for name, path in mods.items():
+        for t in _imports(name, path, mods):
+            g.add_edge(name, t)
+    return g
+
+
+def test_the_graph_sees_function_level_imports():
+    """The reader of imports is not blind: an import inside a function is an edge."""
+    g = import_graph()
+    # flows.reading imports the profile registry inside a function only
+    assert g.has_edge("gindex_studio.core.flows.reading", "gindex_studio.core.scoring.profiles")
+    assert g.has_edge("gindex_studio.core.scoring.matching", "gindex_studio.core.scoring.search_base")
+
+
+def test_no_import_cycle_among_the_package_modules():
+    """No cycle anywhere in the package, imports inside functions counted."""
+    g = import_graph()
+    tangled = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1]
+    cycles = [nx.find_cycle(g.subgraph(c)) for c in tangled]
+    assert cycles == [], "import cycles: " + "; ".join(" → ".join(e[0] for e in c) for c in cycles)
+
+
+def test_the_cycle_test_finds_a_cycle():
+    g = import_graph()
+    g.add_edge("gindex_studio.core.scoring.search_base", "gindex_studio.core.scoring.matching")
+    assert not nx.is_directed_acyclic_graph(g.subgraph(n for n in g if n.startswith("gindex_studio.core")))
+
+
+def test_only_scoring_native_imports_the_extension():
+    ext = "gindex_studio.core.scoring._mcsplit"
+    known = set(_modules()) | {ext}
+    importers = sorted(name for name, path in _modules().items() if ext in _imports(name, path, known))
+    assert importers == ["gindex_studio.core.scoring.native"]
+    # nor by name through importlib
+    texts = {name: path.read_text(encoding="utf-8") for name, path in _modules().items()}
+    assert [n for n, t in texts.items() if "_mcsplit" in t and "import_module" in t] == []
+
+
+def test_search_base_is_a_leaf():
+    g = import_graph()
+    assert list(g.successors("gindex_studio.core.scoring.search_base")) == []
+
+
+# the files that may name a profile: the profiles' own
+PROFILE_FILES = {"gindex_studio/core/scoring/builtin_profiles.py", "gindex_studio/core/flatland/profile.py"}
+NAME_COMPARISON = re.compile(r"""profile\s*(==|!=)|(==|!=)\s*["'](paper|companion|flatland)["']|"""
+                             r"""\bprofile\s+(not\s+)?in\s*[(\[{]""")
+
+
+def test_no_profile_name_is_compared_outside_the_profiles_files():
+    hits = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in PROFILE_FILES:
+            continue
+        for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if NAME_COMPARISON.search(line):
+                hits.append(f"{rel}:{k}: {line.strip()}")
+    # a comparison of two profiles, not of a name: a result kept for warm start under the same options
+    allowed = "if warm and self.result is not None and self.result.profile == self.options.profile:"
+    # an experiment's mode or file kind ("companion": the companion's results files), not a profile
+    modes = re.compile(r'\b(mode|kind|experiment_kind_of_value\(\w+\)) == "companion"')
+    assert [h for h in hits if not h.endswith(allowed) and not modes.search(h)] == []
