@@ -60,7 +60,7 @@ class ExperimentPanel(QWidget):
         self.summary.setFixedWidth(SUMMARY_WIDTH)
         lay = QVBoxLayout(self.summary)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(3)
+        lay.setSpacing(1)
         head = QHBoxLayout()
         self.g_label = QLabel("g-index —")
         self.g_label.setObjectName("g-index")
@@ -147,7 +147,7 @@ class ExperimentPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)  # a line and a margin
         self.table.setAlternatingRowColors(True)
         h = self.table.horizontalHeader()
         # the columns fit the rows on screen (refitted as they scroll into view): measuring every

@@ -76,7 +76,7 @@ class Side(QWidget):
         hl = QHBoxLayout(self.header)
         hl.setContentsMargins(0, 0, 4, 0)
         hl.setSpacing(0)
-        self.title.setStyleSheet("QLabel { padding: 4px 6px; }")
+        self.title.setStyleSheet("QLabel { padding: 3px 6px; }")
         hl.addWidget(self.title, 1)
         # the configuration nodes' menu sits in the header row, not in a bar of its own above
         # the canvas: the canvas keeps the height, and does not shift when the button appears
@@ -85,6 +85,8 @@ class Side(QWidget):
         hl.addWidget(self.config_button)
         self.editor._sync_config_button()
         hl.addWidget(self.task_toggle)
+        for b in (self.config_button, self.task_toggle):  # no taller than the title's line
+            b.setFixedHeight(self.title.fontMetrics().height() + 6)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
