@@ -48,6 +48,7 @@ def test_deadline_bounds_the_whole_command(hard_pair):
     assert wall < 10, f"{wall:.1f} s for --deadline 1"  # a generous bound: the exact search takes minutes
 
 
+@pytest.mark.slow  # about 5 s: the search must be under way before the Ctrl-C
 def test_ctrl_c_in_a_long_search_ends_score_with_one_line(hard_pair):
     children_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "score", *map(str, hard_pair)], cwd=ROOT,
