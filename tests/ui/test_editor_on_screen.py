@@ -58,3 +58,35 @@ def test_quick_add_from_the_keyboard_then_enter_adds_the_node_there(window, qtbo
     added = [i for i in ed.doc.node_ids() if i != "a"]
     assert len(added) == 1 and ed.doc.node(added[0]).type == "debug"
     assert abs(vp_point(ed.view, QPointF(*ed.doc.position(added[0]))).x() - at.x()) <= 25
+
+
+def _screen_pos(ed, node_id) -> QPoint:
+    item = ed.scene.nodes[node_id]
+    return ed.view.viewport().mapToGlobal(ed.view.mapFromScene(item.scenePos()))
+
+
+def test_config_nodes_bar_appearing_does_not_move_the_canvas(window, qtbot):
+    ed = open_flow(window, [{"id": "a", "type": "inject", "x": 200, "y": 200, "wires": [[]]},
+                            {"id": "b", "type": "debug", "x": 500, "y": 300, "wires": []}])
+    qtbot.waitUntil(lambda: ed.view.viewport().height() > 300)
+    assert not ed.tab_row.isVisible()
+    before = {i: _screen_pos(ed, i) for i in ("a", "b")}
+    top = ed.view.mapToGlobal(QPoint(0, 0)).y()
+    ed.add_config_node("ui_group")  # what the inspector's "create" does for a node's field
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: ed.config_button.isVisible())
+    assert ed.view.mapToGlobal(QPoint(0, 0)).y() > top  # the bar took room above the canvas
+    assert {i: _screen_pos(ed, i) for i in ("a", "b")} == before
+    ed.undo_stack.undo()  # the bar goes: the nodes stay put again
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: not ed.tab_row.isVisible())
+    assert {i: _screen_pos(ed, i) for i in ("a", "b")} == before
+
+
+def test_find_bar_opening_does_not_move_the_canvas(window, qtbot):
+    ed = open_flow(window, [{"id": "a", "type": "inject", "x": 200, "y": 200, "wires": [[]]}])
+    before = _screen_pos(ed, "a")
+    ed.open_find()
+    qtbot.waitUntil(ed.find_bar.isVisible)
+    QApplication.processEvents()
+    assert _screen_pos(ed, "a") == before
