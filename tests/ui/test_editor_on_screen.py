@@ -9,6 +9,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from gindex_studio.core.flows.flow import flow_from_nodes
+from gindex_studio.ui.model.commands import add_nodes
 
 from tests.ui.conftest import vp_point
 
@@ -23,6 +24,19 @@ def open_flow(window, nodes):
     return ed
 
 
+def double_click_canvas(ed, qtbot, at: QPoint):
+    """Double-click the canvas at ``at``: the quick-add popup opens on the second press, so the
+    last release reaches the popup (it holds the pointer), as on a real screen."""
+    vp = ed.view.viewport()
+    QTest.mouseDClick(vp, Qt.LeftButton, Qt.NoModifier, at)
+    popup = ed.quick_add_popup
+    qtbot.waitUntil(popup.isVisible)
+    if QApplication.mouseButtons() & Qt.LeftButton:
+        QTest.mouseRelease(popup, Qt.LeftButton, Qt.NoModifier, popup.mapFromGlobal(vp.mapToGlobal(at)))
+    assert not QApplication.mouseButtons()
+    return popup
+
+
 def test_window_is_the_laptop_screen(window):
     assert available().width() <= 1366 and available().height() <= 768
     assert available().contains(window.frameGeometry())
@@ -33,9 +47,7 @@ def test_quick_add_near_the_canvas_corner_opens_wholly_on_screen(window, qtbot):
     vp = ed.view.viewport()
     for at in (QPoint(vp.width() - 6, vp.height() - 6), QPoint(vp.width() - 6, 8), QPoint(8, vp.height() - 6)):
         assert ed.view.item_at(at) is None
-        QTest.mouseDClick(vp, Qt.LeftButton, Qt.NoModifier, at)
-        popup = ed.quick_add_popup
-        qtbot.waitUntil(popup.isVisible)
+        popup = double_click_canvas(ed, qtbot, at)
         assert available().contains(popup.frameGeometry()), (at, popup.frameGeometry())
         assert popup.width() >= 300 and popup.height() >= 300  # whole, not squeezed
         # beside the point double-clicked: one of its corners is there
@@ -50,9 +62,7 @@ def test_quick_add_from_the_keyboard_then_enter_adds_the_node_there(window, qtbo
     ed = open_flow(window, [{"id": "a", "type": "inject", "x": 100, "y": 100, "wires": [[]]}])
     vp = ed.view.viewport()
     at = QPoint(vp.width() - 4, vp.height() - 4)
-    QTest.mouseDClick(vp, Qt.LeftButton, Qt.NoModifier, at)
-    popup = ed.quick_add_popup
-    qtbot.waitUntil(popup.isVisible)
+    popup = double_click_canvas(ed, qtbot, at)
     QTest.keyClicks(popup.edit, "debug")
     QTest.keyClick(popup.edit, Qt.Key_Return)
     added = [i for i in ed.doc.node_ids() if i != "a"]
@@ -90,3 +100,78 @@ def test_find_bar_opening_does_not_move_the_canvas(window, qtbot):
     qtbot.waitUntil(ed.find_bar.isVisible)
     QApplication.processEvents()
     assert _screen_pos(ed, "a") == before
+
+
+def _navigator_rect(ed) -> QRect:
+    """The navigator's rectangle in the canvas viewport's pixels."""
+    m = ed.minimap
+    return QRect(ed.view.viewport().mapFrom(m.parentWidget(), m.pos()), m.size())
+
+
+def test_navigator_sits_in_a_corner_no_node_is_under(window, qtbot):
+    ed = open_flow(window, [{"id": "far", "type": "debug", "x": 6000, "y": 4000, "wires": []}])
+    vp = ed.view.viewport()
+    w, h = vp.width(), vp.height()
+    # a node where the navigator first sits (bottom-right) and one at the bottom-left
+    nodes = [{"id": "br", "type": "inject", "x": w - 160, "y": h - 90, "wires": [[]]},
+             {"id": "bl", "type": "inject", "x": 110, "y": h - 90, "wires": [[]]}]
+    ed.push(add_nodes(ed.doc, nodes, "Add"))
+    ed.view.zoom_reset()
+    ed.view.centerOn(QPointF(w / 2 - 60 + 60, h / 2 - 40 + 40))
+    QApplication.processEvents()
+    qtbot.waitUntil(ed.minimap.isVisible)
+    QTest.qWait(300)
+    br = ed.view.mapFromScene(ed.scene.nodes["br"].sceneBoundingRect()).boundingRect()
+    bl = ed.view.mapFromScene(ed.scene.nodes["bl"].sceneBoundingRect()).boundingRect()
+    assert vp.rect().contains(br) and vp.rect().contains(bl)
+    nav = _navigator_rect(ed)
+    assert vp.rect().contains(nav)
+    assert not nav.intersects(br) and not nav.intersects(bl)
+    assert ed.minimap.corner.startswith("top") and not ed.minimap.translucent
+    # drag the bottom-left node away: the navigator stays where it is (no jumping about)
+    corner = ed.minimap.corner
+    ed.view.centerOn(ed.view.mapToScene(vp.rect().center()) + QPointF(5, 0))
+    QApplication.processEvents()
+    assert ed.minimap.corner == corner
+
+
+def test_navigator_over_nodes_in_every_corner_lets_them_show_through(window, qtbot):
+    ed = open_flow(window, [{"id": "far", "type": "debug", "x": 9000, "y": 6000, "wires": []}])
+    vp = ed.view.viewport()
+    nodes = [{"id": f"g{c}_{r}", "type": "change", "x": 60 + 130 * c, "y": 20 + 30 * r, "wires": [[]]}
+             for c in range(vp.width() // 130 + 2) for r in range(vp.height() // 30 + 2)]
+    ed.push(add_nodes(ed.doc, nodes, "Add"))
+    ed.view.zoom_reset()
+    ed.view.centerOn(QPointF(vp.width() / 2, vp.height() / 2))
+    QApplication.processEvents()
+    qtbot.waitUntil(ed.minimap.isVisible)
+    QTest.qWait(300)
+    m = ed.minimap
+    assert m.translucent
+    nav = _navigator_rect(ed)
+    # the canvas beneath, the navigator as drawn, and the navigator drawn opaque: at a point of a
+    # node's body under the navigator, away from the navigator's own picture's border
+    under = [r.intersected(nav.adjusted(4, 4, -4, -4)) for r in m.node_rects()]
+    c = max(under, key=lambda r: r.width() * r.height()).center()
+    at = vp.mapTo(ed.view, c)
+
+    def pixel():
+        QApplication.processEvents()
+        return ed.view.grab().toImage().pixelColor(at)
+
+    seen = pixel()
+    m.hide()
+    beneath = pixel()
+    m.show()
+    m.translucent = False
+    opaque = pixel()
+    m.translucent = True
+
+    def dist(a, b):
+        return abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue())
+
+    assert dist(seen, beneath) < dist(opaque, beneath)
+    # the pointer over it: opaque, to read it and click
+    QTest.mouseMove(m, QPoint(m.width() // 2, m.height() // 2))
+    qtbot.waitUntil(m.underMouse)
+    assert dist(pixel(), opaque) < 10
