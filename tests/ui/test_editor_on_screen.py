@@ -175,3 +175,39 @@ def test_navigator_over_nodes_in_every_corner_lets_them_show_through(window, qtb
     QTest.mouseMove(m, QPoint(m.width() // 2, m.height() // 2))
     qtbot.waitUntil(m.underMouse)
     assert dist(pixel(), opaque) < 10
+
+
+def test_history_speaks_the_library_labels(window, qtbot):
+    """Add (quick-add), edit (an inspector checkbox), move (drag) and delete (the Delete key), as
+    a user does: History names types, attributes and nodes as the palette, inspector and canvas
+    show them, never by type id, attribute key or node id."""
+    from tests.ui.conftest import drag
+
+    ed = open_flow(window, [{"id": "d1", "type": "debug", "x": 200, "y": 150, "wires": []}])
+    ed.view.zoom_reset()
+    ed.view.centerOn(QPointF(400, 250))
+    vp = ed.view.viewport()
+    popup = double_click_canvas(ed, qtbot, vp_point(ed.view, QPointF(500, 350)))
+    QTest.keyClicks(popup.edit, "button")
+    assert popup.types_shown()[0] == "ui_button"
+    QTest.keyClick(popup.edit, Qt.Key_Return)
+    button = next(i for i in ed.doc.node_ids() if ed.doc.node(i).type == "ui_button")
+
+    QTest.mouseClick(vp, Qt.LeftButton, Qt.NoModifier, vp_point(ed.view, QPointF(200, 150)))
+    assert window.inspector.node_id == "d1"
+    box = window.inspector.editors["tosidebar"]
+    window.inspector.scroll.ensureWidgetVisible(box)
+    QTest.mouseClick(box, Qt.LeftButton, Qt.NoModifier, QPoint(8, box.height() // 2))
+    assert ed.doc.node("d1").data["tosidebar"] is False
+
+    drag(ed.view, vp_point(ed.view, QPointF(200, 150)), vp_point(ed.view, QPointF(260, 150)))
+    QTest.mouseClick(vp, Qt.LeftButton, Qt.NoModifier, vp_point(ed.view, ed.scene.nodes[button].scenePos()))
+    assert ed.scene.selected_node_ids() == [button]
+    QTest.keyClick(ed.view, Qt.Key_Delete)
+    assert not ed.doc.has(button)
+
+    model = window.undo_view.model()
+    texts = [model.index(k, 0).data() for k in range(model.rowCount())]
+    assert texts == ["<opened>", "Add button", "Edit To debug window of debug", "Move debug", "Delete button"]
+    assert not any(w in t for t in texts for w in ("ui_button", "tosidebar", "d1", button))
+    assert window.actions["edit.undo"].text() == "&Undo Delete button"
