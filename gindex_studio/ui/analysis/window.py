@@ -97,6 +97,10 @@ def remember_open_folder(paths, settings=None) -> None:
             settings.setValue("analysis/open_folder", folder)
 
 
+#: what a column of the comparison table holds, where its name does not say it all
+HEADER_TIPS = {"compute": "training compute: power × time (or the total), in the unit the experiment gives it in",
+               "training samples": "training samples over every curriculum domain"}
+
 BEST = QColor("#d7f0d7")
 WORST = QColor("#f6d5d5")
 
@@ -242,6 +246,9 @@ class AnalysisWindow(QMainWindow):
         self.table.setColumnCount(len(header))
         self.table.setRowCount(len(rows))
         self.table.setHorizontalHeaderLabels(header)
+        for c, col in enumerate(header):
+            if col in HEADER_TIPS:
+                self.table.horizontalHeaderItem(c).setToolTip(HEADER_TIPS[col])
         marks = table_marks(an.summary) if len(rows) > 1 else {}
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
