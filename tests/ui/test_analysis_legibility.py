@@ -91,6 +91,9 @@ def test_compute_axis_says_what_compute_is(awin):
     for fid in ("theta_compute", "resp_compute"):
         text = awin.figures[fid].widget.getPlotItem().getAxis("bottom").labelText
         assert "power × time" in text and "experiment's own unit" in text, text
+    header = [awin.table.horizontalHeaderItem(c) for c in range(awin.table.columnCount())]
+    tip = next(h.toolTip() for h in header if h.text() == "compute")
+    assert "power × time" in tip and "unit" in tip
 
 
 def test_the_star_of_figs_7_to_9_is_in_their_legend(awin):
