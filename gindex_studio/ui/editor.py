@@ -205,7 +205,8 @@ class FlowEditor(QWidget):
         configs = self.doc.config_ids()
         self.config_button.setText(f"Config nodes ({len(configs)})")
         self.config_button.setVisible(bool(configs))
-        self.tab_row.setVisible(self.tabs.count() > 1 or bool(configs))
+        in_row = self.config_button.parentWidget() is self.tab_row  # (compare puts it in its header)
+        self.tab_row.setVisible(self.tabs.count() > 1 or (in_row and bool(configs)))
 
     def _on_tab(self, k: int) -> None:
         if k >= 0:
