@@ -86,7 +86,7 @@ def red_js(folder: Path) -> Path:
 
 
 def nrlint_js(folder: Path) -> Path:
-    return folder / "node_modules" / "nrlint" / "bin" / "nrlint"
+    return folder / "node_modules" / "nrlint" / "bin" / "nrlint.js"
 
 
 def is_installed(base: Path | None = None) -> bool:
