@@ -85,3 +85,30 @@ def test_run_with_lint(nodered, capsys, tmp_path):
     path = _lint_flow(tmp_path)
     assert main(["run", str(path), "--lint", "--no-inputs", *_remote(nodered)]) == 1
     assert capsys.readouterr().out.strip() == "lint: function f: function-eslint: [msg] 'total' is not defined."
+
+
+def _experiment(tmp_path):
+    exp = {"format": "gindex-studio.experiment/1", "name": "probes", "system": "s", "priors": 0.0001,
+           "compute": {"total": 4},
+           "curriculum": [{"domain": "http", "programs": [str(HTTP1)], "samples": 10}],
+           "tasks": [{"id": "same", "domain": "calc", "reference": str(DEMO / "reference.json"),
+                      "generated": {"file": str(DEMO / "same-behaviour.json")}},
+                     {"id": "const", "domain": "calc", "reference": str(DEMO / "reference.json"),
+                      "generated": {"file": str(DEMO / "one-constant.json")}}]}
+    path = tmp_path / "exp.json"
+    path.write_text(json.dumps(exp))
+    return path
+
+
+def test_gindex_probes_column_beside_theta(nodered, capsys, tmp_path):
+    path = _experiment(tmp_path)
+    assert main(["gindex", str(path), "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["gindex", str(path), "--probes", *_remote(nodered)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # behaviour is reported beside the g-index, never folded into it
+    assert out[0].startswith(f"g-index = {plain['g_index']:.6f} ")
+    header = next(line for line in out if line.startswith("task "))
+    assert header.split()[:5] == ["task", "domain", "Δ", "θ", "behaves"]
+    assert next(line for line in out if line.startswith("same ")).split()[4] == "2/2"
+    assert next(line for line in out if line.startswith("const ")).split()[4] == "1/2"

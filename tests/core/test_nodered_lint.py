@@ -145,3 +145,19 @@ def test_unreachable_registry_for_a_module_is_one_clear_line(tmp_path, monkeypat
     assert "offline" in msg and "\n" not in msg
     with pytest.raises(ModuleError, match="neither an npm module name"):
         install_modules(["rm -rf /"], folder=tmp_path / "extra")
+
+
+def test_behaviour_in_json_and_words(nodered_session):
+    """Behaviour of two core-node programs (the demo pair that differs in one constant)."""
+    from pathlib import Path
+
+    from gindex_studio.core.flows.reading import read_reference_file
+    from gindex_studio.core.nodered.behaviour import behaviour
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "demo" / "runtime"
+    ref = read_reference_file(str(demo / "reference.json"), "paper")
+    gen = read_reference_file(str(demo / "one-constant.json"), "paper")
+    b = behaviour(nodered_session, ref, gen)
+    assert b.summary() == "runs: yes · behaves like the reference on 1 of 2 probes" and b.cell() == "1/2"
+    d = b.to_dict()
+    assert (d["runs"], d["agree"], d["probes"], len(d["outcomes"])) == (True, 1, 2, 2)
