@@ -148,6 +148,7 @@ def _Short(base):
 class ScorePanel(QWidget):
     options_changed = Signal(object)  # ScoreOptions
     difference_activated = Signal(int)
+    probes_requested = Signal()  # the "Run probes" button (ui.runtime runs them)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -183,6 +184,19 @@ class ScorePanel(QWidget):
         lay.addWidget(self.status_label)
         lay.addWidget(self.errors_label)
         lay.addWidget(self.why_label)
+        # behaviour in the real Node-RED, beside Δ and never part of it (computed on demand)
+        self.behaviour_label = QLabel("behaviour: not run")
+        self.behaviour_label.setObjectName("behaviour")
+        self.behaviour_label.setWordWrap(True)
+        self.behaviour_label.setToolTip("Run both programs in Node-RED on the same probes (Run → Run Probes)")
+        self.probe_button = QPushButton("Run probes")
+        self.probe_button.setObjectName("run-probes")
+        self.probe_button.setToolTip("Run both programs in Node-RED on the same inputs and compare what they do")
+        self.probe_button.clicked.connect(self.probes_requested)
+        brow = QHBoxLayout()
+        brow.addWidget(self.behaviour_label, 1)
+        brow.addWidget(self.probe_button)
+        lay.addLayout(brow)
 
         self.options_toggle = QToolButton()
         self.options_toggle.setObjectName("options-toggle")
