@@ -244,8 +244,8 @@ class PreferencesDialog(QDialog):
             library_folders=[self.folders.item(k).text() for k in range(self.folders.count())],
             scheduler=self.scheduler.text().strip(),
             node_red_url=self.node_red.text().strip(), node_red_token=self.node_red_token.text().strip(),
-            lint_rules=[self.lint.item(k).text() for k in range(self.lint.count())
-                        if self.lint.item(k).checkState() == Qt.Checked],
+            lint_rules=sorted(self.lint.item(k).text() for k in range(self.lint.count())
+                              if self.lint.item(k).checkState() == Qt.Checked),
         )
 
 

@@ -33,13 +33,16 @@ class ProbeController(QObject):
         self._stop.connect(self.worker.stop)
         self.worker.probed.connect(self._show)
         self.worker.failed.connect(self._failed)
-        self.worker.progress.connect(lambda t: window.statusBar().showMessage(f"Node-RED: {t}", 5000))
+        self.worker.progress.connect(self._progress)
         self.running = False
         self.busy = False
         self.behaviour = None
         self._task: int | None = None
         self.view.panel.probes_requested.connect(self.run)
         self.view.model.pair_changed.connect(self._forget)
+
+    def _progress(self, text: str) -> None:
+        self.window.statusBar().showMessage(f"Node-RED: {text}", 5000)
 
     def run(self) -> None:
         """Run the probes on the two programs now on the canvases (as edited)."""
@@ -68,7 +71,7 @@ class ProbeController(QObject):
         counts = [f"{side}: {len(found)} runtime problem{'s' if len(found) != 1 else ''}"
                   for side, found in (("reference", b.reference_problems), ("generated", b.generated_problems))
                   if found]
-        panel.behaviour_label.setText(text + (" · " + ", ".join(counts) if counts else ""))
+        _set_text(panel.behaviour_label, text + (" · " + ", ".join(counts) if counts else ""))
         panel.behaviour_label.setToolTip(_tooltip(b))
         for role, found in (("reference", b.reference_problems), ("generated", b.generated_problems)):
             self.view.editors[role].doc.set_runtime_problems([Problem(p.kind, p.message, p.node_id) for p in found])
@@ -80,7 +83,7 @@ class ProbeController(QObject):
     def _failed(self, message: str) -> None:
         self.busy = False
         self.view.panel.probe_button.setEnabled(True)
-        self.view.panel.behaviour_label.setText(f"probes not run: {message}")
+        _set_text(self.view.panel.behaviour_label, f"probes not run: {message}")
         self.window.statusBar().showMessage(f"Node-RED: {message}", 10000)
         self.finished.emit(None)
 
@@ -100,6 +103,13 @@ class ProbeController(QObject):
         self._stop.emit()
         self.thread.quit()
         self.thread.wait(wait_ms)
+
+
+def _set_text(label, text: str) -> None:
+    """A wrapped label's text, with the height its lines need at its width (the score column's
+    layout does not grow a wrapped label by itself)."""
+    label.setText(text)
+    label.setMinimumHeight(label.heightForWidth(max(label.width(), 200)))
 
 
 def _tooltip(b) -> str:
