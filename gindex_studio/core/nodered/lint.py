@@ -115,10 +115,10 @@ def lintable(nodes: list[dict]) -> tuple[list[dict], set[str]]:
     return added + out, {t["id"] for t in added}
 
 
-def _key(nodes: list[dict], rules: frozenset[str], folder: Path) -> str:
+def _key(nodes: list[dict], rules: frozenset[str], folder: Path, script: bytes) -> str:
     h = hashlib.sha256()
     h.update(folder.name.encode())
-    h.update(SCRIPT.read_bytes())
+    h.update(script)
     h.update(json.dumps(sorted(rules)).encode())
     h.update(json.dumps(nodes, sort_keys=True, ensure_ascii=False, default=str).encode())
     return h.hexdigest()
@@ -167,7 +167,9 @@ def lint_flows(sources: Iterable[Any], rules: Iterable[str] | None = None, progr
     flows = [node_dicts(s) for s in sources]
     if not chosen:
         return [[] for _ in flows]
-    keys = [_key(f, chosen, install_dir()) for f in flows]
+    where = install_dir()  # reads the lock file: once per call
+    script = SCRIPT.read_bytes()
+    keys = [_key(f, chosen, where, script) for f in flows]
     out: list[list[LintProblem] | None] = [(_read_cache(k) if use_cache else None) for k in keys]
     todo = [k for k, found in enumerate(out) if found is None]
     if todo:
