@@ -94,9 +94,13 @@ def run(args: argparse.Namespace) -> int:
     installed = _install_missing(nodes) if args.install_missing else []
     lint_found = []
     if args.rule_set:
-        from gindex_studio.cli.lint import lint_problems
+        from gindex_studio.core.nodered.lint import LintError, lint_flows
 
-        lint_found = [lint_problem(p, nodes) for p in lint_problems([nodes], args.rule_set)[0]]
+        try:
+            found = lint_flows([nodes], args.rule_set, progress=install_progress())[0]
+        except LintError as e:
+            raise InputError(str(e)) from None
+        lint_found = [lint_problem(p, nodes) for p in found]
     rt, session = open_session(args)
     try:
         result = session.deploy(nodes)

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from gindex_studio.core.nodered.deploy import WORKSPACES, node_dicts
-from gindex_studio.core.nodered.install import (_NETWORK, InstallError, Progress, _first_error, home, node_version,
+from gindex_studio.core.nodered.install import (_NETWORK, InstallError, Progress, _first_error, node_version,
                                                 npm_path)
+from gindex_studio.core.nodered.install import extras_dir as _extras_dir
 from gindex_studio.core.nodered.nodes import network_reason, npm_module
 
 TIMEOUT_S = 600.0
@@ -30,7 +31,7 @@ class ModuleError(Exception):
 
 def extras_dir(base: Path | None = None) -> Path:
     """The folder extra node modules are installed into (an npm project of its own)."""
-    return (base or home()) / "extra-nodes"
+    return _extras_dir(base)
 
 
 def installed_modules(folder: Path | None = None) -> set[str]:

@@ -30,7 +30,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from gindex_studio.core.nodered.install import Progress, ensure_installed, node_version, red_js
+from gindex_studio.core.nodered.install import Progress, ensure_installed, extras_dir, node_version, red_js
 
 
 class NodeRedError(Exception):
@@ -208,14 +208,12 @@ class PrivateRuntime(Runtime):
               timeout: float = 60.0, base: Path | None = None, extra_nodes: Path | None = None) -> "PrivateRuntime":
         """Install when needed, start, and wait until the admin API answers. ``port`` None: a free
         one. ``extra_nodes``: the folder of extra node modules it loads (default
-        ``modules.extras_dir()``). NodeRedError (one line) when the port is taken, Node-RED exits, or it is not ready in
+        ``install.extras_dir()``). NodeRedError (one line) when the port is taken, Node-RED exits, or it is not ready in
         ``timeout`` seconds; InstallError when Node.js/npm/the registry fail."""
         folder = ensure_installed(progress, base)
         node, _ = node_version()
         if port is not None and port_taken(port):
             raise NodeRedError(f"port {port} on 127.0.0.1 is taken: stop what listens there or choose another port")
-        from gindex_studio.core.nodered.modules import extras_dir
-
         extra = Path(extra_nodes) if extra_nodes is not None else extras_dir(base)
         own = user_dir is None
         udir = Path(tempfile.mkdtemp(prefix="gindex-nodered-")) if own else Path(user_dir)
