@@ -54,6 +54,7 @@ def worker_idle(win) -> bool:
     return win.controller.runner.pool.activeThreadCount() == 0
 
 
+@pytest.mark.slow
 def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_experiment):
     watch = Watch(cwin)
     panel = cwin.tasks
@@ -94,6 +95,7 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     assert not panel.stop_button.isVisible() and not panel.progress.isVisible()
 
 
+@pytest.mark.slow
 def test_cancel_stops_the_worker_processes(cwin, qtbot, long_experiment):
     cwin.controller.workers = 2  # as for a big experiment on 4 cores or more (PROCESS_PAIRS, PROCESS_CORES)
     panel = cwin.tasks
