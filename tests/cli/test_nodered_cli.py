@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from gindex_studio.cli.dispatch import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +102,7 @@ def _experiment(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_gindex_probes_column_beside_theta(nodered, capsys, tmp_path):
     path = _experiment(tmp_path)
     assert main(["gindex", str(path), "--json"]) == 0

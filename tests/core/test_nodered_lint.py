@@ -100,6 +100,7 @@ def _package(tmp_path):
     return tmp_path / out
 
 
+@pytest.mark.slow
 def test_missing_module_installed_and_loaded(nodered, tmp_path):
     """The module of a missing type, installed from a package file (offline), runs after a start."""
     from gindex_studio.core.nodered.deploy import Session

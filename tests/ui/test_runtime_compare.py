@@ -43,6 +43,7 @@ def _experiment(tmp_path):
     return tmp_path / "exp.json"
 
 
+@pytest.mark.slow
 def test_run_probes_beside_delta_and_in_the_task_table(qtbot, library, prefs_to, tmp_path):
     from tests.ui.conftest import shown_compare_window
     from gindex_studio.ui.compare.task_table import COLUMNS
