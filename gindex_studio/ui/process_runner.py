@@ -1,0 +1,104 @@
+"""``ProcessRunner``: a ``LatestRunner`` that also runs heavy core work in a worker process.
+
+``submit_process(fn, *args)`` runs ``fn(emit, *args)`` in a ``core.runtime.workers.Worker``; its
+events arrive as ``event(kind, value)``, its value as ``done``, a failure as ``failed`` -- on the
+GUI thread, read from the worker's pipe when a ``QSocketNotifier`` says it is readable, at most
+``READ_BUDGET`` seconds at a time (the notifier fires again while events wait). Nothing of the
+studio's process computes meanwhile, so the GUI thread never waits on the work.
+
+The newest request wins across both kinds (``submit`` for thread jobs, ``submit_process``):
+a newer one, ``cancel`` or ``shutdown`` kills the running worker process at once (and every
+process it started); its events still in the pipe are dropped.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import QSocketNotifier, Signal
+
+from gindex_studio.core.runtime.workers import Worker, warm_up
+from gindex_studio.ui.compare.scoring import LatestRunner
+
+#: seconds of reading the worker's events per turn of the event loop
+READ_BUDGET = 0.008
+
+
+class ProcessRunner(LatestRunner):
+    event = Signal(str, object)  # kind, value: a streamed event of the newest process job
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.worker: Worker | None = None
+        self._notifier: QSocketNotifier | None = None
+        self._token = 0
+        warm_up()
+
+    # ----- requests -----------------------------------------------------------------------------
+    def submit(self, fn):
+        self._stop_worker()
+        return super().submit(fn)
+
+    def submit_process(self, fn: Callable, *args: Any) -> int:
+        """Run ``fn(emit, *args)`` in a worker process (``fn`` module-level, args picklable)."""
+        self._stop_worker()
+        if self._stale is not None:  # a running thread job is stale now
+            self._stale.set()
+            self._stale = None
+        self.pool.clear()
+        self._latest += 1
+        self._token = self._latest
+        self.worker = Worker(fn, *args).start()
+        self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
+        self._notifier.activated.connect(self._read)
+        return self._token
+
+    def cancel(self) -> None:
+        self._stop_worker()
+        super().cancel()
+
+    def shutdown(self) -> None:
+        self._stop_worker()
+        super().shutdown()
+
+    @property
+    def pid(self) -> int | None:
+        """The running worker process's id (None: none runs, or it is still starting)."""
+        return self.worker.pid if self.worker is not None else None
+
+    def wait(self, ms: int = 30_000) -> bool:
+        """Until the thread job and the worker are done (the worker's events are delivered here,
+        as they come), at most ``ms`` milliseconds. False on timeout."""
+        end = time.monotonic() + ms / 1000
+        while self.worker is not None:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self._read(wait=min(left, 0.05))
+        return super().wait(max(0, int((end - time.monotonic()) * 1000)))
+
+    # ----- the worker's events ------------------------------------------------------------------
+    def _stop_worker(self) -> None:
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+
+    def _read(self, *_a, wait: float = 0.0) -> None:
+        w, token = self.worker, self._token
+        if w is None:
+            return
+        for kind, value in w.read(READ_BUDGET, wait):
+            if self.worker is not w:  # a slot started something newer: the rest is stale
+                return
+            if kind == "done":
+                self._stop_worker()
+                self._on_done(token, value)
+            elif kind == "failed":
+                self._stop_worker()
+                self._on_failed(token, value)
+            else:
+                self.event.emit(kind, value)
