@@ -74,3 +74,87 @@ def analyse_job(emit, systems, k):
     an = analyse(systems, k=k)
     an.systems = []
     return an
+
+
+def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline, band_seconds, preview, arrange):
+    """The curation window's Δ matrix (``ui.curation.jobs.MatrixJob``): rows ``order`` ×
+    columns ``cols`` (None: the same), on a ``PairEngine`` of its own over ``flows`` with the disk
+    cache at ``cache_path`` (None: none). Events: ``("coarse", matrix)`` (a preview),
+    ``("band", (first_row, values, lower, exact))`` (consecutive complete rows, each band at most
+    ``band_seconds`` of work, the first at once), ``("progress", (rows_done, n))``, then for a
+    complete square matrix with ``arrange`` (each program's domain) ``("arranged", (order,
+    points))``. Returns the seconds it took."""
+    import time
+
+    import numpy as np
+
+    from gindex_studio.core.curation import analysis as an
+    from gindex_studio.core.curation.cache import DeltaCache
+    from gindex_studio.core.curation.engine import PairEngine
+
+    start = time.perf_counter()
+    cache = DeltaCache(cache_path) if cache_path is not None else None
+    engine = PairEngine(flows, options, cache, digests=digests)
+    order = list(order)
+    n = len(order)
+    known = engine.known_matrix(order, cols or order, deadline)
+    values, lower, exact = known.values, known.lower, known.exact
+    complete = known.have.all(axis=1)
+    done = int(complete.sum())
+    for first, last in _runs(complete):  # rows already known (the cache): shown at once
+        emit("band", (first, values[first:last], lower[first:last], exact[first:last]))
+    if done:
+        emit("progress", (done, n))
+    todo = [r for r in range(n) if not complete[r]]
+    if todo and preview and len(todo) * len(cols or order) > 48 * 48:
+        quick = PREVIEW_DEADLINE if deadline is None else min(deadline, PREVIEW_DEADLINE)
+        emit("coarse", an.coarse_matrix(engine, order, 24, quick, cols))
+
+    def band(rows) -> None:
+        for r in rows:
+            values[r.r], lower[r.r], exact[r.r] = r.values, r.lower, r.exact
+        emit("band", (rows[0].r, np.vstack([r.values for r in rows]), np.vstack([r.lower for r in rows]),
+                      np.vstack([r.exact for r in rows])))
+
+    rows, t0, first = [], time.perf_counter(), True
+    for row in an.matrix_rows(engine, order, deadline, rows=todo, cols=cols):
+        if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
+            band(rows)
+            rows = []
+        rows.append(row)
+        done += 1
+        if first or done == n or time.perf_counter() - t0 >= band_seconds:
+            band(rows)
+            emit("progress", (done, n))
+            engine.flush()
+            rows, t0, first = [], time.perf_counter(), False
+    if rows:
+        band(rows)
+        emit("progress", (done, n))
+    engine.flush()
+    if cols is None and not complete.all():  # kept whole: the next window reads it at once
+        engine.save_matrix(order, values, lower, exact, deadline)
+    if arrange is not None and cols is None:
+        idx = np.asarray(order, dtype=np.int64)
+        matrix = np.full((n, n), np.nan)
+        matrix[np.ix_(idx, idx)] = values
+        emit("arranged", an.arrange(np.nan_to_num(matrix, nan=1.0), list(arrange), engine.cache))
+    if cache is not None:
+        cache.close()
+    return time.perf_counter() - start
+
+
+#: seconds per pair of the curation matrix's coarse preview (the rows bring the real values)
+PREVIEW_DEADLINE = 0.002
+
+
+def _runs(mask) -> list[tuple[int, int]]:
+    """(first, end) of each run of True in ``mask``."""
+    out, start = [], None
+    for k, v in enumerate(list(mask) + [False]):
+        if v and start is None:
+            start = k
+        elif not v and start is not None:
+            out.append((start, k))
+            start = None
+    return out

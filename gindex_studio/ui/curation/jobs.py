@@ -1,7 +1,8 @@
-"""Curation work off the GUI thread: the report (pruned searches) and the full Δ matrix (row by
-row). Each job owns its ``PairEngine`` (engines are not shared between threads); both read and
-write the same disk cache. Cancelling sets the engine's token: the running search stops within
-a few hundred search nodes."""
+"""Curation work off the GUI thread: the report (pruned searches) and the summary in threads, the
+full Δ matrix (row by row) in a worker process. Each job owns its ``PairEngine`` (engines are not
+shared between threads or processes); all read and write the same disk cache. Cancelling a thread
+job sets the engine's token: the running search stops within a few hundred search nodes;
+cancelling the matrix kills its process."""
 from __future__ import annotations
 
 import threading
@@ -9,29 +10,15 @@ import time
 import weakref
 from typing import Callable
 
-import numpy as np
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QObject, QSocketNotifier, QThread, Signal
 
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.engine import Cancelled
 from gindex_studio.core.curation.report import analyse
+from gindex_studio.core.runtime import worker_jobs
+from gindex_studio.core.runtime.workers import Worker
 from gindex_studio.core.scoring.matching import CancelToken
-
-
-#: seconds per pair of the coarse preview (a preview: the rows bring the real values)
-PREVIEW_DEADLINE = 0.002
-
-
-def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
-    """(first, end) of each run of True in ``mask``."""
-    out, start = [], None
-    for k, v in enumerate(list(mask) + [False]):
-        if v and start is None:
-            start = k
-        elif not v and start is not None:
-            out.append((start, k))
-            start = None
-    return out
+from gindex_studio.ui.process_runner import READ_BUDGET
 
 
 def _progress_of(job) -> Callable[[int, int], None]:
@@ -93,17 +80,22 @@ class ReportJob(QThread):
         self.finished_report.emit(rep)
 
 
-class MatrixJob(QThread):
-    """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a coarse preview, then bands of complete rows
-    (each band at most ``band_seconds`` of work, the first as soon as its first row is done).
+class MatrixJob(QObject):
+    """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a
+    coarse preview, then bands of complete rows (each band at most ``band_seconds`` of work, the
+    first as soon as its first row is done). It runs in a worker process
+    (``worker_jobs.matrix_job`` on an engine of its own over ``engine``'s programs and disk
+    cache): the GUI thread only reads the bands from a pipe, at most ``READ_BUDGET`` at a time.
 
     Signals: ``coarse(matrix)``, ``band(first_row, values, lower, exact)`` (arrays rows × n),
-    ``progress(done_rows, n)``, ``arranged(order, points)``, ``done(seconds)``.
+    ``progress(done_rows, n)``, ``arranged(order, points)``, ``done(seconds)``, ``failed(line)``,
+    ``finished()`` (done, failed or cancelled). ``cancel()`` kills the process at once: the bands
+    read so far stay, nothing arrives after it.
 
     With ``arrange`` (every program's domain; ``order`` then holds every program once), a
-    complete square matrix is also arranged here, off the GUI thread: ``arranged`` carries the
-    clustering display order (``analysis.cluster_order``) and the 2-D map (``classical_mds``),
-    emitted just before ``done``."""
+    complete square matrix is also arranged in the worker: ``arranged`` carries the clustering
+    display order (``analysis.cluster_order``) and the 2-D map (``classical_mds``), emitted just
+    before ``done``."""
 
     coarse = Signal(object)
     band = Signal(int, object, object, object)
@@ -111,6 +103,7 @@ class MatrixJob(QThread):
     arranged = Signal(object, object)
     done = Signal(float)
     failed = Signal(str)
+    finished = Signal()
 
     def __init__(self, engine, order, deadline: float | None = 0.05, band_seconds: float = 0.25,
                  preview: bool = True, parent=None, cols=None, arrange=None):
@@ -119,69 +112,75 @@ class MatrixJob(QThread):
         self.cols = None if cols is None else list(cols)
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
-        self.token = CancelToken()
+        self.worker: Worker | None = None
+        self._notifier: QSocketNotifier | None = None
+        self._state = "new"  # new, running, finished
+
+    def start(self) -> None:
+        cache = self.engine.cache
+        cache_path = str(cache.path) if cache is not None and cache.path is not None and cache.on_disk else None
+        self.engine.flush()  # what the report's searches found is on disk for the worker
+        self.worker = Worker(worker_jobs.matrix_job, self.engine._flows, self.engine.options, cache_path,
+                             self.engine.digests, self.order, self.cols, self.deadline, self.band_seconds,
+                             self.preview, self.arrange).start()
+        self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
+        self._notifier.activated.connect(lambda *_a: self._read())
+        self._state = "running"
+
+    @property
+    def pid(self) -> int | None:
+        return self.worker.pid if self.worker is not None else None
+
+    def isRunning(self) -> bool:
+        return self._state == "running"
+
+    def isFinished(self) -> bool:
+        return self._state == "finished"
 
     def cancel(self) -> None:
-        self.token.set()
+        if self._state == "running":
+            self._end()
 
-    def run(self) -> None:
-        start = time.perf_counter()
-        n = len(self.order)
-        self.engine.cancel = self.token  # here: setting it when built took the cancel from the job being stopped
-        try:
-            known = self.engine.known_matrix(self.order, self.cols or self.order, self.deadline)
-            self.values, self.lower, self.exact = known.values, known.lower, known.exact
-            complete = known.have.all(axis=1)
-            done = int(complete.sum())
-            for first, last in _runs(complete):  # rows already known (the cache): shown at once
-                self.band.emit(first, known.values[first:last], known.lower[first:last], known.exact[first:last])
-            if done:
-                self.progress.emit(done, n)
-            todo = [r for r in range(n) if not complete[r]]
-            if todo and self.preview and len(todo) * len(self.cols or self.order) > 48 * 48:
-                quick = PREVIEW_DEADLINE if self.deadline is None else min(self.deadline, PREVIEW_DEADLINE)
-                self.coarse.emit(an.coarse_matrix(self.engine, self.order, 24, quick, self.cols))
-            rows, t0, first = [], time.perf_counter(), True
-            for row in an.matrix_rows(self.engine, self.order, self.deadline, rows=todo, cols=self.cols):
-                if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
-                    self._emit(rows)
-                    rows = []
-                rows.append(row)
-                done += 1
-                if first or done == n or time.perf_counter() - t0 >= self.band_seconds:
-                    self._emit(rows)
-                    self.progress.emit(done, n)
-                    self.engine.flush()
-                    rows, t0, first = [], time.perf_counter(), False
-            if rows:
-                self._emit(rows)
-                self.progress.emit(done, n)
-        except Cancelled:
-            self.engine.flush()
+    def wait(self, ms: int = 30_000) -> bool:
+        """Deliver the worker's events here until it ends, at most ``ms`` milliseconds."""
+        end = time.monotonic() + ms / 1000
+        while self._state == "running":
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self._read(wait=min(left, 0.05))
+        return True
+
+    def _end(self) -> None:
+        self._state = "finished"
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        if self.worker is not None:
+            self.worker.stop()
+        self.finished.emit()
+
+    def _read(self, wait: float = 0.0) -> None:
+        if self._state != "running":
             return
-        except Exception as e:
-            self.failed.emit(f"{type(e).__name__}: {e}")
-            return
-        self.engine.flush()
-        if self.cols is None and not complete.all():  # kept whole: the next window reads it at once
-            self.engine.save_matrix(self.order, self.values, self.lower, self.exact, self.deadline)
-        if self.arrange is not None:
-            self._arrange()
-        self.done.emit(time.perf_counter() - start)
-
-    def _arrange(self) -> None:
-        n = len(self.order)
-        idx = np.asarray(self.order, dtype=np.int64)
-        matrix = np.full((n, n), np.nan)
-        matrix[np.ix_(idx, idx)] = self.values
-        matrix = np.nan_to_num(matrix, nan=1.0)
-        self.arranged.emit(*an.arrange(matrix, self.arrange, self.engine.cache))
-
-    def _emit(self, rows) -> None:
-        for r in rows:
-            self.values[r.r], self.lower[r.r], self.exact[r.r] = r.values, r.lower, r.exact
-        self.band.emit(rows[0].r, np.vstack([r.values for r in rows]), np.vstack([r.lower for r in rows]),
-                       np.vstack([r.exact for r in rows]))
+        for kind, value in self.worker.read(READ_BUDGET, wait):
+            if self._state != "running":  # a slot cancelled the job
+                return
+            if kind == "band":
+                self.band.emit(*value)
+            elif kind == "progress":
+                self.progress.emit(*value)
+            elif kind == "coarse":
+                self.coarse.emit(value)
+            elif kind == "arranged":
+                self.arranged.emit(*value)
+            elif kind == "done":
+                self._end()
+                self.done.emit(value)
+            elif kind == "failed":
+                self._end()
+                self.failed.emit(value)
 
 
 class SummaryJob(QThread):
