@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from PySide6.QtCore import QSocketNotifier, Signal
+from PySide6.QtCore import QObject, QSocketNotifier, Signal
 
 from gindex_studio.core.runtime.workers import Worker, warm_up
 from gindex_studio.ui.compare.scoring import LatestRunner
@@ -102,3 +102,89 @@ class ProcessRunner(LatestRunner):
                 self._on_failed(token, value)
             else:
                 self.event.emit(kind, value)
+
+
+class WorkerJob(QObject):
+    """One core call in a worker process, with the life of a ``QThread`` job: ``start()``,
+    ``cancel()`` (kills the process at once; nothing arrives after it), ``isRunning()``,
+    ``isFinished()``, ``wait(ms)`` (delivers the events here until it ends) and ``finished()``
+    (done, failed or cancelled). Subclasses give ``call()`` -> (fn, args) and turn events into
+    their signals in ``on_event(kind, value)``; ``on_done(value)``, ``on_failed(line)`` end it."""
+
+    finished = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.worker: Worker | None = None
+        self._notifier: QSocketNotifier | None = None
+        self._state = "new"  # new, running, finished
+
+    def call(self):
+        raise NotImplementedError
+
+    def on_event(self, kind: str, value) -> None:
+        pass
+
+    def on_done(self, value) -> None:
+        pass
+
+    def on_failed(self, line: str) -> None:
+        pass
+
+    def start(self) -> None:
+        fn, args = self.call()
+        self.worker = Worker(fn, *args).start()
+        self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
+        self._notifier.activated.connect(self._on_activated)
+        self._state = "running"
+
+    @property
+    def pid(self) -> int | None:
+        return self.worker.pid if self.worker is not None else None
+
+    def isRunning(self) -> bool:
+        return self._state == "running"
+
+    def isFinished(self) -> bool:
+        return self._state == "finished"
+
+    def cancel(self) -> None:
+        if self._state == "running":
+            self._end()
+
+    def wait(self, ms: int = 30_000) -> bool:
+        end = time.monotonic() + ms / 1000
+        while self._state == "running":
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self._read(wait=min(left, 0.05))
+        return True
+
+    def _end(self) -> None:
+        self._state = "finished"
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        if self.worker is not None:
+            self.worker.stop()
+        self.finished.emit()
+
+    def _on_activated(self, *_a) -> None:
+        self._read()
+
+    def _read(self, wait: float = 0.0) -> None:
+        if self._state != "running":
+            return
+        for kind, value in self.worker.read(READ_BUDGET, wait):
+            if self._state != "running":  # a slot cancelled the job
+                return
+            if kind == "done":
+                self._end()
+                self.on_done(value)
+            elif kind == "failed":
+                self._end()
+                self.on_failed(value)
+            else:
+                self.on_event(kind, value)

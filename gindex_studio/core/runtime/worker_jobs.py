@@ -158,3 +158,36 @@ def _runs(mask) -> list[tuple[int, int]]:
             out.append((start, k))
             start = None
     return out
+
+
+#: seconds between two progress events of a report (its engine reports every few pairs)
+REPORT_PROGRESS_SECONDS = 0.05
+
+
+def report_job(emit, ws, cache_path, digests, thresholds):
+    """The curation report (``report.analyse(ws, engine, *thresholds)``) on an engine of its own
+    over ``ws``'s programs and the disk cache at ``cache_path``. Events: ``("progress", (done,
+    total))`` within each batch of the engine's queries, at most every
+    ``REPORT_PROGRESS_SECONDS`` (and each batch's last)."""
+    import time
+
+    from gindex_studio.core.curation.cache import DeltaCache
+    from gindex_studio.core.curation.report import analyse, engine_for
+
+    cache = DeltaCache(cache_path) if cache_path is not None else None
+    engine = engine_for(ws, cache, digests=digests)
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done == total or now - last[0] >= REPORT_PROGRESS_SECONDS:
+            last[0] = now
+            emit("progress", (done, total))
+
+    engine.progress = progress
+    try:
+        return analyse(ws, engine, *thresholds)
+    finally:
+        engine.flush()
+        if cache is not None:
+            cache.close()

@@ -138,15 +138,16 @@ class Worker:
         return self
 
     def _launch(self) -> None:
+        """The helper thread: start the process, then send it its arguments. Only this thread
+        touches the sending end (``stop`` kills the process: the send then fails and ends)."""
         try:
-            # not a daemon: a daemon may not start processes (Ω's pool); _stop_all ends it at exit
-            proc = context().Process(target=_child, args=(self.fn, self._child_in, self._child_out))
             if self._stopped.is_set():
                 return
+            # not a daemon: a daemon may not start processes (Ω's pool); _stop_all ends it at exit
+            proc = context().Process(target=_child, args=(self.fn, self._child_in, self._child_out))
             proc.start()
             self.process = proc
             _live.add(self)
-            self._started.set()
             if self._stopped.is_set():  # stopped while starting
                 self._kill()
                 return
@@ -155,12 +156,15 @@ class Worker:
             blob = dumps_yielding(self.args)
             self.args = None
             self._inbox.send_bytes(blob)
-            self._inbox.close()
-        except (OSError, EOFError, ValueError) as e:
+        except (OSError, EOFError, ValueError, TypeError) as e:
             if not self._stopped.is_set():
                 self.error = f"the worker process could not start: {e}"
-                self._child_out.close() if not self._child_out.closed else None
         finally:
+            for conn in (self._inbox, self._child_in, self._child_out):
+                try:
+                    conn.close()  # the read end sees the end of the stream when nothing started
+                except OSError:
+                    pass
             self._started.set()
 
     @property
@@ -172,11 +176,10 @@ class Worker:
         self._stopped.set()
         self.ended = True
         self._kill()
-        for conn in (self._events, self._inbox):
-            try:
-                conn.close()
-            except OSError:
-                pass
+        try:
+            self._events.close()
+        except OSError:
+            pass
 
     def _kill(self) -> None:
         proc = self.process

@@ -10,15 +10,14 @@ import time
 import weakref
 from typing import Callable
 
-from PySide6.QtCore import QObject, QSocketNotifier, QThread, Signal
+from PySide6.QtCore import QThread, QTimer, Signal
 
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.engine import Cancelled
 from gindex_studio.core.curation.report import analyse
 from gindex_studio.core.runtime import worker_jobs
-from gindex_studio.core.runtime.workers import Worker
 from gindex_studio.core.scoring.matching import CancelToken
-from gindex_studio.ui.process_runner import READ_BUDGET
+from gindex_studio.ui.process_runner import WorkerJob
 
 
 def _progress_of(job) -> Callable[[int, int], None]:
@@ -36,8 +35,77 @@ def _progress_of(job) -> Callable[[int, int], None]:
     return progress
 
 
-class ReportJob(QThread):
-    """One ``analyse`` pass; ``finished_report(report)`` or ``failed(message)``;
+class ReportJob(WorkerJob):
+    """One ``analyse`` pass in a worker process (``worker_jobs.report_job``, on an engine of its
+    own over ``engine``'s programs and disk cache); ``finished_report(report)`` or
+    ``failed(message)``; ``progress(done, total)`` within each batch of the engine's queries.
+
+    ``hold``: an event the job waits for (on a 20 ms timer, held counts as running) before it
+    starts its worker, at most ``hold_seconds`` (the window holds its first report until the
+    matrix is on screen: both share the cores). A cancel ends the hold at once."""
+
+    finished_report = Signal(object)
+    failed = Signal(str)
+    progress = Signal(int, int)
+
+    def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
+                 hold_seconds: float = 10.0):
+        super().__init__(parent)
+        self.ws, self.engine, self.thresholds = ws, engine, thresholds
+        self.hold, self.hold_seconds = hold, hold_seconds
+        self._timer: QTimer | None = None
+        self._until = 0.0
+
+    def call(self):
+        self.engine.flush()
+        return worker_jobs.report_job, (self.ws, _cache_path(self.engine), self.engine.digests, self.thresholds)
+
+    def start(self) -> None:
+        if self.hold is None or self.hold.is_set():
+            super().start()
+            return
+        self._state = "running"  # held
+        self._until = time.monotonic() + self.hold_seconds
+        self._timer = QTimer(self)
+        self._timer.setInterval(20)
+        self._timer.timeout.connect(self._held)
+        self._timer.start()
+
+    def _held(self) -> None:
+        if self._state == "running" and self.worker is None and (self.hold.is_set() or time.monotonic() >= self._until):
+            self._timer.stop()
+            super().start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        super().cancel()
+
+    def wait(self, ms: int = 30_000) -> bool:
+        end = time.monotonic() + ms / 1000
+        while self._state == "running" and self.worker is None:  # held: only the timeout can end it here
+            if time.monotonic() >= end:
+                return False
+            if self.hold.is_set() or time.monotonic() >= self._until:
+                self._held()
+            else:
+                time.sleep(min(0.02, max(0.0, end - time.monotonic())))
+        return super().wait(max(0, int((end - time.monotonic()) * 1000)))
+
+    def on_event(self, kind, value) -> None:
+        if kind == "progress":
+            self.progress.emit(*value)
+
+    def on_done(self, report) -> None:
+        self.finished_report.emit(report)
+
+    def on_failed(self, line) -> None:
+        self.failed.emit(line)
+
+
+class ThreadReportJob(QThread):
+    """One ``analyse`` pass in a thread, for an engine whose searches run elsewhere (a Dask
+    cluster's); ``finished_report(report)`` or ``failed(message)``;
     ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units).
 
     ``hold``: an event the job waits for before it starts searching, at most ``hold_seconds``
@@ -80,7 +148,7 @@ class ReportJob(QThread):
         self.finished_report.emit(rep)
 
 
-class MatrixJob(QObject):
+class MatrixJob(WorkerJob):
     """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a
     coarse preview, then bands of complete rows (each band at most ``band_seconds`` of work, the
     first as soon as its first row is done). It runs in a worker process
@@ -103,7 +171,6 @@ class MatrixJob(QObject):
     arranged = Signal(object, object)
     done = Signal(float)
     failed = Signal(str)
-    finished = Signal()
 
     def __init__(self, engine, order, deadline: float | None = 0.05, band_seconds: float = 0.25,
                  preview: bool = True, parent=None, cols=None, arrange=None):
@@ -112,75 +179,34 @@ class MatrixJob(QObject):
         self.cols = None if cols is None else list(cols)
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
-        self.worker: Worker | None = None
-        self._notifier: QSocketNotifier | None = None
-        self._state = "new"  # new, running, finished
 
-    def start(self) -> None:
-        cache = self.engine.cache
-        cache_path = str(cache.path) if cache is not None and cache.path is not None and cache.on_disk else None
-        self.engine.flush()  # what the report's searches found is on disk for the worker
-        self.worker = Worker(worker_jobs.matrix_job, self.engine._flows, self.engine.options, cache_path,
-                             self.engine.digests, self.order, self.cols, self.deadline, self.band_seconds,
-                             self.preview, self.arrange).start()
-        self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
-        self._notifier.activated.connect(lambda *_a: self._read())
-        self._state = "running"
+    def call(self):
+        self.engine.flush()  # what the engine found is on disk for the worker
+        return worker_jobs.matrix_job, (self.engine._flows, self.engine.options, _cache_path(self.engine),
+                                        self.engine.digests, self.order, self.cols, self.deadline,
+                                        self.band_seconds, self.preview, self.arrange)
 
-    @property
-    def pid(self) -> int | None:
-        return self.worker.pid if self.worker is not None else None
+    def on_event(self, kind, value) -> None:
+        if kind == "band":
+            self.band.emit(*value)
+        elif kind == "progress":
+            self.progress.emit(*value)
+        elif kind == "coarse":
+            self.coarse.emit(value)
+        elif kind == "arranged":
+            self.arranged.emit(*value)
 
-    def isRunning(self) -> bool:
-        return self._state == "running"
+    def on_done(self, seconds) -> None:
+        self.done.emit(seconds)
 
-    def isFinished(self) -> bool:
-        return self._state == "finished"
+    def on_failed(self, line) -> None:
+        self.failed.emit(line)
 
-    def cancel(self) -> None:
-        if self._state == "running":
-            self._end()
 
-    def wait(self, ms: int = 30_000) -> bool:
-        """Deliver the worker's events here until it ends, at most ``ms`` milliseconds."""
-        end = time.monotonic() + ms / 1000
-        while self._state == "running":
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            self._read(wait=min(left, 0.05))
-        return True
-
-    def _end(self) -> None:
-        self._state = "finished"
-        if self._notifier is not None:
-            self._notifier.setEnabled(False)
-            self._notifier.deleteLater()
-            self._notifier = None
-        if self.worker is not None:
-            self.worker.stop()
-        self.finished.emit()
-
-    def _read(self, wait: float = 0.0) -> None:
-        if self._state != "running":
-            return
-        for kind, value in self.worker.read(READ_BUDGET, wait):
-            if self._state != "running":  # a slot cancelled the job
-                return
-            if kind == "band":
-                self.band.emit(*value)
-            elif kind == "progress":
-                self.progress.emit(*value)
-            elif kind == "coarse":
-                self.coarse.emit(value)
-            elif kind == "arranged":
-                self.arranged.emit(*value)
-            elif kind == "done":
-                self._end()
-                self.done.emit(value)
-            elif kind == "failed":
-                self._end()
-                self.failed.emit(value)
+def _cache_path(engine) -> str | None:
+    """The engine's disk cache, for a worker's engine (None: no cache, or one in memory)."""
+    cache = engine.cache
+    return str(cache.path) if cache is not None and cache.path is not None and cache.on_disk else None
 
 
 class SummaryJob(QThread):
