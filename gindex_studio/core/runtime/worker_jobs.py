@@ -41,7 +41,25 @@ def _light(result: GIndexResult) -> GIndexResult:
 
 
 def gindex_job(emit, experiment, options, workers):
-    return _light(gi.compute_gindex(experiment, options, workers=workers, listener=_EmitListener(emit)))
+    return with_interval(_light(gi.compute_gindex(experiment, options, workers=workers, listener=_EmitListener(emit))))
+
+
+#: where ``with_interval`` keeps a result's bootstrap interval (an attribute beside its fields)
+_INTERVAL = "bootstrap_interval_95"
+
+
+def with_interval(result: GIndexResult) -> GIndexResult:
+    """``result`` carrying its 95 % bootstrap interval over tasks (``gindex.bootstrap_interval``
+    with its defaults), computed here, off the GUI thread; ``interval_of`` reads it."""
+    if len(result.tasks) >= 2:
+        result.__dict__[_INTERVAL] = gi.bootstrap_interval(result)
+    return result
+
+
+def interval_of(result: GIndexResult):
+    """The result's 95 % bootstrap interval: the one ``with_interval`` computed, else computed now."""
+    got = result.__dict__.get(_INTERVAL)
+    return got if got is not None else gi.bootstrap_interval(result)
 
 
 def restore_curriculum(result: GIndexResult, experiment, options=None) -> None:
@@ -55,7 +73,7 @@ def restore_curriculum(result: GIndexResult, experiment, options=None) -> None:
 
 
 def companion_job(emit, companion_experiment):
-    return gi.compute_companion_gindex(companion_experiment)
+    return with_interval(gi.compute_companion_gindex(companion_experiment))
 
 
 def score_systems_job(emit, experiments, workers=1):

@@ -17,8 +17,10 @@ Contract of ``Worker(fn, *args)``:
   ``("failed", …)`` one is made. ``ended`` is True once the last event was read.
 - ``stop()`` kills the process and every process it started (its process group) at once.
 
+A worker runs at a lower priority (``WORKER_NICE``): the studio's GUI thread is served first.
 ``fn`` must be a module-level function (it is sent by name). Keep events small: the reader
-unpickles them on the GUI thread.
+unpickles them on the GUI thread. As with any ``spawn``/``forkserver`` start, the program's main
+module must keep its work under ``if __name__ == "__main__":`` (the fork server imports it).
 """
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ PRELOAD = [
     "gindex_studio.core.benchmark.analysis",
     "gindex_studio.core.curation.analysis",
 ]
+
+#: how much lower a worker's scheduling priority is than the studio's (``os.nice``)
+WORKER_NICE = 10
 
 _context_lock = threading.Lock()
 _context = None
@@ -89,6 +94,10 @@ def _child(fn: Callable, inbox, outbox) -> None:
     reaches the studio, which stops it), then ``fn(emit, *args)``."""
     try:
         os.setpgrp()
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.nice(WORKER_NICE)  # batch work: the studio's GUI thread gets a core first
     except (AttributeError, OSError):
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)

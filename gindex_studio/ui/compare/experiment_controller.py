@@ -264,7 +264,7 @@ class ExperimentController(QObject):
             worker_jobs.restore_curriculum(res, snap, opts)  # a worker process's result comes without it
             for k in todo:
                 res = recompute_task(res, snap, k, opts)
-            return res, todo
+            return worker_jobs.with_interval(res), todo
 
         self.busy_changed.emit(True)
         self.runner.submit(job)
