@@ -17,11 +17,32 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QSocketNotifier, Signal
 
+from gindex_studio.core.runtime.gcpause import frozen_heap
 from gindex_studio.core.runtime.workers import Worker, warm_up
 from gindex_studio.ui.compare.scoring import LatestRunner
 
 #: seconds of reading the worker's events per turn of the event loop
 READ_BUDGET = 0.008
+
+
+class _Frozen:
+    """The heap kept out of the cyclic collector's reach while a worker runs (``gcpause``): the
+    studio's own data (an experiment, a workspace: about a million objects) would otherwise be
+    walked by full collections on the GUI thread, 150-700 ms each, while the events stream in.
+    ``hold()`` / ``release()`` are balanced by the caller (once each)."""
+
+    def __init__(self):
+        self._cm = None
+
+    def hold(self) -> None:
+        if self._cm is None:
+            self._cm = frozen_heap()
+            self._cm.__enter__()
+
+    def release(self) -> None:
+        cm, self._cm = self._cm, None
+        if cm is not None:
+            cm.__exit__(None, None, None)
 
 
 class ProcessRunner(LatestRunner):
@@ -32,6 +53,7 @@ class ProcessRunner(LatestRunner):
         self.worker: Worker | None = None
         self._notifier: QSocketNotifier | None = None
         self._token = 0
+        self._frozen = _Frozen()
         warm_up()
 
     # ----- requests -----------------------------------------------------------------------------
@@ -48,6 +70,7 @@ class ProcessRunner(LatestRunner):
         self.pool.clear()
         self._latest += 1
         self._token = self._latest
+        self._frozen.hold()
         self.worker = Worker(fn, *args).start()
         self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
         self._notifier.activated.connect(self._read)
@@ -86,6 +109,7 @@ class ProcessRunner(LatestRunner):
         if self.worker is not None:
             self.worker.stop()
             self.worker = None
+        self._frozen.release()
 
     def _read(self, *_a, wait: float = 0.0) -> None:
         w, token = self.worker, self._token
@@ -118,6 +142,7 @@ class WorkerJob(QObject):
         self.worker: Worker | None = None
         self._notifier: QSocketNotifier | None = None
         self._state = "new"  # new, running, finished
+        self._frozen = _Frozen()
 
     def call(self):
         raise NotImplementedError
@@ -133,6 +158,7 @@ class WorkerJob(QObject):
 
     def start(self) -> None:
         fn, args = self.call()
+        self._frozen.hold()
         self.worker = Worker(fn, *args).start()
         self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
         self._notifier.activated.connect(self._on_activated)
@@ -169,6 +195,7 @@ class WorkerJob(QObject):
             self._notifier = None
         if self.worker is not None:
             self.worker.stop()
+        self._frozen.release()
         self.finished.emit()
 
     def _on_activated(self, *_a) -> None:
