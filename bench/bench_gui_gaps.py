@@ -79,7 +79,7 @@ def case_compare(args, app) -> None:
     from gindex_studio.core.benchmark.gindex import compute_gindex
     from gindex_studio.ui.compare.window import CompareWindow
 
-    folder = Path(args.folder or tempfile.mkdtemp(prefix="gindex-gaps-")) / "compare"
+    folder = Path(args.folder or args.tmp) / "compare"
     path = folder / "experiment.json"
     if not path.exists():
         write_experiment(folder, tasks=40, programs=1200)
@@ -124,7 +124,7 @@ def case_curation(args, app) -> None:
     from gindex_studio.ui.curation.window import CurationWindow
 
     ws = curation_workspace(args.programs)
-    tmp = Path(tempfile.mkdtemp(prefix="gindex-gaps-cache-"))
+    tmp = Path(args.tmp)
     win = CurationWindow(ws, DeltaCache(tmp / "window.sqlite"), deadline=None)
     win.resize(1366, 768)
     ticker = Ticker()
@@ -197,8 +197,10 @@ def main(argv=None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    for name in args.only.split(","):
-        {"compare": case_compare, "curation": case_curation, "analysis": case_analysis}[name](args, app)
+    with tempfile.TemporaryDirectory(prefix="gindex-gaps-") as tmp:  # removed at the end, whatever happens
+        args.tmp = tmp
+        for name in args.only.split(","):
+            {"compare": case_compare, "curation": case_curation, "analysis": case_analysis}[name](args, app)
     return 0
 
 

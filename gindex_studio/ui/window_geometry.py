@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 #: room left for the window manager's frame and title bar before the real frame is known (it is
 #: measured once the window is shown, and the window is moved or shrunk to keep its frame on screen)
-FRAME = QMargins(4, 32, 4, 4)
+FRAME = QMargins(6, 36, 6, 10)
 
 
 def target_screen(window: QWidget):
@@ -92,6 +92,8 @@ class _KeepOnScreen(QObject):
         if obj is self.window and ev.type() == QEvent.Show:
             obj.removeEventFilter(self)
             QTimer.singleShot(0, self, self.fit)
+            # on X11 the window manager reports the frame a moment after the window is shown
+            QTimer.singleShot(400, self, self.fit)
         return False
 
     def fit(self) -> None:

@@ -4,7 +4,6 @@ processes of a big experiment) with the rows done kept; "Compute again" then giv
 g-index. The 40 × 1,200 timings are in bench/bench_experiment_progress.py."""
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import time
 
@@ -71,6 +70,7 @@ def group_members(pgid: int) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_experiment):
     watch = Watch(cwin)
     panel = cwin.tasks
@@ -111,6 +111,7 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     assert not panel.stop_button.isVisible() and not panel.progress.isVisible()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
 def test_the_work_runs_in_a_worker_process_and_cancel_kills_it_with_its_pool(cwin, qtbot, long_experiment):
     cwin.controller.workers = 2  # as for a big experiment on 4 cores or more (PROCESS_PAIRS, PROCESS_CORES)

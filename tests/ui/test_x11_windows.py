@@ -52,8 +52,12 @@ def display():
 
 
 def _frame(disp: str, wid: str) -> tuple[int, int, int, int]:
-    """The window's frame as the window manager draws it (client geometry plus _NET_FRAME_EXTENTS)."""
-    x, y, w, h = xc.geometry(disp, wid)
+    """The window's frame on the screen as the window manager draws it: the client's absolute
+    position and size (xwininfo) grown by _NET_FRAME_EXTENTS (left, right, top, bottom)."""
+    info = subprocess.run(["xwininfo", "-display", disp, "-id", wid], capture_output=True, text=True).stdout
+    field = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in info.splitlines()) if v}
+    x, y = int(field["Absolute upper-left X"]), int(field["Absolute upper-left Y"])
+    w, h = int(field["Width"]), int(field["Height"])
     out = subprocess.run(["xprop", "-display", disp, "-id", wid, "_NET_FRAME_EXTENTS"], capture_output=True, text=True).stdout
     m = re.search(r"=\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)", out)
     left, right, top, bottom = map(int, m.groups()) if m else (0, 0, 0, 0)
