@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.benchmark.gindex import GIndexResult, bootstrap_interval
+from gindex_studio.core.benchmark.gindex import GIndexResult
+from gindex_studio.core.runtime.worker_jobs import interval_of
 
 from gindex_studio.ui.compare.elided import ElidedLabel
 from gindex_studio.ui.compare.panel import fmt
@@ -376,7 +377,7 @@ def components_text(r: GIndexResult, companion: bool = False) -> str:
     mode = "companion aggregate mode (tasks are test domains)" if companion else f"{len(r.tasks)} tasks"
     spread = ""
     if len(r.tasks) >= 2:
-        ci = bootstrap_interval(r)
+        ci = interval_of(r)  # computed with the result, off the GUI thread
         spread = f" · 95% interval {ci.low:,.1f} … {ci.high:,.1f} (bootstrap over tasks)"
     return (f"= mean TC over {mode}{spread} · mean θ = {fmt(r.theta_mean)} · ρ = {r.rho:g} · {e_txt} · "
             f"{len(inc)} curriculum domains, {w_txt} · {r.profile} profile · {exact}")
