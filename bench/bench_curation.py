@@ -229,13 +229,22 @@ def bench_window(m: int, frames: int) -> None:
 
     import numpy as np
 
+    import resource
+
+    def children_cpu() -> float:
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+
     with tempfile.TemporaryDirectory() as tmp:
         cache_path = Path(tmp) / "cache.sqlite"
-        win, first, _cells, full, _cpu = open_until_done(cache_path)
+        k0 = children_cpu()
+        win, first, _cells, full, cpu = open_until_done(cache_path)
         hm = win.heatmap
         print(f"first complete row band on screen {first:.2f} s after the window opened ({win.first_band_cpu:.2f} s of "
               f"this process's CPU, all threads); full matrix {full:.1f} s "
-              f"({win.matrix_seconds:.1f} s in the matrix job; {int((~hm.exact).sum())} of {m * m} cells cut by the deadline)")
+              f"({win.matrix_seconds:.1f} s in the matrix job; {int((~hm.exact).sum())} of {m * m} cells cut by the deadline); "
+              f"CPU until then {cpu:.1f} s in this process + {children_cpu() - k0:.1f} s in its worker processes "
+              f"(load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
         rng = random.Random(4)
         sample = [(rng.randrange(m), rng.randrange(m)) for _ in range(300)]
         per_pair, _v = unpruned_per_pair(flows, sample)

@@ -45,6 +45,28 @@ def json_out(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_DATACLASS).decode() + "\n")
 
 
+def json_out_rows(doc: dict, key: str, rows) -> None:
+    """``json_out(doc | {key: list(rows)})`` byte for byte (``doc[key]`` holds the place of the
+    key, its value ignored), writing each row as it comes: ``rows`` yields lists or float
+    arrays, none of them kept. A failure part way leaves the JSON unfinished (the exit status
+    says so)."""
+    import orjson
+
+    opts = orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_DATACLASS
+    text = orjson.dumps({**doc, key: []}, option=opts)
+    marker = b'\n  ' + orjson.dumps(key) + b': []'  # a JSON string holds no raw newline: found only here
+    at = text.index(marker)
+    head, tail = text[:at + len(marker) - 1], text[at + len(marker):]
+    write = sys.stdout.write
+    write(head.decode())
+    sep = "\n    "
+    for row in rows:
+        values = row.tolist() if hasattr(row, "tolist") else row
+        write(sep + orjson.dumps(values, option=opts).decode().replace("\n", "\n    "))
+        sep = ",\n    "
+    write(("]" if sep == "\n    " else "\n  ]") + tail.decode() + "\n")
+
+
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str], right: Sequence[bool] | None = None) -> str:
     """Plain aligned text table; floats with six decimals, None as blank."""
     cells = [list(map(str, header))] + [[fmt(c) for c in r] for r in rows]

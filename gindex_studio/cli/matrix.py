@@ -3,12 +3,13 @@ generated), locally or on a Dask cluster."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from gindex_studio.cli.cluster import add_cluster, cluster
-from gindex_studio.cli.common import json_out, read_generated, table
-from gindex_studio.cli.options import add_scoring, options, refuse_too_big
+from gindex_studio.cli.common import json_out_rows, read_generated, table
+from gindex_studio.cli.options import add_scoring, add_workers, options, refuse_too_big
 from gindex_studio.core.scoring import profiles
 
 NAMES = ("matrix",)
@@ -20,34 +21,49 @@ def add_parsers(sub) -> None:
                                    "generated (each file read leniently).")
     p.add_argument("files", nargs="+", metavar="FILE", help="flow files (rows = reference, columns = generated)")
     add_scoring(p)
+    add_workers(p, "the searches")
     add_cluster(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    """The matrix is computed and written row by row (``--json``: each row as soon as it and the
+    rows above it are done); memory holds the programs and 8 bytes a cell."""
     from gindex_studio.cli import progress
-    from gindex_studio.core.benchmark.curriculum import delta_matrix
+    from gindex_studio.core.benchmark.matrix import delta_rows, plan_units
+    from gindex_studio.core.runtime.limits import largest_matrix_pair
+    from gindex_studio.core.scoring.divergence import prepare
 
     reads = [read_generated(f, args.profile) for f in args.files]
     flows, names = [r.flow for r in reads], [Path(f).name for f in args.files]
-    refuse_too_big("Δ matrix", [[(a, b, f"{names[i]} × {names[j]}") for i, a in enumerate(flows)
-                                 for j, b in enumerate(flows)]], args, options(args))
+    opts = options(args)
+    symmetric = profiles.get(args.profile).symmetric
+    workers = max(1, min(args.workers or os.cpu_count() or 1, len(plan_units(len(flows), symmetric))))
+    largest = largest_matrix_pair(flows, opts.ignore_types)
+    if largest is not None:
+        _pairs, i, j = largest
+        refuse_too_big("Δ matrix", [[(flows[i], flows[j], f"{names[i]} × {names[j]}")]] * workers, args, opts)
+    syntax = [r.syntax.to_dict() if r.syntax else None for r in reads]
     with cluster(args) as client:
         if client is None:
-            show = progress.counter("Δ matrix", len(flows) ** 2 if not profiles.get(args.profile).symmetric
+            show = progress.counter("Δ matrix", len(flows) ** 2 if not symmetric
                                     else len(flows) * (len(flows) + 1) // 2, "searches") if progress.wanted(args) else None
-            m = delta_matrix(flows, options(args), deadline=args.deadline, progress=show)
+            prepared = [prepare(f, opts) for f in flows]
+            del reads, flows  # the prepared programs are all the rows need
+            rows = (row for _i, row in delta_rows(prepared, args.profile, deadline=args.deadline, workers=workers,
+                                                 progress=show))
         else:
             from gindex_studio.core.runtime.distributed import delta_matrix_dask
 
             show = progress.counter("Δ matrix", -(-len(flows) // 4), "bands of rows") if progress.wanted(args) else None
-            m = delta_matrix_dask(flows, client, options(args), deadline=args.deadline, progress=show)
-    syntax = [r.syntax.to_dict() if r.syntax else None for r in reads]
-    if args.json:
-        json_out({"files": list(args.files), "delta": m, "profile": args.profile, "syntax": syntax})
-        return 0
+            rows = iter(delta_matrix_dask(flows, client, opts, deadline=args.deadline, progress=show))
+        if args.json:
+            json_out_rows({"files": list(args.files), "delta": None, "profile": args.profile, "syntax": syntax},
+                          "delta", rows)
+            return 0
+        m = [row.tolist() if hasattr(row, "tolist") else row for row in rows]
     for f, s in zip(args.files, syntax):
         if s:
             print(f"warning: {f}: line {s['line']}, column {s['column']}: {s['message']}", file=sys.stderr)
-    rows = [[names[i]] + m[i] for i in range(len(m))]
-    print(table(rows, ["reference \\ generated"] + names, [False] + [True] * len(names)))
+    table_rows = [[names[i]] + m[i] for i in range(len(m))]
+    print(table(table_rows, ["reference \\ generated"] + names, [False] + [True] * len(names)))
     return 0

@@ -139,13 +139,14 @@ def three_hundred(tmp_path):
 @pytest.fixture
 def no_search(monkeypatch):
     """Any search started fails the test: a refusal must come before the work."""
-    from gindex_studio.core.benchmark import curriculum
+    from gindex_studio.core.benchmark import curriculum, matrix
     from gindex_studio.core.scoring import divergence
 
     def fail(*_a, **_k):
         raise AssertionError("a search started before the limit was checked")
 
     monkeypatch.setattr(curriculum, "max_common_subgraph", fail)
+    monkeypatch.setattr(matrix, "max_common_subgraph", fail)
     monkeypatch.setattr(divergence, "max_common_subgraph", fail)
 
 

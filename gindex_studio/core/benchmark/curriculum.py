@@ -13,16 +13,16 @@
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
 
-from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
+from gindex_studio.core.runtime.pools import _interrupts_held, _single_threaded, stop_pool_now  # noqa: F401 (imported from here too)
 from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
 from gindex_studio.core.scoring import native, profiles
 
@@ -403,58 +403,9 @@ def _init_worker(curriculum: Curriculum | None = None) -> None:
     gc.freeze()
 
 
-def stop_pool_now(pool) -> None:
-    """Stop a ``ProcessPoolExecutor`` at once: queued work is dropped and running workers are
-    terminated (a search in C does not return until it ends; shutting down would wait for it).
-    Once they are gone the pool's manager thread is joined, so that nothing of the pool is left
-    for the interpreter's exit to wake (which then raced its closing pipe: "Bad file descriptor")."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in procs:
-        try:
-            proc.terminate()
-        except Exception:
-            pass
-    for proc in procs:
-        try:
-            proc.join(1.0)
-        except Exception:
-            pass
-    pool.shutdown(wait=not any(p.is_alive() for p in procs), cancel_futures=True)
-
-
 def _worker_nearest(args):
     task, deadline = args
     return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
-
-
-def _single_threaded() -> bool:
-    """True when no other thread could hold a lock at a fork: ``threading`` knows of one thread and
-    Qt is not loaded (Qt runs threads that ``threading`` does not list). The operating system's
-    own count is no help: numpy's BLAS keeps idle threads that are safe to fork beside."""
-    import sys
-    import threading
-
-    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
-
-
-@contextmanager
-def _interrupts_held():
-    """Ctrl-C waits until the block has run (POSIX, main thread; elsewhere nothing changes). An
-    interrupt landing inside ``ProcessPoolExecutor``'s start-up left its manager thread created
-    but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered (not
-    terminated, searching on). Threads started in the block keep Ctrl-C blocked: it reaches the
-    main thread."""
-    import signal
-    import threading
-
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
@@ -527,26 +478,17 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
 
 
 def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), library=None,
-                 deadline: float | None = None, progress: Progress | None = None) -> list[list[float]]:
-    """All-pairs Δ (row = reference, column = generated), in the order given. ``progress(done,
-    total)`` is called after each search (a symmetric profile, as paper, makes n(n+1)/2 searches)."""
+                 deadline: float | None = None, progress: Progress | None = None,
+                 workers: int | None = 1) -> list[list[float]]:
+    """All-pairs Δ (row = reference, column = generated), in the order given, as lists of floats.
+    ``progress(done, total)`` counts searches (a symmetric profile, as paper, makes n(n+1)/2).
+    ``workers``: processes (``matrix.delta_rows``; None: all cores). For large n use
+    ``matrix.delta_rows``, which gives the rows one at a time as float64 arrays."""
+    from gindex_studio.core.benchmark.matrix import delta_rows
+
     prepared = [prepare(f, options, library) for f in flows]
-    n = len(prepared)
-    symmetric = profiles.get(options.profile).symmetric
-    total, done = (n * (n + 1) // 2 if symmetric else n * n), 0
-    out = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(n):
-            if symmetric and j < i:
-                out[i][j] = out[j][i]
-                continue
-            a, b = prepared[i], prepared[j]
-            m = max_common_subgraph(a.graph, b.graph, options.profile, deadline=deadline)
-            out[i][j] = float(delta_from_s(Fraction(*m.weight), a.n, b.n))
-            done += 1
-            if progress:
-                progress(done, total)
-    return out
+    return [row.tolist() for _i, row in delta_rows(prepared, options.profile, deadline=deadline, workers=workers,
+                                                    progress=progress)]
 
 
 def domain_distance(task_programs: Sequence[Flow], curriculum_programs: Sequence[Flow],

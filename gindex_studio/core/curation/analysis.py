@@ -7,6 +7,7 @@ bounds allow.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
@@ -371,26 +372,56 @@ class MatrixRow:
 
 
 def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None = None,
-                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None):
+                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, ahead_pairs: int = 2048):
     """Yield a ``MatrixRow`` per display row (``rows``: which, default all, in turn): Δ(order[r],
     cols[c]) for every display column c (``cols`` default ``order``: the square matrix). For a
-    symmetric profile each unordered pair is searched once: cells of earlier rows are reused."""
+    symmetric profile each unordered pair is searched once: cells of earlier rows are reused.
+    With ``engine.pool``, the searches of the rows ahead (up to ``ahead_pairs`` of them) are
+    under way while a row is finished, so the workers never wait for the next row."""
     order = [int(x) for x in order]
     cols = order if cols is None else [int(x) for x in cols]
     n = len(cols)
-    done: dict[tuple[int, int], tuple[Fraction, Fraction, bool]] = {}
-    for r in (range(len(order)) if rows is None else rows):
+    done: dict[tuple[int, int], tuple[Fraction, Fraction, bool] | None] = {}
+    pending: deque = deque()
+    todo_rows = iter(range(len(order)) if rows is None else rows)
+    in_flight = 0
+
+    def plan() -> bool:
+        nonlocal in_flight
+        r = next(todo_rows, None)
+        if r is None:
+            return False
         i = order[r]
         todo = [(i, j) for j in cols if not (engine.symmetric and i != j and (j, i) in done)]
-        fresh = dict(zip(todo, engine.estimate_many(todo, deadline)))
+        if engine.symmetric:
+            for pair in todo:
+                if pair[0] != pair[1]:
+                    done[pair] = None  # reserved: later rows reuse it; its value comes with this row
+        batch = engine.start_estimates(todo, deadline)
+        in_flight += len(batch.search)
+        pending.append((r, i, todo, batch))
+        return True
+
+    while True:
+        while not pending or (engine.pool is not None and in_flight < ahead_pairs):
+            if not plan():
+                break
+        if not pending:
+            return
+        r, i, todo, batch = pending.popleft()
+        in_flight -= len(batch.search)
+        fresh = dict(zip(todo, engine.finish_estimates(batch)))
         vals, low, ex = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
         for c, j in enumerate(cols):
             res = fresh.get((i, j))
             if res is None:
-                res = done.pop((j, i))
+                res = done.pop((j, i), None)
+                if res is None:  # a program shown twice: its value is known by now
+                    res = engine.estimate(i, j, deadline)
             elif engine.symmetric and i != j:
                 done[(i, j)] = res
-            vals[c], low[c], ex[c] = float(res[0]), float(res[1]), res[2]
+            v, lo = res[0], res[1]  # num / den: float() of the Fraction without its generic dispatch
+            vals[c], low[c], ex[c] = v.numerator / v.denominator, lo.numerator / lo.denominator, res[2]
         yield MatrixRow(r, vals, low, ex)
 
 

@@ -306,12 +306,35 @@ class DeltaCache:
     # ----- checksums --------------------------------------------------------------------------
 
     def _mac(self, *parts) -> bytes:
-        h = hashlib.blake2b(key=self._key, digest_size=16)
+        """BLAKE2b under the key of each part's length (8 bytes) and bytes (``repr`` of a non-bytes part)."""
+        base = self.__dict__.get("_mac_base")
+        if base is None:  # the keyed state once; each checksum copies it
+            base = self.__dict__["_mac_base"] = hashlib.blake2b(key=self._key, digest_size=16)
+        h = base.copy()
         for p in parts:
             b = p if isinstance(p, bytes) else repr(p).encode()
-            h.update(len(b).to_bytes(8, "little"))
-            h.update(b)
+            h.update(len(b).to_bytes(8, "little") + b)
         return h.digest()
+
+    def _delta_mac(self, opts: str):
+        """``lambda a, b, num, den: self._mac(opts, a, b, num, den)`` for int digests and text
+        num/den (the same checksum), with the key and ``opts`` hashed once: a matrix writes
+        hundreds of thousands of rows."""
+        head = self.__dict__.get("_mac_base")
+        if head is None:
+            self._mac(b"")
+            head = self.__dict__["_mac_base"]
+        o = repr(opts).encode()
+        head = head.copy()
+        head.update(len(o).to_bytes(8, "little") + o)
+
+        def mac(a: int, b: int, num: str, den: str) -> bytes:
+            h = head.copy()
+            parts = (repr(a).encode(), repr(b).encode(), repr(num).encode(), repr(den).encode())
+            h.update(b"".join(len(p).to_bytes(8, "little") + p for p in parts))
+            return h.digest()
+
+        return mac
 
     def _tampered(self, table: str, bad: list[tuple]) -> None:
         """Drop rows whose checksum failed (they are computed again) and say so once."""
@@ -353,9 +376,10 @@ class DeltaCache:
 
     def put_many(self, opts: str, values: Iterable[tuple[int, int, Fraction]]) -> None:
         rows = []
+        mac = self._delta_mac(opts)
         for a, b, v in values:
             num, den = str(v.numerator), str(v.denominator)
-            rows.append((opts, a, b, num, den, self._mac(opts, a, b, num, den)))
+            rows.append((opts, a, b, num, den, mac(a, b, num, den)))
         if not rows:
             return
         with self._lock:
@@ -373,6 +397,47 @@ class DeltaCache:
         if v is None:
             self._tampered("delta", [(opts, a, b)])
         return v
+
+    def _pairs_table(self, keys: Iterable[tuple[int, int]]) -> None:
+        """The temporary table ``ask`` holds ``keys`` (the queries read it first: CROSS JOIN
+        keeps SQLite from scanning the whole table and probing ``ask`` instead)."""
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS ask (a INTEGER, b INTEGER, PRIMARY KEY (a, b)) WITHOUT ROWID")
+        self._db.execute("DELETE FROM ask")
+        self._db.executemany("INSERT OR IGNORE INTO ask VALUES (?, ?)", keys)
+
+    def get_pairs(self, opts: str, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Fraction]:
+        """The exact Δ of each stored pair among ``keys`` (checked rows only), in one query."""
+        with self._lock:
+            self._pairs_table(keys)
+            rows = self._db.execute("SELECT d.a, d.b, d.num, d.den, d.mac FROM ask CROSS JOIN delta AS d "
+                                    "ON d.opts = ? AND d.a = ask.a AND d.b = ask.b", (opts,)).fetchall()
+        out, bad = {}, []
+        for a, b, num, den, mac in rows:
+            v = self._delta_row(opts, a, b, num, den, mac)
+            if v is None:
+                bad.append((opts, a, b))
+            else:
+                out[(a, b)] = v
+        self._tampered("delta", bad)
+        return out
+
+    def get_estimate_pairs(self, opts: str, keys: Iterable[tuple[int, int]]
+                           ) -> dict[tuple[int, int], tuple[Fraction, Fraction, float]]:
+        """The kept cut search (Δ found, lower bound, seconds) of each pair among ``keys``, in one query."""
+        with self._lock:
+            self._pairs_table(keys)
+            rows = self._db.execute("SELECT e.a, e.b, e.num, e.den, e.lnum, e.lden, e.seconds, e.mac FROM ask "
+                                    "CROSS JOIN estimate AS e ON e.opts = ? AND e.a = ask.a AND e.b = ask.b",
+                                    (opts,)).fetchall()
+        out, bad = {}, []
+        for a, b, *rest in rows:
+            est = self._estimate_row(opts, a, b, *rest)
+            if est is None:
+                bad.append((opts, a, b))
+            else:
+                out[(a, b)] = est
+        self._tampered("estimate", bad)
+        return out
 
     def _estimate_row(self, opts, a, b, num, den, lnum, lden, seconds, mac):
         if mac != self._mac(opts, a, b, num, den, lnum, lden, float(seconds)):
@@ -575,7 +640,7 @@ def _guarded(default):
     return wrap
 
 
-for _name, _default in (("get_many", dict), ("put_many", lambda: None), ("get_one", lambda: None),
+for _name, _default in (("get_many", dict), ("get_pairs", dict), ("get_estimate_pairs", dict), ("put_many", lambda: None), ("get_one", lambda: None),
                         ("get_estimate_one", lambda: None), ("get_estimates", dict), ("put_estimates", lambda: None),
                         ("floats", lambda: ([], [])), ("put_snapshot", lambda: None), ("best_snapshot", lambda: None),
                         ("get_arrangement", lambda: None), ("put_arrangement", lambda: None), ("count", lambda: 0)):

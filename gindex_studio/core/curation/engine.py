@@ -37,7 +37,8 @@ under it. Exact values are remembered in memory and, with a ``DeltaCache``, on d
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -48,6 +49,7 @@ from gindex_studio.core.benchmark.curriculum import Cancelled  # the one excepti
 from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring.matching import max_common_subgraph
+from gindex_studio.core.benchmark.matrix import races
 from gindex_studio.core.scoring import profiles
 from gindex_studio.core.curation.cache import DeltaCache, content_digest, options_key, symmetric
 
@@ -112,6 +114,17 @@ class NearestQuery:
 
 
 @dataclass
+class PendingEstimates:
+    """A batch of ``PairEngine.start_estimates``: its pairs in order and, with a pool, the pairs
+    sent to it and the futures of their chunks."""
+
+    pairs: list[tuple[int, int]]
+    deadline: float | None
+    search: list[tuple[int, int]] = field(default_factory=list)
+    futures: list = field(default_factory=list)
+
+
+@dataclass
 class Stats:
     """Work done: pairs considered, pairs whose Δ had to be searched, pairs found in the cache."""
 
@@ -138,9 +151,13 @@ class PairEngine:
                  cache: DeltaCache | None = None, library=None, cancel=None, digests: Sequence[int] | None = None):
         self.options = options
         self.cancel = cancel
+        self.pool = None  # a pairpool.PairPool over ``prepared``: batches of estimates run on its workers
         self.progress: Callable[[int, int], None] | None = None  # (done, total) of the running batch
         self.cache = cache
         self.symmetric = symmetric(options)
+        # a symmetric McSplit profile: searches without a limit race both orientations too (a
+        # negative threshold_sq asks for no threshold), as the limited ones always do
+        self._free = (-1, 1) if races(options.profile) else None
         self._flows = list(flows)
         self._library = library
         self._prepared: list | None = None
@@ -149,6 +166,7 @@ class PairEngine:
         self.stats = Stats()
         self._opts = options_key(options)
         self._known: dict[tuple[int, int], Fraction] = {}
+        self._asked: set[tuple[int, int]] = set()  # keys the disk cache was just asked for in bulk (``least``)
         self._new: list[tuple[int, int, Fraction]] = []
         self._estimates: dict[tuple[int, int], tuple[Fraction, Fraction, float]] = {}  # cut searches
         self._new_estimates: list[tuple[int, int, Fraction, Fraction, float]] = []
@@ -266,7 +284,7 @@ class PairEngine:
         pair, so a question about a few pairs never reads a large cache whole)."""
         key = self._key(i, j)
         v = self._known.get(key)
-        if v is None and self.cache is not None:
+        if v is None and self.cache is not None and key not in self._asked:
             v = self.cache.get_one(self._opts, *key)
             if v is not None:
                 self._known[key] = v
@@ -309,7 +327,7 @@ class PairEngine:
         if n1 == 0 or n2 == 0:
             self._store(i, j, Fraction(1))
             return Fraction(1)
-        threshold = None
+        threshold = self._free
         if limit is not None and limit < 1:
             threshold = (1 - limit) * n1 * n2 - (_INCLUSIVE if inclusive else 0)
         if self.cancel is not None and self.cancel.is_set():
@@ -318,23 +336,24 @@ class PairEngine:
         if m.cancelled:
             raise Cancelled()
         self.stats.searched += 1
-        if threshold is not None and not m.improved:
+        if threshold is not None and threshold is not self._free and not m.improved:
             return None
         value = delta_from_s(Fraction(*m.weight), n1, n2)
         self._store(i, j, value)
         return value
 
-    def estimate(self, i: int, j: int, deadline: float | None) -> tuple[Fraction, Fraction, bool]:
+    def estimate(self, i: int, j: int, deadline: float | None, disk: bool = True) -> tuple[Fraction, Fraction, bool]:
         """(Δ, proven lower bound, exact) of (i, j) after at most ``deadline`` seconds of search
         (None: exact). A cut search gives the best mapping found: the true Δ lies in [lower, Δ].
         A pair already searched at least ``deadline`` seconds (here or, through the cache, in an
-        earlier session) is not searched again."""
-        v = self.known(i, j)
+        earlier session) is not searched again. ``disk=False``: the disk cache was read for this
+        pair already (``estimate_many`` reads a batch's pairs at once)."""
+        key = self._key(i, j)
+        v = self.known(i, j) if disk else self._known.get(key)
         if v is not None:
             self.stats.cached += 1
             return v, v, True
-        key = self._key(i, j)
-        cut = self._cut(key) if deadline is not None else None
+        cut = None if deadline is None else (self._cut(key) if disk else self._estimates.get(key))
         if cut is not None:
             v, lo, seconds = cut
             if seconds >= deadline:
@@ -346,7 +365,8 @@ class PairEngine:
             return Fraction(1), Fraction(1), True
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
-        m = max_common_subgraph(a.graph, b.graph, self.options.profile, deadline=deadline, cancel=self.cancel)
+        m = max_common_subgraph(a.graph, b.graph, self.options.profile, deadline=deadline, cancel=self.cancel,
+                                threshold_sq=self._free)
         if m.cancelled:
             raise Cancelled()
         self.stats.searched += 1
@@ -442,8 +462,89 @@ class PairEngine:
     def estimate_many(self, pairs: Sequence[tuple[int, int]], deadline: float | None
                       ) -> list[tuple[Fraction, Fraction, bool]]:
         """``estimate`` of each pair, in order: the one place batches of pair searches are
-        submitted (a distributed back end replaces this; see the module docstring)."""
-        return [self.estimate(int(i), int(j), deadline) for i, j in pairs]
+        submitted (a distributed back end replaces this; see the module docstring). The disk
+        cache is read once for the whole batch, not pair by pair; with a ``pool`` the searches
+        run on its worker processes."""
+        return self.finish_estimates(self.start_estimates(pairs, deadline))
+
+    def start_estimates(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> "PendingEstimates":
+        """Begin ``estimate_many(pairs, deadline)``: with a ``pool`` (``pairpool.PairPool`` over
+        this engine's ``prepared``), the pairs known neither here nor in the disk cache are sent
+        to its workers now, so that several batches can be under way at once;
+        ``finish_estimates`` waits for them and gives the results in order."""
+        pairs = [(int(i), int(j)) for i, j in pairs]
+        keys = [self._key(i, j) for i, j in pairs]
+        self._prefetch(keys, deadline)
+        if self.pool is None:
+            return PendingEstimates(pairs, deadline)
+        search, seen = [], set()
+        known, estimates = self._known, self._estimates if deadline is not None else {}
+        sizes = self.__dict__.get("_sizes")
+        if sizes is None:
+            sizes = self.__dict__["_sizes"] = [p.n for p in self.prepared]
+        for (i, j), key in zip(pairs, keys):
+            if key in known or key in seen or not sizes[i] or not sizes[j]:
+                continue
+            cut = estimates.get(key)
+            if cut is not None and cut[2] >= deadline:
+                continue
+            seen.add(key)
+            search.append((i, j))
+        return PendingEstimates(pairs, deadline, search, self.pool.submit(search, deadline) if search else [])
+
+    def finish_estimates(self, pending: "PendingEstimates") -> list[tuple[Fraction, Fraction, bool]]:
+        """The results of a ``start_estimates`` batch, in its order (raises ``Cancelled`` once
+        ``cancel`` is set: the pool's workers are stopped and the pool let go)."""
+        deadline = pending.deadline
+        fresh: dict[tuple[int, int], tuple[Fraction, Fraction, bool]] = {}
+        if pending.futures:
+            from concurrent.futures import wait
+
+            waiting = set(pending.futures)
+            while True:
+                if self.cancel is not None and self.cancel.is_set():
+                    self.stop_pool()
+                    raise Cancelled()
+                if not waiting:
+                    break
+                _done, waiting = wait(waiting, timeout=0.05)
+            results = [r for fut in pending.futures for r in fut.result()]
+            for (i, j), (num, den, lnum, lden, exact) in zip(pending.search, results):
+                value = Fraction(num, den)
+                lower = value if exact else Fraction(lnum, lden)
+                self.stats.searched += 1
+                key = self._key(i, j)
+                if exact:
+                    self._store_key(key, value)
+                else:
+                    self._estimates[key] = (value, lower, float(deadline))
+                    self._new_estimates.append((key[0], key[1], value, lower, float(deadline)))
+                fresh[(i, j)] = (value, lower, exact)
+        out = []
+        for i, j in pending.pairs:
+            got = fresh.pop((i, j), None)  # a pair twice in the batch: searched once, then known
+            out.append(got if got is not None else self.estimate(i, j, deadline, disk=False))
+        return out
+
+    def stop_pool(self) -> None:
+        """Stop the worker pool at once (running searches included) and let it go."""
+        if self.pool is not None:
+            self.pool.stop()
+            self.pool = None
+
+    def _prefetch(self, keys: list[tuple[int, int]], deadline: float | None) -> None:
+        """Read what the disk cache holds of ``keys`` (exact values; with ``deadline``, cut
+        searches too) into memory, in one query each."""
+        if self.cache is None:
+            return
+        missing = [k for k in keys if k not in self._known]
+        if not missing:
+            return
+        self._known.update(self.cache.get_pairs(self._opts, missing))
+        if deadline is not None:
+            missing = [k for k in missing if k not in self._known and k not in self._estimates]
+            if missing:
+                self._estimates.update(self.cache.get_estimate_pairs(self._opts, missing))
 
     def flush(self) -> None:
         """Write the values (and cut searches) found since the last flush to the disk cache."""
@@ -516,7 +617,7 @@ class PairEngine:
         return out
 
     def least(self, rows: Sequence[int], cols: Sequence[int], start: tuple[Fraction, int, int] | None = None,
-              lower: np.ndarray | None = None, block: int = 256) -> tuple[Fraction, int, int] | None:
+              lower: np.ndarray | None = None, block: int = 256, chunk: int = 2048) -> tuple[Fraction, int, int] | None:
         """The least exact Δ(i, j) over i in ``rows``, j in ``cols``, i ≠ j, with its pair (ties:
         whichever is found first); None when there is no such pair. ``start``: an exact value of
         one of those pairs already known (it bounds the search from the start). Pairs are
@@ -535,17 +636,28 @@ class PairEngine:
         flat = lower.ravel()
         order = np.argsort(flat, kind="stable")
         m = len(cols)
-        for f in order:
-            bound = float(flat[f])
-            if not np.isfinite(bound) or (best is not None and bound >= float(best[0])):
-                break
-            i, j = int(rows[f // m]), int(cols[f % m])
-            if best is None:
-                v = self._search(i, j, None, inclusive=True)
-            else:
-                v = self._search(i, j, best[0], inclusive=False)
-            if v is not None and (best is None or v < best[0]):
-                best = (v, i, j)
+        try:
+            for start in range(0, len(order), chunk):
+                part = order[start:start + chunk]
+                bounds = flat[part].tolist()
+                if not np.isfinite(bounds[0]) or (best is not None and bounds[0] >= float(best[0])):
+                    break
+                pairs = [(int(rows[f // m]), int(cols[f % m])) for f in part.tolist()]
+                if self.cache is not None:  # the disk cache asked once for the chunk, not pair by pair
+                    keys = [self._key(i, j) for i, j in pairs]
+                    self._prefetch(keys, None)
+                    self._asked.update(keys)
+                for bound, (i, j) in zip(bounds, pairs):
+                    if not math.isfinite(bound) or (best is not None and bound >= float(best[0])):
+                        return best
+                    if best is None:
+                        v = self._search(i, j, None, inclusive=True)
+                    else:
+                        v = self._search(i, j, best[0], inclusive=False)
+                    if v is not None and (best is None or v < best[0]):
+                        best = (v, i, j)
+        finally:
+            self._asked.clear()
         return best
 
     # ----- batches (one call per analysis step; ``ClusterPairEngine`` spreads them over a cluster) --

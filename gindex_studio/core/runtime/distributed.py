@@ -27,13 +27,11 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from gindex_studio.core.benchmark.curriculum import Cancelled, Curriculum, Nearest  # Cancelled: the cluster's work for the run is cancelled too
-from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, delta_from_s, prepare
+from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
-from gindex_studio.core.scoring.matching import max_common_subgraph
 from gindex_studio.core.scoring import profiles
 
 Progress = Callable[[int, int], None]
@@ -443,6 +441,8 @@ def _build_shard(programs: list[Prepared], domains: list[str], labels: list[str]
 def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: float | None) -> list[list]:
     """Rows of the Δ matrix; with a symmetric profile (paper) only the entries right of the
     diagonal are searched (the rest are None and mirrored by the caller)."""
+    from gindex_studio.core.benchmark.matrix import delta_value, pair_match
+
     symmetric = profiles.get(profile).symmetric
     out = []
     for i in rows:
@@ -451,8 +451,7 @@ def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: 
             if symmetric and j < i:
                 row.append(None)
                 continue
-            m = max_common_subgraph(a.graph, b.graph, profile, deadline=deadline)
-            row.append(float(delta_from_s(Fraction(*m.weight), a.n, b.n)))
+            row.append(delta_value(pair_match(a, b, profile, deadline=deadline), a.n, b.n))
         out.append(row)
     return out
 

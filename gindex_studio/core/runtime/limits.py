@@ -70,6 +70,31 @@ def same_type_pairs(reference, generated, ignore_types=frozenset()) -> int:
     return sum(k * c2[t] for t, k in c1.items())
 
 
+def largest_matrix_pair(flows, ignore_types=frozenset(), block: int = 512) -> tuple[int, int, int] | None:
+    """(same-type pairs, i, j) of the pair (flows[i] as reference, flows[j] as generated) with
+    the most same-type node pairs; the first in row order on ties (as ``searches_too_big`` picks
+    over a group listed row by row). None with no flow. Per-type counts as a matrix product in
+    blocks of rows: memory follows ``block`` × n, not n²."""
+    import numpy as np
+
+    if not flows:
+        return None
+    counts = [_type_counts(f, ignore_types) for f in flows]
+    types = {t: k for k, t in enumerate(sorted({t for c in counts for t in c}))}
+    table = np.zeros((len(flows), max(1, len(types))), dtype=np.int64)
+    for i, c in enumerate(counts):
+        for t, x in c.items():
+            table[i, types[t]] = x
+    best = None
+    for start in range(0, len(flows), block):
+        pairs = table[start:start + block] @ table.T
+        k = int(pairs.argmax())
+        r, j = divmod(k, len(flows))
+        if best is None or int(pairs[r, j]) > best[0]:
+            best = (int(pairs[r, j]), start + r, j)
+    return best
+
+
 def scoring_too_big(reference, generated, ignore_types=frozenset(), available: int | None = None) -> str | None:
     """One line when scoring this pair would not fit in the free memory, else None."""
     return searches_too_big([[(reference, generated, None)]], ignore_types=ignore_types, available=available)

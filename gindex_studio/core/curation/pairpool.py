@@ -1,0 +1,95 @@
+"""Worker processes for a ``PairEngine``'s batches of pair searches.
+
+A ``PairPool`` starts ``workers`` processes that receive the engine's prepared programs once
+(pickled once here; the processes are spawned, as a window's threads make forking unsafe, or
+forked when this process runs a single thread). ``submit`` sends a batch of (i, j) pairs in small
+chunks and returns their futures; each chunk comes back as one small list of integers (Δ found
+and proven lower bound as fractions in lowest terms, exact), never as programs. The engine stores the values (memory
+and the disk cache) in this process: workers never touch the cache.
+
+Cancelling is the caller's: ``stop`` terminates the workers at once (a search in C cannot be
+interrupted from another process otherwise); the pool cannot be used after it.
+"""
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from typing import Sequence
+
+from gindex_studio.core.scoring.divergence import Prepared, delta_from_s
+
+#: pairs per chunk sent to a worker: small enough that a chunk of cut searches (the deadline
+#: each) does not leave the other workers idle at the end of a batch, large enough that the
+#: messages cost little beside ~20 µs searches
+CHUNK = 24
+
+_PREPARED: list[Prepared] | None = None
+_PROFILE: str = "paper"
+
+
+def _init(blob: bytes | None, profile: str) -> None:
+    global _PREPARED, _PROFILE
+    import gc
+    import pickle
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+    if blob is not None:
+        _PREPARED = pickle.loads(blob)
+    _PROFILE = profile
+    gc.freeze()
+
+
+def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[int, int, int, int, bool]]:
+    """(Δ num, Δ den, lower num, lower den, exact) of each pair, in lowest terms: plain integers
+    travel back far cheaper than Fractions (which pickle as text and are parsed again)."""
+    from gindex_studio.core.benchmark.matrix import exact_delta, pair_match
+
+    out = []
+    for i, j in pairs:
+        a, b = _PREPARED[i], _PREPARED[j]
+        m = pair_match(a, b, _PROFILE, deadline)
+        value = exact_delta(m, a.n, b.n)
+        lower = value if m.exact else delta_from_s(Fraction(*m.upper), a.n, b.n)
+        out.append((value.numerator, value.denominator, lower.numerator, lower.denominator, m.exact))
+    return out
+
+
+class PairPool:
+    """``workers`` processes (default: all cores) searching pairs of ``prepared`` under ``profile``."""
+
+    def __init__(self, prepared: Sequence[Prepared], profile: str, workers: int | None = None):
+        import multiprocessing as mp
+        import pickle
+        from concurrent.futures import ProcessPoolExecutor
+
+        global _PREPARED
+        from gindex_studio.core.runtime.pools import _single_threaded
+
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        chosen = mp.get_start_method(allow_none=True)
+        if chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods():
+            _PREPARED = list(prepared)  # inherited by the forked workers
+            ctx, blob = mp.get_context("fork"), None
+        else:
+            ctx, blob = mp.get_context("spawn"), pickle.dumps(list(prepared), protocol=pickle.HIGHEST_PROTOCOL)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init,
+                                         initargs=(blob, profile))
+        for _ in range(self.workers):  # every worker starts now, while the caller does other work
+            self._pool.submit(int)
+
+    def submit(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> list:
+        """Futures, one per chunk of ``CHUNK`` consecutive pairs (each a list of (Δ num, Δ den,
+        lower num, lower den, exact))."""
+        pairs = list(pairs)
+        return [self._pool.submit(_chunk, pairs[k:k + CHUNK], deadline) for k in range(0, len(pairs), CHUNK)]
+
+    def stop(self) -> None:
+        """Terminate the workers now (running searches included)."""
+        from gindex_studio.core.runtime.pools import stop_pool_now
+
+        stop_pool_now(self._pool)
+
+    def close(self) -> None:
+        """Let the workers finish what was submitted, then end them."""
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,106 @@
+"""The curation matrix on worker processes (``PairPool``) and with the batched cache reads gives
+the exact matrix the plain search gives, stores it in the cache, and stops on a cancel."""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from gindex_studio.core.curation import analysis as an
+from gindex_studio.core.curation.cache import DeltaCache
+from gindex_studio.core.curation.engine import Cancelled, PairEngine
+from gindex_studio.core.curation.pairpool import PairPool
+from gindex_studio.core.flows.flow import flow_from_nodes
+from gindex_studio.core.flows.generate import MIDDLE_TYPES, perturb, random_flow
+from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.scoring.matching import CancelToken
+
+from test_curation import brute_matrix  # tests/core is on sys.path (rootdir-relative test modules)
+
+
+def _flows(seed: int, n: int):
+    rng = random.Random(seed)
+    temps = [random_flow(rng.randint(5, 14), rng, f"d{d}x", palette=rng.sample(MIDDLE_TYPES, 3)) for d in range(3)]
+    flows = [perturb(temps[i % 3], rng, 0.3, prefix=f"c{i}x") for i in range(n)]
+    flows.append(flow_from_nodes([]))
+    flows.append(flows[4].copy())  # the same content twice: one digest, one cache key
+    return flows
+
+
+def _matrix(engine, order, deadline=None, **kw):
+    rows = list(an.matrix_rows(engine, order, deadline, **kw))
+    return [r.r for r in rows], np.vstack([r.values for r in rows]), np.vstack([r.exact for r in rows])
+
+
+@pytest.mark.parametrize("profile", ["paper", "companion"])
+def test_pool_matrix_equals_the_plain_search(tmp_path, profile):
+    opts = ScoreOptions(profile=profile)
+    flows = _flows(3, 22)
+    expected = np.array([[float(v) for v in row] for row in brute_matrix(flows, opts)])
+    order = list(range(len(flows)))
+    random.Random(1).shuffle(order)
+    engine = PairEngine(flows, opts, cache=DeltaCache(tmp_path / "c.sqlite"))
+    engine.pool = PairPool(engine.prepared, profile, workers=2)
+    try:
+        rs, values, exact = _matrix(engine, order, ahead_pairs=50)
+    finally:
+        engine.pool.close()
+        engine.pool = None
+    assert rs == list(range(len(order))) and exact.all()
+    assert np.array_equal(values, expected[np.ix_(order, order)])
+    assert engine.stats.searched > 0
+    engine.flush()
+    # a second engine reads every value from the cache (batched reads), searching nothing
+    again = PairEngine(flows, opts, cache=DeltaCache(tmp_path / "c.sqlite"))
+    _rs, values2, _e = _matrix(again, order)
+    assert np.array_equal(values2, values) and again.stats.searched == 0
+    assert again.delta(order[0], order[1]) == Fraction(brute_matrix([flows[order[0]], flows[order[1]]], opts)[0][1])
+
+
+def test_a_block_and_a_cut_search_through_the_pool(tmp_path):
+    flows = _flows(5, 16)
+    engine = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))
+    engine.pool = PairPool(engine.prepared, "paper", workers=2)
+    try:
+        rows, cols = list(range(0, 8)), list(range(8, len(flows)))
+        rs, values, _exact = _matrix(engine, rows, 0.5, cols=cols)
+        got = engine.estimate_many([(0, 1), (1, 0), (0, 1)], 0.5)  # a pair twice in one batch
+    finally:
+        engine.pool.close()
+        engine.pool = None
+    expected = np.array([[float(v) for v in row] for row in brute_matrix(flows)])
+    assert values.shape == (8, len(cols)) and np.array_equal(values, expected[np.ix_(rows, cols)])
+    assert got[0] == got[1] == got[2] and got[0][2]
+
+
+def test_a_cancel_stops_the_pool_and_raises():
+    flows = _flows(6, 30)
+    token = CancelToken()
+    engine = PairEngine(flows, ScoreOptions(), cancel=token)
+    pool = engine.pool = PairPool(engine.prepared, "paper", workers=2)
+    rows = an.matrix_rows(engine, list(range(len(flows))), None, ahead_pairs=10_000)
+    next(rows)
+    threading.Timer(0.0, token.set).start()
+    time.sleep(0.05)
+    with pytest.raises(Cancelled):
+        list(rows)
+    assert engine.pool is None
+    assert all(not p.is_alive() for p in (pool._pool._processes or {}).values())  # noqa: SLF001
+
+
+def test_least_reads_the_cache_in_bulk_and_equals_the_plain_search(tmp_path, monkeypatch):
+    flows = _flows(7, 24)
+    brute = brute_matrix(flows)
+    rows, cols = list(range(0, 12)), list(range(12, len(flows)))
+    expected = min(brute[i][j] for i in rows for j in cols if i != j)
+    first = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))
+    got = first.least(rows, cols, chunk=5)
+    assert got[0] == expected == brute[got[1]][got[2]]
+    first.flush()
+    again = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))
+    monkeypatch.setattr(DeltaCache, "get_one", lambda *a: pytest.fail("a pair looked up alone"))
+    assert again.least(rows, cols, chunk=5) == got and again.stats.searched == 0
