@@ -36,8 +36,10 @@ SLOW = {
     "gindex-studio omega --profile flatland": "Ω of 104 tasks against 500 programs (3.8 s of CPU, 13 s wall busy)",
     "gindex-studio run": "starts a private Node-RED (about 5 s)",
     "gindex-studio probe": "starts a private Node-RED (about 5 s)",
+    "gindex-studio lint": "starts Node.js (about 2 s busy)",
     "python3 bench/bench_targets.py": "a benchmark (1.4 s wall busy)",
     "python3 bench/bench_editor.py": "a benchmark (11 s wall busy)",
+    "python3 bench/bench_lint.py": "a benchmark (13 s wall busy)",
 }
 # Benchmarks that measure for longer than a test should take (wall time measured here with other
 # jobs running): not run here.
@@ -49,7 +51,7 @@ LONG = {
     "python3 bench/bench_experiment_progress.py": "a benchmark: 40 tasks × 1,200 programs (40 s)",
 }
 WINDOW_COMMANDS = {"compare"}  # first words after gindex-studio that open a window
-NODE_RED_COMMANDS = {"run", "probe"}
+NODE_RED_COMMANDS = {"run", "probe", "lint"}
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,17 @@ def expected_status(line: Line) -> int:
     return int(m.group(1)) if m else 0
 
 
+def check_status(line: Line, p: subprocess.CompletedProcess) -> None:
+    """The line exited as the README says, having read what it names."""
+    status = p.returncode
+    if line.command.startswith("python3 bench/") and status == 1 and "targets NOT met" in p.stdout:
+        status = 0  # it ran and measured; whether a target is met is this (shared) machine's to say
+    assert status == expected_status(line), (
+        f"README line {line.lineno}: {line.command}\nexit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert "no such file" not in p.stderr, f"README line {line.lineno}: {p.stderr[-1000:]}"
+
+
 def _param(line: Line):
     marks = [pytest.mark.slow] if _lookup(SLOW, line.command) else []
     return pytest.param(line, id=line.label, marks=marks)
@@ -187,22 +200,18 @@ def test_readme_command_runs_as_written(line: Line, workspaces, tmp_path_factory
     # earlier lines of the block first (a later line may read what they wrote), once per block
     for earlier in [ln for ln in RUN if ln.block == line.block and ln.lineno < line.lineno]:
         if earlier.lineno not in done and not skip_reason(earlier):
-            p = _run(earlier, cwd, shims)
-            assert p.returncode == expected_status(earlier), f"{earlier.command}\n{p.stdout[-2000:]}{p.stderr[-2000:]}"
+            check_status(earlier, _run(earlier, cwd, shims))
             done.add(earlier.lineno)
     p = _run(line, cwd, shims)
     done.add(line.lineno)
-    if line.command.startswith("python3 bench/") and p.returncode == 1 and "targets NOT met" in p.stdout:
-        p.returncode = 0  # it ran and measured; whether a target is met is this (shared) machine's to say
-    assert p.returncode == expected_status(line), (
-        f"README line {line.lineno}: {line.command}\nexit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    check_status(line, p)
     assert _resources_state() == before, "the command wrote into the repository's resources/ or bench/"
 
 
 def test_the_readme_shows_runnable_commands_only():
     """The extraction finds the README's examples, and none of the lines run here names a
-    placeholder (an all-capitals word such as PATH or CURRICULUM_DIR)."""
+    placeholder (an all-capitals word such as PATH or CURRICULUM_DIR), nor a ``my-…`` file that no
+    earlier line of its block writes with ``-o``."""
     assert len(RUN) >= 20, [ln.command for ln in RUN]
     assert {ln.command.split()[1] for ln in RUN if ln.command.startswith("gindex-studio ")} >= {
         "experiment", "report", "score", "omega", "gindex", "flatland", "run", "probe"}
@@ -210,6 +219,10 @@ def test_the_readme_shows_runnable_commands_only():
         if "needs a local copy" in ln.comment:
             continue
         assert not re.search(r"\b[A-Z][A-Z_]{2,}\b", ln.command), f"README line {ln.lineno}: {ln.command}"
+        written = {w for e in RUN if e.block == ln.block and e.lineno <= ln.lineno
+                   for w in re.findall(r"-o (\S+)", e.command)}
+        for name in re.findall(r"(?<![\w/.-])my-[\w-]+\.\w+", ln.command):
+            assert name in written, f"README line {ln.lineno}: {name} is not shipped nor written before: {ln.command}"
 
 
 def test_the_demo_study_layout_matches_its_sources():
