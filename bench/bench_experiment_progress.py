@@ -21,6 +21,7 @@ Run:  QT_QPA_PLATFORM=offscreen python3 bench/bench_experiment_progress.py [--pr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing as mp
 import os
 import subprocess
@@ -58,105 +59,106 @@ def main(argv=None) -> int:
     from gindex_studio.ui.compare.window import CompareWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    folder = Path(args.folder or tempfile.mkdtemp(prefix="gindex-progress-"))
-    path = folder / "experiment.json"
-    if not path.exists():
-        t0 = time.perf_counter()
-        write_experiment(folder, tasks=args.tasks, programs=args.programs, profile=args.profile)
-        print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
-    exp = load_experiment(path)
-    n_prog = sum(len(c.programs) for c in exp.curriculum)
-    opts = ScoreOptions(profile=args.profile)
-
-    def pump_until(cond, timeout=600.0):
-        qtloop.pump_until(cond, timeout, "timed out")
-
-    def open_window():
-        win = CompareWindow()
-        win.dialogs.ask_save = lambda _name: "discard"
-        win.resize(1366, 768)
-        win.show()
-        app.processEvents()
-        if args.workers is not None:
-            win.controller.workers = args.workers
-        return win
-
-    def opened(win):
-        """Open the experiment in ``win`` (in the profile asked for) and return the time stamps."""
-        stamps: dict[str, float] = {}
-        panel = win.tasks
-        panel.model.rowsInserted.connect(lambda *_a: stamps.setdefault("first row", time.perf_counter()))
-        win.controller.task_done.connect(lambda _t: stamps.setdefault("first complete row", time.perf_counter()))
-        win.controller.result_changed.connect(lambda _r: stamps.setdefault("g-index", time.perf_counter()))
-        stamps["start"] = time.perf_counter()
-        if args.profile == "paper":
-            assert win.open_experiment(str(path))
-        else:  # our experiment, switched to the profile, as a user does in the scoring options
-            assert win.open_experiment(str(path))
-            win.controller.cancel()
-            stamps.clear()
-            stamps["start"] = time.perf_counter()
-            win.view.panel.profile.setCurrentText(args.profile)
-        return stamps
-
-    print(f"{len(exp.tasks)} tasks × {n_prog:,} curriculum programs, {args.profile} profile, "
-          f"{os.cpu_count()} cores, {search_in_use()}")
-    win = open_window()
-    workers = win.controller._workers(exp)
-    ticks: list[float] = []
-    ticker = QTimer()
-    ticker.setInterval(10)
-    ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    ticker.start()
-    stamps = opened(win)
-    pump_until(lambda: "g-index" in stamps)
-    ticker.stop()
-    full = stamps["g-index"] - stamps["start"]
-    gaps = sorted(b - a for a, b in zip(ticks, ticks[1:]) if a >= stamps["start"])
-    res = win.controller.result
-    win.close()
-    t0 = time.perf_counter()
-    bare = compute_gindex(load_experiment(path), opts, workers=workers)
-    bare_s = time.perf_counter() - t0
-    assert bare.g_index == res.g_index, (bare.g_index, res.g_index)
-    for key in ("first row", "first complete row", "g-index"):
-        print(f"  {key:<20} {stamps[key] - stamps['start']:7.2f} s")
-    if gaps:
-        print(f"  GUI thread: longest gap between 10 ms timer ticks {gaps[-1] * 1000:.0f} ms, "
-              f"p99 {gaps[int(0.99 * (len(gaps) - 1))] * 1000:.0f} ms ({len(gaps)} ticks)")
-    print(f"  bare compute_gindex {bare_s:7.2f} s (reading the file included)   window / bare = {full / bare_s:.2f}"
-          f"   (Ω on {workers} process{'es' if workers > 1 else ''}; same g-index {res.g_index:,.6f})")
-
-    # cancel when a third of the tasks are complete
-    win = open_window()
-    before = set(mp.active_children())
-    stamps = opened(win)
-    panel = win.tasks
-    pump_until(lambda: panel.model.completed >= max(1, len(exp.tasks) // 3))
-    children = [p for p in mp.active_children() if p not in before]
-    from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
-
-    t0 = time.perf_counter()
-    QTest.mouseClick(panel.stop_button, Qt.LeftButton, Qt.NoModifier, panel.stop_button.rect().center())
-    pump_until(lambda: win.controller.runner.pool.activeThreadCount() == 0
-               and not any(p.is_alive() for p in children), timeout=30)
-    latency = time.perf_counter() - t0
-    print(f"  cancel              {latency * 1000:7.1f} ms after the click, with {panel.model.completed} of "
-          f"{len(exp.tasks)} tasks complete ({len(children)} worker process{'es' if len(children) != 1 else ''} stopped)")
-    win.close()
-
-    if args.cli:
-        print(f"command line: gindex-studio gindex EXP --profile P (timeout {args.timeout:g} s)")
-        for profile in ("paper", "companion"):
+    with contextlib.ExitStack() as stack:  # a temporary folder is removed however the run ends
+        folder = Path(args.folder or stack.enter_context(tempfile.TemporaryDirectory(prefix="gindex-progress-")))
+        path = folder / "experiment.json"
+        if not path.exists():
             t0 = time.perf_counter()
-            try:
-                subprocess.run([sys.executable, "-m", "gindex_studio.cli", "gindex", str(path), "--profile", profile],
-                               cwd=ROOT, check=True, capture_output=True, timeout=args.timeout)
-                took = f"{time.perf_counter() - t0:.1f} s"
-            except subprocess.TimeoutExpired:
-                took = f"did not finish in {args.timeout:g} s"
-            print(f"  {profile:<10} {took}")
+            write_experiment(folder, tasks=args.tasks, programs=args.programs, profile=args.profile)
+            print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
+        exp = load_experiment(path)
+        n_prog = sum(len(c.programs) for c in exp.curriculum)
+        opts = ScoreOptions(profile=args.profile)
+
+        def pump_until(cond, timeout=600.0):
+            qtloop.pump_until(cond, timeout, "timed out")
+
+        def open_window():
+            win = CompareWindow()
+            win.dialogs.ask_save = lambda _name: "discard"
+            win.resize(1366, 768)
+            win.show()
+            app.processEvents()
+            if args.workers is not None:
+                win.controller.workers = args.workers
+            return win
+
+        def opened(win):
+            """Open the experiment in ``win`` (in the profile asked for) and return the time stamps."""
+            stamps: dict[str, float] = {}
+            panel = win.tasks
+            panel.model.rowsInserted.connect(lambda *_a: stamps.setdefault("first row", time.perf_counter()))
+            win.controller.task_done.connect(lambda _t: stamps.setdefault("first complete row", time.perf_counter()))
+            win.controller.result_changed.connect(lambda _r: stamps.setdefault("g-index", time.perf_counter()))
+            stamps["start"] = time.perf_counter()
+            if args.profile == "paper":
+                assert win.open_experiment(str(path))
+            else:  # our experiment, switched to the profile, as a user does in the scoring options
+                assert win.open_experiment(str(path))
+                win.controller.cancel()
+                stamps.clear()
+                stamps["start"] = time.perf_counter()
+                win.view.panel.profile.setCurrentText(args.profile)
+            return stamps
+
+        print(f"{len(exp.tasks)} tasks × {n_prog:,} curriculum programs, {args.profile} profile, "
+              f"{os.cpu_count()} cores, {search_in_use()}")
+        win = open_window()
+        workers = win.controller._workers(exp)
+        ticks: list[float] = []
+        ticker = QTimer()
+        ticker.setInterval(10)
+        ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
+        ticker.start()
+        stamps = opened(win)
+        pump_until(lambda: "g-index" in stamps)
+        ticker.stop()
+        full = stamps["g-index"] - stamps["start"]
+        gaps = sorted(b - a for a, b in zip(ticks, ticks[1:]) if a >= stamps["start"])
+        res = win.controller.result
+        win.close()
+        t0 = time.perf_counter()
+        bare = compute_gindex(load_experiment(path), opts, workers=workers)
+        bare_s = time.perf_counter() - t0
+        assert bare.g_index == res.g_index, (bare.g_index, res.g_index)
+        for key in ("first row", "first complete row", "g-index"):
+            print(f"  {key:<20} {stamps[key] - stamps['start']:7.2f} s")
+        if gaps:
+            print(f"  GUI thread: longest gap between 10 ms timer ticks {gaps[-1] * 1000:.0f} ms, "
+                  f"p99 {gaps[int(0.99 * (len(gaps) - 1))] * 1000:.0f} ms ({len(gaps)} ticks)")
+        print(f"  bare compute_gindex {bare_s:7.2f} s (reading the file included)   window / bare = {full / bare_s:.2f}"
+              f"   (Ω on {workers} process{'es' if workers > 1 else ''}; same g-index {res.g_index:,.6f})")
+
+        # cancel when a third of the tasks are complete
+        win = open_window()
+        before = set(mp.active_children())
+        stamps = opened(win)
+        panel = win.tasks
+        pump_until(lambda: panel.model.completed >= max(1, len(exp.tasks) // 3))
+        children = [p for p in mp.active_children() if p not in before]
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+
+        t0 = time.perf_counter()
+        QTest.mouseClick(panel.stop_button, Qt.LeftButton, Qt.NoModifier, panel.stop_button.rect().center())
+        pump_until(lambda: win.controller.runner.pool.activeThreadCount() == 0
+                   and not any(p.is_alive() for p in children), timeout=30)
+        latency = time.perf_counter() - t0
+        print(f"  cancel              {latency * 1000:7.1f} ms after the click, with {panel.model.completed} of "
+              f"{len(exp.tasks)} tasks complete ({len(children)} worker process{'es' if len(children) != 1 else ''} stopped)")
+        win.close()
+
+        if args.cli:
+            print(f"command line: gindex-studio gindex EXP --profile P (timeout {args.timeout:g} s)")
+            for profile in ("paper", "companion"):
+                t0 = time.perf_counter()
+                try:
+                    subprocess.run([sys.executable, "-m", "gindex_studio.cli", "gindex", str(path), "--profile", profile],
+                                   cwd=ROOT, check=True, capture_output=True, timeout=args.timeout)
+                    took = f"{time.perf_counter() - t0:.1f} s"
+                except subprocess.TimeoutExpired:
+                    took = f"did not finish in {args.timeout:g} s"
+                print(f"  {profile:<10} {took}")
     return 0
 
 

@@ -12,7 +12,9 @@ Drawing dock's redraw.
    reference's search is heuristic on larger pairs); also both CPU times (each process's own),
    which other jobs sharing the cores do not inflate. ``--pair-deadline S`` caps each of our
    searches (then ours is an upper bound; reported). Without ``--reference`` the comparison is
-   skipped and says so.
+   skipped and says so; when the reference cannot run (no such folder, not a copy of it, no such
+   interpreter, no display, or its run fails) one line on stderr says what it needs, parts 2 and
+   3 still run, and the exit status is 1.
 2. Ω for the paper's data set (curriculum 500 programs, 104 test tasks, seed 0) on ``--workers``
    processes, exact.
 3. The Drawing dock's work for a 5,000-segment drawing (flow → program → run → raster), median of
@@ -67,15 +69,44 @@ print(json.dumps({"flats": flats, "failed": failed, "delta": delta, "seconds": s
 """
 
 
-def compare_with_reference(path: str, python: str, deadline: float | None) -> None:
+NEEDS = ("a local copy of github:mayahq/flatland with library/ and src/flatland/ (--reference PATH), a Python "
+         "< 3.11 with its dependencies and Tk (--reference-python PY) and a display (DISPLAY, e.g. Xvfb)")
+
+
+def reference_problem(path: str, python: str) -> str | None:
+    """Why the reference cannot run here, in one line naming what is missing (None: it can)."""
+    import shutil
+
+    root = Path(path)
+    if not root.is_dir():
+        return f"--reference {path}: no such folder"
+    if not (root / "library").is_dir() or not (root / "src" / "flatland").is_dir():
+        return f"--reference {path}: not a copy of the reference (no library/ or src/flatland/ in it)"
+    if not (shutil.which(python) or (os.sep in python and os.access(python, os.X_OK))):
+        return f"--reference-python {python}: no such interpreter"
+    if not os.environ.get("DISPLAY"):
+        return "the reference opens a Tk window: no display (set DISPLAY, e.g. run under Xvfb)"
+    return None
+
+
+def compare_with_reference(path: str, python: str, deadline: float | None) -> bool:
+    """Δ here and in the reference on the reference's library; False (after one line on stderr
+    saying what is missing or what failed) when the reference could not run."""
+    why = reference_problem(path, python)
+    if why:
+        print(f"Δ against the reference skipped: {why}; it needs {NEEDS}", file=sys.stderr)
+        return False
     lib = Path(path) / "library"
     env = dict(os.environ, PYTHONPATH=str(Path(path) / "src"))
     p = subprocess.run([python, "-c", _REFERENCE_SCRIPT, str(lib)], capture_output=True, text=True, env=env,
                        cwd=str(lib))
-    if p.returncode != 0:
-        print(f"reference run failed (exit {p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
-        return
-    data = json.loads(p.stdout.strip().splitlines()[-1])
+    last = (p.stdout.strip().splitlines() or [""])[-1]
+    if p.returncode != 0 or not last.startswith("{"):
+        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"Δ against the reference skipped: the reference's run failed (exit {p.returncode}): {tail}",
+              file=sys.stderr)
+        return False
+    data = json.loads(last)
     # the display server is still busy with the reference's window going away for a few ms after
     # the child exits; on 2 shared cores that preempts our ~40 ms loop (seen: 6 ms on one 4-node
     # pair). The reference's own timing likewise covers only its loop, not its teardown.
@@ -105,6 +136,7 @@ def compare_with_reference(path: str, python: str, deadline: float | None) -> No
           f"exact on {sum(r[3] for r in rows)}")
     for a, b, d, exact, ref, sec in sorted(rows, key=lambda r: -r[5])[:6]:
         print(f"  slowest: {a} × {b}: {sec:.3f} s, Δ {d:.4f} ({'exact' if exact else 'deadline'}) vs reference {ref:.4f}")
+    return True
 
 
 def _cpu() -> float:
@@ -192,24 +224,26 @@ def _dock_redraw(flow) -> float | None:
     return statistics.median(times)
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reference", help="a local copy of github:mayahq/flatland (not vendored)")
     ap.add_argument("--reference-python", default="python3", help="interpreter for the reference (Python < 3.11)")
     ap.add_argument("--pair-deadline", type=float, default=None, help="cap each of our searches (seconds)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip", choices=("delta", "omega", "drawing"), action="append", default=[])
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    compared = True
     if "delta" not in a.skip:
         if a.reference:
-            compare_with_reference(a.reference, a.reference_python, a.pair_deadline)
+            compared = compare_with_reference(a.reference, a.reference_python, a.pair_deadline)
         else:
             print("Δ against the reference: comparison skipped (give --reference PATH to a local copy)")
     if "drawing" not in a.skip:
         drawing_redraw()
     if "omega" not in a.skip:
         omega_dataset(a.workers)
+    return 0 if compared else 1  # the comparison asked for did not happen
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,6 +1,10 @@
 """Measured inputs for docs/scaling.md: what one Dask worker does with one curriculum shard.
 
-    python3 bench/bench_scaling.py [--shards 5000,50000] [--tasks 20] [--baseline-pairs 300]
+    python3 bench/bench_scaling.py --quick      # shards of 500 and 5,000, 5 tasks: about a minute
+    python3 bench/bench_scaling.py [--shards 5000,50000] [--tasks 20] [--baseline-pairs 300]   # the doc's figures: 15-30 min
+
+Progress goes to stderr (each phase as it starts, and the tasks at most every 5 s); the figures
+to stdout.
 
 On a cluster, Ω splits the curriculum into one shard per worker and every worker answers every
 task against its own shard (``omega_many_dask``; pruning and best-so-far are per shard). So the
@@ -65,6 +69,24 @@ print(before, loaded, peak)
 """
 
 
+class Progress:
+    """Lines on stderr: each phase as it starts, counts at most every ``every`` seconds."""
+
+    def __init__(self, every: float = 5.0):
+        self.start, self.every, self.last = time.perf_counter(), every, 0.0
+
+    def note(self, text: str) -> None:
+        self.last = time.perf_counter()
+        print(f"[{self.last - self.start:7.1f} s] {text}", file=sys.stderr, flush=True)
+
+    def count(self, done: int, total: int, what: str) -> None:
+        if done == total or time.perf_counter() - self.last >= self.every:
+            self.note(f"  {what} {done}/{total}")
+
+
+QUIET = Progress(every=float("inf"))
+
+
 def worker_memory(shard: Curriculum, task) -> tuple[float, float, float]:
     """(MB after imports, MB holding the shard, peak MB after answering one task) in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -87,13 +109,16 @@ def baseline_pairs_per_s(shard: Curriculum, tasks, n_pairs: int, seed: int = 5) 
     return n_pairs / (time.perf_counter() - t)
 
 
-def measure(n: int, tasks, baseline_pairs: int) -> dict:
+def measure(n: int, tasks, baseline_pairs: int, progress: Progress = QUIET) -> dict:
+    progress.note(f"shard of {n:,}: generating the programs")
     t = time.perf_counter()
     _domains, flows, names = curriculum_programs(n)
     gen = time.perf_counter() - t
+    progress.note(f"shard of {n:,}: building it (prepare + bound tables)")
     t = time.perf_counter()
     shard = Curriculum.from_flows(flows, names)
     build = time.perf_counter() - t
+    progress.note(f"shard of {n:,}: writing the programs to files and digesting them (--workers-read-files)")
     with tempfile.TemporaryDirectory() as folder:  # --workers-read-files: the task carries paths and digests
         paths = [Path(folder) / f"program-{i:07d}.json" for i in range(n)]
         for f, p in zip(flows, paths):
@@ -103,6 +128,7 @@ def measure(n: int, tasks, baseline_pairs: int) -> dict:
         digest_s = time.perf_counter() - t
         files_task = pickle.dumps((listed.paths, listed.digests, listed.domains, listed.labels, shard.options))
     del flows
+    progress.note(f"shard of {n:,}: {len(tasks)} tasks against it")
     per_task, searched, skipped, bound = [], [], [], []
     for task in tasks:
         t = time.perf_counter()
@@ -113,7 +139,10 @@ def measure(n: int, tasks, baseline_pairs: int) -> dict:
         per_task.append(time.perf_counter() - t)
         searched.append(sum(r.searched for r in res.values()))
         skipped.append(sum(r.skipped for r in res.values()))
+        progress.count(len(per_task), len(tasks), "tasks")
+    progress.note(f"shard of {n:,}: baseline, exact score of {baseline_pairs} sampled pairs")
     base_rate = baseline_pairs_per_s(shard, tasks, baseline_pairs)
+    progress.note(f"shard of {n:,}: worker memory (a fresh process loads the pickled shard)")
     mem_base, mem_shard, mem_peak = worker_memory(shard, tasks[0])
     pruned_rate = n / statistics.mean(per_task)  # (task, program) pairs answered per second
     return {
@@ -142,21 +171,45 @@ def measure(n: int, tasks, baseline_pairs: int) -> dict:
     }
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shards", default="5000,50000", help="shard sizes to measure (programs)")
-    ap.add_argument("--tasks", type=int, default=20)
-    ap.add_argument("--baseline-pairs", type=int, default=300)
-    ap.add_argument("--json", help="also write the figures to this file")
-    args = ap.parse_args()
+#: --quick: the same measurements on smaller shards and fewer tasks (about a minute)
+QUICK = {"shards": "500,5000", "tasks": 5, "baseline_pairs": 100}
+FULL = {"shards": "5000,50000", "tasks": 20, "baseline_pairs": 300}
 
+
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help=f"shards {QUICK['shards']}, {QUICK['tasks']} tasks, {QUICK['baseline_pairs']} baseline pairs "
+                         "(options given as well win)")
+    ap.add_argument("--shards", help=f"shard sizes to measure (programs; default {FULL['shards']})")
+    ap.add_argument("--tasks", type=int, help=f"default {FULL['tasks']}")
+    ap.add_argument("--baseline-pairs", type=int, help=f"default {FULL['baseline_pairs']}")
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args(argv)
+    for key, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    try:
+        args.sizes = [int(x) for x in args.shards.split(",")]
+    except ValueError:
+        ap.error(f"--shards {args.shards}: give sizes separated by commas, e.g. 5000,50000")
+    if any(n < 1 for n in args.sizes) or args.tasks < 1 or args.baseline_pairs < 1:
+        ap.error("--shards, --tasks and --baseline-pairs must be at least 1")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    progress = Progress()
+    progress.note(f"bench_scaling: shards of {', '.join(f'{n:,}' for n in args.sizes)} programs, {args.tasks} tasks"
+                  + ("" if args.quick else " (the doc's full run: 15-30 min here; --quick: about a minute)"))
     domains, _f, _n = curriculum_programs(16)
     tasks = tasks_for(domains, args.tasks)
     print(f"one worker, one core ({os.cpu_count()} cores on this machine, load {os.getloadavg()[0]:.1f}); "
           f"{len(tasks)} tasks (4 in 5 near a domain, 1 in 5 random)")
     rows = []
-    for n in (int(x) for x in args.shards.split(",")):
-        r = measure(n, tasks, args.baseline_pairs)
+    for n in args.sizes:
+        r = measure(n, tasks, args.baseline_pairs, progress)
         rows.append(r)
         print(f"\nshard of {n:,} programs")
         print(f"  build {r['build_s']:.1f} s ({r['build_us_per_program']:.0f} µs a program; generating them took "
@@ -172,8 +225,10 @@ def main():
               f"(paths + digests; {r['digest_us_per_program']:.0f} µs a program for the client to read and digest its file)")
         print(f"  worker memory: {r['worker_rss_imports_mb']:.0f} MB imports + {r['worker_rss_shard_mb']:.0f} MB "
               f"shard; peak while answering a task +{r['worker_rss_peak_mb']:.0f} MB")
+        sys.stdout.flush()
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
+    progress.note("done")
 
 
 if __name__ == "__main__":

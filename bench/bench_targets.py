@@ -69,6 +69,7 @@ from gindex_studio.core.scoring.matching import native_search_available  # noqa:
 PAPER = ScoreOptions()
 clock = time.perf_counter  # --cpu: time.thread_time (CPU time of this thread: less sensitive to other jobs)
 COMPANION = ScoreOptions(profile="companion")
+LIMIT = 20.0  # seconds the companion gets per generated pair
 
 
 def pct(xs, p):
@@ -105,6 +106,21 @@ def companion_module(path: str):
     return node_utils
 
 
+def companion_problem(path: str) -> str | None:
+    """Why ``path`` cannot serve as the companion (one line), or None when its code imports."""
+    root = Path(path)
+    if not root.is_dir():
+        return f"--companion {path}: no such folder"
+    if not (root / "node_utils.py").is_file() or not (root / "domains").is_dir():
+        return (f"--companion {path}: not a copy of the companion repository (github:mayahq/g-index-benchmark: "
+                "node_utils.py and domains/)")
+    try:
+        companion_module(path)
+    except Exception as e:  # noqa: BLE001 - its own imports (networkx, …) may be missing
+        return f"--companion {path}: its node_utils cannot be imported: {type(e).__name__}: {e}"
+    return None
+
+
 def _companion_worker(path, conn):
     nu = companion_module(path)
     while True:
@@ -113,12 +129,21 @@ def _companion_worker(path, conn):
             return
         a, b = item
         t = time.perf_counter()
-        d = nu.node_divergence(a, b)
+        try:
+            d = nu.node_divergence(a, b)
+        except Exception as e:  # noqa: BLE001 - reported by the parent, never timed
+            conn.send(Failed(f"{type(e).__name__}: {e}"))
+            continue
         conn.send((time.perf_counter() - t, d))
 
 
+class Failed(str):
+    """The companion's code raised on a pair (its error, one line): not a time."""
+
+
 def companion_timed(path: str, pairs, limit: float):
-    """The companion's node_divergence per pair in a child process (killed after ``limit`` s)."""
+    """The companion's node_divergence per pair in a child process: (seconds, Δ) per pair, None
+    for a pair over ``limit`` s (the child is killed), or Failed (its error) when it raised."""
     ctx = mp.get_context("fork")
     out = []
     parent = proc = None
@@ -133,11 +158,12 @@ def companion_timed(path: str, pairs, limit: float):
             pass
         if parent.poll(0):
             out.append(parent.recv())
-        else:  # over the limit, or the companion's code failed (its traceback is printed)
-            proc.kill()
-            proc.join()
-            proc = None
-            out.append(None)
+            continue
+        code = proc.exitcode  # None while it still runs: over the limit
+        proc.kill()
+        proc.join()
+        proc = None
+        out.append(None if code is None else Failed(f"its process ended (exit status {code})"))
     if proc is not None:
         parent.send(None)
         proc.join(1)
@@ -152,6 +178,7 @@ def bench_companion_search(args):
           f"(native search: {native_search_available()}); times in ms")
     print(f"{'kind':<5} {'pairs':>5} {'median':>8} {'p95':>8} {'max':>8} {'exact':>6} "
           f"{'paper med':>9} {'ratio':>6} {'companion med':>13} {'×faster':>8}")
+    notes: list[str] = []
     for kind in ("near", "far"):
         pairs = pairs_for(30, kind, args.pairs, seed=30 + (kind == "far"))
         times, ptimes, exact = [], [], 0
@@ -169,15 +196,28 @@ def bench_companion_search(args):
         faster = "-"
         if args.companion:
             few = pairs[: args.companion_pairs]
-            res = companion_timed(args.companion, [(a.to_json_value(), b.to_json_value()) for a, b in few], 20.0)
-            ct = [r[0] if r else 20.0 for r in res]
-            capped = any(r is None for r in res)
+            res = companion_timed(args.companion, [(a.to_json_value(), b.to_json_value()) for a, b in few], LIMIT)
             ours = [statistics.median(times[k::len(pairs)]) for k in range(len(few))]
-            comp = f"{'>' if capped else ''}{ms(statistics.median(ct)).strip()}"
-            faster = f"{'>' if capped else ''}{statistics.median(c / o for c, o in zip(ct, ours)):.0f}x"
+            # a pair over the limit counts as the limit (the figure is then a lower bound, '>');
+            # a pair the companion failed on has no time and is left out, and said below
+            timed = [(LIMIT if r is None else r[0], o) for r, o in zip(res, ours) if not isinstance(r, Failed)]
+            errors = sorted({str(r) for r in res if isinstance(r, Failed)})
+            capped = any(r is None for r in res)
+            if timed:
+                comp = f"{'>' if capped else ''}{ms(statistics.median(c for c, _ in timed)).strip()}"
+                faster = f"{'>' if capped else ''}{statistics.median(c / o for c, o in timed):.0f}x"
+            else:
+                comp = faster = "failed"
+            if errors:
+                notes.append(f"  {kind}: the companion's node_divergence failed on {len(res) - len(timed)} of "
+                             f"{len(res)} pairs (left out): {'; '.join(errors)}"
+                             + (" (it needs `pip install cliquematch` for product graphs this large)"
+                                if "cliquematch" in " ".join(errors) else ""))
         med, pmed = statistics.median(times), statistics.median(ptimes)
         print(f"{kind:<5} {len(pairs):>5} {ms(med)} {ms(pct(times, 0.95))} {ms(max(times))} "
               f"{exact / len(times):6.0%} {ms(pmed):>9} {med / pmed:5.1f}x {comp:>13} {faster:>8}", flush=True)
+    for line in notes:
+        print(line, flush=True)
 
 
 def _nothing(i, j):
@@ -350,10 +390,20 @@ def main(argv=None):
     global clock
     if args.cpu:
         clock = time.thread_time
+    if args.companion:
+        why = companion_problem(args.companion)
+        if why:
+            print(f"bench_targets: {why}", file=sys.stderr)
+            return 1
+    names = [n.strip() for n in args.only.split(",")]
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        ap.error(f"--only: no section {', '.join(unknown)} (sections: {', '.join(SECTIONS)})")
     print(f"clock: {'CPU time of this thread' if args.cpu else 'wall time'}")
-    for name in args.only.split(","):
-        SECTIONS[name.strip()](args)
+    for name in names:
+        SECTIONS[name](args)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

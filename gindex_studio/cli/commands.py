@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "flatland",
     "run",
     "probe",
+    "lint",
 )
 
 

@@ -29,8 +29,23 @@ def add_parsers(sub) -> None:
     p.add_argument("--use-edited", action="store_true",
                    help="score the what-if edits saved by the compare window (tasks[j].edited) instead of the "
                         "model's own outputs (the default)")
+    p.add_argument("--probes", action="store_true",
+                   help="also run each task's reference and (first) generated program in Node-RED on the same "
+                        "probes and report, per task, whether it runs and on how many probes it behaves like the "
+                        "reference (a column beside θ; the g-index is unchanged)")
+    p.add_argument("--node-red", metavar="URL", help="with --probes: this running Node-RED instead of the private one")
+    p.add_argument("--token", metavar="T", help="admin API token of --node-red")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="S",
+                   help="with --probes: seconds each probe may take (default 5)")
     add_scoring(p)
     add_cluster(p, shards=True)
+
+
+def check_usage(args, parser) -> None:
+    if args.probes and args.domains:
+        parser.error("--probes needs the programs of each task: the companion's experiments (--domains) hold none")
+    if (args.node_red or args.token) and not args.probes:
+        parser.error("--node-red and --token go with --probes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,11 +79,44 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(str(e)) from None
     if not args.domains:
         _warn_about_edits(result, edited, args.use_edited)
+    behaviours = probe_tasks(exp, args) if args.probes else None
     if args.json:
-        json_out(result.to_dict())
+        d = result.to_dict()
+        if behaviours is not None:
+            for t in d["tasks"]:
+                t["behaviour"] = behaviours[t["id"]].to_dict()
+        json_out(d)
         return 0
-    print(format_gindex(result))
+    print(format_gindex(result, behaviours))
     return 0
+
+
+def probe_tasks(exp, args) -> dict:
+    """Each task's behaviour (core.nodered.behaviour): its reference and first generated program
+    run on the reference's probes in one Node-RED. InputError (one line) when the runtime fails."""
+    from gindex_studio.cli.run import open_session
+    from gindex_studio.core.nodered.behaviour import behaviour, probes_for
+    from gindex_studio.core.nodered.runtime import NodeRedError
+
+    rt, session = open_session(args)
+    out = {}
+    try:
+        for k, task in enumerate(exp.tasks):
+            try:
+                probes = probes_for(task.reference, timeout=args.timeout)
+            except ValueError as e:
+                raise InputError(f"task {task.id}: {e}") from None
+            out[task.id] = behaviour(session, task.reference, task.generated, probes)
+            from gindex_studio.cli import progress
+
+            if progress.wanted(args):
+                progress.say(f"probes: {k + 1:,} of {len(exp.tasks):,} tasks")
+    except NodeRedError as e:
+        raise InputError(str(e)) from None
+    finally:
+        session.close()
+        rt.stop()
+    return out
 
 
 class _Progress:
@@ -113,8 +161,10 @@ def _refuse_too_big(exp, opts, args) -> None:
                                   for t in tasks], args, opts, at_once(args.workers, len(tasks)))
 
 
-def format_gindex(result) -> str:
-    """People's view of a GIndexResult: the index, the curriculum terms and a task table."""
+def format_gindex(result, behaviours: dict | None = None) -> str:
+    """People's view of a GIndexResult: the index, the curriculum terms and a task table (with a
+    "behaves" column beside θ when ``behaviours`` maps task ids to their Behaviour)."""
+    b = behaviours
     exact = "exact" if result.exact else "NOT exact (a deadline cut a search)"
     lines = [
         f"g-index = {result.g_index:.6f}   ({result.g_index_rounded:.3f} rounded)   "
@@ -125,11 +175,13 @@ def format_gindex(result) -> str:
                for d in result.domains], ("curriculum domain", "samples", "W", "compute", "E", ""),
               [False, True, True, True, True, False]),
         "",
-        table([(t.id, t.domain, t.delta, t.theta, t.omega, t.nearest or "", _LEAK_WORD[t.leak], t.tc,
-                ("yes" if t.exact and t.omega_exact else "no") + (" (syntax)" if t.syntax else ""))
+        table([(t.id, t.domain, t.delta, t.theta) + ((b[t.id].cell(),) if b else ())
+               + (t.omega, t.nearest or "", _LEAK_WORD[t.leak], t.tc,
+                  ("yes" if t.exact and t.omega_exact else "no") + (" (syntax)" if t.syntax else ""))
                for t in result.tasks],
-              ("task", "domain", "Δ", "θ", "Ω", "nearest program", "leak", "TC", "exact"),
-              [False, False, True, True, True, False, False, True, False]),
+              ("task", "domain", "Δ", "θ") + (("behaves",) if b else ())
+              + ("Ω", "nearest program", "leak", "TC", "exact"),
+              [False, False, True, True] + ([True] if b else []) + [True, False, False, True, False]),
     ]
     if result.mode == "tasks":
         leaks = result.leaks

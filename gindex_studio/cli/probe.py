@@ -24,13 +24,13 @@ def run(args: argparse.Namespace) -> int:
     from gindex_studio.cli.common import InputError, json_out, read_generated, read_strict
     from gindex_studio.cli.run import open_session
     from gindex_studio.core.nodered.deploy import node_dicts
-    from gindex_studio.core.nodered.probe import compare, default_probes, task_probes
+    from gindex_studio.core.nodered.behaviour import behaviour, probes_for
     from gindex_studio.core.nodered.runtime import NodeRedError
 
     ref_flow, gen_flow = read_strict(args.reference), read_generated(args.generated)
     ref, gen = node_dicts(ref_flow), node_dicts(gen_flow)
     try:
-        probes = task_probes(ref_flow.container.wrapper) or default_probes(ref, timeout=args.timeout)
+        probes = probes_for(ref_flow, timeout=args.timeout)
     except ValueError as e:
         raise InputError(f"{args.reference}: {e}") from None
     if not probes:
@@ -42,29 +42,22 @@ def run(args: argparse.Namespace) -> int:
     delta = score(args.reference, args.generated).delta
     rt, session = open_session(args)
     try:
-        outcomes, ref_run, gen_run = compare(session, ref, gen, probes)
+        b = behaviour(session, ref, gen, probes)
     except NodeRedError as e:
         raise InputError(str(e)) from None
     finally:
         session.close()
         rt.stop()
-    agree = sum(o.agrees for o in outcomes)
-    runs = not any(p.kind in ("missing-type", "deploy-error", "runtime-crash") for p in gen_run.problems)
     if args.json:
-        json_out({"reference": args.reference, "generated": args.generated, "delta": float(delta),
-                   "runs": runs, "agree": agree, "probes": len(outcomes),
-                   "outcomes": [o.to_dict() for o in outcomes],
-                   "reference_problems": [p.to_dict() for p in ref_run.problems],
-                   "generated_problems": [p.to_dict() for p in gen_run.problems]})
+        json_out({"reference": args.reference, "generated": args.generated, "delta": float(delta), **b.to_dict()})
         return 0
-    print(f"Δ = {float(delta):.6f} · runs: {'yes' if runs else 'no'} · behaves like the reference on "
-          f"{agree} of {len(outcomes)} probes")
-    for o in outcomes:
+    print(f"Δ = {float(delta):.6f} · {b.summary()}")
+    for o in b.outcomes:
         if o.agrees:
             print(f"  same  {o.probe.name}: {o.reference.summary()}")
         else:
             print(f"  DIFF  {o.probe.name}: reference {o.reference.summary()} | generated {o.generated.summary()}")
-    for label, run_ in (("reference", ref_run), ("generated", gen_run)):
-        for p in run_.problems:
+    for label, found in (("reference", b.reference_problems), ("generated", b.generated_problems)):
+        for p in found:
             print(f"  {label}: {p.line()}")
     return 0

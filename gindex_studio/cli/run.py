@@ -1,7 +1,10 @@
-"""``gindex-studio run FLOW [--json] [--node-red URL] [--token T] [--no-inputs]``: deploy a flow in a
+"""``gindex-studio run FLOW [--json] [--node-red URL] [--token T] [--no-inputs] [--lint [R]]
+[--install-missing]``: deploy a flow in a
 real Node-RED (the studio's private one, installed on first use, or the user's: then as a tab that
 is removed afterwards), fire every inject node and request every ``http in`` endpoint once, and
-print what Node-RED reports per node. Exit 0 when it deployed and ran cleanly, 1 with one line per
+print what Node-RED reports per node (with ``--lint``, nrlint's findings too; with
+``--install-missing``, the npm modules providing missing node types are installed into the private
+runtime first). Exit 0 when it deployed and ran cleanly, 1 with one line per
 problem otherwise."""
 from __future__ import annotations
 
@@ -25,7 +28,24 @@ def add_parsers(sub) -> None:
     p.add_argument("flow", metavar="FLOW", help="flow file (JSON)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--no-inputs", action="store_true", help="only deploy: fire no inject node, request no endpoint")
+    p.add_argument("--lint", nargs="?", const="default", metavar="R",
+                   help="also report nrlint's findings (R: the rules, as for `gindex-studio lint --rules`)")
+    p.add_argument("--install-missing", action="store_true",
+                   help="install the npm module of each missing node type into the private runtime first")
     add_runtime_options(p)
+
+
+def check_usage(args, parser) -> None:
+    from gindex_studio.core.nodered.lint import parse_rules
+
+    args.rule_set = None
+    if args.lint is not None:
+        try:
+            args.rule_set = parse_rules(args.lint)
+        except ValueError as e:
+            parser.error(f"--lint: {e}")
+    if args.install_missing and args.node_red:
+        parser.error("--install-missing installs into the studio's private Node-RED, not into --node-red's")
 
 
 def install_progress():
@@ -71,6 +91,16 @@ def run(args: argparse.Namespace) -> int:
     nodes = node_dicts(read_generated(args.flow))
     if not nodes:
         raise InputError(f"{args.flow}: no nodes to run")
+    installed = _install_missing(nodes) if args.install_missing else []
+    lint_found = []
+    if args.rule_set:
+        from gindex_studio.core.nodered.lint import LintError, lint_flows
+
+        try:
+            found = lint_flows([nodes], args.rule_set, progress=install_progress())[0]
+        except LintError as e:
+            raise InputError(str(e)) from None
+        lint_found = [lint_problem(p, nodes) for p in found]
     rt, session = open_session(args)
     try:
         result = session.deploy(nodes)
@@ -86,14 +116,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         session.close()
         rt.stop()
+    problems += lint_found
     if args.json:
         json_out({"flow": args.flow, "runtime": args.node_red or "private", "clean": not problems,
-                   "problems": [p.to_dict() for p in problems]})
+                   "installed": installed, "problems": [p.to_dict() for p in problems]})
     elif problems:
         for p in problems:
             print(p.line())
     else:
         print(f"{args.flow}: deployed and ran with no problems ({len(nodes)} nodes)")
+    for mod in installed:
+        print(f"installed {mod} into the private Node-RED", file=sys.stderr)
     return 1 if problems else 0
 
 
@@ -107,3 +140,25 @@ def _note_problem(probe, note, nodes):
     kind = "timeout" if "within" in note or "busy" in note else "runtime-error"
     ntype = next((n["type"] for n in nodes if n["id"] == node), None)
     return RunProblem(kind, f"{probe.name}: {note}", node, ntype)
+
+
+def lint_problem(p, nodes):
+    """A nrlint finding as a per-node run problem (kind ``lint``)."""
+    from gindex_studio.core.nodered.deploy import RunProblem
+
+    ntype = next((n["type"] for n in nodes if n["id"] == p.node_id), None)
+    return RunProblem("lint", f"{p.rule}: {p.message}", p.node_id, ntype)
+
+
+def _install_missing(nodes) -> list[str]:
+    """Install the npm modules of the node types the private runtime lacks; their names."""
+    from gindex_studio.cli.common import InputError
+    from gindex_studio.core.nodered.modules import ModuleError, install_modules, missing_modules
+
+    try:
+        mods = missing_modules(nodes)
+        if mods:
+            install_modules(mods, install_progress())
+    except ModuleError as e:
+        raise InputError(str(e)) from None
+    return mods

@@ -26,11 +26,14 @@ def add_parsers(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import time
+
     from gindex_studio.cli import progress
 
+    started = time.perf_counter()  # --deadline counts from here: reading and setup included
     ref = read_strict(args.reference, args.profile)
     read = read_generated(args.generated, args.profile)
-    result = _score_with_progress(ref, read, options(args), progress.wanted(args))
+    result = _score_with_progress(ref, read, options(args), progress.wanted(args), started)
     if args.json:
         json_out(result.to_dict())
         return 0
@@ -62,9 +65,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _score_with_progress(ref, read, options, show: bool):
+def _score_with_progress(ref, read, options, show: bool, started: float):
     """Score, refusing a pair that cannot fit in memory before any work. With ``show``: a quick
-    anytime pass first (its proven interval), then the exact search with a live node count."""
+    anytime pass first (its proven interval), then the exact search with a live node count. The
+    deadline counts from ``started`` (``time.perf_counter()``)."""
     from dataclasses import replace
 
     from gindex_studio.cli import progress
@@ -75,7 +79,7 @@ def _score_with_progress(ref, read, options, show: bool):
     if too_big:
         raise InputError(f"{too_big}; nothing was computed")
     if not show or (options.deadline is not None and options.deadline <= 1.0):
-        return score(ref, read.flow, options, syntax=read.syntax)
+        return score(ref, read.flow, options, syntax=read.syntax, started=started)
     quick = score(ref, read.flow, replace(options, deadline=1.0), syntax=read.syntax)
     if quick.exact:
         return quick
@@ -85,7 +89,6 @@ def _score_with_progress(ref, read, options, show: bool):
     ticker = progress.Ticker("exact search", hint)
     try:
         warm = [(p.reference, p.generated) for p in quick.mapping]
-        rest = replace(options, deadline=options.deadline - 1.0) if options.deadline else options
-        return score(ref, read.flow, rest, syntax=read.syntax, warm=warm, cancel=ticker)
+        return score(ref, read.flow, options, syntax=read.syntax, warm=warm, cancel=ticker, started=started)
     finally:
         ticker.done()

@@ -152,15 +152,15 @@ class FlowEditor(QWidget):
         self._place_minimap()
 
     def _place_minimap(self) -> None:
-        """Bottom-right of the canvas, at most a third of it each way (so a shrunken window
-        keeps both the navigator and the flow beside it reachable)."""
+        """At most a third of the canvas each way (so a shrunken window keeps both the navigator
+        and the flow beside it reachable), in a corner free of nodes (``Minimap.place``)."""
         vp = self.view.viewport()
         w = int(max(MINIMAP_MIN[0], min(MINIMAP_MAX[0], vp.width() / 3)))
         h = int(max(MINIMAP_MIN[1], min(MINIMAP_MAX[1], vp.height() / 3)))
         if (w, h) != (self.minimap.width(), self.minimap.height()):
             self.minimap.setFixedSize(w, h)
             self.minimap.refresh()
-        self.minimap.move(vp.width() - w - 6, vp.height() - h - 6)
+        self.minimap.place()
 
     def showEvent(self, e):
         super().showEvent(e)
@@ -205,7 +205,8 @@ class FlowEditor(QWidget):
         configs = self.doc.config_ids()
         self.config_button.setText(f"Config nodes ({len(configs)})")
         self.config_button.setVisible(bool(configs))
-        self.tab_row.setVisible(self.tabs.count() > 1 or bool(configs))
+        in_row = self.config_button.parentWidget() is self.tab_row  # (compare puts it in its header)
+        self.tab_row.setVisible(self.tabs.count() > 1 or (in_row and bool(configs)))
 
     def _on_tab(self, k: int) -> None:
         if k >= 0:

@@ -2,8 +2,9 @@
 
 ``Preferences.load(settings)`` / ``save(settings)``: theme (system / light / dark), the default
 scoring profile and deadline for new compare windows, the Dask scheduler experiments are computed
-on (empty: this computer), snap to grid and the grid's visibility, and the user's node library
-folders (read when the studio starts, before the library loads).
+on (empty: this computer), snap to grid and the grid's visibility, the user's node library
+folders (read when the studio starts, before the library loads), the Node-RED that Deploy & run and
+Run Probes use (empty: the studio's private one) with its admin token, and the nrlint rules.
 """
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from gindex_studio.core.nodered.lint import DEFAULT_RULES, RULES
 from gindex_studio.core.scoring import profiles
 from gindex_studio.ui.theme import MODES
 
@@ -51,6 +54,9 @@ class Preferences:
     show_grid: bool = True
     library_folders: list[str] = field(default_factory=list)
     scheduler: str = ""  # a Dask scheduler address (tcp://HOST:PORT); "" = this computer
+    node_red_url: str = ""  # a running Node-RED's admin URL; "" = the studio's private runtime
+    node_red_token: str = ""  # its admin token (kept in the settings file, in clear)
+    lint_rules: list[str] = field(default_factory=lambda: sorted(DEFAULT_RULES))  # nrlint rules on
 
     @classmethod
     def load(cls, settings: QSettings) -> "Preferences":
@@ -64,6 +70,11 @@ class Preferences:
         folders = settings.value("prefs/library_folders", [])
         if isinstance(folders, str):
             folders = [folders]
+        rules = settings.value("prefs/lint_rules", None)
+        if rules is None:
+            rules = d.lint_rules
+        elif isinstance(rules, str):
+            rules = [rules] if rules else []
         return cls(
             theme=theme if theme in MODES else d.theme,
             profile=profile if profile in PROFILES else d.profile,
@@ -72,6 +83,9 @@ class Preferences:
             show_grid=_bool(settings.value("prefs/show_grid"), d.show_grid),
             library_folders=[f for f in (folders or []) if isinstance(f, str) and f],
             scheduler=str(settings.value("prefs/scheduler", "") or "").strip(),
+            node_red_url=str(settings.value("prefs/node_red_url", "") or "").strip(),
+            node_red_token=str(settings.value("prefs/node_red_token", "") or "").strip(),
+            lint_rules=sorted(r for r in (rules or []) if r in RULES),
         )
 
     def save(self, settings: QSettings) -> None:
@@ -82,6 +96,10 @@ class Preferences:
         settings.setValue("prefs/show_grid", self.show_grid)
         settings.setValue("prefs/library_folders", list(self.library_folders))
         settings.setValue("prefs/scheduler", self.scheduler)
+        settings.setValue("prefs/node_red_url", self.node_red_url)
+        settings.setValue("prefs/node_red_token", self.node_red_token)
+        # an empty list would read back as "unset" (the default rules): store one empty string instead
+        settings.setValue("prefs/lint_rules", list(self.lint_rules) or "")
         settings.sync()
 
 
@@ -129,6 +147,25 @@ class PreferencesDialog(QDialog):
         self.grid = QCheckBox("Show the grid")
         self.grid.setObjectName("pref-grid")
         self.grid.setChecked(prefs.show_grid)
+        self.node_red = QLineEdit(prefs.node_red_url)
+        self.node_red.setObjectName("pref-node-red")
+        self.node_red.setPlaceholderText("the studio's private Node-RED")
+        self.node_red.setToolTip("Deploy & run and Run Probes use the Node-RED at this admin URL (e.g. "
+                                 "http://127.0.0.1:1880): the flow is added as a tab of its own and removed "
+                                 "afterwards. Empty: the studio starts its own private Node-RED")
+        self.node_red_token = QLineEdit(prefs.node_red_token)
+        self.node_red_token.setObjectName("pref-node-red-token")
+        self.node_red_token.setEchoMode(QLineEdit.Password)
+        self.node_red_token.setPlaceholderText("admin token, if its admin API needs one")
+        self.lint = QListWidget()
+        self.lint.setObjectName("pref-lint-rules")
+        self.lint.setMaximumHeight(120)
+        for name, what in RULES.items():
+            it = QListWidgetItem(name)
+            it.setToolTip(what)
+            it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+            it.setCheckState(Qt.Checked if name in prefs.lint_rules else Qt.Unchecked)
+            self.lint.addItem(it)
         self.folders = QListWidget()
         self.folders.setObjectName("pref-folders")
         self.folders.addItems(prefs.library_folders)
@@ -169,6 +206,9 @@ class PreferencesDialog(QDialog):
         form.addRow("Canvas", self.snap)
         form.addRow("", self.grid)
         form.addRow("Node library folders", lib)
+        form.addRow("Node-RED", self.node_red)
+        form.addRow("Node-RED token", self.node_red_token)
+        form.addRow("nrlint rules", self.lint)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -203,6 +243,9 @@ class PreferencesDialog(QDialog):
             snap=self.snap.isChecked(), show_grid=self.grid.isChecked(),
             library_folders=[self.folders.item(k).text() for k in range(self.folders.count())],
             scheduler=self.scheduler.text().strip(),
+            node_red_url=self.node_red.text().strip(), node_red_token=self.node_red_token.text().strip(),
+            lint_rules=sorted(self.lint.item(k).text() for k in range(self.lint.count())
+                              if self.lint.item(k).checkState() == Qt.Checked),
         )
 
 
@@ -226,3 +269,14 @@ def apply_to_compare(window) -> None:
     controller = getattr(window, "controller", None)
     if controller is not None:
         controller.scheduler = prefs.scheduler or os.environ.get("GINDEX_SCHEDULER") or None
+
+
+def preferred_remote() -> tuple[str | None, str | None]:
+    """(URL, token) of the Node-RED chosen in Preferences, or (None, None) for the private one."""
+    prefs = Preferences.load(studio_settings())
+    return (prefs.node_red_url or None, prefs.node_red_token or None)
+
+
+def preferred_lint_rules() -> frozenset[str]:
+    """The nrlint rules turned on in Preferences."""
+    return frozenset(Preferences.load(studio_settings()).lint_rules)

@@ -11,13 +11,13 @@ studio, compare, curation and Analysis windows.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QMargins, QObject, QRect, QSize, QTimer
+from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, QTimer
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QApplication, QWidget
 
 #: room left for the window manager's frame and title bar before the real frame is known (it is
 #: measured once the window is shown, and the window is moved or shrunk to keep its frame on screen)
-FRAME = QMargins(4, 32, 4, 4)
+FRAME = QMargins(6, 36, 6, 10)
 
 
 def target_screen(window: QWidget):
@@ -36,6 +36,26 @@ def default_rect(available: QRect, preferred: QSize, frame: QMargins = FRAME) ->
     w = min(preferred.width(), room.width())
     h = min(preferred.height(), room.height())
     return QRect(room.x() + (room.width() - w) // 2, room.y() + (room.height() - h) // 2, w, h)
+
+
+def popup_rect(anchor: QPoint, size: QSize, available: QRect) -> QRect:
+    """Where a popup of ``size`` opened at ``anchor`` (its wished top-left corner) goes so that it
+    lies wholly within ``available``: below and right of the anchor when there is room, else
+    flipped above / to the left of it (as menus do), and clamped to ``available`` at last."""
+    w, h = min(size.width(), available.width()), min(size.height(), available.height())
+    x, y = anchor.x(), anchor.y()
+    if x + w > available.right() + 1:
+        x = x - w if x - w >= available.left() else available.right() + 1 - w
+    if y + h > available.bottom() + 1:
+        y = y - h if y - h >= available.top() else available.bottom() + 1 - h
+    x = max(available.left(), min(x, available.right() + 1 - w))
+    y = max(available.top(), min(y, available.bottom() + 1 - h))
+    return QRect(x, y, w, h)
+
+
+def screen_at(point: QPoint):
+    """The screen holding ``point`` (global), else the primary screen."""
+    return QGuiApplication.screenAt(point) or QGuiApplication.primaryScreen()
 
 
 def fits(rect: QRect) -> bool:
@@ -92,6 +112,8 @@ class _KeepOnScreen(QObject):
         if obj is self.window and ev.type() == QEvent.Show:
             obj.removeEventFilter(self)
             QTimer.singleShot(0, self, self.fit)
+            # on X11 the window manager reports the frame a moment after the window is shown
+            QTimer.singleShot(400, self, self.fit)
         return False
 
     def fit(self) -> None:

@@ -33,6 +33,7 @@ def test_zero_dask_workers_is_refused():
     assert code == 1 and "--dask-workers must be at least 1" in err
 
 
+@pytest.mark.slow
 def test_curate_on_a_local_dask_cluster_gives_the_local_report():
     folder = DEMO_DIR / "programs"
     code, local, err = run("curate", folder, "--json", "--no-cache")

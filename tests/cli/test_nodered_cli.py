@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from gindex_studio.cli.dispatch import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,3 +52,66 @@ def test_probe_prints_behaviour_beside_delta(nodered, capsys):
     assert (res["agree"], res["probes"], round(res["delta"], 6)) == (1, 2, 0.047052)
     assert [o["agrees"] for o in res["outcomes"]] == [False, True]
     assert res["outcomes"][0]["generated"]["debug"] == [66]
+
+
+def _lint_flow(tmp_path):
+    flow = [{"id": "t", "type": "tab"},
+            {"id": "f", "type": "function", "z": "t", "func": "total = 1;\nreturn msg;", "x": 100, "y": 80, "wires": [[]]}]
+    path = tmp_path / "lintme.json"
+    path.write_text(json.dumps(flow))
+    return path
+
+
+def test_lint_command(nodered, capsys, tmp_path):
+    path = _lint_flow(tmp_path)
+    assert main(["lint", str(path)]) == 1
+    assert capsys.readouterr().out.strip() == (f"{path}: lint function-eslint (error): node f: "
+                                               "[msg] 'total' is not defined.")
+    assert main(["lint", str(path), "--rules", "no-unnamed-functions", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["flows"][0]["problems"] == [{"rule": "no-unnamed-functions", "severity": "warn",
+                                            "message": "Function node has no name", "nodes": ["f"]}]
+    assert main(["lint", str(HTTP1)]) == 0
+    assert capsys.readouterr().out.startswith("no findings (1 flow(s); rules: ")
+
+
+def test_lint_usage_error_names_the_rule(capsys, tmp_path):
+    import pytest
+
+    with pytest.raises(SystemExit) as e:
+        main(["lint", str(tmp_path / "x.json"), "--rules", "no-such"])
+    assert e.value.code == 2 and "unknown nrlint rule 'no-such'" in capsys.readouterr().err
+
+
+def test_run_with_lint(nodered, capsys, tmp_path):
+    path = _lint_flow(tmp_path)
+    assert main(["run", str(path), "--lint", "--no-inputs", *_remote(nodered)]) == 1
+    assert capsys.readouterr().out.strip() == "lint: function f: function-eslint: [msg] 'total' is not defined."
+
+
+def _experiment(tmp_path):
+    exp = {"format": "gindex-studio.experiment/1", "name": "probes", "system": "s", "priors": 0.0001,
+           "compute": {"total": 4},
+           "curriculum": [{"domain": "http", "programs": [str(HTTP1)], "samples": 10}],
+           "tasks": [{"id": "same", "domain": "calc", "reference": str(DEMO / "reference.json"),
+                      "generated": {"file": str(DEMO / "same-behaviour.json")}},
+                     {"id": "const", "domain": "calc", "reference": str(DEMO / "reference.json"),
+                      "generated": {"file": str(DEMO / "one-constant.json")}}]}
+    path = tmp_path / "exp.json"
+    path.write_text(json.dumps(exp))
+    return path
+
+
+@pytest.mark.slow
+def test_gindex_probes_column_beside_theta(nodered, capsys, tmp_path):
+    path = _experiment(tmp_path)
+    assert main(["gindex", str(path), "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["gindex", str(path), "--probes", *_remote(nodered)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # behaviour is reported beside the g-index, never folded into it
+    assert out[0].startswith(f"g-index = {plain['g_index']:.6f} ")
+    header = next(line for line in out if line.startswith("task "))
+    assert header.split()[:5] == ["task", "domain", "Δ", "θ", "behaves"]
+    assert next(line for line in out if line.startswith("same ")).split()[4] == "2/2"
+    assert next(line for line in out if line.startswith("const ")).split()[4] == "1/2"

@@ -186,6 +186,7 @@ def hashes_masked(mask: int):
 @MASKS
 @settings(max_examples=150, deadline=None)
 @given(a=json_flows(), b=json_flows(), share=st.booleans())
+@pytest.mark.slow
 def test_raw_values_compare_as_the_canonical_ones(mask, a, b, share):
     if share and a and b:
         b[0] = a[0]  # the same node dict (and values) on both sides

@@ -140,6 +140,7 @@ def test_gindex_on_the_cluster_tells_each_task_as_it_completes_and_can_be_cancel
         compute_gindex(exp, client=client, listener=StopAtFirst(), cancel=token)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_costs_only_time(client):
     cur, tasks = _generated(600, 24, seed=8)
     local = omega_many(tasks, cur, workers=1)

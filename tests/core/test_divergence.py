@@ -148,6 +148,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 @SETTINGS
 @given(small_flows(prefix="a"), small_flows(prefix="b"), st.sampled_from(["paper", "companion"]))
+@pytest.mark.slow
 def test_matches_brute_force(a, b, profile):
     got = score(flow_from_nodes(a), flow_from_nodes(b), ScoreOptions(profile=profile))
     want = delta_brute(a, b, profile)

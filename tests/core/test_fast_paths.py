@@ -9,6 +9,7 @@ import random
 from fractions import Fraction
 
 import networkx as nx
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,6 +68,7 @@ def test_signature_equals_the_plain_canonical_form(data, profile):
 
 @settings(max_examples=400, deadline=None)
 @given(nodes, nodes, st.sampled_from(["paper", "companion"]))
+@pytest.mark.slow
 def test_similarity_equals_the_key_by_key_count(a, b, profile):
     assert similarity(signature(a, profile), signature(b, profile), profile) == plain_similarity(a, b, profile)
 
@@ -94,6 +96,7 @@ def test_companion_w_with_nan_values(a, b):
 @given(st.lists(nodes, min_size=0, max_size=6), st.lists(nodes, min_size=0, max_size=6),
        st.sampled_from(["paper", "companion"]), st.sets(st.integers(0, 5), max_size=2),
        st.sets(st.integers(0, 5), max_size=2))
+@pytest.mark.slow
 def test_weights_equal_similarity_of_every_pair(d1, d2, profile, loops1, loops2):
     def graph(datas, loops, prefix):
         ids = [f"{prefix}{i}" for i in range(len(datas))]
@@ -226,6 +229,7 @@ def _native_or_skip():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(nan_nodes, max_size=4), st.sampled_from(["paper", "companion"]))
+@pytest.mark.slow
 def test_native_signatures_equal_signature(datas, profile):
     from gindex_studio.core.scoring.similarity import Signature, signatures
 
@@ -242,6 +246,7 @@ def test_native_signatures_equal_signature(datas, profile):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(nan_nodes, max_size=6), st.lists(nan_nodes, max_size=6), st.sampled_from(["paper", "companion"]),
        st.sets(st.integers(0, 5), max_size=2), st.sets(st.integers(0, 5), max_size=2))
+@pytest.mark.slow
 def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
     """_mcsplit.weights against the Python loop, NaN values included (nested ones compare by
     identity in a set, a top-level one in the companion's key-by-key count never equals)."""
@@ -315,6 +320,7 @@ def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile)
 
 @settings(max_examples=2000, deadline=None)
 @given(st.integers(0, 10**6), st.integers(1, 10**6), st.integers(0, 5000), st.integers(0, 5000))
+@pytest.mark.slow
 def test_delta_by_integer_division_is_the_rounded_fraction(num, den, n1, n2):
     """Δ and θ from integer true division are the floats of the exact Fractions, to the last bit."""
     from gindex_studio.core.scoring.divergence import _delta_of

@@ -108,6 +108,7 @@ def ported_flows(draw, max_nodes=7, prefix="n"):
 
 @SETTINGS
 @given(small_flows(prefix="a"), small_flows(prefix="b"), st.booleans(), st.sampled_from(PROFILES))
+@pytest.mark.slow
 def test_small_flows_agree(a, b, port_aware, profile):
     g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware, profile)
     n, p = both(g1, g2, profile)
@@ -117,6 +118,7 @@ def test_small_flows_agree(a, b, port_aware, profile):
 
 @SETTINGS
 @given(ported_flows(prefix="a"), ported_flows(prefix="b"), st.booleans(), st.sampled_from(PROFILES))
+@pytest.mark.slow
 def test_multi_port_flows_agree(a, b, port_aware, profile):
     g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware, profile)
     n, p = both(g1, g2, profile)

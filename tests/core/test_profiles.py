@@ -103,3 +103,34 @@ def test_unregistered_the_toy_is_gone(toy):
     assert toy.name not in profiles.names()
     with pytest.raises(ValueError):
         ScoreOptions(profile=toy.name)
+
+
+TOY_FILE = '''
+from gindex_studio.core.scoring.profiles import Profile, register
+from gindex_studio.core.scoring.similarity import IGNORED, make_signature
+
+register(Profile(name="toy-file", ignored=IGNORED, weight=lambda a, b: (1, 1) if a.values == b.values else (1, 2),
+                 signature=lambda d: make_signature(str(d.get("type")), {"colour": d.get("colour")}),
+                 adjacency="and", symmetric=True))
+'''
+
+
+def test_a_profile_file_is_found_by_its_name_and_registers_when_imported(tmp_path, monkeypatch):
+    """The one-file route: a ``profile_*.py`` module below the scanned folder is discovered (by
+    name only: nothing imported) and, imported as the registry does, scores through ``score``."""
+    import importlib
+
+    pkg = tmp_path / "toyprofiles" / "sub"
+    pkg.mkdir(parents=True)
+    (pkg / "profile_file.py").write_text(TOY_FILE)
+    (pkg / "not_a_profile.py").write_text("raise SystemExit('never imported')\n")
+    found = profiles.discover(tmp_path / "toyprofiles", "toyprofiles")
+    assert found == ["toyprofiles.sub.profile_file"]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module(found[0])
+        ref = flow_from_nodes([{"id": "a", "type": "debug", "colour": "red"}])
+        gen = flow_from_nodes([{"id": "x", "type": "debug", "colour": "blue"}])
+        assert score(ref, gen, ScoreOptions(profile="toy-file")).delta == pytest.approx(1 - (1 / 2) ** 2)
+    finally:
+        profiles.unregister("toy-file")

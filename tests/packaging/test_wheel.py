@@ -99,6 +99,7 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
     packaged = sorted(n.removeprefix("gindex_studio/resources/") for n in names if n.startswith("gindex_studio/resources/"))
     assert packaged == bundled and "library/01-common.json" in packaged and "demo/experiment.json" in packaged
     assert any(n.startswith("gindex_studio/core/scoring/_mcsplit.") and n.endswith(".so") for n in names)
+    assert any(n.startswith("gindex_studio/core/flatland/_flatsearch.") and n.endswith(".so") for n in names)
     assert not any("__pycache__" in n for n in names)
     (sdist,) = dist.glob("gindex_studio-*.tar.gz")
     members = tarfile.open(sdist).getnames()
@@ -109,6 +110,7 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
     carried = sorted(m.rpartition("/")[2] for m in members if "/gindex_studio/core/scoring/" in m
                      and m.endswith((".c", ".h")))
     assert carried == sources
+    assert any(m.endswith("/gindex_studio/core/flatland/_flatsearch.c") for m in members)  # Flatland's own search
 
 
 def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):

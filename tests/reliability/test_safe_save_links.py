@@ -73,6 +73,7 @@ def test_a_same_size_edit_with_its_time_set_back_is_a_change(tmp_path):
     assert not stamp.changed_on_disk(p)  # the same bytes again: no change, whatever the time
 
 
+@pytest.mark.slow
 def test_report_on_a_full_disk_keeps_the_previous_report(tmp_path):
     """RLIMIT_FSIZE makes every write past a few bytes fail as a full disk would (EFBIG)."""
     out = tmp_path / "r.html"

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(not M.native_search_available(),
 
 
 
+@pytest.mark.slow
 def test_a_burst_of_edits_ends_with_the_newest_exact_result(cview, qtbot, monkeypatch):
     """Each of 5 edits lands while the full search of the program before it runs; every one of
     those searches stops when its token is set (within 1 s of the worker's CPU: no wall-clock

@@ -98,7 +98,7 @@ def test_experiment_table_sorts_filters_and_opens_tasks(cwin, qtbot, demo_copy):
     assert set(panel.visible_tasks()) == {"telegram-2-reply-4", "telegram-3-reply-4"}
     panel.search.clear()
     # sorting by Δ, descending
-    col = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"].index("Δ")
+    col = ["Task", "Domain", "Prompt", "Δ", "θ", "Behaves", "Ω", "TC", "Exact"].index("Δ")
     panel.table.sortByColumn(col, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.DescendingOrder)
     deltas = [float(panel.proxy.index(r, col).data()) for r in range(panel.proxy.rowCount())]
     assert deltas == sorted(deltas, reverse=True)

@@ -109,7 +109,7 @@ def test_editing_a_generated_node_in_the_inspector_updates_delta(cwin, qtbot):
     w.text.setPlainText(json.dumps([{"message": "Something the reference never says"}]))
     w.committed.emit()
     assert v.gen.undo_stack.count() == 1 and v.ref.undo_stack.count() == 0
-    assert v.gen.undo_stack.text(0) == "Edit message"
+    assert v.gen.undo_stack.text(0) == f"Edit Message of {v.gen.doc.label(gen_id)}"  # the library's words
     assert v.gen.doc.node(gen_id).data["message"] == [{"message": "Something the reference never says"}]
     settle(qtbot, v)
     assert_panel_shows_core(v)

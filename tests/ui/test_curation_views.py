@@ -178,6 +178,7 @@ def test_matrix_fills_coarse_first_then_rows_and_cancel_stops_it(qtbot, tmp_path
     close_window(win)
 
 
+@pytest.mark.slow
 def test_opening_a_block_while_the_summary_runs_stops_the_summary(qtbot, tmp_path, monkeypatch):
     """The block's job shares the summary's engine: the summary must still see its own cancel."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

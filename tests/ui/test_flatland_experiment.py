@@ -51,7 +51,7 @@ def test_flatland_experiment_table_task_and_drawings(cwin, qtbot, flat_experimen
     assert f"{expected.g_index:,.3f}" in cwin.tasks.g_label.text()
     panel = cwin.tasks
     assert panel.proxy.rowCount() == 4
-    cols = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"]
+    cols = ["Task", "Domain", "Prompt", "Δ", "θ", "Behaves", "Ω", "TC", "Exact"]
     for r in range(4):
         k = panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()
         t = expected.tasks[k]

@@ -150,7 +150,8 @@ def test_inspector_edits_every_kind_and_undo_restores(window, qtbot):
     assert ed.doc.node("c").data["rules"] == [{"t": "move"}]
 
     names = [ed.undo_stack.text(k) for k in range(ed.undo_stack.count())]
-    assert names == ["Edit name", "Edit func", "Edit outputs", "Edit once", "Edit method", "Edit rules"]
+    assert names == ["Rename calc", "Edit On Message of compute", "Edit Outputs of compute",
+                     "Edit Inject once after start of inject", "Edit Method of http request", "Edit Rules of switch"]
     while ed.undo_stack.canUndo():
         ed.undo_stack.undo()
     assert snapshot(ed.doc) == before

@@ -54,7 +54,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     assert ed.undo_stack.count() == 1
     retype(field.edit, "hello")
     assert ed.doc.node("i").data["payload"] == "hello"
-    assert ed.undo_stack.count() == 2 and ed.undo_stack.undoText() == "Edit payload"
+    assert ed.undo_stack.count() == 2 and ed.undo_stack.undoText() == "Edit msg.payload of tick"
 
     pick(field.kind, "timestamp")  # a timestamp takes no text
     assert ed.doc.node("i").data["payloadType"] == "date" and not field.edit.isEnabled()

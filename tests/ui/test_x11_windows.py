@@ -40,9 +40,13 @@ def display():
     xvfb, disp = xc.start_xvfb(SCREEN)
     wm = subprocess.Popen(["openbox"], env={**os.environ, "DISPLAY": disp}, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
-    end = time.perf_counter() + 10
-    while time.perf_counter() < end and "_NET_SUPPORTING_WM_CHECK" not in subprocess.run(
-            ["xprop", "-display", disp, "-root"], capture_output=True, text=True).stdout:
+    end = time.perf_counter() + 30
+    while "_NET_SUPPORTING_WM_CHECK" not in subprocess.run(["xprop", "-display", disp, "-root"], capture_output=True,
+                                                            text=True).stdout:
+        if time.perf_counter() > end or wm.poll() is not None:
+            wm.kill()
+            xvfb.kill()
+            pytest.fail(f"openbox did not start on {disp} (exit status {wm.poll()})")
         time.sleep(0.05)
     yield disp
     wm.terminate()
@@ -52,8 +56,12 @@ def display():
 
 
 def _frame(disp: str, wid: str) -> tuple[int, int, int, int]:
-    """The window's frame as the window manager draws it (client geometry plus _NET_FRAME_EXTENTS)."""
-    x, y, w, h = xc.geometry(disp, wid)
+    """The window's frame on the screen as the window manager draws it: the client's absolute
+    position and size (xwininfo) grown by _NET_FRAME_EXTENTS (left, right, top, bottom)."""
+    info = subprocess.run(["xwininfo", "-display", disp, "-id", wid], capture_output=True, text=True).stdout
+    field = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in info.splitlines()) if v}
+    x, y = int(field["Absolute upper-left X"]), int(field["Absolute upper-left Y"])
+    w, h = int(field["Width"]), int(field["Height"])
     out = subprocess.run(["xprop", "-display", disp, "-id", wid, "_NET_FRAME_EXTENTS"], capture_output=True, text=True).stdout
     m = re.search(r"=\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)", out)
     left, right, top, bottom = map(int, m.groups()) if m else (0, 0, 0, 0)
@@ -81,10 +89,23 @@ class Studio:
         return wid
 
     def close_with(self, wid: str, key: str) -> None:
-        xc._x(self.disp, "windowactivate", "--sync", wid)
-        xc._x(self.disp, "key", "--clearmodifiers", key)
+        """Press ``key`` in the window, as a keyboard would, until the process ends (a busy machine may
+        still be handling the window's first events: the key is pressed again every 5 s, 6 times at most)."""
+        code = None
         try:
-            code = self.proc.wait(timeout=20)
+            for _ in range(6):
+                xc._x(self.disp, "windowactivate", "--sync", wid)
+                xc._x(self.disp, "key", "--clearmodifiers", key)  # XTEST: as a keyboard would
+                try:
+                    code = self.proc.wait(timeout=5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            if code is None:
+                active = xc._x(self.disp, "getactivewindow")
+                self.log.seek(0)
+                pytest.fail(f"still running 30 s after {key} (active window {active!r}, the studio's {wid!r}); "
+                            f"it said: {self.log.read()[-1500:]}")
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()

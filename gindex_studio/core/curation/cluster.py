@@ -5,15 +5,16 @@
 ``distributed.Client``; everything else (single pairs, the heatmap's rows) stays local. So
 ``analysis`` and ``report.analyse`` run unchanged on either engine and give the same values.
 
-- The programs (with the Δ values already known, e.g. from the disk cache) are scattered to every
-  worker once; each worker keeps one ``PairEngine`` over them, with its bound tables built once,
+- The programs (with the Δ values already known, e.g. from the disk cache) are sent to the cluster
+  once (``runtime.distributed.put``: in small pieces, rebuilt if the worker holding them dies); each worker keeps one ``PairEngine`` over them, with its bound tables built once,
   and answers units with the full pruning of the local engine.
 - Each unit returns its answers, the exact values it found (stored on the client, so ``flush``
   writes them to the disk cache as locally) and how many pairs it searched.
 - Progress is reported per finished unit through ``progress(done, total)``; when the engine's
   ``cancel`` token is set the remaining units are cancelled on the cluster and ``Cancelled`` is
   raised. A unit the cluster could not complete (beyond Dask's retries) is a ``ClusterError``
-  naming how many units were lost: a report is never silently incomplete.
+  naming how many units were lost: a report is never silently incomplete; so is a cluster left
+  without workers (``runtime.distributed.Watchdog``).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from gindex_studio.core.runtime.distributed import ClusterError, worker_count
+from gindex_studio.core.runtime.distributed import ClusterError, Watchdog, put, worker_count
 from gindex_studio.core.scoring.divergence import ScoreOptions
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.curation.engine import Cancelled, NearestQuery, PairEngine
@@ -80,6 +81,12 @@ class ClusterPairEngine(PairEngine):
         self.client = client
         self.units_per_worker = units_per_worker
         self._remote = None
+        self._watchdog = None
+
+    def _watch(self) -> Watchdog:
+        if self._watchdog is None:
+            self._watchdog = Watchdog(self.client, "units of work")
+        return self._watchdog
 
     def _programs(self):
         if self._remote is None:
@@ -89,7 +96,7 @@ class ClusterPairEngine(PairEngine):
             if self.cache is not None:  # workers cannot read the client's disk cache: send its values once
                 known.update(self.cache.get_many(self._opts, self.digests))
             data = _Programs(digest.hexdigest(), self._flows, self.options, self._library, known)
-            self._remote = self.client.scatter(data, broadcast=True, hash=False)
+            self._remote = put(self.client, data)
         return self._remote
 
     def _chunks(self, n: int) -> list[range]:
@@ -112,6 +119,7 @@ class ClusterPairEngine(PairEngine):
             while pending:
                 if self.cancel is not None and self.cancel.is_set():
                     raise Cancelled()
+                self._watch().check(len(pending), len(futures))
                 try:
                     finished, pending = wait(pending, timeout=0.1, return_when="FIRST_COMPLETED")
                 except TimeoutError:  # nothing finished yet: look at the cancel token again
@@ -128,7 +136,7 @@ class ClusterPairEngine(PairEngine):
                     self.stats.searched += searched
                     done += 1
                     self._report(done, len(futures))
-        except (Cancelled, KeyboardInterrupt):
+        except (Cancelled, KeyboardInterrupt, ClusterError):
             self.client.cancel(futures)
             raise
         if lost:

@@ -272,6 +272,8 @@ class Session:
         if ev.kind == "debug" and ev.level in (ERROR, WARN):
             if fid is None and ev.node_id is not None:
                 return None  # another tab's node on a remote runtime
+            if fid is None and ev.level == WARN:
+                return None  # the runtime's own notices (e.g. "Encrypted credentials not found"), not the flow's
             text = error_text(ev.value)
             on_start = ev.seq < self._started
             kind = "runtime-warning" if ev.level == WARN else ("config-error" if on_start else "runtime-error")

@@ -41,6 +41,12 @@ def home() -> Path:
     return Path(env).expanduser() if env else user_data_dir() / "nodered"
 
 
+def extras_dir(base: Path | None = None) -> Path:
+    """The folder extra node modules are installed into (``core.nodered.modules``), which every
+    private runtime loads: ``<home>/extra-nodes``."""
+    return (base or home()) / "extra-nodes"
+
+
 def node_version(node: str | None = None) -> tuple[str, tuple[int, ...]]:
     """(path, version) of Node.js; InstallError when it is missing or older than 18."""
     node = node or shutil.which("node") or shutil.which("nodejs")
@@ -86,7 +92,7 @@ def red_js(folder: Path) -> Path:
 
 
 def nrlint_js(folder: Path) -> Path:
-    return folder / "node_modules" / "nrlint" / "bin" / "nrlint"
+    return folder / "node_modules" / "nrlint" / "bin" / "nrlint.js"
 
 
 def is_installed(base: Path | None = None) -> bool:

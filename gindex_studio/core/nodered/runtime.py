@@ -30,7 +30,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from gindex_studio.core.nodered.install import Progress, ensure_installed, node_version, red_js
+from gindex_studio.core.nodered.install import Progress, ensure_installed, extras_dir, node_version, red_js
 
 
 class NodeRedError(Exception):
@@ -154,6 +154,7 @@ module.exports = {
     uiHost: "127.0.0.1",
     uiPort: %(port)d,
     userDir: %(user_dir)s,
+    nodesDir: %(nodes_dir)s,
     flowFile: "flows.json",
     credentialSecret: "gindex-studio-private-runtime",
     flowFilePretty: true,
@@ -204,14 +205,16 @@ class PrivateRuntime(Runtime):
 
     @classmethod
     def start(cls, port: int | None = None, user_dir: str | Path | None = None, progress: Progress | None = None,
-              timeout: float = 60.0, base: Path | None = None) -> "PrivateRuntime":
+              timeout: float = 60.0, base: Path | None = None, extra_nodes: Path | None = None) -> "PrivateRuntime":
         """Install when needed, start, and wait until the admin API answers. ``port`` None: a free
-        one. NodeRedError (one line) when the port is taken, Node-RED exits, or it is not ready in
+        one. ``extra_nodes``: the folder of extra node modules it loads (default
+        ``install.extras_dir()``). NodeRedError (one line) when the port is taken, Node-RED exits, or it is not ready in
         ``timeout`` seconds; InstallError when Node.js/npm/the registry fail."""
         folder = ensure_installed(progress, base)
         node, _ = node_version()
         if port is not None and port_taken(port):
             raise NodeRedError(f"port {port} on 127.0.0.1 is taken: stop what listens there or choose another port")
+        extra = Path(extra_nodes) if extra_nodes is not None else extras_dir(base)
         own = user_dir is None
         udir = Path(tempfile.mkdtemp(prefix="gindex-nodered-")) if own else Path(user_dir)
         udir.mkdir(parents=True, exist_ok=True)
@@ -222,7 +225,8 @@ class PrivateRuntime(Runtime):
             p = port if port is not None else free_port()
             token = secrets.token_urlsafe(24)
             (udir / "settings.js").write_text(SETTINGS_JS % {
-                "parent": os.getpid(), "token": json.dumps(token), "port": p, "user_dir": json.dumps(str(udir))})
+                "parent": os.getpid(), "token": json.dumps(token), "port": p, "user_dir": json.dumps(str(udir)),
+                "nodes_dir": json.dumps([str(extra)] if extra.is_dir() else [])})
             log = open(udir / "node-red.log", "ab")
             try:
                 proc = subprocess.Popen([node, str(red_js(folder)), "--settings", str(udir / "settings.js"),
@@ -300,10 +304,11 @@ class PrivateRuntime(Runtime):
                 shutil.rmtree(self.user_dir, ignore_errors=True)
             _LIVE.discard(self)
 
-    def restart(self, timeout: float = 60.0) -> "PrivateRuntime":
-        """A fresh runtime (new port and token) in place of this one, e.g. after it stopped answering."""
+    def restart(self, timeout: float = 60.0, progress: Progress | None = None) -> "PrivateRuntime":
+        """A fresh runtime (new port and token) in place of this one, e.g. after it stopped answering
+        or to load node modules installed since it started."""
         self.stop()
-        return PrivateRuntime.start(timeout=timeout)
+        return PrivateRuntime.start(timeout=timeout, progress=progress)
 
 
 def connect(url: str | None = None, token: str | None = None, progress: Progress | None = None) -> Runtime:

@@ -3,9 +3,10 @@
 The work is split so that it scales with the cluster, not with the number of pairs:
 
 - the curriculum is cut into *shards* (contiguous runs of programs). Each shard is built into a
-  ``Curriculum`` once, on a worker, from a task that carries its programs: the programs cross the
-  network once per shard, never per pair, and a worker that dies takes only its shards with it
-  (the scheduler still holds the task that builds them and reruns it elsewhere). With
+  ``Curriculum`` once, on a worker, from its programs sent in small pieces (``put``): the programs
+  cross the network once per shard, never per pair, no message to the scheduler is large, and a
+  worker that dies takes only its shards with it (the scheduler still holds the pieces and the
+  task that builds them, and reruns it elsewhere). With
   ``CurriculumFiles`` (a curriculum on storage every worker sees) the task carries only the
   shard's paths and a digest of each file: the workers read the programs themselves, the task
   graph stays small however large the curriculum, and a file that reads differently stops the run;
@@ -13,7 +14,9 @@ The work is split so that it scales with the cluster, not with the number of pai
   full pruning of ``Curriculum.nearest_by_domain`` (weight bounds, best-so-far thresholds), kept
   per shard;
 - the client reduces the per-shard minima to the exact Ω per domain (a minimum of minima), with
-  the proven-bound bookkeeping of deadline-cut searches carried across shards.
+  the proven-bound bookkeeping of deadline-cut searches carried across shards;
+- a cluster left without workers (all lost mid-run, or none ever joined) ends the run after
+  ``$GINDEX_NO_WORKERS_TIMEOUT`` seconds (``Watchdog``) with one line: Dask would wait forever.
 
 Nothing here imports Dask until a cluster is asked for; importing this module is cheap.
 """
@@ -35,6 +38,10 @@ Progress = Callable[[int, int], None]
 
 #: The environment variable naming a running scheduler (``tcp://host:port``).
 SCHEDULER_ENV = "GINDEX_SCHEDULER"
+#: The environment variable giving how long a run waits for a cluster that has no workers (seconds).
+NO_WORKERS_ENV = "GINDEX_NO_WORKERS_TIMEOUT"
+#: ... and its default
+NO_WORKERS_SECONDS = 30.0
 
 
 class ClusterError(Exception):
@@ -163,15 +170,60 @@ def worker_count(client) -> int:
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
+def no_workers_limit() -> float:
+    """Seconds a run waits for a cluster without workers: ``$GINDEX_NO_WORKERS_TIMEOUT`` (a
+    positive number) or NO_WORKERS_SECONDS."""
+    text = os.environ.get(NO_WORKERS_ENV, "").strip()
+    try:
+        value = float(text) if text else NO_WORKERS_SECONDS
+    except ValueError:
+        raise ClusterError(f"${NO_WORKERS_ENV} {text!r} is not a number of seconds") from None
+    if not 0 < value < math.inf:
+        raise ClusterError(f"${NO_WORKERS_ENV} {text!r} is not a positive number of seconds")
+    return value
+
+
+class Watchdog:
+    """Ends a run whose cluster has had no workers for ``limit`` seconds (all lost mid-run, or
+    none ever joined): Dask itself would wait for new workers forever.
+
+    ``check(left, total)`` is cheap to call often: it asks the scheduler for its workers at most
+    every ``every`` seconds (and counts a scheduler that does not answer within 5 s as no
+    workers); it raises ClusterError with one line saying how much of the run is left undone."""
+
+    def __init__(self, client, what: str = "units of work", limit: float | None = None, every: float = 0.5):
+        self.client, self.what = client, what
+        self.limit = no_workers_limit() if limit is None else limit
+        self.every = every
+        self._asked = -math.inf
+        self._since: float | None = None  # when the cluster was first seen without workers
+
+    def workers(self) -> int:
+        try:
+            return len(self.client.nthreads(callback_timeout=5))
+        except Exception:  # noqa: BLE001 - a scheduler that does not answer has no workers for us
+            return 0
+
+    def check(self, left: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._asked < self.every:
+            return
+        self._asked = now
+        if self.workers():
+            self._since = None
+            return
+        if self._since is None:
+            self._since = now
+        elif now - self._since >= self.limit:
+            raise ClusterError(f"the Dask cluster has had no workers for {self.limit:g} s (were they stopped?): "
+                               f"{left} of {total} {self.what} left undone")
+
+
 def plan_shards(n_programs: int, n_workers: int, per_worker: int = 1) -> list[range]:
     """Contiguous shards of the curriculum: ``per_worker`` per worker (at least one program each)."""
     k = max(1, min(n_programs, n_workers * per_worker))
     size = math.ceil(n_programs / k) if n_programs else 0
     return [range(s, min(s + size, n_programs)) for s in range(0, n_programs, size)] if size else []
-
-
-def _build_shard(programs: list[Prepared], domains: list[str], labels: list[str], options: ScoreOptions) -> Curriculum:
-    return Curriculum(programs, domains, labels, options)
 
 
 @dataclass
@@ -255,7 +307,8 @@ def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, 
 def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | CurriculumFiles, client, *, batch: int = 8,
                     shards_per_worker: int = 1, deadline: float | None = None,
                     progress: Progress | None = None, cancel=None,
-                    on_result: Callable[[int, dict[str, Nearest]], None] | None = None) -> DaskRun:
+                    on_result: Callable[[int, dict[str, Nearest]], None] | None = None,
+                    watchdog: Watchdog | None = None) -> DaskRun:
     """``nearest_by_domain`` for every task on the cluster behind ``client``; same values as
     :func:`gindex_studio.core.benchmark.curriculum.omega_many`.
 
@@ -266,7 +319,11 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     result (before the progress call). ``cancel``: any object with ``is_set()``; when set, the run's
     futures are cancelled on the cluster and Cancelled is raised. Work lost beyond Dask's retries
     leaves those tasks in ``missing``; a curriculum file a worker cannot read as the client did
-    raises ClusterError.
+    raises ClusterError, and so does a cluster left without workers (``watchdog``, by default
+    one with :func:`no_workers_limit`).
+
+    No single message to the scheduler is large: a shard's programs and a batch's tasks travel
+    with :func:`put` (a batch once for all shards).
     """
     from distributed import as_completed
 
@@ -276,19 +333,22 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
         return DaskRun([])
     if not shards:
         return DaskRun([{} for _ in tasks])
+    watchdog = watchdog or Watchdog(client, "tasks")
     shard_futures = [_submit_shard(client, curriculum, r) for r in shards]
     batches = [list(range(s, min(s + batch, n))) for s in range(0, n, batch)]
     units = {}
     for b, idx in enumerate(batches):
+        sent = put(client, [tasks[i] for i in idx])
         for s, sf in enumerate(shard_futures):
-            fut = client.submit(_shard_nearest, sf, [tasks[i] for i in idx], deadline, pure=False, retries=2)
+            fut = client.submit(_shard_nearest, sf, sent, deadline, pure=False, retries=2)
             units[fut] = (s, b)
     parts: list[list[tuple[int, dict]]] = [[] for _ in range(n)]
     failed: set[int] = set()
     waiting = [len(shards)] * len(batches)  # units still out per batch
     finished = 0
     try:
-        for fut in _completed(as_completed(list(units), with_results=False), cancel):
+        for fut in _completed(as_completed(list(units), with_results=False), cancel,
+                              lambda: watchdog.check(n - finished, n)):
             s, b = units[fut]
             try:
                 per_task = fut.result()
@@ -318,32 +378,64 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     return DaskRun(results, sorted(failed))
 
 
-def _completed(ac, cancel, poll: float = 0.05):
-    """The futures of ``ac`` (a ``distributed.as_completed``) as they finish; with ``cancel``,
-    polled every ``poll`` seconds so that a cancel is seen while a long unit still runs."""
-    if cancel is None:
-        yield from ac
-        return
+def _completed(ac, cancel, check: Callable[[], None] | None = None, poll: float = 0.05):
+    """The futures of ``ac`` (a ``distributed.as_completed``) as they finish, polled every
+    ``poll`` seconds so that a cancel (``cancel.is_set()``: Cancelled) or the ``check`` (the
+    watchdog, which raises) is seen while a long unit still runs."""
     while not ac.is_empty():
-        if cancel.is_set():
+        if cancel is not None and cancel.is_set():
             raise Cancelled()
+        if check is not None:
+            check()
         if not ac.has_ready():
             time.sleep(poll)
             continue
         yield from ac.next_batch(block=False)
-        if cancel.is_set():
+        if cancel is not None and cancel.is_set():
             raise Cancelled()
 
 
+#: the largest piece (pickled bytes) of data sent in one task; Dask warns from 10 MB
+PART_BYTES = 2 << 20
+
+
+def _piece(blob: bytes) -> bytes:
+    return blob
+
+
+def _unpickle(*pieces: bytes):
+    import pickle
+
+    return pickle.loads(b"".join(pieces))
+
+
+def put(client, obj):
+    """The future of ``obj`` on the cluster, sent as pickled pieces of at most ``PART_BYTES``,
+    each its own small task: no message to the scheduler is large (Dask's "Sending large graph"
+    has no cause), and the scheduler, which holds the pieces, rebuilds ``obj`` elsewhere when the
+    worker holding it dies (data scattered to workers could not be rebuilt)."""
+    import pickle
+
+    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    pieces = [client.submit(_piece, blob[i:i + PART_BYTES], pure=False, retries=2)
+              for i in range(0, max(1, len(blob)), PART_BYTES)]
+    return client.submit(_unpickle, *pieces, pure=False, retries=2)
+
+
 def _submit_shard(client, curriculum: Curriculum | CurriculumFiles, r: range):
-    """The future of shard ``r``'s Curriculum: built from its programs, or read from its files."""
+    """The future of shard ``r``'s Curriculum: built from its programs (sent with ``put``), or
+    read from its files."""
     domains, labels = [curriculum.domains[i] for i in r], [curriculum.labels[i] for i in r]
     if isinstance(curriculum, CurriculumFiles):
         return client.submit(_build_shard_from_files, [curriculum.paths[i] for i in r],
                              [curriculum.digests[i] for i in r], domains, labels, curriculum.options,
                              pure=False, retries=2)
-    return client.submit(_build_shard, [curriculum.programs[i] for i in r], domains, labels, curriculum.options,
-                         pure=False, retries=2)
+    programs = put(client, [curriculum.programs[i] for i in r])
+    return client.submit(_build_shard, programs, domains, labels, curriculum.options, pure=False, retries=2)
+
+
+def _build_shard(programs: list[Prepared], domains: list[str], labels: list[str], options: ScoreOptions) -> Curriculum:
+    return Curriculum(programs, domains, labels, options)
 
 
 def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: float | None) -> list[list]:
@@ -366,28 +458,37 @@ def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: 
 
 def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = ScoreOptions(), *,
                       rows_per_unit: int = 4, deadline: float | None = None,
-                      progress: Progress | None = None) -> list[list[float]]:
+                      progress: Progress | None = None, watchdog: Watchdog | None = None) -> list[list[float]]:
     """All-pairs Δ (row = reference, column = generated) on the cluster, equal to
     :func:`gindex_studio.core.benchmark.curriculum.delta_matrix`. The prepared flows are sent to the cluster
-    once; each unit computes a band of rows."""
+    once (:func:`put`); each unit computes a band of rows. A cluster left without workers, or a
+    band lost beyond Dask's retries, is a ClusterError."""
     from distributed import as_completed
 
     prepared = [prepare(f, options) for f in flows]
     n = len(prepared)
     if n == 0:
         return []
-    [data] = client.scatter([prepared], broadcast=True)
+    watchdog = watchdog or Watchdog(client, "bands of rows")
+    data = put(client, prepared)
     bands = [range(s, min(s + rows_per_unit, n)) for s in range(0, n, rows_per_unit)]
     futures = {client.submit(_matrix_rows, data, r, options.profile, deadline, pure=False, retries=2): r
                for r in bands}
     out: list[Any] = [None] * n
+    done = 0
     try:
-        for done, fut in enumerate(as_completed(list(futures)), 1):
-            for i, row in zip(futures[fut], fut.result()):
+        for fut in _completed(as_completed(list(futures)), None, lambda: watchdog.check(len(futures) - done, len(futures))):
+            done += 1
+            try:
+                rows = fut.result()
+            except Exception:  # noqa: BLE001 - a band the cluster could not complete (e.g. KilledWorker)
+                raise ClusterError(f"the cluster lost a band of rows of the Δ matrix ({futures[fut].start + 1}"
+                                   f"-{futures[fut].stop} of {n}) beyond its retries") from None
+            for i, row in zip(futures[fut], rows):
                 out[i] = row
             if progress:
                 progress(done, len(futures))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ClusterError):
         client.cancel(list(futures))
         raise
     if profiles.get(options.profile).symmetric:  # the lower triangle mirrors the upper one

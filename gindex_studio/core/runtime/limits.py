@@ -57,7 +57,7 @@ SCORE_BYTES_PER_PAIR = 500
 SLOW_PAIRS = 1_000_000
 
 
-def _type_counts(flow, ignore_types) -> "Counter[str]":
+def _type_counts(flow, ignore_types) -> dict[str, int]:
     from collections import Counter
 
     return Counter(n.type for n in flow.vertex_nodes() if n.type not in ignore_types)

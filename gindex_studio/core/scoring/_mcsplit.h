@@ -183,10 +183,14 @@ typedef struct {
 /* ---- defined in one mcsplit_*.c file, used in another ----------------------------------- */
 
 int poll_stop(Stop *s, int64_t nodes);
+double now_seconds(void);
 int init_stop(Stop *s, PyObject *remaining, int check_signals, PyObject *cancel);
 void release_stop(Stop *s);
 int read_graph(PyObject *outs, PyObject *ins, int n, int W, int32_t **starts, int64_t **keys, word **masks);
 int neighbourhoods(int n, int W, const int32_t *starts, const word *masks, word **nb);
+int graph_degrees(PyObject *outs, PyObject *ins, int n, const char *want, int64_t *deg);
+int read_kept(PyObject *outs, PyObject *ins, int n, const int32_t *keep, int nk, const int32_t *pos, int W,
+              int32_t **starts, int64_t **keys, word **masks);
 int cmp_int64(const void *a, const void *b);
 int read_ints(PyObject *list, int n, long lo, long hi, int32_t *out);
 void *bump(Bump *b, size_t n);
@@ -196,7 +200,8 @@ int lcm_into(long long *scale, long long den);
 int pure_python_env(void);
 PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
                       Py_ssize_t n_uvw, const int32_t *gid1_in, const int32_t *gid2_in, long long floor_,
-                      PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit);
+                      PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit,
+                      Py_ssize_t n1_all, Py_ssize_t n2_all);
 PyObject *py_search(PyObject *self, PyObject *args);
 void clique_carve(Clq *q, int n1, int n2, int nv, Bump *b);
 int clique_prepare(Clq *q, const int32_t *s1, const int64_t *k1, const word *m1, const int32_t *s2,

@@ -23,7 +23,7 @@ from gindex_studio.core.flows.flow import (
     read_user_file,
 )
 from gindex_studio.core.flows.lenient import SyntaxIssue
-from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph
+from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph, sparse_graph
 from gindex_studio.core.scoring.similarity import differing_keys, signatures
 from gindex_studio.core.scoring import native, profiles
 from gindex_studio.core.runtime.summary import summarise
@@ -77,15 +77,11 @@ class Prepared:
     def edges(self) -> set:
         e = self._edges
         if e is None:
-            g, ids, e = self.graph, self.graph.ids, set()
-            for k, ports in enumerate(g.adj_out):
-                src = ids[k]
-                for p, mask in ports.items():
-                    while mask:
-                        low = mask & -mask
-                        t = ids[low.bit_length() - 1]
-                        e.add((src, p, t) if self.port_aware else (src, t))
-                        mask ^= low
+            ids, flat = self.graph.ids, self.graph.edge_array()  # linear in the edges, whatever n
+            if self.port_aware:
+                e = {(ids[flat[i]], flat[i + 1], ids[flat[i + 2]]) for i in range(0, len(flat), 3)}
+            else:
+                e = {(ids[flat[i]], ids[flat[i + 2]]) for i in range(0, len(flat), 3)}
             self._edges = e
         return e
 
@@ -111,7 +107,7 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     wired to one node by both ports has one edge labelled ``out``)."""
     profile = options.profile
     built = None
-    if (_flow_graph is not None and not (options.ignore_types or options.port_aware)
+    if (_flow_graph is not None and len(flow.nodes) <= SPARSE_FROM and not (options.ignore_types or options.port_aware)
             and profiles.get(profile).skip_wire is None and native.available()):
         built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
     if built is None:
@@ -119,6 +115,10 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
     ids, nodes, out, inn, loops, cyclic, n_edges = built
     sigs = signatures(_filled(nodes, options, library), profile)
     return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
+
+
+#: from this many vertices on, ``prepare`` builds a sparse Graph (an edge array, no n² bitsets)
+SPARSE_FROM = 4096
 
 
 def _filled(nodes: list[dict], options: ScoreOptions, library) -> list[dict]:
@@ -154,8 +154,10 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
     n = len(nodes)
     port_aware = options.port_aware
     skip = prof.skip_wire
-    out: list[dict[int, int]] = [{} for _ in range(n)]  # the Graph's adjacency, built here directly
-    inn: list[dict[int, int]] = [{} for _ in range(n)]
+    sparse = n > SPARSE_FROM
+    edges: set[tuple[int, int, int]] = set()  # sparse: the edges (k, p, j), else the bitsets below
+    out: list[dict[int, int]] = [{} for _ in range(0 if sparse else n)]  # the Graph's adjacency, built here directly
+    inn: list[dict[int, int]] = [{} for _ in range(0 if sparse else n)]
     loops = [_NO_LOOPS] * n
     back = []  # wires (k, j) with j <= k: without any, file order is a topological order (no loop)
     for k, d in enumerate(nodes):
@@ -177,20 +179,27 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
                 if skip is not None and skip(src, port, t, ports):
                     continue  # not an edge under this profile
                 p = port if port_aware else 0  # a wire twice sets the same bits (one edge)
+                if j == k:
+                    loops[k] = loops[k] | {p}
+                if sparse:
+                    edges.add((k, p, j))
+                    continue
                 a = out[k]
                 a[p] = a.get(p, 0) | (1 << j)
                 a = inn[j]
                 a[p] = a.get(p, 0) | (1 << k)
-                if j == k:
-                    loops[k] = loops[k] | {p}
-    n_edges = 0
-    for ports in out:
-        for m in ports.values():
-            n_edges += m.bit_count()
+    if sparse:
+        graph = sparse_graph(ids, sigs, edges, loops)
+    else:
+        n_edges = 0
+        for ports in out:
+            for m in ports.values():
+                n_edges += m.bit_count()
+        graph = Graph(ids, sigs, out, inn, loops, n_edges)
     # a flow the profile proves free of cycle warnings (Flatland: cycles through loop bodies only) is not checked in full
     quiet = prof.no_cycle_warnings
-    cyclic = bool(back) and not (quiet is not None and quiet(nodes, out, back)) and not _acyclic(out, back)
-    return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
+    cyclic = bool(back) and not (quiet is not None and quiet(nodes, graph.adj_out, back)) and not _acyclic(graph, back)
+    return _prepared(flow, options, graph, cyclic)
 
 
 def _prepared(flow: Flow, options: ScoreOptions, graph: Graph, cyclic: bool) -> Prepared:
@@ -211,26 +220,20 @@ _flow_graph = native.flow_graph
 _READER_WARNINGS = frozenset({"dangling-wire", "duplicate-id", "invalid-node", "encoding"})
 
 
-def _acyclic(out: list[dict[int, int]], back: list) -> bool:
+def _acyclic(graph: Graph, back: list) -> bool:
     """True when the wires have no loop, a self-loop included (Kahn's test, linear). ``back``: the
-    wires (k, j) with j <= k; ``out``: the Graph's out-adjacency, where a profile's ``skip_wire``
-    left out only self-loops (seen in ``back``) and wires doubling another (the flatland profile)."""
-    n = len(out)
+    wires (k, j) with j <= k; ``graph``'s edges are the wires but those a profile's ``skip_wire``
+    left out: only self-loops (seen in ``back``) and wires doubling another (the flatland profile)."""
+    n = graph.n
     for k, j in back:
         if k == j:
             return False
     succ: list[list[int]] = [[] for _ in range(n)]
     indeg = [0] * n
-    for k, ports in enumerate(out):
-        mask = 0
-        for m in ports.values():
-            mask |= m
-        while mask:
-            low = mask & -mask
-            j = low.bit_length() - 1
-            mask ^= low
-            succ[k].append(j)
-            indeg[j] += 1
+    flat = graph.edge_array()
+    for k, j in {(flat[i], flat[i + 2]) for i in range(0, len(flat), 3)}:  # one per target, whatever the ports
+        succ[k].append(j)
+        indeg[j] += 1
     stack = [k for k in range(n) if not indeg[k]]
     seen = 0
     while stack:
@@ -345,15 +348,21 @@ def score(
     warm: Iterable[tuple[str, str]] = (),
     library=None,
     cancel=None,
+    started: float | None = None,
 ) -> ScoreResult:
     """Score ``generated`` against ``reference``. ``syntax``: the lenient reader's issue for the
     generated text, reported as the syntax error. ``warm``: (ref id, gen id) pairs of a previous
     mapping to start the search from. ``cancel``: a ``matching.CancelToken`` (or any object with
     ``is_set()``) that stops the search from another thread; the result is then that of a
-    deadline-cut search (not exact, Δ an upper bound)."""
+    deadline-cut search (not exact, Δ an upper bound). ``options.deadline`` counts from
+    ``started`` (a ``time.perf_counter()``; default: this call), so it bounds the reduction of
+    both flows too."""
+    if started is None:
+        started = time.perf_counter()
     p1 = prepare(reference, options, library)
     p2 = prepare(generated, options, library)
-    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel)
+    left = None if options.deadline is None else max(0.0, options.deadline - (time.perf_counter() - started))
+    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel, seconds_left=left)
 
 
 def score_prepared(
@@ -364,8 +373,10 @@ def score_prepared(
     syntax: SyntaxIssue | None = None,
     warm: Iterable[tuple[str, str]] = (),
     cancel=None,
+    seconds_left: float | None = None,
 ) -> ScoreResult:
-    """``score`` on flows already reduced by ``prepare`` with the same options."""
+    """``score`` on flows already reduced by ``prepare`` with the same options. ``seconds_left``:
+    the search's share of ``options.deadline`` when part of it is spent (default: all of it)."""
     t0 = time.perf_counter()
     g1, g2 = p1.graph, p2.graph
     warm_idx = []
@@ -373,7 +384,8 @@ def score_prepared(
         i1 = {k: i for i, k in enumerate(g1.ids)}
         i2 = {k: i for i, k in enumerate(g2.ids)}
         warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
-    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=options.deadline, warm=warm_idx, cancel=cancel)
+    deadline = options.deadline if seconds_left is None or options.deadline is None else seconds_left
+    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=deadline, warm=warm_idx, cancel=cancel)
     delta, theta = _delta_of(m.weight, g1.n, g2.n)
     delta_lower = _delta_of(m.upper, g1.n, g2.n)[0] if not m.exact else delta
     warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]

@@ -41,7 +41,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass, replace
+from array import array
+from dataclasses import replace
 from typing import Iterable, Sequence
 
 from gindex_studio.core.scoring import native, profiles
@@ -94,21 +95,73 @@ class CancelToken(threading.Event):
         return self.flag[0] != 0
 
 
-@dataclass
 class Graph:
     """A flow reduced for matching. Vertices are 0..n-1 in the order of ``ids``.
 
     ``adj_out[u]`` / ``adj_in[u]``: for each relation key (output port, or 0 when ports are
     ignored) the bitset of targets of u / sources into u. ``selfloop[u]``: the set of ports of
     u's self-loops (empty when none).
+
+    A large flow is kept sparse: built with ``adj_out = adj_in = None`` and ``edges`` (the flat
+    ``array('i')`` of ``edge_array``), its bitsets are made only when something reads them (they
+    cost n² bits for a chain); the native search and the report read ``edge_array`` instead.
     """
 
-    ids: list[str]
-    sigs: list[Signature]
-    adj_out: list[dict[int, int]]
-    adj_in: list[dict[int, int]]
-    selfloop: list[frozenset]
-    n_edges: int
+    def __init__(self, ids: list[str], sigs: list[Signature], adj_out: list[dict[int, int]] | None,
+                 adj_in: list[dict[int, int]] | None, selfloop: list[frozenset], n_edges: int, edges=None):
+        if adj_out is None and edges is None:
+            raise ValueError("Graph: bitsets or an edge array are needed")
+        self.ids = ids
+        self.sigs = sigs
+        self._adj_out = adj_out
+        self._adj_in = adj_in
+        self.selfloop = selfloop
+        self.n_edges = n_edges
+        self._edges = edges
+
+    @property
+    def adj_out(self) -> list[dict[int, int]]:
+        if self._adj_out is None:
+            self._adj_out, self._adj_in = _bitsets(self.n, self._edges)
+        return self._adj_out
+
+    @property
+    def adj_in(self) -> list[dict[int, int]]:
+        if self._adj_in is None:
+            self._adj_out, self._adj_in = _bitsets(self.n, self._edges)
+        return self._adj_in
+
+    @property
+    def sparse(self) -> bool:
+        """True while the bitsets are not built (the searches then take ``edge_array``)."""
+        return self._adj_out is None
+
+    def edge_array(self):
+        """The edges as a flat ``array('i')`` of (src, key, dst) triples, sorted, each once
+        (computed once from the bitsets when the graph was built with them)."""
+        e = self._edges
+        if e is None:
+            e = array("i")
+            for u, ports in enumerate(self._adj_out):
+                for p in sorted(ports):
+                    m = ports[p]
+                    while m:
+                        low = m & -m
+                        e.extend((u, p, low.bit_length() - 1))
+                        m ^= low
+            self._edges = e
+        return e
+
+    def __eq__(self, other):
+        if not isinstance(other, Graph):
+            return NotImplemented
+        return ((self.ids, self.sigs, self.selfloop, self.n_edges) == (other.ids, other.sigs, other.selfloop, other.n_edges)
+                and self.edge_array() == other.edge_array())
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Graph(n={self.n}, edges={self.n_edges}{', sparse' if self.sparse else ''})"
 
     @property
     def n(self) -> int:
@@ -164,6 +217,28 @@ def build_graph(ids: Sequence[str], sigs: Sequence[Signature], edges: Iterable[t
         out[s][p] = out[s].get(p, 0) | (1 << d)
         inn[d][p] = inn[d].get(p, 0) | (1 << s)
     return Graph(list(ids), list(sigs), out, inn, [frozenset(x) for x in loops], len(seen))
+
+
+def sparse_graph(ids: list[str], sigs: list[Signature], edges: Iterable[tuple[int, int, int]],
+                 selfloop: list[frozenset]) -> Graph:
+    """A sparse Graph (see ``Graph``) from edges ``(src, key, dst)`` (a repeated edge counts once)."""
+    flat = array("i")
+    for t in sorted(set(edges)):
+        flat.extend(t)
+    return Graph(ids, sigs, None, None, selfloop, len(flat) // 3, flat)
+
+
+def _bitsets(n: int, edges) -> tuple[list[dict[int, int]], list[dict[int, int]]]:
+    """(adj_out, adj_in) of a sparse Graph's edge array."""
+    out: list[dict[int, int]] = [{} for _ in range(n)]
+    inn: list[dict[int, int]] = [{} for _ in range(n)]
+    for i in range(0, len(edges), 3):
+        s, p, d = edges[i], edges[i + 1], edges[i + 2]
+        a = out[s]
+        a[p] = a.get(p, 0) | (1 << d)
+        a = inn[d]
+        a[p] = a.get(p, 0) | (1 << s)
+    return out, inn
 
 
 def _weights(g1: Graph, g2: Graph, profile, loops_must_agree: bool):
@@ -388,7 +463,7 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
     types2, vals2, _se2 = g2.columns()
     main = threading.current_thread() is threading.main_thread()
     got = native.solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
-                        (types2, g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, deadline, main, _native_cancel(cancel),
+                        (types2, *_native_adj(g1), *_native_adj(g2), deadline, main, _native_cancel(cancel),
                          node_limit))
     if got is None:
         return None
@@ -581,8 +656,14 @@ class _NativeMcSplit:
         g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
-        return native.search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.w, self.gid1, self.gid2,
+        return native.search(*_native_adj(g1), *_native_adj(g2), self.w, self.gid1, self.gid2,
                               floor, remaining, main, _native_cancel(cancel), node_limit)
+
+
+def _native_adj(g: Graph) -> tuple:
+    """A graph as the native McSplit takes it: its bitsets, or (edge array, None) while it is sparse."""
+    out = g._adj_out  # (not the properties: this runs for every search of Ω)
+    return (g.edge_array(), None) if out is None else (out, g._adj_in)
 
 
 def _native_cancel(cancel):

@@ -4,7 +4,7 @@
  */
 #include "_mcsplit.h"
 
-static double now_seconds(void)
+double now_seconds(void)
 {
 #ifdef _WIN32
     static LARGE_INTEGER freq;
@@ -302,4 +302,299 @@ int pure_python_env(void)
 {
     const char *pure = getenv("GINDEX_PURE_PYTHON");
     return pure && pure[0] && strcmp(pure, "0") != 0;
+}
+
+/* ---- a graph restricted to the vertices that can be matched ---------------------------------- *
+ *
+ * The searches only ever look at vertices with a partner (a same-type pair of w > 0): the others
+ * never enter a class. A graph is read as Graph.adj_out / adj_in (lists of {port: mask}) or, for a
+ * sparse Graph, as its edge array (a buffer of int32 triples (src, port, dst), sorted, each once,
+ * with ``ins`` None), and only the relations among kept vertices are built: cost follows the kept
+ * vertices and the edges, never n^2. */
+
+typedef struct {
+    Py_buffer buf;
+    const int32_t *e; /* triples */
+    Py_ssize_t m;     /* number of triples */
+    int have;
+} EdgeArray;
+
+static int edges_open(PyObject *obj, int n, EdgeArray *ea)
+{
+    memset(ea, 0, sizeof(EdgeArray));
+    if (PyObject_GetBuffer(obj, &ea->buf, PyBUF_FORMAT) < 0)
+        return -1;
+    ea->have = 1;
+    const char *f = ea->buf.format ? ea->buf.format : "B";
+    if (ea->buf.itemsize != 4 || !(strcmp(f, "i") == 0 || strcmp(f, "=i") == 0 || strcmp(f, "<i") == 0) ||
+        ea->buf.len % 12 != 0) {
+        PyErr_SetString(PyExc_TypeError, "edges: an array('i') of (src, port, dst) triples expected");
+        return -1;
+    }
+    ea->e = (const int32_t *)ea->buf.buf;
+    ea->m = ea->buf.len / 12;
+    for (Py_ssize_t t = 0; t < ea->m; t++) {
+        const int32_t *x = ea->e + 3 * t;
+        if (x[0] < 0 || x[0] >= n || x[2] < 0 || x[2] >= n || x[1] < 0) {
+            PyErr_SetString(PyExc_ValueError, "edges: vertex or port out of range");
+            return -1;
+        }
+        if (t && (x[-3] > x[0] || (x[-3] == x[0] && (x[-2] > x[1] || (x[-2] == x[1] && x[-1] >= x[2]))))) {
+            PyErr_SetString(PyExc_ValueError, "edges: triples must be sorted and distinct");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void edges_close(EdgeArray *ea)
+{
+    if (ea->have)
+        PyBuffer_Release(&ea->buf);
+    ea->have = 0;
+}
+
+typedef struct {
+    int64_t key;
+    int32_t other; /* new index of the vertex at the other end */
+} Rel;
+
+static int cmp_rel(const void *a, const void *b)
+{
+    const Rel *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->other > y->other) - (x->other < y->other);
+}
+
+/* the relations of rels[0..m) (sorted by key) appended to the CSR as one mask per key */
+static int emit_rels(const Rel *rels, int m, int W, int64_t **keys, word **masks, Py_ssize_t *k, Py_ssize_t *cap)
+{
+    for (int a = 0; a < m;) {
+        int b = a;
+        while (b < m && rels[b].key == rels[a].key)
+            b++;
+        if (*k == *cap) {
+            Py_ssize_t c2 = *cap ? 2 * *cap : 16;
+            int64_t *nk = realloc(*keys, (size_t)c2 * sizeof(int64_t));
+            if (!nk)
+                return -1;
+            *keys = nk;
+            word *nm = realloc(*masks, (size_t)c2 * W * sizeof(word));
+            if (!nm)
+                return -1;
+            *masks = nm;
+            *cap = c2;
+        }
+        (*keys)[*k] = rels[a].key;
+        word *o = *masks + (size_t)W * *k;
+        memset(o, 0, (size_t)W * sizeof(word));
+        for (int i = a; i < b; i++)
+            o[rels[i].other >> 6] |= (word)1 << (rels[i].other & 63);
+        (*k)++;
+        a = b;
+    }
+    return 0;
+}
+
+/* deg[u] for every vertex u: the bits of all its relation masks (out- and in-relations), as the
+ * searches' relabelling counts them. ins None: outs is an edge array. Only vertices with want[u]
+ * are counted from masks (the others are left 0). */
+int graph_degrees(PyObject *outs, PyObject *ins, int n, const char *want, int64_t *deg)
+{
+    memset(deg, 0, (size_t)n * sizeof(int64_t));
+    if (ins == Py_None) {
+        EdgeArray ea;
+        if (edges_open(outs, n, &ea) < 0) {
+            edges_close(&ea);
+            return -1;
+        }
+        for (Py_ssize_t t = 0; t < ea.m; t++) {
+            deg[ea.e[3 * t]]++;
+            deg[ea.e[3 * t + 2]]++;
+        }
+        edges_close(&ea);
+        return 0;
+    }
+    if (!PyList_Check(outs) || !PyList_Check(ins) || PyList_GET_SIZE(outs) != n || PyList_GET_SIZE(ins) != n) {
+        PyErr_SetString(PyExc_ValueError, "adjacency: one dict per vertex and direction");
+        return -1;
+    }
+    const int Wf = n > 64 ? (n + 63) / 64 : 1;
+    word *tmp = malloc((size_t)Wf * sizeof(word));
+    if (!tmp) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int u = 0; u < n; u++) {
+        if (!want[u])
+            continue;
+        for (int dir = 0; dir < 2; dir++) {
+            PyObject *d = PyList_GET_ITEM(dir ? ins : outs, u), *port, *mask;
+            if (!PyDict_Check(d)) {
+                PyErr_SetString(PyExc_TypeError, "adjacency: dicts {port: mask} expected");
+                free(tmp);
+                return -1;
+            }
+            Py_ssize_t pos = 0;
+            while (PyDict_Next(d, &pos, &port, &mask)) {
+                if (to_words(mask, tmp, Wf) < 0) {
+                    free(tmp);
+                    return -1;
+                }
+                for (int i = 0; i < Wf; i++)
+                    deg[u] += popcount64(tmp[i]);
+            }
+        }
+    }
+    free(tmp);
+    return 0;
+}
+
+/* The relations among kept vertices as CSR in the new numbering (vertex i is keep[i], i < nk;
+ * pos[u]: u's new index or -1), keys ascending (out-ports, then IN_KEY + in-ports, as read_graph),
+ * masks W words over new indices; a relation holding no kept vertex is left out (it splits no
+ * class). ins None: outs is an edge array. */
+int read_kept(PyObject *outs, PyObject *ins, int n, const int32_t *keep, int nk, const int32_t *pos, int W,
+              int32_t **starts, int64_t **keys, word **masks)
+{
+    *starts = malloc(((size_t)nk + 1) * sizeof(int32_t));
+    *keys = NULL;
+    *masks = NULL;
+    Py_ssize_t k = 0, cap = 0;
+    int rc = -1;
+    Rel *rels = NULL;
+    int32_t *in_s = NULL;
+    Rel *in_r = NULL;
+    word *tmp = NULL;
+    EdgeArray ea;
+    memset(&ea, 0, sizeof(ea));
+    if (!*starts)
+        goto nomem;
+    if (ins == Py_None) {
+        if (edges_open(outs, n, &ea) < 0)
+            goto out;
+        /* out-edges by src: the triples are sorted by src; in-edges by dst: counting sort */
+        int32_t *out_s = calloc((size_t)n + 2, sizeof(int32_t));
+        in_s = calloc((size_t)n + 2, sizeof(int32_t));
+        in_r = malloc((size_t)(ea.m ? ea.m : 1) * sizeof(Rel));
+        rels = malloc((size_t)(ea.m ? ea.m : 1) * sizeof(Rel));
+        if (!out_s || !in_s || !in_r || !rels) {
+            free(out_s);
+            goto nomem;
+        }
+        for (Py_ssize_t t = 0; t < ea.m; t++) {
+            out_s[ea.e[3 * t] + 1]++;
+            if (pos[ea.e[3 * t]] >= 0)
+                in_s[ea.e[3 * t + 2] + 1]++;
+        }
+        for (int u = 0; u < n; u++) {
+            out_s[u + 1] += out_s[u];
+            in_s[u + 1] += in_s[u];
+        }
+        for (Py_ssize_t t = 0; t < ea.m; t++) {
+            const int32_t *x = ea.e + 3 * t;
+            if (pos[x[0]] >= 0)
+                in_r[in_s[x[2]]++] = (Rel){IN_KEY + x[1], pos[x[0]]};
+        }
+        for (int u = n; u > 0; u--) /* back to the starts */
+            in_s[u] = in_s[u - 1];
+        in_s[0] = 0;
+        for (int i = 0; i < nk; i++) {
+            const int u = keep[i];
+            (*starts)[i] = (int32_t)k;
+            int m = 0;
+            for (int t = out_s[u]; t < out_s[u + 1]; t++) /* (port, dst) ascending already */
+                if (pos[ea.e[3 * t + 2]] >= 0)
+                    rels[m++] = (Rel){ea.e[3 * t + 1], pos[ea.e[3 * t + 2]]};
+            const int m_out = m;
+            for (int t = in_s[u]; t < in_s[u + 1]; t++)
+                rels[m++] = in_r[t];
+            if (m - m_out > 1)
+                qsort(rels + m_out, (size_t)(m - m_out), sizeof(Rel), cmp_rel);
+            if (emit_rels(rels, m, W, keys, masks, &k, &cap) < 0) {
+                free(out_s);
+                goto nomem;
+            }
+        }
+        free(out_s);
+    } else {
+        if (!PyList_Check(outs) || !PyList_Check(ins) || PyList_GET_SIZE(outs) != n || PyList_GET_SIZE(ins) != n) {
+            PyErr_SetString(PyExc_ValueError, "adjacency: one dict per vertex and direction");
+            goto out;
+        }
+        const int Wf = n > 64 ? (n + 63) / 64 : 1;
+        int most = 0;
+        for (int i = 0; i < nk; i++) {
+            PyObject *o = PyList_GET_ITEM(outs, keep[i]), *x = PyList_GET_ITEM(ins, keep[i]);
+            if (!PyDict_Check(o) || !PyDict_Check(x)) {
+                PyErr_SetString(PyExc_TypeError, "adjacency: dicts {port: mask} expected");
+                goto out;
+            }
+        }
+        tmp = malloc((size_t)Wf * sizeof(word));
+        if (!tmp)
+            goto nomem;
+        for (int i = 0; i < nk; i++) {
+            const int u = keep[i];
+            (*starts)[i] = (int32_t)k;
+            int m = 0;
+            for (int dir = 0; dir < 2; dir++) {
+                PyObject *d = PyList_GET_ITEM(dir ? ins : outs, u), *port, *mask;
+                Py_ssize_t it = 0;
+                while (PyDict_Next(d, &it, &port, &mask)) {
+                    long long p = PyLong_AsLongLong(port);
+                    if (p == -1 && PyErr_Occurred())
+                        goto out;
+                    if (p < 0 || p >= IN_KEY) {
+                        PyErr_SetString(PyExc_ValueError, "port out of range");
+                        goto out;
+                    }
+                    if (to_words(mask, tmp, Wf) < 0)
+                        goto out;
+                    for (int j = 0; j < Wf; j++)
+                        for (word x = tmp[j]; x; x &= x - 1) {
+                            int v = j * 64 + ctz64(x);
+                            if (v >= n) {
+                                PyErr_SetString(PyExc_ValueError, "bitset out of range");
+                                goto out;
+                            }
+                            if (pos[v] < 0)
+                                continue;
+                            if (m == most) {
+                                int c2 = most ? 2 * most : 16;
+                                Rel *r2 = realloc(rels, (size_t)c2 * sizeof(Rel));
+                                if (!r2)
+                                    goto nomem;
+                                rels = r2;
+                                most = c2;
+                            }
+                            rels[m++] = (Rel){(int64_t)p + (dir ? IN_KEY : 0), pos[v]};
+                        }
+                }
+            }
+            if (m > 1)
+                qsort(rels, (size_t)m, sizeof(Rel), cmp_rel);
+            if (emit_rels(rels, m, W, keys, masks, &k, &cap) < 0)
+                goto nomem;
+        }
+    }
+    (*starts)[nk] = (int32_t)k;
+    if (!*keys) { /* callers index these: never NULL */
+        *keys = malloc(sizeof(int64_t));
+        *masks = calloc((size_t)W, sizeof(word));
+        if (!*keys || !*masks)
+            goto nomem;
+    }
+    rc = 0;
+    goto out;
+nomem:
+    PyErr_NoMemory();
+out:
+    edges_close(&ea);
+    free(rels);
+    free(in_s);
+    free(in_r);
+    free(tmp);
+    return rc;
 }

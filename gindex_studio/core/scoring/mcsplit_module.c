@@ -73,7 +73,7 @@ static struct PyModuleDef moduledef = {
 
 /* native.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 10
+#define API_VERSION 11
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -365,7 +365,7 @@ static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int3
 /* weights as triples (u, v, w) into partner lists by descending weight, ties by vertex: p1 over
  * relabelled ref vertices (partners: generated vertices), p2 over generated vertices (partners
  * relabelled); the order of the triples does not matter */
-static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const int32_t *pos)
+static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const int32_t *pos, const int32_t *pos2)
 {
     const int n1 = c->n1, n2 = c->n2;
     c->p1s = calloc((size_t)n1 + 2, sizeof(int32_t));
@@ -380,7 +380,7 @@ static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const i
     }
     for (Py_ssize_t t = 0; t < total; t++) {
         c->p1s[pos[uvw[3 * t]] + 1]++;
-        c->p2s[uvw[3 * t + 1] + 1]++;
+        c->p2s[pos2[uvw[3 * t + 1]] + 1]++;
     }
     for (int i = 0; i < n1; i++)
         c->p1s[i + 1] += c->p1s[i];
@@ -390,7 +390,7 @@ static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const i
     memcpy(f2, c->p2s, (size_t)n2 * sizeof(int32_t));
     for (Py_ssize_t t = 0; t < total; t++) {
         int i = pos[uvw[3 * t]];
-        int v = (int)uvw[3 * t + 1];
+        int v = pos2[uvw[3 * t + 1]];
         int64_t wt = (int64_t)uvw[3 * t + 2];
         c->p1[f1[i]++] = (Partner){(int32_t)v, wt};
         c->p2[f2[v]++] = (Partner){(int32_t)i, wt};
@@ -463,20 +463,15 @@ static void free_ctx(Ctx *c)
     }
 }
 
-PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
-                      Py_ssize_t n_uvw, const int32_t *gid1_in, const int32_t *gid2_in, long long floor_,
-                      PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit);
-
 PyObject *py_search(PyObject *self, PyObject *args)
 {
     PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining, *cancel = Py_None;
     long long floor_, node_limit = 0;
     int check_signals;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|OL", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
-                          &out2, &PyList_Type, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l, &PyList_Type,
-                          &gid2_l, &floor_, &remaining, &check_signals, &cancel, &node_limit))
+    if (!PyArg_ParseTuple(args, "OOOOO!O!O!LOp|OL", &out1, &in1, &out2, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l,
+                          &PyList_Type, &gid2_l, &floor_, &remaining, &check_signals, &cancel, &node_limit))
         return NULL;
-    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2);
+    Py_ssize_t n1_ = PyList_GET_SIZE(gid1_l), n2_ = PyList_GET_SIZE(gid2_l); /* one group id per vertex */
     if (n1_ > (1 << 26) || n2_ > (1 << 26)) {
         PyErr_SetString(PyExc_ValueError, "graphs too large");
         return NULL;
@@ -495,7 +490,7 @@ PyObject *py_search(PyObject *self, PyObject *args)
     if (weight_triples(w, n1, n2, &uvw, &n_uvw) < 0)
         goto done;
     result = search_core(out1, in1, out2, in2, uvw, n_uvw, gid1, gid2, floor_, remaining, check_signals, cancel,
-                         node_limit);
+                         node_limit, n1, n2);
 done:
     free(uvw);
     free(gid1);
@@ -506,100 +501,90 @@ done:
 /* search() on checked inputs: weights as triples (u, v, w), group ids as arrays */
 PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
                       Py_ssize_t n_uvw, const int32_t *gid1, const int32_t *gid2, long long floor_,
-                      PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit)
+                      PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit,
+                      Py_ssize_t n1_all, Py_ssize_t n2_all)
 {
     if (floor_ >= ((long long)1 << 62)) {
         PyErr_SetString(PyExc_OverflowError, "floor too large");
         return NULL;
     }
-    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2);
-    if (n1_ > (1 << 26) || n2_ > (1 << 26)) {
-        PyErr_SetString(PyExc_ValueError, "graphs too large");
-        return NULL;
-    }
-    const int n1 = (int)n1_, n2 = (int)n2_;
-    const int nmax = n1 > n2 ? n1 : n2;
-    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
+    /* the graphs' sizes: n1 and n2 as given (edge arrays: from the group ids' lists) */
+    const int n1 = (int)n1_all, n2 = (int)n2_all;
+    PyObject *result = NULL;
+    int32_t *order = NULL, *pos = NULL, *slot = NULL, *keep2 = NULL, *pos2 = NULL;
+    int64_t *deg = NULL;
+    word *groups = NULL;
+    char *has1 = calloc((size_t)n1 + 1, 1), *has2 = calloc((size_t)n2 + 1, 1);
     Ctx ctx;
     Ctx *c = &ctx;
     memset(c, 0, sizeof(Ctx));
-    c->n1 = n1;
-    c->n2 = n2;
-    c->W = W;
-    if (init_stop(&c->stop, remaining, check_signals, cancel) < 0)
+    if (init_stop(&c->stop, remaining, check_signals, cancel) < 0) {
+        free(has1);
+        free(has2);
         return NULL;
+    }
     c->stop.node_limit = node_limit > 0 ? node_limit : 0;
-    PyObject *result = NULL;
-    int32_t *order = NULL, *pos = NULL, *slot = NULL, *raw_s = NULL;
-    int64_t *raw_k = NULL, *deg = NULL;
-    word *raw_m = NULL, *groups = NULL;
-    /* the reference graph, relabelled by descending degree (ties by index) */
-    if (read_graph(out1, in1, n1, W, &raw_s, &raw_k, &raw_m) < 0)
-        goto done;
     order = malloc(((size_t)n1 + 1) * sizeof(int32_t));
     pos = malloc(((size_t)n1 + 1) * sizeof(int32_t));
     deg = calloc((size_t)n1 + 1, sizeof(int64_t));
-    c->a1s = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-    c->a1k = malloc(((size_t)raw_s[n1] + 1) * sizeof(int64_t));
-    c->a1m = calloc(((size_t)raw_s[n1] + 1) * W, sizeof(word));
-    if (!order || !pos || !deg || !c->a1s || !c->a1k || !c->a1m) {
+    keep2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    pos2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
+    if (!has1 || !has2 || !order || !pos || !deg || !keep2 || !pos2) {
         PyErr_NoMemory();
         goto done;
     }
-    for (int u = 0; u < n1; u++) { /* sort key: degree descending, then index */
-        int64_t d = 0;
-        for (int k = raw_s[u]; k < raw_s[u + 1]; k++)
-            for (int i = 0; i < W; i++)
-                d += popcount64(raw_m[(size_t)W * k + i]);
-        deg[u] = ((INT64_C(1) << 31) - 1 - d) * (INT64_C(1) << 31) + u;
+    /* only vertices with a partner can ever enter a class: the others are dropped before anything
+     * is built (the search tree is the same: the kept vertices keep their relative order) */
+    for (Py_ssize_t t = 0; t < n_uvw; t++) {
+        has1[uvw[3 * t]] = 1;
+        has2[uvw[3 * t + 1]] = 1;
     }
-    qsort(deg, (size_t)n1, sizeof(int64_t), cmp_int64);
-    for (int i = 0; i < n1; i++) {
+    /* the kept reference vertices relabelled by descending degree in the whole graph (ties by index) */
+    if (graph_degrees(out1, in1, n1, has1, deg) < 0)
+        goto done;
+    int n1k = 0, n2k = 0;
+    for (int u = 0; u < n1; u++) {
+        pos[u] = -1;
+        if (has1[u]) /* sort key: degree descending, then index */
+            deg[n1k++] = ((INT64_C(1) << 31) - 1 - deg[u]) * (INT64_C(1) << 31) + u;
+    }
+    qsort(deg, (size_t)n1k, sizeof(int64_t), cmp_int64);
+    for (int i = 0; i < n1k; i++) {
         order[i] = (int32_t)(deg[i] & ((INT64_C(1) << 31) - 1));
         pos[order[i]] = i;
     }
-    {
-        int k2 = 0;
-        for (int i = 0; i < n1; i++) {
-            int u = order[i];
-            c->a1s[i] = k2;
-            for (int k = raw_s[u]; k < raw_s[u + 1]; k++, k2++) {
-                c->a1k[k2] = raw_k[k];
-                const word *m = raw_m + (size_t)W * k;
-                word *o = c->a1m + (size_t)W * k2;
-                for (int j = 0; j < W; j++) {
-                    word x = m[j];
-                    while (x) {
-                        int b = pos[j * 64 + ctz64(x)];
-                        x &= x - 1;
-                        o[b >> 6] |= (word)1 << (b & 63);
-                    }
-                }
-            }
-        }
-        c->a1s[n1] = k2;
+    for (int v = 0; v < n2; v++) { /* the kept generated vertices in their order */
+        pos2[v] = has2[v] ? n2k : -1;
+        if (has2[v])
+            keep2[n2k++] = v;
     }
-    if (read_graph(out2, in2, n2, W, &c->a2s, &c->a2k, &c->a2m) < 0)
+    const int nmax = n1k > n2k ? n1k : n2k;
+    const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
+    c->n1 = n1k;
+    c->n2 = n2k;
+    c->W = W;
+    if (read_kept(out1, in1, n1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m) < 0 ||
+        read_kept(out2, in2, n2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m) < 0)
         goto done;
-    if (neighbourhoods(n1, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2, W, c->a2s, c->a2m, &c->nb2) < 0)
+    if (neighbourhoods(n1k, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2k, W, c->a2s, c->a2m, &c->nb2) < 0)
         goto done;
-    if (partners_from(c, uvw, n_uvw, pos) < 0)
+    if (partners_from(c, uvw, n_uvw, pos, pos2) < 0)
         goto done;
     {
-        c->n_levels = n1 + 3;
+        c->n_levels = n1k + 3;
         c->levels = calloc((size_t)c->n_levels, sizeof(Level));
         c->best_u = malloc(((size_t)nmax + 1) * sizeof(int32_t));
         c->best_v = malloc(((size_t)nmax + 1) * sizeof(int32_t));
         c->map_u = malloc(((size_t)nmax + 1) * sizeof(int32_t));
         c->map_v = malloc(((size_t)nmax + 1) * sizeof(int32_t));
-        c->frames = malloc(((size_t)n1 + 3) * sizeof(int64_t));
+        c->frames = malloc(((size_t)n1k + 3) * sizeof(int64_t));
         c->sbl = malloc(((size_t)nmax + 1) * sizeof(int64_t));
         c->sbr = malloc(((size_t)nmax + 1) * sizeof(int64_t));
-        c->pa = malloc(((size_t)n1 + 2) * 2 * W * sizeof(word));
-        c->pb = malloc(((size_t)n1 + 2) * 2 * W * sizeof(word));
+        c->pa = malloc(((size_t)n1k + 2) * 2 * W * sizeof(word));
+        c->pb = malloc(((size_t)n1k + 2) * 2 * W * sizeof(word));
         c->tmp = malloc((size_t)2 * W * sizeof(word));
         slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-        groups = calloc(((size_t)n1 + 1) * 2 * W, sizeof(word));
+        groups = calloc(((size_t)n1k + 1) * 2 * W, sizeof(word));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
             !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !groups) {
             PyErr_NoMemory();
@@ -612,7 +597,7 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
         int ng = 0;
         for (int g = 0; g <= n1; g++)
             slot[g] = -1;
-        for (int i = 0; i < n1; i++) {
+        for (int i = 0; i < n1k; i++) {
             int g = gid1[order[i]];
             if (g < 0 || c->p1s[i + 1] == c->p1s[i])
                 continue;
@@ -620,8 +605,8 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
                 slot[g] = ng++;
             groups[(size_t)2 * W * slot[g] + (i >> 6)] |= (word)1 << (i & 63);
         }
-        for (int v = 0; v < n2; v++) {
-            int g = gid2[v];
+        for (int v = 0; v < n2k; v++) {
+            int g = gid2[keep2[v]];
             if (g < 0 || slot[g] < 0 || c->p2s[v + 1] == c->p2s[v])
                 continue;
             groups[(size_t)2 * W * slot[g] + W + (v >> 6)] |= (word)1 << (v & 63);
@@ -666,7 +651,7 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
             if (!pairs)
                 goto done;
             for (int i = 0; i < c->best_len; i++) {
-                PyObject *p = Py_BuildValue("(ii)", order[c->best_u[i]], c->best_v[i]);
+                PyObject *p = Py_BuildValue("(ii)", order[c->best_u[i]], keep2[c->best_v[i]]);
                 if (!p) {
                     Py_DECREF(pairs);
                     goto done;
@@ -686,9 +671,10 @@ done:
     free(deg);
     free(slot);
     free(groups);
-    free(raw_s);
-    free(raw_k);
-    free(raw_m);
+    free(has1);
+    free(has2);
+    free(keep2);
+    free(pos2);
     free_ctx(c);
     release_stop(&c->stop);
     return result;

@@ -171,6 +171,10 @@ PyObject *py_signatures(PyObject *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
+        if ((i & 4095) == 4095 && PyErr_CheckSignals() < 0) { /* Ctrl-C during a very large flow */
+            Py_CLEAR(out);
+            goto done;
+        }
         PyObject *sig = one_signature(PyList_GET_ITEM(datas, i), ignored, companion, json_true, json_false,
                                       (PyTypeObject *)cls, empty_args, empty_set);
         if (!sig) {

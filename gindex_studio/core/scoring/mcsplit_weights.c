@@ -141,6 +141,16 @@ static PyObject *weights_impl(PyObject *args, PyObject *solve)
     }
     long long scale = 1;
     int overflow = 0;
+    /* solve: its deadline (remaining seconds, solve[5]) covers this loop too; signal handlers run
+     * every 1024 pairs (Ctrl-C ends a long one at once) */
+    double stop_at = -1.0;
+    if (solve && PyTuple_Check(solve) && PyTuple_GET_SIZE(solve) > 5 && PyTuple_GET_ITEM(solve, 5) != Py_None) {
+        double r = PyFloat_AsDouble(PyTuple_GET_ITEM(solve, 5));
+        if (r == -1.0 && PyErr_Occurred())
+            goto done;
+        stop_at = now_seconds() + r;
+    }
+    long long polled = 0;
     for (Py_ssize_t u = 0; u < n1; u++) {
         PyObject *vs = PyDict_GetItemWithError(by_type2, PyList_GET_ITEM(types1, u));
         if (!vs) {
@@ -177,6 +187,15 @@ static PyObject *weights_impl(PyObject *args, PyObject *solve)
         if (companion && (se = PyObject_IsTrue(PyList_GET_ITEM(self_equal1, u))) < 0)
             goto done;
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(vs); i++) {
+            if ((++polled & 1023) == 0) {
+                if (PyErr_CheckSignals() < 0)
+                    goto done;
+                if (stop_at >= 0 && now_seconds() > stop_at) { /* cut before the search: nothing found */
+                    out = Py_BuildValue("(iiiOnOi)", 1, threshold == Py_None ? -1 : 0, 0, Py_None,
+                                        n1 < n2 ? n1 : n2, Py_False, 0);
+                    goto done;
+                }
+            }
             long long v = PyLong_AsLongLong(PyList_GET_ITEM(vs, i));
             if (v == -1 && PyErr_Occurred())
                 goto done;
@@ -413,11 +432,12 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
     PyObject *types2, *out1, *in1, *out2, *in2, *remaining, *cancel;
     int check_signals;
     long long node_limit = 0;
-    if (!PyArg_ParseTuple(solve, "O!O!O!O!O!OpO|L", &PyList_Type, &types2, &PyList_Type, &out1, &PyList_Type, &in1,
-                          &PyList_Type, &out2, &PyList_Type, &in2, &remaining, &check_signals, &cancel, &node_limit))
+    if (!PyArg_ParseTuple(solve, "O!OOOOOpO|L", &PyList_Type, &types2, &out1, &in1, &out2, &in2, &remaining,
+                          &check_signals, &cancel, &node_limit))
         return NULL;
     const Py_ssize_t n1 = PyList_GET_SIZE(types1), n2 = PyList_GET_SIZE(types2);
-    if (PyList_GET_SIZE(out1) != n1 || PyList_GET_SIZE(out2) != n2 || PyList_GET_SIZE(loops2) != n2) {
+    if ((PyList_Check(out1) && PyList_GET_SIZE(out1) != n1) || (PyList_Check(out2) && PyList_GET_SIZE(out2) != n2) ||
+        PyList_GET_SIZE(loops2) != n2) {
         PyErr_SetString(PyExc_ValueError, "solve: one entry per vertex expected");
         return NULL;
     }
@@ -458,7 +478,8 @@ static PyObject *solve_rest(PyObject *solve, const long long *rows, Py_ssize_t n
     }
     if (group_ids(types1, loops1, types2, loops2, gid1, gid2, rep) < 0)
         goto done;
-    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel, node_limit);
+    found = search_core(out1, in1, out2, in2, uvw, n, gid1, gid2, floor_, remaining, check_signals, cancel, node_limit,
+                        n1, n2);
     if (!found)
         goto done;
     { /* (best, pairs or None, upper, exact, nodes) -> (scale, floor, best, pairs or None, upper, exact, nodes) */

@@ -6,19 +6,23 @@ that builds a ``Profile`` and calls ``register``; ``get(name)`` finds it (the na
 ``ScoreOptions.profile``, experiment files and ``--profile`` take).
 
 The built-in profiles register from their own modules (``BUILTIN_MODULES``: ``paper`` and
-``companion`` in ``scoring.builtin_profiles``, ``flatland`` in ``flatland.profile``), imported by
-name the first time the registry is read, so that no generic module imports a profile and the
+``companion`` in ``scoring.builtin_profiles``, ``flatland`` in ``flatland.profile``), and every
+other module of the core named ``profile_*.py`` (``discover``) registers too: a new profile is one
+such file. They are imported by name the first time the registry is read, so that no generic module imports a profile and the
 profile modules may import the generic ones. Imports point one way: profile files → generic
 modules (``similarity``, ``search_base``, ``native``) → this module.
 """
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 BUILTIN_MODULES = ("gindex_studio.core.scoring.builtin_profiles", "gindex_studio.core.flatland.profile")
+_CORE = Path(__file__).resolve().parent.parent  # gindex_studio/core
 DEFAULT = "paper"  # ScoreOptions' default profile
 
 
@@ -115,12 +119,28 @@ def _load_builtins() -> None:
             return
         _state = 1
         try:
-            for mod in BUILTIN_MODULES:
+            for mod in (*BUILTIN_MODULES, *discover(_CORE, "gindex_studio.core")):
                 importlib.import_module(mod)
         except BaseException:
             _state = 0
             raise
         _state = 2
+
+
+def discover(root: Path, package: str) -> list[str]:
+    """The dotted names of the modules below folder ``root`` (package ``package``) named
+    ``profile_*.py``, sorted: the profiles added as one file each. Nothing is imported here.
+
+    >>> discover(_CORE, "gindex_studio.core")  # the shipped profiles are BUILTIN_MODULES
+    []
+    """
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d.isidentifier())
+        rel = Path(folder).relative_to(root).parts
+        found += [".".join((package, *rel, f[:-3])) for f in files
+                  if f.startswith("profile_") and f.endswith(".py") and f[:-3].isidentifier()]
+    return sorted(found)
 
 
 def register(profile: Profile, *, replace: bool = False) -> Profile:

@@ -16,10 +16,13 @@ def install_actions(main_window) -> None:
     act.setToolTip("Compare systems: open a study or experiments in the Analysis window")
 
     def run():
-        from gindex_studio.ui.analysis.window import STUDY_FILTER, open_analysis
+        from gindex_studio.ui.analysis.window import STUDY_FILTER, open_analysis, open_folder, remember_open_folder
 
-        paths, _ = QFileDialog.getOpenFileNames(main_window, "Open a study or experiments", "", STUDY_FILTER)
+        settings = getattr(main_window, "settings", None)
+        paths, _ = QFileDialog.getOpenFileNames(main_window, "Open a study or experiments", open_folder(settings),
+                                                STUDY_FILTER)
         if paths:
+            remember_open_folder(paths, settings)
             open_analysis([str(Path(p)) for p in paths], getattr(main_window, "library", None))
 
     act.triggered.connect(lambda _c=False: run())

@@ -4,6 +4,10 @@
 A figure holds its ``PlotWidget`` and the items it drew, each item tagged with the system it
 shows, so tests (and the report) can read the plotted arrays back. Scatter points carry
 ``(system label, task id)`` as data: hover shows them, ``Figure.task_clicked`` emits them.
+
+Legends sit outside the plot area, in a column right of it (``legend_outside``), so no legend hides
+data, in the window and in exported figures alike. The bubbles of Figs 12/13 are labelled beside
+the bubble, never on one (``BubbleLabels``).
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 
 from gindex_studio.core.benchmark.analysis import Analysis
 
@@ -88,7 +92,42 @@ def spread_text(a, j: int) -> str:
             f"{int(a.perfect[j])} exact")
 
 
-def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False) -> Figure:
+#: the compute axis: an experiment gives compute as power × time (or a total) in a unit of its own
+#: choosing (docs/experiment-format.md: "Any unit"); the axis says so rather than invent one
+COMPUTE_AXIS = "training compute (power × time, in the experiment's own unit; log)"
+
+
+#: pixels between the plot area and its legend
+GAP = 6
+
+
+def legend_outside(p: pg.PlotItem) -> pg.LegendItem:
+    """A legend right of the plot area, its top at the plot area's top: it sits in a column of the
+    plot's layout (as wide as the legend, kept so as entries are added), so it never covers the
+    data. Named items added to the plot join it."""
+    column = pg.GraphicsWidget()
+    p.layout.addItem(column, 2, 3)
+    legend = pg.LegendItem(labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 0), pen=pg.mkPen(None))
+    legend.setParentItem(column)
+    # pyqtgraph's legend keeps its size whatever the view's zoom; out here it scales with the
+    # figure like the axes do (an export at 1200 px draws it as large as the axes' text)
+    legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
+
+    def fit_column():
+        if legend.pos() != QPointF(GAP, 0):  # the legend's own resizing puts it back at (0, 0)
+            legend.setPos(GAP, 0)
+        w = legend.width() + 2 * GAP if legend.items else 0
+        column.setMinimumWidth(w)
+        column.setMaximumWidth(w)
+
+    legend.geometryChanged.connect(fit_column)
+    fit_column()
+    p.legend = legend
+    p.legend_column = column
+    return legend
+
+
+def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False, legend: bool = True) -> Figure:
     w = pg.PlotWidget(background="w")
     w.setMinimumSize(320, 240)
     p = w.getPlotItem()
@@ -96,7 +135,8 @@ def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False) -> Figure:
     p.setLabel("bottom", xlabel, color="#222")
     p.setLabel("left", ylabel, color="#222")
     p.showGrid(x=True, y=True, alpha=0.2)
-    p.addLegend(offset=(10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#bbb"))
+    if legend:
+        legend_outside(p)
     for ax in ("left", "bottom"):
         p.getAxis(ax).setPen("#444")
         p.getAxis(ax).setTextPen("#222")
@@ -126,31 +166,127 @@ def theta_vs_size(an: Analysis) -> Figure:
 
 
 def skill_vs_size(an: Analysis) -> Figure:
+    """Per system (one colour) its skill level (solid, circles) and pass@k (dashed, triangles); the
+    legend names each system's colour once and each line style once."""
     fig = _plot("skill_size", "program size (bin centre, characters)", "share of tasks")
     b = an.bins
+    legend = fig.widget.getPlotItem().legend
     for i, a in enumerate(an.arrays):
         c = system_colour(i)
         fig.add(a.label, pg.PlotDataItem(b.centre, b.skill[a.label], pen=pg.mkPen(c, width=2), symbol="o",
-                                         symbolBrush=c, name=f"{a.label}: skill level (θ = 1)", connect="finite"))
+                                         symbolBrush=c, connect="finite"))
         if a.label in b.pass_k:
-            fig.add(a.label, pg.PlotDataItem(b.centre, b.pass_k[a.label], pen=pg.mkPen(c, width=2, style=pg.QtCore.Qt.DashLine),
-                                             symbol="t", symbolBrush=c, name=f"{a.label}: pass@{b.k}", connect="finite"))
+            fig.add(a.label, pg.PlotDataItem(b.centre, b.pass_k[a.label], pen=pg.mkPen(c, width=2, style=Qt.DashLine),
+                                             symbol="t", symbolBrush=c, connect="finite"))
+        legend.addItem(pg.PlotDataItem(pen=pg.mkPen(c, width=6)), a.label)
+    legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#555", width=2), symbol="o", symbolBrush="#555"), "skill level (θ = 1)")
+    if b.pass_k:
+        legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#555", width=2, style=Qt.DashLine), symbol="t", symbolBrush="#555"),
+                       f"pass@{b.k}")
     fig.widget.setYRange(0, 1.02)
     return fig
 
 
+class BubbleLabels:
+    """Each bubble's label beside its bubble, never on one: in pixels, the first of the places
+    around the bubble (right, left, above, below, the diagonals, then further out) whose label
+    rectangle lies in the plot area and meets no bubble and no label placed before (bigger bubbles
+    first); failing all, the place meeting the least. A label away from its bubble gets a leader
+    line. Laid out again whenever the data-to-pixel mapping changes (the plot's range or size)."""
+
+    GAP = 4.0
+
+    def __init__(self, fig: Figure):
+        self.fig = fig
+        self.bubbles: list[tuple[float, float, float, pg.TextItem, pg.PlotCurveItem]] = []
+        vb = fig.widget.getPlotItem().getViewBox()
+        vb.sigTransformChanged.connect(self.layout)  # the data-to-pixel mapping changed (range or size)
+        vb.sigResized.connect(self.layout)
+
+    def add(self, label: str, x: float, y: float, size: float, text: str) -> None:
+        item = pg.TextItem(text, color="#222", anchor=(0, 0))
+        line = pg.PlotCurveItem(pen=pg.mkPen("#777", width=1))
+        self.fig.add(label, item)
+        self.fig.add(label, line)
+        self.bubbles.append((x, y, size, item, line))
+
+    def bubble_rects(self) -> list[QRectF]:
+        """The bubbles' squares in scene pixels."""
+        vb = self.fig.widget.getPlotItem().getViewBox()
+        out = []
+        for x, y, size, _t, _l in self.bubbles:
+            c = vb.mapViewToScene(QPointF(x, y))
+            out.append(QRectF(c.x() - size / 2, c.y() - size / 2, size, size))
+        return out
+
+    def layout(self, *_args) -> None:
+        vb = self.fig.widget.getPlotItem().getViewBox()
+        if not self.bubbles or vb.width() < 10:
+            return
+        area = vb.sceneBoundingRect()
+        bubbles = self.bubble_rects()
+        placed: list[QRectF] = []
+        for k in sorted(range(len(self.bubbles)), key=lambda k: -self.bubbles[k][2]):
+            _x, _y, size, item, line = self.bubbles[k]
+            c, r = bubbles[k].center(), size / 2
+            tr = item.textItem.boundingRect()
+            w, h = tr.width(), tr.height()
+            best, best_cost = None, None
+            for rect in self._candidates(c, r, w, h):
+                # covering a bubble or a label is worse than reaching past the plot area's edge
+                cost = 10 * sum(_overlap(rect, o) for o in bubbles + placed) + (w * h - _overlap(rect, area))
+                if best_cost is None or cost < best_cost - 1e-6:
+                    best, best_cost = rect, cost
+                if cost == 0:
+                    break
+            placed.append(best)
+            item.setPos(vb.mapSceneToView(best.topLeft()))
+            self._leader(line, vb, bubbles[k], best)
+
+    def _candidates(self, c: QPointF, r: float, w: float, h: float):
+        d = 0.7071 * r
+        for extra in (0.0, 18.0, 40.0, 70.0, 110.0):
+            g = self.GAP + extra
+            for dy in (0.0, -h / 2 - 2, h / 2 + 2):
+                yield QRectF(c.x() + r + g, c.y() - h / 2 + dy, w, h)  # right (level, higher, lower)
+                yield QRectF(c.x() - r - g - w, c.y() - h / 2 + dy, w, h)  # left
+            yield QRectF(c.x() - w / 2, c.y() - r - g - h, w, h)  # above
+            yield QRectF(c.x() - w / 2, c.y() + r + g, w, h)  # below
+            yield QRectF(c.x() + d + g, c.y() - d - g - h, w, h)  # upper right
+            yield QRectF(c.x() + d + g, c.y() + d + g, w, h)  # lower right
+            yield QRectF(c.x() - d - g - w, c.y() - d - g - h, w, h)  # upper left
+            yield QRectF(c.x() - d - g - w, c.y() + d + g, w, h)  # lower left
+
+    def _leader(self, line: pg.PlotCurveItem, vb, bubble: QRectF, label: QRectF) -> None:
+        """A thin line from the bubble's edge to the label's nearest point, when they are apart."""
+        c, r = bubble.center(), bubble.width() / 2
+        px = min(max(c.x(), label.left()), label.right())
+        py = min(max(c.y(), label.top()), label.bottom())
+        dx, dy = px - c.x(), py - c.y()
+        dist = (dx * dx + dy * dy) ** 0.5
+        if dist <= r + self.GAP + 2:
+            line.setData([], [])
+            return
+        edge = QPointF(c.x() + dx / dist * r, c.y() + dy / dist * r)
+        a, b = vb.mapSceneToView(edge), vb.mapSceneToView(QPointF(px, py))
+        line.setData([a.x(), b.x()], [a.y(), b.y()])
+
+
+def _overlap(a: QRectF, b: QRectF) -> float:
+    i = a.intersected(b)
+    return max(i.width(), 0.0) * max(i.height(), 0.0)
+
+
 def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str) -> Figure:
-    fig = _plot(fid, xlabel, "mean θ", logx=True)
+    fig = _plot(fid, xlabel, "mean θ", logx=True, legend=False)  # each bubble is labelled beside it
     gmax = max((s.g_index.value for s in an.summary), default=1.0) or 1.0
+    fig.labels = BubbleLabels(fig)
     for i, s in enumerate(an.summary):
         x = max(getattr(s, attr), 1e-9)
         size = 12 + 48 * s.g_index.value / gmax
         _points(fig, s.label, [np.log10(x)], [s.theta.value], [(s.label, f"g-index {s.g_index.value:.1f}")],
                 system_colour(i), size=size)
-        text = pg.TextItem(f"{s.label}\ng-index {s.g_index.value:,.0f}", color="#222", anchor=(0, 1.1))
-        text.setPos(np.log10(x), s.theta.value)
-        fig.add(s.label, text)
-    fig.widget.getPlotItem().legend.setVisible(False)  # each bubble is labelled where it is
+        fig.labels.add(s.label, np.log10(x), s.theta.value, size, f"{s.label}\ng-index {s.g_index.value:,.0f}")
     xs = [np.log10(max(getattr(s, attr), 1e-9)) for s in an.summary]
     if xs:  # room for the bubbles and, on the right, their labels
         span = max(max(xs) - min(xs), 0.5)
@@ -160,7 +296,10 @@ def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str) -> Figure:
 
 
 def _response(an: Analysis, fid: str, param: str, xlabel: str, logx: bool) -> Figure:
+    """Per system the g-index as ``param`` varies, a band of random splits around it, and a ★ at
+    the experiment's own value; the legend names the systems, the band and the ★ once each."""
     fig = _plot(fid, xlabel, "g-index", logx=logx)
+    splits = []
     for i, a in enumerate(an.arrays):
         c = an.curves.get(a.label, {}).get(param)
         if c is None:
@@ -170,15 +309,26 @@ def _response(an: Analysis, fid: str, param: str, xlabel: str, logx: bool) -> Fi
         low = pg.PlotDataItem(x, c.low, pen=pg.mkPen(None))
         high = pg.PlotDataItem(x, c.high, pen=pg.mkPen(None))
         band = pg.FillBetweenItem(low, high, brush=pg.mkBrush(col.red(), col.green(), col.blue(), 50))
-        fig.add(a.label, pg.PlotDataItem(x, c.y, pen=pg.mkPen(col, width=2),
-                                         name=f"{a.label} (band: 5-95% of {c.splits} random splits)"))
+        fig.add(a.label, pg.PlotDataItem(x, c.y, pen=pg.mkPen(col, width=2), name=a.label))
+        splits.append(c.splits)
         fig.add(a.label, low)
         fig.add(a.label, high)
         fig.add(a.label, band)
         cx = np.log10(c.current) if logx else c.current
         _points(fig, a.label, [cx], [np.interp(cx, x, c.y)], [(a.label, f"this experiment: {c.current:.4g}")],
                 system_colour(i), symbol="star", size=14)
+    legend = fig.widget.getPlotItem().legend
+    if splits:
+        n = f"{min(splits)}" if min(splits) == max(splits) else f"{min(splits)}-{max(splits)}"
+        legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, pen=pg.mkPen(None), brush=pg.mkBrush(120, 120, 120, 70)),
+                       f"band: 5-95 % of<br>{n} random splits")
+        legend.addItem(pg.ScatterPlotItem(symbol="star", size=14, pen=pg.mkPen("#333", width=0.5),
+                                          brush=pg.mkBrush("#777")), f"this experiment's<br>{_CURRENT_WORDS[param]}")
     return fig
+
+
+#: what the ★ marks on each responsiveness curve (the experiment's own value of the parameter)
+_CURRENT_WORDS = {"samples": "training samples", "compute": "compute", "theta": "mean θ"}
 
 
 def theta_vs_omega(an: Analysis) -> Figure:
@@ -188,7 +338,7 @@ def theta_vs_omega(an: Analysis) -> Figure:
     for i, a in enumerate(an.arrays):
         brushes = [pg.mkBrush(colour[d]) for d in a.domains]
         _points(fig, a.label, a.omega, a.theta, [(a.label, t, f"domain {d}") for t, d in zip(a.ids, a.domains)],
-                None, SYMBOLS[i % 8], size=9, brushes=brushes, name=f"{a.label} ({SYMBOLS[i % 8]})")
+                None, SYMBOLS[i % 8], size=9, brushes=brushes, name=a.label)
     fig.widget.setYRange(0, 1.02)
     fig.domain_colours = colour
     return fig
@@ -241,9 +391,9 @@ def build_figures(an: Analysis) -> dict[str, Figure]:
         "theta_size": theta_vs_size(an),
         "skill_size": skill_vs_size(an),
         "theta_samples": _bubbles(an, "theta_samples", "samples", "training samples (log)"),
-        "theta_compute": _bubbles(an, "theta_compute", "compute", "compute (log)"),
+        "theta_compute": _bubbles(an, "theta_compute", "compute", COMPUTE_AXIS),
         "resp_samples": _response(an, "resp_samples", "samples", "total training samples (log)", True),
-        "resp_compute": _response(an, "resp_compute", "compute", "compute (log)", True),
+        "resp_compute": _response(an, "resp_compute", "compute", COMPUTE_AXIS, True),
         "resp_theta": _response(an, "resp_theta", "theta", "θ of every task", False),
         "theta_omega": theta_vs_omega(an),
         "tc_share": tc_share(an),

@@ -70,6 +70,37 @@ def export_folder() -> str:
     return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
 
 
+#: the folder experiments were last added from (this session); the Add dialog starts there
+_OPEN_FOLDER: list[str] = [""]
+
+
+def open_folder(settings=None) -> str:
+    """Where the Add Experiments dialog opens: the folder experiments were last added from (this
+    session, else as remembered in ``settings``), else Documents, else home; never the process's
+    working folder."""
+    from PySide6.QtCore import QStandardPaths
+
+    remembered = settings.value("analysis/open_folder", "") if settings is not None else ""
+    for folder in (_OPEN_FOLDER[0], remembered):
+        if folder and os.path.isdir(str(folder)):
+            return str(folder)
+    docs = QStandardPaths.writableLocation(QStandardPaths.DocumentsLocation)
+    return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
+
+
+def remember_open_folder(paths, settings=None) -> None:
+    """The folder of the last of ``paths`` becomes where the next Add dialog opens."""
+    if paths:
+        folder = os.path.dirname(os.path.abspath(str(paths[-1])))
+        _OPEN_FOLDER[0] = folder
+        if settings is not None:
+            settings.setValue("analysis/open_folder", folder)
+
+
+#: what a column of the comparison table holds, where its name does not say it all
+HEADER_TIPS = {"compute": "training compute: power × time (or the total), in the unit the experiment gives it in",
+               "training samples": "training samples over every curriculum domain"}
+
 BEST = QColor("#d7f0d7")
 WORST = QColor("#f6d5d5")
 
@@ -215,6 +246,9 @@ class AnalysisWindow(QMainWindow):
         self.table.setColumnCount(len(header))
         self.table.setRowCount(len(rows))
         self.table.setHorizontalHeaderLabels(header)
+        for c, col in enumerate(header):
+            if col in HEADER_TIPS:
+                self.table.horizontalHeaderItem(c).setToolTip(HEADER_TIPS[col])
         marks = table_marks(an.summary) if len(rows) > 1 else {}
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
@@ -295,12 +329,15 @@ class AnalysisWindow(QMainWindow):
 
     # ----- actions ----------------------------------------------------------------------------------
     def add_experiment_dialog(self) -> None:
-        paths = self.ask_open_paths("Add experiments or a study", STUDY_FILTER)
+        """The open dialog, starting where experiments were last added from, else in Documents."""
+        paths = self.ask_open_paths("Add experiments or a study", open_folder(self.geometry_settings), STUDY_FILTER)
         if paths:
+            remember_open_folder(paths, self.geometry_settings)
             self.open_paths(paths)
 
-    def ask_open_paths(self, title: str, filt: str) -> list[str]:
-        paths, _ = QFileDialog.getOpenFileNames(self, title, "", filt)
+    def ask_open_paths(self, title: str, folder: str, filt: str) -> list[str]:
+        """The file dialog (tests replace it on the instance)."""
+        paths, _ = QFileDialog.getOpenFileNames(self, title, folder, filt)
         return paths
 
     def new_experiment_dialog(self):
@@ -321,7 +358,7 @@ class AnalysisWindow(QMainWindow):
         if not entries:
             self.statusBar().showMessage("No experiment read from a file to save as a study", 5000)
             return None
-        path = self.ask_save_path("Save study", "study.json", "Studies (*.json)")
+        path = self.ask_save_path("Save study", os.path.join(export_folder(), "study.json"), "Studies (*.json)")
         if not path:
             return None
         try:
@@ -335,7 +372,7 @@ class AnalysisWindow(QMainWindow):
     def export_report_dialog(self) -> str | None:
         if self.analysis is None:
             return None
-        path = self.ask_save_path("Export report", "report.html", "HTML (*.html)")
+        path = self.ask_save_path("Export report", os.path.join(export_folder(), "report.html"), "HTML (*.html)")
         if not path:
             return None
         from gindex_studio.ui.analysis.report import write_report

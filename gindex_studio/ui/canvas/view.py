@@ -89,6 +89,17 @@ class FlowView(QGraphicsView):
         self.centerOn(r.center())
         self.viewport_moved.emit()
 
+    def moveEvent(self, e):
+        """A bar appearing or going above the canvas (config nodes, find, a banner) moves the view
+        within its window: the picture is scrolled by as much, so that nothing on the canvas
+        moves on the screen."""
+        super().moveEvent(e)
+        d = e.pos() - e.oldPos()
+        if self.isVisible() and self.window().isVisible() and (d.x() or d.y()):
+            h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+            h.setValue(h.value() + d.x())
+            v.setValue(v.value() + d.y())
+
     def wheelEvent(self, e):
         dy = e.angleDelta().y()
         if dy == 0:

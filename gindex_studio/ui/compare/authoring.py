@@ -55,7 +55,7 @@ def copy_node_command(src: FlowDocument, dst: FlowDocument, node_id: str, partne
         if z or "z" in data:
             data["z"] = z
     label = src.label(node_id)
-    macro = cmd.Macro(f"Copy {label!r} from the {side_word}".replace("  ", " ") if side_word else f"Copy {label!r}")
+    macro = cmd.Macro(f"Copy {label} from the {side_word}".replace("  ", " ") if side_word else f"Copy {label}")
     macro.add(cmd.AddNode(dst, data))
     for s, adds in incoming.items():
         ports = normalise_wires(dst.node(s).data.get("wires"))
@@ -71,4 +71,4 @@ def copy_node_command(src: FlowDocument, dst: FlowDocument, node_id: str, partne
 def copy_attribute_command(src: FlowDocument, src_id: str, dst: FlowDocument, dst_id: str, key: str) -> cmd.SetAttribute:
     """Set ``key`` of ``dst_id`` to the value it has on ``src_id`` (absent there: remove it)."""
     value = copy.deepcopy(src.get_attribute(src_id, key))
-    return cmd.SetAttribute(dst, dst_id, key, value, f"Copy {key} across")
+    return cmd.SetAttribute(dst, dst_id, key, value, f"Copy {cmd.attribute_words(dst, dst_id, key)} across")

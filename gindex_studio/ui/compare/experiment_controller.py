@@ -4,12 +4,14 @@ and its latest ``GIndexResult`` and keeps the g-index live while a task's progra
 Edits are what-if edits: they are kept beside the model's recorded output (the core's
 ``Task.edit``), never over it; the g-index shown is that of ``with_edits(experiment)``, and saving
 writes the edits under ``tasks[j].edited`` (docs/experiment-format.md). ``revert`` returns tasks to
-the recorded output. Recomputation runs on a worker: ``recompute_task`` for edited tasks,
-``compute_gindex`` when the scoring options changed. The companion's files (a results file with a
+the recorded output. Recomputation runs off the GUI thread: ``recompute_task`` for edited tasks
+(a short search, in a thread), ``compute_gindex`` (a whole computation: loading, or the scoring
+options changed) in a worker process of its own, whose events the GUI thread only reads
+(``ui.process_runner``), so the window never waits on the interpreter lock. The companion's files (a results file with a
 domain folder) load read-only: their tasks are domains, without generated programs to compare.
 
 A whole computation reports as it goes (``started``, ``task_delta``, ``task_done``, ``progress``)
-and ``cancel()`` stops it (the searches and the worker processes a big experiment uses) at once.
+and ``cancel()`` stops it at once (the worker process is killed with the processes it started).
 """
 from __future__ import annotations
 
@@ -30,14 +32,14 @@ from gindex_studio.core.benchmark.experiment import (
 from gindex_studio.core.benchmark.gindex import (
     GIndexResult,
     Listener,
-    compute_companion_gindex,
     compute_gindex,
     recompute_task,
 )
 from gindex_studio.core.scoring.divergence import ScoreOptions
 
 from gindex_studio.ui.cluster import client_for
-from gindex_studio.ui.compare.scoring import LatestRunner
+from gindex_studio.core.runtime import worker_jobs
+from gindex_studio.ui.process_runner import ProcessRunner
 
 #: a whole computation runs Ω on worker processes (all cores) from this many task × program pairs,
 #: on a machine with at least PROCESS_CORES cores. The studio has threads, so workers are spawned:
@@ -49,7 +51,7 @@ PROCESS_CORES = 4
 
 
 class _Feed(QObject):
-    """Carries a worker's reports to the GUI thread, tagged with the job they belong to."""
+    """Carries a cluster job's reports to the GUI thread, tagged with the job they belong to."""
 
     stage = Signal(int, str, int, int)
     delta = Signal(int, int, object)  # job, task index, [ScoreResult]
@@ -57,8 +59,8 @@ class _Feed(QObject):
 
 
 class _FeedListener(Listener):
-    """The core's ``Listener`` for one job: forwards through the feed; curriculum steps are
-    thinned to about one in a hundred (a step is a program: there may be thousands)."""
+    """The core's ``Listener`` for one cluster job: forwards through the feed; curriculum steps
+    are thinned to about one in a hundred (a step is a program: there may be thousands)."""
 
     def __init__(self, feed: _Feed, job: int):
         self.feed, self.job = feed, job
@@ -105,9 +107,10 @@ class ExperimentController(QObject):
         self.dirty = False
         self.workers: int | None = None  # None: chosen by the experiment's size (PROCESS_PAIRS)
         self.scheduler: str | None = None  # a Dask scheduler: whole computations run on its cluster
-        self.runner = LatestRunner(self)
+        self.runner = ProcessRunner(self)
         self.runner.done.connect(self._on_done)
         self.runner.failed.connect(self._on_failed)
+        self.runner.event.connect(self._on_event)
         self._feed = _Feed(self)
         self._job = 0
         self._feed.stage.connect(lambda job, *a: job == self._job and self.progress.emit(*a))
@@ -138,7 +141,7 @@ class ExperimentController(QObject):
             self.options = ScoreOptions(profile="companion")
             cexp = self.companion
             self.busy_changed.emit(True)
-            self.runner.submit(lambda _p, _s: compute_companion_gindex(cexp))
+            self.runner.submit_process(worker_jobs.companion_job, cexp)
             return
         self.companion = None
         self.experiment = load_experiment(path)
@@ -152,24 +155,36 @@ class ExperimentController(QObject):
         cores = os.cpu_count() or 1
         return cores if pairs >= PROCESS_PAIRS and cores >= PROCESS_CORES else 1
 
-    def _full_job(self, snap: Experiment, opts: ScoreOptions):
-        """The job computing the g-index from scratch, reporting through the feed; on the cluster
-        of ``scheduler`` when one is set (connected in the job's thread: ClusterError fails the
-        job with its one line)."""
-        self._job += 1
+    def _cluster_job(self, snap: Experiment, opts: ScoreOptions):
+        """The job computing the g-index on the cluster of ``scheduler``, reporting through the
+        feed (connected in the job's thread: ClusterError fails the job with its one line; the
+        work itself runs on the cluster's processes)."""
         listener, workers, scheduler = _FeedListener(self._feed, self._job), self._workers(snap), self.scheduler
-        self.started.emit(snap)
 
         def run(_partial, stale):
-            client = client_for(scheduler) if scheduler else None
-            return compute_gindex(snap, opts, workers=workers, listener=listener, cancel=stale, client=client)
+            return compute_gindex(snap, opts, workers=workers, listener=listener, cancel=stale,
+                                  client=client_for(scheduler))
 
         return run
 
     def _submit_full(self, snap: Experiment, opts: ScoreOptions) -> None:
-        job = self._full_job(snap, opts)
+        """The g-index from scratch: in a worker process (``worker_jobs.gindex_job``), whose
+        events become ``progress``, ``task_delta`` and ``task_done``; or on the cluster."""
+        self._job += 1
+        self.started.emit(snap)
         self.busy_changed.emit(True)
-        self.runner.submit(job)
+        if self.scheduler:
+            self.runner.submit(self._cluster_job(snap, opts))
+        else:
+            self.runner.submit_process(worker_jobs.gindex_job, snap, opts, self._workers(snap))
+
+    def _on_event(self, kind: str, value) -> None:
+        if kind == "stage":
+            self.progress.emit(*value)
+        elif kind == "delta":
+            self.task_delta.emit(*value)
+        elif kind == "task":
+            self.task_done.emit(value)
 
     def cancel(self) -> None:
         """Stop the running computation now (searches and worker processes); no result arrives.
@@ -246,9 +261,10 @@ class ExperimentController(QObject):
 
         def job(_partial, _stale):
             res = base
+            worker_jobs.restore_curriculum(res, snap, opts)  # a worker process's result comes without it
             for k in todo:
                 res = recompute_task(res, snap, k, opts)
-            return res, todo
+            return worker_jobs.with_interval(res), todo
 
         self.busy_changed.emit(True)
         self.runner.submit(job)

@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.benchmark.gindex import GIndexResult, bootstrap_interval
+from gindex_studio.core.benchmark.gindex import GIndexResult
+from gindex_studio.core.runtime.worker_jobs import interval_of
 
+from gindex_studio.ui.compare.elided import ElidedLabel
 from gindex_studio.ui.compare.panel import fmt
 from gindex_studio.ui.compare.task_table import COLUMNS, TaskFilter, TaskTableModel
 
@@ -29,6 +31,9 @@ from gindex_studio.ui.compare.task_table import COLUMNS, TaskFilter, TaskTableMo
 STAGE_SPAN = {"delta": (0, 100), "curriculum": (100, 300), "omega": (300, 1000)}
 STAGE_WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curriculum", "omega": "Ω of the tasks"}
 PROGRESS_MS = 40  # the progress bar moves at most this often (ms)
+#: the width of the column of the g-index, its components and the filters, beside the table
+SUMMARY_WIDTH = 390
+TABLE_ROWS = 4  # rows of tasks the panel shows at least
 
 
 class ExperimentPanel(QWidget):
@@ -43,8 +48,20 @@ class ExperimentPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 4, 6, 4)
+        # the g-index, its components and the filters in a column beside the table, not rows
+        # above it: on a laptop screen the panel is then only as tall as four rows of tasks,
+        # and the canvases above keep the height
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 2, 4, 2)
+        outer.setSpacing(2)
+        body = QHBoxLayout()
+        body.setSpacing(6)
+        self.summary = QWidget()
+        self.summary.setObjectName("experiment-summary")
+        self.summary.setFixedWidth(SUMMARY_WIDTH)
+        lay = QVBoxLayout(self.summary)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(1)
         head = QHBoxLayout()
         self.g_label = QLabel("g-index —")
         self.g_label.setObjectName("g-index")
@@ -52,18 +69,16 @@ class ExperimentPanel(QWidget):
         f.setPixelSize(18)
         f.setBold(True)
         self.g_label.setFont(f)
-        head.addWidget(self.g_label)
-        self.components = QLabel("")
-        self.components.setWordWrap(True)
-        self.components.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        head.addWidget(self.components, 1)
+        head.addWidget(self.g_label, 1)
+        self.components = ElidedLabel("", lines=2)  # the whole text in its tooltip
+        self.components.setObjectName("components")
         self.progress = QProgressBar()
         self.progress.setObjectName("gindex-progress")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
-        self.progress.setMinimumWidth(260)
+        self.progress.setMinimumWidth(120)
         self.progress.hide()
-        head.addWidget(self.progress)
+        head.addWidget(self.progress, 2)
         # a QProgressBar repaints the window at once on every new value: the stages' steps are
         # shown at most every PROGRESS_MS (the first at once), not hundreds of times a second
         self._progress_next: tuple[str, int, int] | None = None
@@ -77,14 +92,13 @@ class ExperimentPanel(QWidget):
         self.stop_button.clicked.connect(self._stop_clicked)
         self.stop_button.hide()
         head.addWidget(self.stop_button)
+        lay.addLayout(head)
+        lay.addWidget(self.components)
         self.save_button = QPushButton("Save experiment")
         self.save_button.setEnabled(False)
         self.save_button.clicked.connect(self.save_requested)
-        head.addWidget(self.save_button)
-        lay.addLayout(head)
-        self.edits_label = QLabel("")
+        self.edits_label = ElidedLabel("", lines=1)
         self.edits_label.setObjectName("edits-note")
-        self.edits_label.setWordWrap(True)
         self.edits_label.hide()
         self.revert_button = QPushButton("Revert to Model Output")
         self.revert_button.setObjectName("revert-task")
@@ -94,26 +108,34 @@ class ExperimentPanel(QWidget):
         edits = QHBoxLayout()
         edits.addWidget(self.edits_label, 1)
         edits.addWidget(self.revert_button)
-        lay.addLayout(edits)
-        filters = QHBoxLayout()
         self.failures = QCheckBox("failures only")
         self.domain = QComboBox()
         self.domain.addItem("all domains", "")
+        self.domain.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.domain.setMinimumContentsLength(10)
         self.search = QLineEdit()
         self.search.setPlaceholderText("filter by task, domain or prompt text")
         self.search.setClearButtonEnabled(True)
         self.count_label = QLabel("")
-        filters.addWidget(self.failures)
-        filters.addWidget(self.domain)
-        filters.addWidget(self.search, 1)
-        filters.addWidget(self.count_label)
+        first = QHBoxLayout()
+        first.addWidget(self.failures)
+        first.addWidget(self.domain, 1)
+        first.addWidget(self.save_button)
+        lay.addLayout(first)
+        second = QHBoxLayout()
+        second.addWidget(self.search, 1)
+        second.addWidget(self.count_label)
         self.attempt = QComboBox()
         self.attempt.setObjectName("attempt")
         self.attempt.setToolTip("which of the task's attempts the compare view shows (format 2 experiments)")
         self.attempt.hide()
         self.attempt.activated.connect(self.attempt_selected)
-        filters.addWidget(self.attempt)
-        lay.addLayout(filters)
+        second.addWidget(self.attempt)
+        lay.addLayout(second)
+        lay.addStretch(1)
+        outer.addLayout(edits)  # (a warning across the panel while tasks hold what-if edits)
+        outer.addLayout(body, 1)
+        body.addWidget(self.summary)
         self.model = TaskTableModel(self)
         self.proxy = TaskFilter(self)
         self.proxy.setSourceModel(self.model)
@@ -126,7 +148,7 @@ class ExperimentPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)  # a line and a margin
         self.table.setAlternatingRowColors(True)
         h = self.table.horizontalHeader()
         # the columns fit the rows on screen (refitted as they scroll into view): measuring every
@@ -135,17 +157,41 @@ class ExperimentPanel(QWidget):
         for c, name in enumerate(COLUMNS):
             h.setSectionResizeMode(c, QHeaderView.Stretch if name == "Prompt" else QHeaderView.ResizeToContents)
         self.table.verticalScrollBar().valueChanged.connect(lambda _v: h.resizeSections())
-        lay.addWidget(self.table, 1)
+        body.addWidget(self.table, 1)
         self.failures.toggled.connect(lambda on: self._filter(failures_only=on))
         self.domain.currentIndexChanged.connect(lambda _i: self._filter(domain=self.domain.currentData() or ""))
         self.search.textChanged.connect(lambda t: self._filter(text=t))
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        # re-sorted by the user: the current task's row is brought back into view (not on the
+        # re-sorts of rows arriving, which would take the table from under a user scrolling it)
+        h.sortIndicatorChanged.connect(lambda *_a: QTimer.singleShot(0, self, self.scroll_to_current))
         self._current_task: int | None = None
         self._quiet = False
+
+    def height_for_rows(self, rows: int = TABLE_ROWS) -> int:
+        """The panel's height when its table shows ``rows`` rows of tasks (and the summary
+        column beside it is whole)."""
+        t = self.table
+        table = t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize() + 2 * t.frameWidth()
+        lay = self.layout()
+        m = lay.contentsMargins()
+        edits = 0
+        if not self.edits_label.isHidden() or not self.revert_button.isHidden():
+            edits = max(self.edits_label.sizeHint().height(), self.revert_button.sizeHint().height()) + lay.spacing()
+        return max(table, self.summary.sizeHint().height()) + m.top() + m.bottom() + edits
 
     def _filter(self, **kw) -> None:
         self.proxy.set_filter(**kw)
         self._count()
+        self.scroll_to_current()
+
+    def scroll_to_current(self) -> None:
+        """The current task's row into view (when the filter shows it)."""
+        if self._current_task is None:
+            return
+        row = self.proxy.mapFromSource(self.model.index(self._current_task, 0))
+        if row.isValid():
+            self.table.scrollTo(row)
 
     # ----- a computation in progress ----------------------------------------------------------
     def begin(self, experiment) -> None:
@@ -245,7 +291,7 @@ class ExperimentPanel(QWidget):
             change = f"   <span style='font-size:12px; font-weight:normal; color:#444'>{previous:,.3f} → {result.g_index:,.3f}</span>"
         self.g_label.setText(f"g-index {result.g_index:,.3f}{change}")
         self.components.setText(components_text(result, companion))
-        self.components.setToolTip(domains_tooltip(result))
+        self.components.setToolTip(f"{self.components.text()}\n\n{domains_tooltip(result)}")
         self._count()
 
     def show_edits(self, edited: set[int]) -> None:
@@ -255,7 +301,7 @@ class ExperimentPanel(QWidget):
         ids = [self.model.rows[k].id for k in sorted(edited) if k < len(self.model.rows) and self.model.rows[k] is not None]
         self.edits_label.setText(
             f"✎ {n} task{'s' if n != 1 else ''} scored on what-if edits, not the model's output "
-            f"({', '.join(ids[:4])}{', …' if len(ids) > 4 else ''}): the g-index above is not the model's. "
+            f"({', '.join(ids[:4])}{', …' if len(ids) > 4 else ''}): this g-index is not the model's. "
             "Saving keeps the model's output and writes the edits beside it.")
         self.edits_label.setVisible(n > 0)
         self.revert_button.setVisible(self._current_task in edited)
@@ -273,6 +319,23 @@ class ExperimentPanel(QWidget):
                 self.table.scrollTo(row)
             finally:
                 self._quiet = quiet
+            # and again once the table has laid out rows that just arrived (a scroll before
+            # that is lost: a task opened from another window was left out of view)
+            QTimer.singleShot(0, self, self.scroll_to_current)
+
+    def neighbour(self, index: int | None, step: int) -> int | None:
+        """The task ``step`` rows from task ``index`` in the table as sorted and filtered (the
+        first or last row when ``index`` is not shown); None past either end."""
+        n = self.proxy.rowCount()
+        if n == 0:
+            return None
+        row = self.proxy.mapFromSource(self.model.index(index, 0)).row() if index is not None else -1
+        if row < 0:
+            row = -1 if step > 0 else n
+        row += step
+        if not 0 <= row < n:
+            return None
+        return self.proxy.mapToSource(self.proxy.index(row, 0)).row()
 
     def set_attempts(self, task, current: int) -> None:
         """The attempt chooser for a task result (``TaskResult``): one entry per attempt with its
@@ -314,7 +377,7 @@ def components_text(r: GIndexResult, companion: bool = False) -> str:
     mode = "companion aggregate mode (tasks are test domains)" if companion else f"{len(r.tasks)} tasks"
     spread = ""
     if len(r.tasks) >= 2:
-        ci = bootstrap_interval(r)
+        ci = interval_of(r)  # computed with the result, off the GUI thread
         spread = f" · 95% interval {ci.low:,.1f} … {ci.high:,.1f} (bootstrap over tasks)"
     return (f"= mean TC over {mode}{spread} · mean θ = {fmt(r.theta_mean)} · ρ = {r.rho:g} · {e_txt} · "
             f"{len(inc)} curriculum domains, {w_txt} · {r.profile} profile · {exact}")

@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF
 
 from gindex_studio.ui.canvas.items import NodeItem
 from gindex_studio.ui.compare.model import SIDES, other_side
+from gindex_studio.ui.compare.navigation import reveal
 
 
 class HoverRing(QObject):
@@ -40,7 +41,7 @@ class HoverRing(QObject):
         ed = self.editors[other]
         ed.scene.set_emphasis(partner)
         if partner and partner in ed.scene.nodes and not self.linked():
-            ed.view.ensureVisible(ed.scene.nodes[partner], 40, 40)
+            reveal(ed.view, ed.scene.nodes[partner].sceneBoundingRect(), 40)
 
 
 class ViewLink:

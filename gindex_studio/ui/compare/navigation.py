@@ -11,6 +11,20 @@ from __future__ import annotations
 from gindex_studio.ui.compare.panel import Difference
 
 
+def reveal(view, rect, margin: int = 80) -> None:
+    """Bring scene ``rect`` into ``view``: nothing moves when it is already wholly in view (a
+    fitted program stays fitted); else it is scrolled in, ``margin`` px from the edges when the
+    view has room for that, centred when it has not."""
+    if view.visible_scene_rect().contains(rect):
+        return
+    vp = view.viewport()
+    z = view.zoom()
+    if rect.width() * z + 2 * margin <= vp.width() and rect.height() * z + 2 * margin <= vp.height():
+        view.ensureVisible(rect, margin, margin)
+    else:
+        view.centerOn(rect.center())
+
+
 def wires_of(scene, edge: list) -> list[tuple[str, int, str]]:
     """The drawn wires a core edge ([src, dst] or [src, port, dst]) stands for."""
     src, dst = edge[0], edge[-1]
@@ -48,5 +62,5 @@ def show_difference(editors: dict, d: Difference) -> str | None:
         rect = sc.nodes[drawn[0]].sceneBoundingRect()
         for i in drawn[1:]:
             rect = rect.united(sc.nodes[i].sceneBoundingRect())
-        ed.view.centerOn(rect.center())
+        reveal(ed.view, rect)
     return active

@@ -148,6 +148,7 @@ def _Short(base):
 class ScorePanel(QWidget):
     options_changed = Signal(object)  # ScoreOptions
     difference_activated = Signal(int)
+    probes_requested = Signal()  # the "Run probes" button (ui.runtime runs them)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -183,6 +184,16 @@ class ScorePanel(QWidget):
         lay.addWidget(self.status_label)
         lay.addWidget(self.errors_label)
         lay.addWidget(self.why_label)
+        # behaviour in the real Node-RED, beside Δ and never part of it (computed on demand)
+        self.behaviour_label = QLabel("behaviour: not run")
+        self.behaviour_label.setObjectName("behaviour")
+        self.behaviour_label.setWordWrap(True)
+        self.behaviour_label.setToolTip("Run both programs in Node-RED on the same probes (Run → Run Probes)")
+        self.probe_button = QPushButton("Run probes")
+        self.probe_button.setObjectName("run-probes")
+        self.probe_button.setToolTip("Run both programs in Node-RED on the same inputs and compare what they do")
+        self.probe_button.clicked.connect(self.probes_requested)
+        lay.addWidget(self.behaviour_label)
 
         self.options_toggle = QToolButton()
         self.options_toggle.setObjectName("options-toggle")
@@ -192,7 +203,11 @@ class ScorePanel(QWidget):
         self.options_toggle.setArrowType(Qt.RightArrow)
         self.options_toggle.setAutoRaise(True)
         self.options_toggle.setToolTip("Show the scoring options (profile, port-aware wires, defaults, ignored types, deadline)")
-        lay.addWidget(self.options_toggle)
+        orow = QHBoxLayout()
+        orow.addWidget(self.options_toggle)
+        orow.addStretch(1)
+        orow.addWidget(self.probe_button)
+        lay.addLayout(orow)
         box = QGroupBox()
         box.setObjectName("scoring-options")
         self.options_box = box

@@ -76,7 +76,8 @@ def render(out: str, task: str = "telegram-2-reply-4", size=None, palette: bool 
 
 
 def render_progress(out: str, size=(1366, 768), complete: int = 3) -> str:
-    """The window on a generated 40 × 1,200 experiment, ``complete`` tasks done, task 0 open."""
+    """The window on a generated 40 × 1,200 experiment, ``complete`` tasks done, task 0 open (the
+    experiment is written to a temporary folder, removed afterwards)."""
     import tempfile
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -87,33 +88,47 @@ def render_progress(out: str, size=(1366, 768), complete: int = 3) -> str:
 
     from gindex_studio.ui.compare.window import CompareWindow
 
-    folder = tempfile.mkdtemp(prefix="gindex-progress-")
-    write_experiment(folder)
-    win = CompareWindow()
-    win.resize(*size)
-    win.show()
-    win.open_experiment(os.path.join(folder, "experiment.json"))
-    while win.tasks.model.rowCount() < 1:
-        app.processEvents()
-    win.show_task(0)
-    win.view.wait_idle()
-    win.view.fit()
-    while win.tasks.model.completed < complete:
-        app.processEvents()
-        time.sleep(0.002)
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    win.grab().save(out)
-    win.controller.cancel()
-    win.controller.runner.wait()
-    win.view.runner.wait()
-    win.close()
+    with tempfile.TemporaryDirectory(prefix="gindex-progress-") as folder:
+        write_experiment(folder)
+        win = CompareWindow()
+        win.resize(*size)
+        win.show()
+        win.open_experiment(os.path.join(folder, "experiment.json"))
+        while win.tasks.model.rowCount() < 1:
+            app.processEvents()
+        win.show_task(0)
+        win.view.wait_idle()
+        win.view.fit()
+        while win.tasks.model.completed < complete:
+            app.processEvents()
+            time.sleep(0.002)
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        win.grab().save(out)
+        win.controller.cancel()
+        win.controller.runner.wait()
+        win.view.runner.wait()
+        win.close()
     return out
 
 
-if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if "--progress" in sys.argv:
-        print(render_progress(args[0] if args else "docs/screenshots/compare-progress.png"))
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python3 -m gindex_studio.ui.compare.screenshot",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("out", help="the PNG to write (the README's are in docs/screenshots/)")
+    ap.add_argument("task", nargs="?", default="telegram-2-reply-4", help="the demo task shown (default: %(default)s)")
+    ap.add_argument("--palette", action="store_true", help="the palette's tab in front of the inspector's")
+    ap.add_argument("--dark", action="store_true", help="the dark theme")
+    ap.add_argument("--progress", action="store_true",
+                    help="a generated 40 × 1,200 experiment while its g-index is computed (TASK is not used)")
+    a = ap.parse_args(argv)
+    if a.progress:
+        print(render_progress(a.out))
     else:
-        out = args[0] if args else "docs/screenshots/compare.png"
-        print(render(out, *(args[1:2] or []), palette="--palette" in sys.argv, dark="--dark" in sys.argv))
+        print(render(a.out, a.task, palette=a.palette, dark=a.dark))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

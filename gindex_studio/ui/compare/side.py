@@ -2,8 +2,8 @@
 side) the model text with the syntax error marked where it happened."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from gindex_studio.ui.theme import role_colors
@@ -76,9 +76,17 @@ class Side(QWidget):
         hl = QHBoxLayout(self.header)
         hl.setContentsMargins(0, 0, 4, 0)
         hl.setSpacing(0)
-        self.title.setStyleSheet("QLabel { padding: 4px 6px; }")
+        self.title.setStyleSheet("QLabel { padding: 3px 6px; }")
         hl.addWidget(self.title, 1)
+        # the configuration nodes' menu sits in the header row, not in a bar of its own above
+        # the canvas: the canvas keeps the height, and does not shift when the button appears
+        self.config_button = self.editor.config_button
+        self.config_button.setAutoRaise(True)
+        hl.addWidget(self.config_button)
+        self.editor._sync_config_button()
         hl.addWidget(self.task_toggle)
+        for b in (self.config_button, self.task_toggle):  # no taller than the title's line
+            b.setFixedHeight(self.title.fontMetrics().height() + 6)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
@@ -87,13 +95,40 @@ class Side(QWidget):
         lay.addWidget(self.banner)
         lay.addWidget(self.split, 1)
         self.banner.mousePressEvent = lambda _e: self.reveal_error()
+        # scroll bars only while part of the program is out of view (zoomed in, panned away,
+        # a node dragged off): at the fit zoom they take none of the canvas's height
+        self._bars_timer = QTimer(self)
+        self._bars_timer.setSingleShot(True)
+        self._bars_timer.setInterval(30)
+        self._bars_timer.timeout.connect(self.sync_scroll_bars)
+        self.editor.view.viewport_moved.connect(self._bars_timer.start)
+        self.editor.scene.changed.connect(lambda _r: self._bars_timer.start())
+        self.hide_scroll_bars()
         self.syntax: SyntaxIssue | None = None
         self.name = ""
+
+    def hide_scroll_bars(self) -> None:
+        """No scroll bars (before fitting: the fit takes the whole canvas)."""
+        self._set_bars(Qt.ScrollBarAlwaysOff)
+
+    def sync_scroll_bars(self) -> None:
+        """Scroll bars while some of the program is out of view, none while it is whole in view."""
+        v = self.editor.view
+        r = self.editor.scene.items_rect()
+        whole = r.isNull() or v.visible_scene_rect().contains(r)
+        self._set_bars(Qt.ScrollBarAlwaysOff if whole else Qt.ScrollBarAsNeeded)
+
+    def _set_bars(self, policy) -> None:
+        v = self.editor.view
+        if v.horizontalScrollBarPolicy() != policy:
+            v.setHorizontalScrollBarPolicy(policy)
+            v.setVerticalScrollBarPolicy(policy)
 
     def set_title(self, name: str, detail: str = "") -> None:
         self.name = name
         word = "Reference" if self.role == "reference" else "Generated"
-        extra = f" <span style='color:#666'>{detail}</span>" if detail else ""
+        dim = self.title.palette().color(QPalette.PlaceholderText).name()  # reads in either theme
+        extra = f" <span style='color:{dim}'>{detail}</span>" if detail else ""
         self.title.setText(f"<b>{word}</b> — {name or 'untitled'}{extra}")
         doc = self.editor.doc
         self.task_toggle.setVisible(doc.has_prompt)

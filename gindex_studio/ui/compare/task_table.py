@@ -11,7 +11,7 @@ from gindex_studio.core.benchmark.gindex import GIndexResult, pending_task_resul
 from gindex_studio.ui.compare.panel import fmt
 from gindex_studio.ui.theme import role_colors
 
-COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Ω", "TC", "Exact"]
+COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Behaves", "Ω", "TC", "Exact"]
 SORT_ROLE = Qt.UserRole + 1
 
 
@@ -26,12 +26,15 @@ class TaskTableModel(QAbstractTableModel):
         self.rows: list = []
         self.edited: set[int] = set()
         self.unsaved: set[int] = set()
+        #: task index -> (cell text, sort key, tooltip) of its probes (Run → Run Probes); beside θ, never in it
+        self.behaviour: dict[int, tuple[str, float, str]] = {}
         self.failed_bg = QColor(role_colors("failed")[1])
 
     def begin(self) -> None:
         """A computation from scratch starts: no row yet."""
         self.beginResetModel()
         self.result, self.rows = None, []
+        self.behaviour = {}
         self.endResetModel()
 
     def add_delta(self, index: int, task, reports) -> None:
@@ -53,6 +56,13 @@ class TaskTableModel(QAbstractTableModel):
         if k < len(self.rows):
             self.rows[k] = task
             self.dataChanged.emit(self.index(k, 0), self.index(k, len(COLUMNS) - 1))
+
+    def set_behaviour(self, index: int, text: str, key: float, tip: str = "") -> None:
+        """Task ``index``'s behaviour cell (``key`` sorts it: the share of probes agreeing)."""
+        self.behaviour[index] = (text, key, tip)
+        if index < len(self.rows):
+            col = COLUMNS.index("Behaves")
+            self.dataChanged.emit(self.index(index, col), self.index(index, col))
 
     @property
     def leaks_apply(self) -> bool:
@@ -89,6 +99,8 @@ class TaskTableModel(QAbstractTableModel):
             return {
                 "Δ": "divergence of the generated program from the reference (0 = perfect)",
                 "θ": "1 − Δ",
+                "Behaves": "on how many probes the generated program behaves like the reference in Node-RED "
+                           "(Run → Run Probes; reported beside θ, never part of the g-index)",
                 "Ω": "distance of the task from the curriculum (nearest curriculum program)",
                 "TC": "the task's contribution to the g-index",
                 "Exact": "every search finished (no deadline cut it)",
@@ -105,6 +117,8 @@ class TaskTableModel(QAbstractTableModel):
         if role == Qt.DisplayRole:
             return _SHOW[col](self, t)
         if role == SORT_ROLE:
+            if col == "Behaves":
+                return self.behaviour.get(t.index, ("", -1.0))[1]
             return _SORT[col](t)
         if role == Qt.ToolTipRole:
             if col == "Prompt":
@@ -119,6 +133,8 @@ class TaskTableModel(QAbstractTableModel):
                 if t.syntax:
                     tip += f"\nsyntax error: {t.syntax.get('message')}"
                 return tip
+            if col == "Behaves" and t.index in self.behaviour:
+                return self.behaviour[t.index][2]
             if col == "Ω" and t.nearest and self.leaks_apply:
                 return leak_tip(t, self.result.leak_threshold if self.result is not None else LEAK_THRESHOLD)
         if role == Qt.TextAlignmentRole and col in ("Δ", "θ", "Ω", "TC"):
@@ -160,6 +176,7 @@ _SHOW = {  # column -> text of a row (only the cell asked for is computed: a pen
     "Prompt": lambda m, t: " ".join(t.prompt.split())[:160],
     "Δ": lambda m, t: fmt(t.delta),
     "θ": lambda m, t: fmt(t.theta),
+    "Behaves": lambda m, t: m.behaviour.get(t.index, ("",))[0],
     "Ω": lambda m, t: fmt(t.omega) + ({True: " leak", None: " leak?"}.get(t.leak, "") if m.leaks_apply else ""),
     "TC": lambda m, t: f"{t.tc:,.1f}",
     "Exact": lambda m, t: "yes" if t.exact and t.omega_exact else "bound",

@@ -20,7 +20,7 @@ from gindex_studio.ui.library_access import bundled_library
 from gindex_studio.ui.compare.attributes import PairDetails
 from gindex_studio.ui.compare.linking import HoverRing, ViewLink
 from gindex_studio.ui.compare.model import SIDES, CompareModel, other_side
-from gindex_studio.ui.compare.navigation import show_difference
+from gindex_studio.ui.compare.navigation import reveal, show_difference
 from gindex_studio.ui.compare.overlay import Legend, Overlay
 from gindex_studio.ui.compare.panel import AttributeDiff, Difference, ScorePanel
 from gindex_studio.ui.compare.side import Side
@@ -290,6 +290,8 @@ class CompareView(QWidget):
     def fit(self) -> None:
         """Both programs whole in view at one shared zoom: the smaller of the two fit zooms (so
         that the same node is drawn the same size on both sides), each centred."""
+        for side in self.sides.values():
+            side.hide_scroll_bars()  # whole in view once fitted: the bars' room goes to the canvas
         views = [ed.view for ed in self.editors.values()]
         zooms = [v.fit_zoom(max(v.viewport().width(), 50), max(v.viewport().height(), 50)) for v in views]
         z = min(zooms)
@@ -373,7 +375,7 @@ class CompareView(QWidget):
                 ed.scene.select_nodes([partner])
                 item = ed.scene.nodes.get(partner)
                 if item is not None:
-                    ed.view.ensureVisible(item, 80, 80)
+                    reveal(ed.view, item.sceneBoundingRect())
             else:
                 ed.scene.select_nodes([])
         finally:
@@ -386,7 +388,7 @@ class CompareView(QWidget):
         if ed.doc.is_drawn(node_id):
             ed.show_workspace(ed.doc.workspace_of(node_id))
             ed.scene.select_nodes([node_id])  # the scene's signal syncs the partner
-            ed.view.ensureVisible(ed.scene.nodes[node_id], 80, 80)
+            reveal(ed.view, ed.scene.nodes[node_id].sceneBoundingRect())
         else:
             self._on_node_selected(role, node_id)
 

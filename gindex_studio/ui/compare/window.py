@@ -164,6 +164,8 @@ class CompareWindow(QMainWindow):
         self.tasks_dock = QDockWidget("Experiment", self)
         self.tasks_dock.setObjectName("dock-experiment")
         self.tasks_dock.setWidget(self.tasks)
+        # its title runs down its left edge (float and close on top): no title row over the table
+        self.tasks_dock.setFeatures(self.tasks_dock.features() | QDockWidget.DockWidgetVerticalTitleBar)
         self.addDockWidget(Qt.BottomDockWidgetArea, self.tasks_dock)
         self.tasks_dock.hide()
         self.current_task: int | None = None
@@ -200,6 +202,9 @@ class CompareWindow(QMainWindow):
         self.view.model.pair_changed.connect(self._remember_saved)
         QApplication.instance().focusChanged.connect(self._on_focus)
         self._follows_focus = True
+        from gindex_studio.ui.runtime.compare_probes import install_probes  # Run → Run Probes, beside Δ
+
+        install_probes(self)
         place(self, settings, "compare", (1600, 1000))  # within the screen; as left last time if it fits
 
     # ----- the editor's panels ------------------------------------------------------------------
@@ -274,7 +279,7 @@ class CompareWindow(QMainWindow):
                   "edit.select_all", "edit.quick_add", "arrange.layout"],
         "&View": ["view.arrange.auto", "view.arrange.side", "view.arrange.stacked", None, "view.link", "view.fit",
                   "view.zoom_in", "view.zoom_out", "view.text", None, "view.flatland_drawings"],
-        "&Navigate": ["compare.next", "compare.previous"],
+        "&Navigate": ["compare.next", "compare.previous", None, "compare.next_task", "compare.previous_task"],
         "&Author": ["compare.copy_node", "compare.attr_to_gen", "compare.attr_to_ref"],
     }
 
@@ -311,6 +316,8 @@ class CompareWindow(QMainWindow):
             "view.flatland_drawings": self.open_flatland_drawings,
             "compare.next": v.next_difference,
             "compare.previous": v.previous_difference,
+            "compare.next_task": lambda: self.step_task(1),
+            "compare.previous_task": lambda: self.step_task(-1),
             "compare.copy_node": v.copy_selected_node,
             "compare.attr_to_gen": lambda: self._copy_attr("to-generated"),
             "compare.attr_to_ref": lambda: self._copy_attr("to-reference"),
@@ -339,6 +346,8 @@ class CompareWindow(QMainWindow):
         self.actions["compare.save_experiment"].setEnabled(False)
         self.actions["compare.save_experiment_as"].setEnabled(False)
         self.actions["compare.revert_task"].setEnabled(False)
+        self.actions["compare.next_task"].setEnabled(False)
+        self.actions["compare.previous_task"].setEnabled(False)
         self.actions["view.flatland_drawings"].setEnabled(False)  # while a Flatland experiment is open
         self.undo_group.canUndoChanged.connect(self.actions["edit.undo"].setEnabled)
         self.undo_group.canRedoChanged.connect(self.actions["edit.redo"].setEnabled)
@@ -370,8 +379,10 @@ class CompareWindow(QMainWindow):
         rs.setSizes([int(0.6 * rs.height()), rs.height() - int(0.6 * rs.height())])
 
     def _experiment_height(self) -> int:
-        """The task table's share of the height: the canvases keep most of a laptop screen."""
-        return max(150, min(320, int(0.26 * self.height())))  # four rows at 1366×768
+        """The experiment panel's height: four rows of tasks on a short screen (the canvases keep
+        the rest: 1366×768), up to a quarter of a taller window."""
+        rows = self.tasks.height_for_rows()
+        return rows if self.height() < 900 else max(rows, min(320, int(0.26 * self.height())))
 
     def _restore_layout(self) -> bool:
         st = self.settings
@@ -537,6 +548,8 @@ class CompareWindow(QMainWindow):
         self.setWindowTitle(f"{name} — Compare — gindex-studio")
         self.tasks.save_button.setEnabled(False)
         self.actions["compare.save_experiment_as"].setEnabled(exp is not None)
+        for key in ("compare.next_task", "compare.previous_task"):
+            self.actions[key].setEnabled(exp is not None)
         if exp is not None and self.controller.edited:
             self.statusBar().showMessage(
                 f"{len(self.controller.edited)} tasks of this experiment hold what-if edits (✎ in the table): "
@@ -551,6 +564,8 @@ class CompareWindow(QMainWindow):
     def _leave_experiment(self) -> None:
         self.current_task = None
         self.actions["view.flatland_drawings"].setEnabled(False)
+        for key in ("compare.next_task", "compare.previous_task"):
+            self.actions[key].setEnabled(False)
         self.tasks_dock.hide()
 
     def _busy_text(self) -> str:
@@ -622,6 +637,17 @@ class CompareWindow(QMainWindow):
             self.tasks.set_attempts(c.result.tasks[index], attempt)
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
         self._sync_revert()
+
+    def step_task(self, step: int) -> bool:
+        """Navigate → Next/Previous Task: the table's row ``step`` rows from the current task's
+        (in the table's sort order and filter), shown and scrolled into view. False at either end."""
+        if self.controller.experiment is None:
+            return False
+        k = self.tasks.neighbour(self.current_task, step)
+        if k is None:
+            return False
+        self.show_task(k)
+        return True
 
     def _sync_revert(self) -> None:
         """Revert to Model Output is offered while the current task holds a what-if edit."""

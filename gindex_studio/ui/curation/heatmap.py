@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
@@ -48,7 +48,9 @@ class HeatmapView(QWidget):
         self.colorbar.setImageItem(self.image, insert_in=self.plot.getPlotItem())
         # a fixed line: the hovered pair goes to a tooltip (``hover_text``), never into a label
         # whose width would grow the window and re-lay out the heatmap under the pointer
-        self.info = QLabel("Δ heatmap: hover a cell for the pair, click it to compare the two programs")
+        self.info = QLabel("Δ heatmap: rows and columns are the programs by domain (named on the left and on top); "
+                           "hover a cell for the pair, click it to compare the two programs")
+        self.info.setWordWrap(True)
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.hover_text = ""
         lay = QVBoxLayout(self)
@@ -57,6 +59,12 @@ class HeatmapView(QWidget):
         lay.addWidget(self.info)
         self._bands: list = []
         self._marks: list = []
+        #: the domains' names along the axes: (text item, axis 0 rows | 1 columns, cells it names)
+        self.band_labels: list[tuple[pg.TextItem, int, int]] = []
+        # refitted once the view box has its new size and transform (both settle after the signals)
+        vb = self.plot.getViewBox()
+        for sig in (vb.sigTransformChanged, vb.sigResized, vb.sigRangeChanged):
+            sig.connect(lambda *_a: QTimer.singleShot(0, self, self.fit_labels))
         self.labels: list[str] = []
         self.domains: list[str] = []
         self.order: list[int] = []  # program of each display row
@@ -84,8 +92,10 @@ class HeatmapView(QWidget):
         self._redraw_image()
         self._draw_bands()
         s = max(n, m)
-        self.plot.getViewBox().setRange(QRectF(-0.3 * s - 1, -0.06 * s - 1, m + 0.31 * s + 1, n + 0.07 * s + 1),
+        # room on the left and on top for the domains' names (the columns' run upward)
+        self.plot.getViewBox().setRange(QRectF(-0.3 * s - 1, -0.3 * s - 1, m + 0.31 * s + 1, n + 0.31 * s + 1),
                                         padding=0)
+        self.fit_labels()
 
     @property
     def square(self) -> bool:
@@ -136,6 +146,7 @@ class HeatmapView(QWidget):
         for item in self._bands:
             self.plot.removeItem(item)
         self._bands = []
+        self.band_labels = []
         if not self.order:
             return
         width = max(0.25, 0.035 * max(len(self.order), len(self.cols)))
@@ -154,17 +165,59 @@ class HeatmapView(QWidget):
                 item.setToolTip(name)
                 self.plot.addItem(item)
                 self._bands.append(item)
-                if axis == 0 and self.square:  # domain names along the left (a block's are named above it)
+                # the domain's name beside its band: the rows' on the left, the columns' above,
+                # running upward (shown only where the band is as tall as a line: see fit_labels)
+                if axis == 0:
                     label = pg.TextItem(name, color=QColor(40, 40, 40), anchor=(1.0, 0.5))
                     label.setPos(-width - 0.6, (start + k) / 2.0)
-                    self.plot.addItem(label)
-                    self._bands.append(label)
+                else:
+                    label = pg.TextItem(name, color=QColor(40, 40, 40), anchor=(0.0, 0.5), angle=90)
+                    label.setPos((start + k) / 2.0, -width - 0.6)
+                self.plot.addItem(label)
+                self._bands.append(label)
+                self.band_labels.append((label, axis, k - start))
                 if k < n:  # a thin line between domains
                     line = pg.InfiniteLine(pos=k, angle=0 if axis == 0 else 90)
                     line.setPen(pg.mkPen(QColor(255, 255, 255, 150), width=0))
                     self.plot.addItem(line)
                     self._bands.append(line)
                 start = k
+        self.fit_labels()
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        QTimer.singleShot(0, self, self.fit_labels)
+
+    def showEvent(self, e):
+        super().showEvent(e)
+        QTimer.singleShot(0, self, self.fit_labels)
+
+    def fit_labels(self) -> None:
+        """Show a domain's name only where its band is at least a line of text tall (wide, for
+        the columns): a name that would straddle its neighbours' bands is left out, and hovering
+        the band tells it."""
+        if not self.band_labels:
+            return
+        px = self.plot.getViewBox().viewPixelSize()  # one screen pixel in cells, (x, y)
+        line = self.fontMetrics().height()
+        for label, axis, cells in self.band_labels:
+            size = px[1] if axis == 0 else px[0]
+            label.setVisible(size > 0 and cells / size >= line)
+
+    def shown_band_labels(self) -> list[str]:
+        """The domains' names drawn along the axes (rows' then columns'), for tests and scripts."""
+        return [label.textItem.toPlainText() for label, _a, _c in self.band_labels if label.isVisible()]
+
+    def band_at(self, scene_pos: QPointF) -> tuple[int, str] | None:
+        """(axis, domain) of the band (or its name) left of the rows (axis 0) or above the columns
+        (axis 1) under a scene position; None elsewhere."""
+        p = self.plot.getViewBox().mapSceneToView(scene_pos)
+        r, c = int(np.floor(p.y())), int(np.floor(p.x()))
+        if p.x() < 0 and 0 <= r < len(self.order):
+            return 0, self.domains[self.order[r]]
+        if p.y() < 0 and 0 <= c < len(self.cols):
+            return 1, self.domains[self.cols[c]]
+        return None
 
     def mark(self, rows: list[int]) -> None:
         """Outline the display rows and columns of the selected programs."""
@@ -214,8 +267,16 @@ class HeatmapView(QWidget):
 
     def _on_move(self, pos) -> None:
         cell = self.cell_at(pos)
+        band = self.band_at(pos) if cell is None else None
+        text = None
         if cell is not None:
             text = self.describe(*cell)
+        elif band is not None:
+            axis, name = band
+            seq = self.order if axis == 0 else self.cols
+            count = sum(1 for i in seq if self.domains[i] == name)
+            text = f"{name}: {count} program{'s' if count != 1 else ''} ({'rows' if axis == 0 else 'columns'})"
+        if text is not None:
             if text != self.hover_text:
                 self.hover_text = text
                 vp = self.plot.viewport()

@@ -1,7 +1,8 @@
-"""Curation work off the GUI thread: the report (pruned searches) and the full Δ matrix (row by
-row). Each job owns its ``PairEngine`` (engines are not shared between threads); both read and
-write the same disk cache. Cancelling sets the engine's token: the running search stops within
-a few hundred search nodes."""
+"""Curation work off the GUI thread: the report (pruned searches) and the summary in threads, the
+full Δ matrix (row by row) in a worker process. Each job owns its ``PairEngine`` (engines are not
+shared between threads or processes); all read and write the same disk cache. Cancelling a thread
+job sets the engine's token: the running search stops within a few hundred search nodes;
+cancelling the matrix kills its process."""
 from __future__ import annotations
 
 import threading
@@ -9,43 +10,14 @@ import time
 import weakref
 from typing import Callable
 
-import numpy as np
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QThread, QTimer, Signal
 
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.engine import Cancelled
 from gindex_studio.core.curation.report import analyse
+from gindex_studio.core.runtime import worker_jobs
 from gindex_studio.core.scoring.matching import CancelToken
-
-
-#: seconds per pair of the coarse preview (a preview: the rows bring the real values)
-PREVIEW_DEADLINE = 0.002
-#: from this many cells to compute on, the matrix job searches on worker processes (one per core)
-POOL_MIN_CELLS = 40_000
-
-
-def _pool_for(engine, cells: int):
-    """A ``PairPool`` on every core for ``engine`` when ``cells`` are worth it (and there is
-    more than one core), else None."""
-    import os
-
-    if cells < POOL_MIN_CELLS or (os.cpu_count() or 1) < 2:
-        return None
-    from gindex_studio.core.curation.pairpool import PairPool
-
-    return PairPool(engine.prepared, engine.options.profile)
-
-
-def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
-    """(first, end) of each run of True in ``mask``."""
-    out, start = [], None
-    for k, v in enumerate(list(mask) + [False]):
-        if v and start is None:
-            start = k
-        elif not v and start is not None:
-            out.append((start, k))
-            start = None
-    return out
+from gindex_studio.ui.process_runner import WorkerJob
 
 
 def _progress_of(job) -> Callable[[int, int], None]:
@@ -63,8 +35,77 @@ def _progress_of(job) -> Callable[[int, int], None]:
     return progress
 
 
-class ReportJob(QThread):
-    """One ``analyse`` pass; ``finished_report(report)`` or ``failed(message)``;
+class ReportJob(WorkerJob):
+    """One ``analyse`` pass in a worker process (``worker_jobs.report_job``, on an engine of its
+    own over ``engine``'s programs and disk cache); ``finished_report(report)`` or
+    ``failed(message)``; ``progress(done, total)`` within each batch of the engine's queries.
+
+    ``hold``: an event the job waits for (on a 20 ms timer, held counts as running) before it
+    starts its worker, at most ``hold_seconds`` (the window holds its first report until the
+    matrix is on screen: both share the cores). A cancel ends the hold at once."""
+
+    finished_report = Signal(object)
+    failed = Signal(str)
+    progress = Signal(int, int)
+
+    def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
+                 hold_seconds: float = 10.0):
+        super().__init__(parent)
+        self.ws, self.engine, self.thresholds = ws, engine, thresholds
+        self.hold, self.hold_seconds = hold, hold_seconds
+        self._timer: QTimer | None = None
+        self._until = 0.0
+
+    def call(self):
+        self.engine.flush()
+        return worker_jobs.report_job, (self.ws, _cache_path(self.engine), self.engine.digests, self.thresholds)
+
+    def start(self) -> None:
+        if self.hold is None or self.hold.is_set():
+            super().start()
+            return
+        self._state = "running"  # held
+        self._until = time.monotonic() + self.hold_seconds
+        self._timer = QTimer(self)
+        self._timer.setInterval(20)
+        self._timer.timeout.connect(self._held)
+        self._timer.start()
+
+    def _held(self) -> None:
+        if self._state == "running" and self.worker is None and (self.hold.is_set() or time.monotonic() >= self._until):
+            self._timer.stop()
+            super().start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        super().cancel()
+
+    def wait(self, ms: int = 30_000) -> bool:
+        end = time.monotonic() + ms / 1000
+        while self._state == "running" and self.worker is None:  # held: only the timeout can end it here
+            if time.monotonic() >= end:
+                return False
+            if self.hold.is_set() or time.monotonic() >= self._until:
+                self._held()
+            else:
+                time.sleep(min(0.02, max(0.0, end - time.monotonic())))
+        return super().wait(max(0, int((end - time.monotonic()) * 1000)))
+
+    def on_event(self, kind, value) -> None:
+        if kind == "progress":
+            self.progress.emit(*value)
+
+    def on_done(self, report) -> None:
+        self.finished_report.emit(report)
+
+    def on_failed(self, line) -> None:
+        self.failed.emit(line)
+
+
+class ThreadReportJob(QThread):
+    """One ``analyse`` pass in a thread, for an engine whose searches run elsewhere (a Dask
+    cluster's); ``finished_report(report)`` or ``failed(message)``;
     ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units).
 
     ``hold``: an event the job waits for before it starts searching, at most ``hold_seconds``
@@ -107,17 +148,22 @@ class ReportJob(QThread):
         self.finished_report.emit(rep)
 
 
-class MatrixJob(QThread):
-    """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a coarse preview, then bands of complete rows
-    (each band at most ``band_seconds`` of work, the first as soon as its first row is done).
+class MatrixJob(WorkerJob):
+    """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a
+    coarse preview, then bands of complete rows (each band at most ``band_seconds`` of work, the
+    first as soon as its first row is done). It runs in a worker process
+    (``worker_jobs.matrix_job`` on an engine of its own over ``engine``'s programs and disk
+    cache): the GUI thread only reads the bands from a pipe, at most ``READ_BUDGET`` at a time.
 
     Signals: ``coarse(matrix)``, ``band(first_row, values, lower, exact)`` (arrays rows × n),
-    ``progress(done_rows, n)``, ``arranged(order, points)``, ``done(seconds)``.
+    ``progress(done_rows, n)``, ``arranged(order, points)``, ``done(seconds)``, ``failed(line)``,
+    ``finished()`` (done, failed or cancelled). ``cancel()`` kills the process at once: the bands
+    read so far stay, nothing arrives after it.
 
     With ``arrange`` (every program's domain; ``order`` then holds every program once), a
-    complete square matrix is also arranged here, off the GUI thread: ``arranged`` carries the
-    clustering display order (``analysis.cluster_order``) and the 2-D map (``classical_mds``),
-    emitted just before ``done``."""
+    complete square matrix is also arranged in the worker: ``arranged`` carries the clustering
+    display order (``analysis.cluster_order``) and the 2-D map (``classical_mds``), emitted just
+    before ``done``."""
 
     coarse = Signal(object)
     band = Signal(int, object, object, object)
@@ -133,82 +179,34 @@ class MatrixJob(QThread):
         self.cols = None if cols is None else list(cols)
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
-        self.token = CancelToken()
-        self._pool = None
 
-    def cancel(self) -> None:
-        self.token.set()
+    def call(self):
+        self.engine.flush()  # what the engine found is on disk for the worker
+        return worker_jobs.matrix_job, (self.engine._flows, self.engine.options, _cache_path(self.engine),
+                                        self.engine.digests, self.order, self.cols, self.deadline,
+                                        self.band_seconds, self.preview, self.arrange)
 
-    def run(self) -> None:
-        start = time.perf_counter()
-        n = len(self.order)
-        self.engine.cancel = self.token  # here: setting it when built took the cancel from the job being stopped
-        try:
-            known = self.engine.known_matrix(self.order, self.cols or self.order, self.deadline)
-            self.values, self.lower, self.exact = known.values, known.lower, known.exact
-            complete = known.have.all(axis=1)
-            done = int(complete.sum())
-            for first, last in _runs(complete):  # rows already known (the cache): shown at once
-                self.band.emit(first, known.values[first:last], known.lower[first:last], known.exact[first:last])
-            if done:
-                self.progress.emit(done, n)
-            todo = [r for r in range(n) if not complete[r]]
-            if todo and self.preview and len(todo) * len(self.cols or self.order) > 48 * 48:
-                quick = PREVIEW_DEADLINE if self.deadline is None else min(self.deadline, PREVIEW_DEADLINE)
-                self.coarse.emit(an.coarse_matrix(self.engine, self.order, 24, quick, self.cols))
-            rows, t0, first = [], time.perf_counter(), True
-            for row in an.matrix_rows(self.engine, self.order, self.deadline, rows=todo, cols=self.cols):
-                if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
-                    self._emit(rows)
-                    rows = []
-                rows.append(row)
-                done += 1
-                if first or done == n or time.perf_counter() - t0 >= self.band_seconds:
-                    self._emit(rows)
-                    self.progress.emit(done, n)
-                    self.engine.flush()
-                    if first:  # the preview and the first band came from here (sooner); the rest from workers
-                        self._pool = self.engine.pool = _pool_for(self.engine, (len(todo) - 1) * len(self.cols or self.order))
-                    rows, t0, first = [], time.perf_counter(), False
-            if rows:
-                self._emit(rows)
-                self.progress.emit(done, n)
-        except Cancelled:
-            self.engine.flush()
-            return
-        except Exception as e:
-            self.failed.emit(f"{type(e).__name__}: {e}")
-            return
-        finally:
-            self._close_pool()
-        self.engine.flush()
-        if self.cols is None and not complete.all():  # kept whole: the next window reads it at once
-            self.engine.save_matrix(self.order, self.values, self.lower, self.exact, self.deadline)
-        if self.arrange is not None:
-            self._arrange()
-        self.done.emit(time.perf_counter() - start)
+    def on_event(self, kind, value) -> None:
+        if kind == "band":
+            self.band.emit(*value)
+        elif kind == "progress":
+            self.progress.emit(*value)
+        elif kind == "coarse":
+            self.coarse.emit(value)
+        elif kind == "arranged":
+            self.arranged.emit(*value)
 
-    def _close_pool(self) -> None:
-        """The workers end with the job (at once when it was cancelled)."""
-        pool, self._pool = self._pool, None
-        if self.engine.pool is pool:
-            self.engine.pool = None
-        if pool is not None:
-            pool.stop() if self.token.is_set() else pool.close()
+    def on_done(self, seconds) -> None:
+        self.done.emit(seconds)
 
-    def _arrange(self) -> None:
-        n = len(self.order)
-        idx = np.asarray(self.order, dtype=np.int64)
-        matrix = np.full((n, n), np.nan)
-        matrix[np.ix_(idx, idx)] = self.values
-        matrix = np.nan_to_num(matrix, nan=1.0)
-        self.arranged.emit(*an.arrange(matrix, self.arrange, self.engine.cache))
+    def on_failed(self, line) -> None:
+        self.failed.emit(line)
 
-    def _emit(self, rows) -> None:
-        for r in rows:
-            self.values[r.r], self.lower[r.r], self.exact[r.r] = r.values, r.lower, r.exact
-        self.band.emit(rows[0].r, np.vstack([r.values for r in rows]), np.vstack([r.lower for r in rows]),
-                       np.vstack([r.exact for r in rows]))
+
+def _cache_path(engine) -> str | None:
+    """The engine's disk cache, for a worker's engine (None: no cache, or one in memory)."""
+    cache = engine.cache
+    return str(cache.path) if cache is not None and cache.path is not None and cache.on_disk else None
 
 
 class SummaryJob(QThread):

@@ -7,11 +7,12 @@ from fractions import Fraction
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
-    QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListView, QListWidget, QListWidgetItem,
+    QPushButton, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QTreeWidget, QTreeWidgetItem,
+    QVBoxLayout, QWidget,
 )
 
 from gindex_studio.ui.curation.heatmap import domain_colors
@@ -63,6 +64,43 @@ def _table(headers: list[str]) -> QTableWidget:
     return t
 
 
+def _fit_columns(table: QTableWidget) -> None:
+    """Every column as wide as its texts (no cut, no wrapped cell); a horizontal scroll bar when
+    they are wider than the view together."""
+    h = table.horizontalHeader()
+    h.setStretchLastSection(False)
+    h.setSectionResizeMode(QHeaderView.ResizeToContents)
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.ElideNone)
+
+
+class Placeholder(QLabel):
+    """A line of text in the middle of an empty table's viewport, saying why it is empty."""
+
+    def __init__(self, table: QTableWidget, text: str):
+        super().__init__(text, table.viewport())
+        self.table = table
+        self.setObjectName("placeholder")
+        self.setAlignment(Qt.AlignCenter)
+        self.setWordWrap(True)
+        self.setStyleSheet("color: palette(placeholder-text); padding: 12px;")
+        self.setAttribute(Qt.WA_TransparentForMouseEvents)
+        table.viewport().installEventFilter(self)
+        self.sync()
+
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Resize:
+            self.setGeometry(obj.rect())
+        return False
+
+    def sync(self, text: str | None = None) -> None:
+        """Shown while the table has no row (with ``text``, if given)."""
+        if text is not None:
+            self.setText(text)
+        self.setGeometry(self.table.viewport().rect())
+        self.setVisible(self.table.rowCount() == 0)
+
+
 def _name(item) -> str:
     """A program's file name (its domain has a column of its own; the full label is the tooltip)."""
     return item.label.rsplit("/", 1)[-1]
@@ -107,7 +145,11 @@ class DuplicatesView(QWidget):
         self.summary = QLabel()
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["program", "domain", "role", "nearest in group (Δ)"])
+        # every column as wide as its texts (the last one too: stretched, it was cut at the
+        # window's edge); a horizontal scroll bar when they do not fit together
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.setTextElideMode(Qt.ElideNone)
         self.tree.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.tree.itemClicked.connect(self._clicked)
         lay = QVBoxLayout(self)
@@ -144,9 +186,11 @@ class DuplicatesView(QWidget):
                              f"{dup.pairs_searched} of {dup.pairs_total} pairs searched (the rest ruled out by bounds or cached)")
         for k, g in enumerate(dup.groups, 1):
             ds = [v for _a, _b, v in g.pairs]
-            top = QTreeWidgetItem([f"Group {k}: {len(g.members)} programs", "", "",
-                                   f"Δ {float(min(ds)):.4f} – {float(max(ds)):.4f}" + ("  (= identical inside)" if g.exact else "")])
+            # the group's line spans the columns: its text does not widen the program column
+            top = QTreeWidgetItem([f"Group {k}: {len(g.members)} programs, Δ {float(min(ds)):.4f} – {float(max(ds)):.4f}"
+                                   + ("  (= identical inside)" if g.exact else "")])
             self.tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)
             for m in g.members:
                 best = min(((v, b if a == m else a) for a, b, v in g.pairs if m in (a, b)), key=lambda x: (x[0], x[1]))
                 it = items[m]
@@ -177,9 +221,11 @@ class LeaksView(QWidget):
         self.slider = ThresholdSlider("Leaks:", model.leak_threshold)
         self.slider.changed.connect(lambda v: model.set_thresholds(leaks=v))
         self.summary = QLabel()
-        self.table = _table(["test program", "domain", "Ω", "nearest curriculum program", "its domain"])
+        self.table = _table(["test program", "domain", "Ω", "nearest in curriculum", "its domain"])
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.table.cellClicked.connect(self._clicked)
+        _fit_columns(self.table)
+        self.empty = Placeholder(self.table, "No leaks at this threshold")
         self.pairs: list[tuple[int, int]] = []
         self.hist = pg.PlotWidget(background="w")
         self.hist.setLabel("bottom", "Ω (Δ to the nearest curriculum program)")
@@ -211,6 +257,8 @@ class LeaksView(QWidget):
                 for x in leaks]
         self.pairs = [(x.task, x.nearest) for x in leaks]
         _fill(self.table, rows, self.pairs)
+        self.empty.sync(f"No leaks: no test program within Δ ≤ {float(m.leak_threshold):.3f} of the curriculum"
+                        if m.report is not None else "searching…")
         self.show_selection()
         self.hist.clear()
         if m.report is None:
@@ -257,16 +305,25 @@ class CoverageView(QWidget):
         for t in (self.mis, self.out):
             t.setSelectionMode(QAbstractItemView.ExtendedSelection)
             t.cellClicked.connect(lambda r, _c, t=t: self._clicked(t, r))
-        lay = QVBoxLayout(self)
-        split = QSplitter(Qt.Vertical)
+        for t in (self.table, self.mis, self.out):
+            _fit_columns(t)
+        self.mis_empty = Placeholder(self.mis, "No likely mislabelled programs")
+        self.out_empty = Placeholder(self.out, "No outliers at this threshold")
+        # three tables, each on a page of its own with the whole height (squeezed into one
+        # column they were a few rows each on a laptop screen); the pages' titles count the rows
+        self.pages = QTabWidget()
+        self.pages.setObjectName("coverage-pages")
+        self.pages.setDocumentMode(True)
         box = QWidget()
         bl = QVBoxLayout(box)
-        bl.setContentsMargins(0, 0, 0, 0)
+        bl.setContentsMargins(0, 4, 0, 0)
         bl.addWidget(self.slider)
-        bl.addWidget(self.out)
-        for w in (self.table, self.mis, box):
-            split.addWidget(w)
-        lay.addWidget(split)
+        bl.addWidget(self.out, 1)
+        self.pages.addTab(self.table, "Domains")
+        self.pages.addTab(self.mis, "Likely mislabelled")
+        self.pages.addTab(box, "Outliers")
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.pages)
         for sig in (model.reportChanged, model.thresholdsChanged):
             sig.connect(self.refresh)
         model.selectionChanged.connect(self.show_selection)
@@ -290,6 +347,12 @@ class CoverageView(QWidget):
                          for n in outs], [(n.index, n.same.index) for n in outs])
         self.pairs = {self.mis: [(n.index, n.other.index) for n in rep.mislabels],
                       self.out: [(n.index, n.same.index) for n in outs]}
+        self.mis_empty.sync()
+        self.out_empty.sync(f"No outliers at this threshold: no program is Δ ≥ "
+                            f"{float(self.model.outlier_threshold):.3f} from the rest of its domain")
+        self.pages.setTabText(0, f"Domains ({len(rep.coverage)})")
+        self.pages.setTabText(1, f"Likely mislabelled ({len(rep.mislabels)})")
+        self.pages.setTabText(2, f"Outliers ({len(outs)})")
         self.show_selection()
 
     def _clicked(self, table: QTableWidget, row: int) -> None:
@@ -301,6 +364,74 @@ class CoverageView(QWidget):
 
 
 SYMBOLS = {"curriculum": "o", "test": "t", "excluded": "x"}
+
+
+ROLE_WORDS = {"curriculum": "curriculum", "test": "test", "excluded": "excluded"}
+
+
+def role_icon(role: str, colour: QColor | None = None, size: int = 14) -> QIcon:
+    """The map's mark of ``role`` (○ curriculum, ▽ test, × excluded), filled with ``colour``
+    (grey when None: the role's entry in the legend)."""
+    pix = QPixmap(size, size)
+    pix.fill(Qt.transparent)
+    p = QPainter(pix)
+    p.setRenderHint(QPainter.Antialiasing)
+    p.setPen(QPen(QColor(60, 60, 60), 1.2))
+    p.setBrush(QBrush(colour if colour is not None else QColor(200, 200, 200)))
+    m = 2
+    if role == "test":
+        p.drawPolygon(QPolygonF([QPointF(m, m), QPointF(size - m, m), QPointF(size / 2, size - m)]))
+    elif role == "excluded":
+        p.setPen(QPen(colour if colour is not None else QColor(60, 60, 60), 2.4))
+        p.drawLine(QPointF(m, m), QPointF(size - m, size - m))
+        p.drawLine(QPointF(m, size - m), QPointF(size - m, m))
+    else:
+        p.drawEllipse(QPointF(size / 2, size / 2), size / 2 - m, size / 2 - m)
+    p.end()
+    return QIcon(pix)
+
+
+class MapLegend(QListWidget):
+    """The map's legend, beside the plot rather than on its points: the shape of each role, then
+    a swatch and the name of each domain, wrapped in rows. Clicking a domain emits its name."""
+
+    domainClicked = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("map-legend")
+        self.setFlow(QListView.LeftToRight)
+        self.setWrapping(True)
+        self.setResizeMode(QListView.Adjust)
+        self.setSpacing(1)
+        self.setSelectionMode(QAbstractItemView.NoSelection)
+        self.setFrameShape(QListWidget.NoFrame)
+        self.setIconSize(QSize(14, 14))
+        self.setStyleSheet("QListWidget { background: transparent; }")
+        self.setMaximumHeight(6 * self.fontMetrics().height() + 12)
+        self.itemClicked.connect(lambda it: it.data(Qt.UserRole) and self.domainClicked.emit(it.data(Qt.UserRole)))
+        self.domains: dict[str, QColor] = {}
+
+    def set_domains(self, colors: dict[str, QColor], roles: set[str]) -> None:
+        """Entries for the roles present and every domain (``colors``: domain → its colour)."""
+        if colors == self.domains and self.count():
+            return
+        self.domains = dict(colors)
+        self.clear()
+        for role in ("curriculum", "test", "excluded"):
+            if role in roles:
+                it = QListWidgetItem(role_icon(role), ROLE_WORDS[role])
+                it.setToolTip(f"shape: {role} program")
+                self.addItem(it)
+        for name, colour in colors.items():
+            it = QListWidgetItem(role_icon("curriculum", colour), name)
+            it.setData(Qt.UserRole, name)
+            it.setToolTip(f"colour: domain {name} (click: select its programs)")
+            self.addItem(it)
+        self.updateGeometry()
+
+    def sizeHint(self):
+        return QSize(super().sizeHint().width(), self.maximumHeight())
 
 
 class MapView(QWidget):
@@ -317,8 +448,11 @@ class MapView(QWidget):
         self.plot.addItem(self.scatter)
         self.note = QLabel("the map appears when the matrix is complete")
         self.note.setWordWrap(True)
+        self.legend = MapLegend()
+        self.legend.domainClicked.connect(self._select_domain)
         lay = QVBoxLayout(self)
         lay.addWidget(self.plot, 1)
+        lay.addWidget(self.legend)
         lay.addWidget(self.note)
         self.points = np.zeros((0, 2))
         for sig in (model.splitChanged, model.selectionChanged):
@@ -328,8 +462,9 @@ class MapView(QWidget):
         """Place the programs (``analysis.classical_mds`` of the complete Δ matrix)."""
         self.points = np.asarray(points, dtype=float)
         self.note.setText("Classical MDS of Δ: nearby points are programs with small Δ. Colour = domain (as the "
-                          "heatmap's bands); ○ curriculum, ▽ test, × excluded; hover for the program, click to select "
-                          "it everywhere (Ctrl+click adds; stacked points are selected together).")
+                          "heatmap's bands), shape = role (legend above; click a domain there to select its "
+                          "programs); hover a point for the program, click to select it everywhere (Ctrl+click "
+                          "adds; stacked points are selected together).")
         self.redraw()
 
     def redraw(self) -> None:
@@ -337,13 +472,18 @@ class MapView(QWidget):
         if len(self.points) != len(items):
             self.scatter.clear()
             return
-        colors = {d: pg.mkBrush(c) for d, c in domain_colors(sorted({it.domain for it in items})).items()}
+        palette = domain_colors(sorted({it.domain for it in items}))
+        self.legend.set_domains(palette, {r for r in (it.role for it in items)})
+        colors = {d: pg.mkBrush(c) for d, c in palette.items()}
         sel = np.zeros(len(items), dtype=bool)
         sel[self.model.selection] = True
         pens = (pg.mkPen(QColor(60, 60, 60)), pg.mkPen(QColor(200, 0, 0), width=3))
         self.scatter.setData(x=self.points[:, 0], y=self.points[:, 1], data=np.arange(len(items)),
                              symbol=[SYMBOLS[it.role] for it in items], brush=[colors[it.domain] for it in items],
                              pen=[pens[int(s)] for s in sel], size=np.where(sel, 15, 11))
+
+    def _select_domain(self, domain: str) -> None:
+        self.model.select([i for i, it in enumerate(self.model.ws.items) if it.domain == domain])
 
     def _tip(self, x, y, data) -> str:
         it = self.model.ws.items[int(data)]
@@ -387,8 +527,18 @@ class SplitView(QWidget):
         buttons.addWidget(self.domain_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
+        self.filter = QLineEdit()
+        self.filter.setObjectName("split.filter")
+        self.filter.setPlaceholderText("filter by program name, domain or role")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.apply_filter)
+        self.count = QLabel()
+        row = QHBoxLayout()
+        row.addWidget(self.filter, 1)
+        row.addWidget(self.count)
         lay = QVBoxLayout(self)
         lay.addLayout(buttons)
+        lay.addLayout(row)
         lay.addWidget(self.table, 1)
         self._syncing = False
         model.splitChanged.connect(self.refresh)
@@ -404,7 +554,21 @@ class SplitView(QWidget):
                 color = QColor(200, 70, 60) if it.role == "test" else QColor(140, 140, 140)
                 self.table.item(r, 2).setForeground(color)
         self._syncing = False
+        self.apply_filter()
         self._selection_from_model()
+
+    def apply_filter(self, _text: str = "") -> None:
+        """Show only the rows whose program, domain or role contains every word of the filter
+        (any case); the others are hidden, not removed (the selection keeps them)."""
+        words = self.filter.text().lower().split()
+        items = self.model.ws.items
+        shown = 0
+        for r, it in enumerate(items):
+            hay = f"{it.label} {it.domain} {it.role}".lower()
+            hide = any(w not in hay for w in words)
+            self.table.setRowHidden(r, hide)
+            shown += not hide
+        self.count.setText(f"{shown} of {len(items)} programs")
 
     def selected(self) -> list[int]:
         return sorted({ix.row() for ix in self.table.selectionModel().selectedRows()})

@@ -34,7 +34,7 @@ from gindex_studio.core.flows.flow import write_flow_file
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.window_geometry import place, remember
 from gindex_studio.ui.curation.heatmap import HeatmapView
-from gindex_studio.ui.curation.jobs import MatrixJob, ReportJob, SummaryJob
+from gindex_studio.ui.curation.jobs import MatrixJob, ReportJob, SummaryJob, ThreadReportJob
 from gindex_studio.ui.curation.model import CurationModel
 from gindex_studio.ui.curation.summary import DomainSummaryView
 from gindex_studio.ui.curation.views import CoverageView, DuplicatesView, LeaksView, MapView, SplitView
@@ -220,8 +220,9 @@ class CurationWindow(QMainWindow):
             return
         m = self.model
         self._report_again = False
-        job = ReportJob(m.ws, self._report_engine, (m.duplicate_threshold, m.leak_threshold, m.outlier_threshold), self,
-                        hold=self._matrix_shown)
+        kind = ReportJob if self.client is None else ThreadReportJob  # a cluster's searches run there already
+        job = kind(m.ws, self._report_engine, (m.duplicate_threshold, m.leak_threshold, m.outlier_threshold), self,
+                   hold=self._matrix_shown)
         self._on_report_progress(0, 0)
         job.progress.connect(self._on_report_progress)
         job.finished_report.connect(self._on_report)

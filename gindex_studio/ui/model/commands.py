@@ -1,7 +1,10 @@
 """Undo commands. Each is small and calls only FlowDocument methods; the scene follows signals.
 
 Composite edits (delete a selection, splice, add-and-wire, paste) are parent commands whose
-children are these.
+children are these. Their texts (the History dock, Edit → Undo …) speak the library's words, as the
+canvas and the inspector do: a type's label ("button", not ``ui_button``), an attribute's label
+("To debug window", not ``tosidebar``), a node's shown label (its name, else its type's label),
+never an id (``type_words``, ``attribute_words``, ``node_words``).
 """
 from __future__ import annotations
 
@@ -10,12 +13,40 @@ from typing import Any
 
 from PySide6.QtGui import QUndoCommand
 
+from gindex_studio.core.flows.library import humanise
 from gindex_studio.ui.model.document import MISSING, FlowDocument
+
+
+def type_words(library, type_id: str) -> str:
+    """A node type as the palette shows it: the library's label, else the type id."""
+    nt = library.get(type_id) if library is not None and type_id else None
+    return (getattr(nt, "label", "") or type_id) if nt is not None else (type_id or "node")
+
+
+def node_words(doc: FlowDocument, node_id: str) -> str:
+    """A node as the canvas shows it: its name, else its type's label."""
+    return doc.label(node_id) if doc.has(node_id) else node_id
+
+
+def attribute_words(doc: FlowDocument, node_id: str, key: str) -> str:
+    """An attribute as the inspector labels it: the library's label, else the key made readable."""
+    node = doc.node(node_id) if doc.has(node_id) else None
+    nt = doc.library.get(node.type) if node is not None and doc.library is not None else None
+    a = nt.attribute(key) if nt is not None else None
+    return a.label if a is not None and a.label else humanise(key)
+
+
+def edit_text(doc: FlowDocument, node_id: str, key: str, verb: str = "Edit") -> str:
+    """"Edit To debug window of debug": the undo text of an edit of ``key`` of ``node_id``."""
+    if key == "name" and verb == "Edit":
+        return f"Rename {node_words(doc, node_id)}"
+    linker = {"Add": "to", "Remove": "from"}.get(verb, "of")
+    return f"{verb} {attribute_words(doc, node_id, key)} {linker} {node_words(doc, node_id)}"
 
 
 class AddNode(QUndoCommand):
     def __init__(self, doc: FlowDocument, data: dict, index: int | None = None, text: str = "", parent=None):
-        super().__init__(text or f"Add {data.get('type', 'node')}", parent)
+        super().__init__(text or f"Add {type_words(doc.library, data.get('type', ''))}", parent)
         self.doc, self.data, self.index = doc, data, index
 
     def redo(self):
@@ -27,7 +58,7 @@ class AddNode(QUndoCommand):
 
 class RemoveNode(QUndoCommand):
     def __init__(self, doc: FlowDocument, node_id: str, parent=None):
-        super().__init__(f"Delete {node_id}", parent)
+        super().__init__(f"Delete {node_words(doc, node_id)}", parent)
         self.doc, self.node_id = doc, node_id
         self.index: int | None = None
         self.data: dict | None = None
@@ -61,8 +92,8 @@ class SetAttribute(QUndoCommand):
     MERGE_ID = 1001
 
     def __init__(self, doc: FlowDocument, node_id: str, key: str, value: Any, text: str = "", parent=None):
-        label = "Remove" if value is MISSING else "Edit"
-        super().__init__(text or f"{label} {key}", parent)
+        verb = "Remove" if value is MISSING else "Edit"
+        super().__init__(text or edit_text(doc, node_id, key, verb), parent)
         self.doc, self.node_id, self.key, self.new = doc, node_id, key, value
         self.old = copy.deepcopy(doc.get_attribute(node_id, key))
         self.key_index = doc.key_index(node_id, key)
@@ -89,7 +120,9 @@ class MoveNodes(QUndoCommand):
     """Move nodes: ``moves`` is {id: (old, new)}, a position None meaning "no x/y in the file"."""
 
     def __init__(self, doc: FlowDocument, moves: dict, text: str = "Move", parent=None):
-        super().__init__(text if len(moves) != 1 or text != "Move" else "Move node", parent)
+        if text == "Move":
+            text = f"Move {node_words(doc, next(iter(moves)))}" if len(moves) == 1 else f"Move {len(moves)} nodes"
+        super().__init__(text, parent)
         self.doc, self.moves = doc, moves
 
     def redo(self):
@@ -173,8 +206,10 @@ def remove_nodes(doc: FlowDocument, ids: list[str], wires: list[tuple[str, int, 
     """Delete nodes (and every wire into them) and single wires, as one undo entry."""
     ids = [i for i in dict.fromkeys(ids) if doc.has(i)]
     parts = []
-    if ids:
-        parts.append(f"{len(ids)} node{'s' if len(ids) != 1 else ''}")
+    if len(ids) == 1:
+        parts.append(node_words(doc, ids[0]))
+    elif ids:
+        parts.append(f"{len(ids)} nodes")
     if wires:
         parts.append(f"{len(wires)} wire{'s' if len(wires) != 1 else ''}")
     cmd = Macro("Delete " + " and ".join(parts))
@@ -200,7 +235,7 @@ def remove_nodes(doc: FlowDocument, ids: list[str], wires: list[tuple[str, int, 
 def add_node_wired(doc: FlowDocument, data: dict, wire_from: tuple[str, int] | None = None,
                    wire_to: str | None = None, text: str = "") -> Macro:
     """Add a node, optionally wired from (src, port) and/or to a target, as one entry."""
-    cmd = Macro(text or f"Add {data.get('type', 'node')}")
+    cmd = Macro(text or f"Add {type_words(doc.library, data.get('type', ''))}")
     cmd.add(AddNode(doc, data))
     if wire_from is not None:
         src, port = wire_from
@@ -214,7 +249,7 @@ def add_node_wired(doc: FlowDocument, data: dict, wire_from: tuple[str, int] | N
 def splice(doc: FlowDocument, node_id: str, wire: tuple[str, int, str], move: dict | None) -> Macro:
     """Put ``node_id`` into ``wire``: src→node on the wire's port, node→dst on output 0."""
     src, port, dst = wire
-    cmd = Macro(f"Splice {doc.label(node_id)}")
+    cmd = Macro(f"Splice {node_words(doc, node_id)}")
     if move:
         cmd.add(MoveNodes(doc, move, "Move"))
     ports = doc.wires_without(src, port, dst)
@@ -236,7 +271,7 @@ def add_nodes(doc: FlowDocument, nodes: list[dict], text: str) -> Macro:
 
 def add_config(doc: FlowDocument, data: dict, user: tuple[str, str] | None = None) -> Macro:
     """Add a config node and, with ``user`` = (node id, attribute key), point that attribute at it."""
-    cmd = Macro(f"Create {data.get('type', 'config node')}")
+    cmd = Macro(f"Create {type_words(doc.library, data.get('type', '')) if data.get('type') else 'config node'}")
     cmd.add(AddNode(doc, data))
     if user is not None:
         cmd.add(SetAttribute(doc, user[0], user[1], data["id"]))

@@ -33,7 +33,7 @@ from gindex_studio.core.flows.library import humanise
 
 from gindex_studio.ui.library_access import node_type_color
 from gindex_studio.ui.theme import error_color
-from gindex_studio.ui.model.commands import Macro, SetAttribute, remove_nodes
+from gindex_studio.ui.model.commands import Macro, SetAttribute, edit_text, remove_nodes
 from gindex_studio.ui.model.document import MISSING
 from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
 from gindex_studio.ui.panels.code_editor import CodeField
@@ -237,7 +237,7 @@ class Inspector(QWidget):
                 return  # a default that was only looked at is not written
             if current is not MISSING and current == new and type(current) is type(new):
                 return
-            self.editor.push(SetAttribute(doc, self.node_id, key, new, f"Edit {key}"))
+            self.editor.push(SetAttribute(doc, self.node_id, key, new))
 
         self._committers[key] = commit
         self._place_row(form, key, w, removable, label, present)
@@ -297,7 +297,7 @@ class Inspector(QWidget):
             if cur_v is MISSING and type_key in changes and key not in changes:
                 changes[key] = text
             if changes:
-                m = Macro(f"Edit {key}")
+                m = Macro(edit_text(doc, nid, key))
                 for k, v in changes.items():
                     m.add(SetAttribute(doc, nid, k, v))
                 self.editor.push(m)
@@ -367,7 +367,7 @@ class Inspector(QWidget):
             changes = {k: v for k, v in new.items() if doc.get_attribute(nid, k) != v
                        and not (doc.get_attribute(nid, k) is MISSING and v == "")}
             if changes:
-                m = Macro("Edit repeat")
+                m = Macro(edit_text(doc, nid, "repeat"))
                 for k, v in changes.items():
                     m.add(SetAttribute(doc, nid, k, v))
                 self.editor.push(m)
@@ -439,9 +439,9 @@ class Inspector(QWidget):
         """Remove ``key`` (and with it ``also``: a typed value's type key) as one undo entry."""
         doc = self.editor.doc
         if not also:
-            self.editor.push(SetAttribute(doc, self.node_id, key, MISSING, f"Remove {key}"))
+            self.editor.push(SetAttribute(doc, self.node_id, key, MISSING))
             return
-        m = Macro(f"Remove {key}")
+        m = Macro(edit_text(doc, self.node_id, key, "Remove"))
         for k in (key, *also):
             m.add(SetAttribute(doc, self.node_id, k, MISSING))
         self.editor.push(m)
@@ -457,7 +457,8 @@ class Inspector(QWidget):
         except json.JSONDecodeError:
             value = raw  # plain text is taken as a string
         self.add_error.setText("")
-        self.editor.push(SetAttribute(self.editor.doc, self.node_id, key, value, f"Add {key}"))
+        doc = self.editor.doc
+        self.editor.push(SetAttribute(doc, self.node_id, key, value, edit_text(doc, self.node_id, key, "Add")))
 
     def refresh_values(self) -> None:
         """The node changed (undo, another panel): show its values without losing focus."""

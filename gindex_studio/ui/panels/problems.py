@@ -1,9 +1,13 @@
-"""Problems panel: every problem of the current flow; click a row to jump to its node."""
+"""Problems panel: every problem of the current flow; click a row to jump to its node. A node type
+Node-RED lacks, whose npm module is known, gets an "Install" button on its row
+(``install_requested``: the Run controller installs it into the private runtime)."""
 from __future__ import annotations
+
+import re
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QPushButton, QTreeWidget, QTreeWidgetItem
 
 from gindex_studio.ui.canvas.items import ERROR_KINDS
 from gindex_studio.ui.theme import error_color, warning_color
@@ -11,12 +15,22 @@ from gindex_studio.ui.theme import error_color, warning_color
 ID_ROLE = Qt.UserRole + 1
 
 
+_MODULE = re.compile(r"provided by the npm module (\S+?)\)")
+
+
+def module_of(problem) -> str | None:
+    """The npm module a missing-type problem names, if any."""
+    m = _MODULE.search(problem.message) if problem.kind == "missing-type" else None
+    return m.group(1) if m else None
+
+
 class ProblemsPanel(QTreeWidget):
     jump = Signal(str)
+    install_requested = Signal(str)  # an npm module
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setHeaderLabels(["Problem", "Node", "Details"])
+        self.setHeaderLabels(["Problem", "Node", "Details", ""])
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
         self.setColumnWidth(0, 150)
@@ -50,6 +64,13 @@ class ProblemsPanel(QTreeWidget):
             it.setForeground(0, QBrush(QColor(error_color() if p.kind in ERROR_KINDS else warning_color())))
             it.setToolTip(2, p.message)
             self.addTopLevelItem(it)
+            mod = module_of(p)
+            if mod:
+                b = QPushButton(f"Install {mod}")
+                b.setObjectName("install-module")
+                b.setToolTip(f"Install the npm module {mod} into the studio's private Node-RED and run again")
+                b.clicked.connect(lambda _c=False, m=mod: self.install_requested.emit(m))
+                self.setItemWidget(it, 3, b)
 
     def _clicked(self, item, _col=0) -> None:
         node_id = item.data(0, ID_ROLE)

@@ -72,7 +72,17 @@ class QuickAdd(QFrame):
             self.chosen.emit(t)
 
     def popup(self, global_pos: QPoint, text: str = "") -> None:
-        self.move(global_pos)
+        """Show at ``global_pos`` (the top-left corner wished), kept wholly on the screen there:
+        near the canvas's right or bottom edge it opens to the left of / above the point."""
+        from gindex_studio.ui.window_geometry import popup_rect, screen_at
+
+        screen = screen_at(global_pos)
+        size = self.size().expandedTo(self.minimumSizeHint())
+        if screen is not None:
+            r = popup_rect(global_pos, size, screen.availableGeometry())
+            self.setGeometry(r)
+        else:
+            self.move(global_pos)
         self.show()
         self.edit.setFocus()
         if text:

@@ -1,5 +1,7 @@
 """Deploy & run in the main window: the Run menu and toolbar action, the Debug dock, runtime
-problems in the Problems dock (on their nodes), and the runtime stopped when the window closes.
+problems and nrlint's findings in the Problems dock (on their nodes; Run → Lint lints without
+running), an Install button there for a missing node type's npm module, and the runtime stopped
+when the window closes. The Node-RED used is the one in Preferences, else the private one.
 
 :class:`RunController` keeps a :class:`RuntimeWorker` on a QThread; the GUI thread never waits for
 Node-RED."""
@@ -21,6 +23,8 @@ class RunController(QObject):
     """Connects a main window to a runtime worker (see the module's docstring)."""
 
     _deploy = Signal(list)
+    _lint = Signal(list, list)
+    _install = Signal(list)
     _fire = Signal(str)
     _send = Signal(str, str, str)
     _stop = Signal()
@@ -35,6 +39,12 @@ class RunController(QObject):
         self.worker = RuntimeWorker(factory)
         self.worker.moveToThread(self.thread)
         self._deploy.connect(self.worker.deploy)
+        self._lint.connect(self.worker.lint)
+        self._install.connect(self.worker.install)
+        self.worker.linted.connect(self._linted)
+        self.worker.installed.connect(self._installed)
+        self.run_problems: list[Problem] = []
+        self.lint_problems: list[Problem] = []
         self._fire.connect(self.worker.fire)
         self._send.connect(self.worker.request)
         self._stop.connect(self.worker.stop)
@@ -54,12 +64,59 @@ class RunController(QObject):
             self.running = True
             self.thread.start()
 
-    def deploy(self) -> None:
+    def _target(self):
+        """The current editor's document and its nodes; None without an editor."""
         ed = self.window.editor
         if ed is None:
-            return
+            return None
+        if ed.doc is not self.doc:
+            self.run_problems, self.lint_problems = [], []
         self.doc = ed.doc
-        nodes = node_dicts(ed.doc.flow)
+        return ed, node_dicts(ed.doc.flow)
+
+    def lint(self) -> None:
+        """nrlint's rules chosen in Preferences on the current flow, into Problems (off the GUI thread)."""
+        from gindex_studio.ui.preferences import preferred_lint_rules
+
+        target = self._target()
+        if target is None:
+            return
+        self._start()
+        self._lint.emit(target[1], sorted(preferred_lint_rules()))
+
+    def install_module(self, module: str) -> None:
+        """Install ``module`` into the private runtime (then it is started again and the flow redeployed)."""
+        self.window.statusBar().showMessage(f"Node-RED: installing {module}…", 10000)
+        self._start()
+        self._install.emit([module])
+
+    def _installed(self, modules: list) -> None:
+        self.window.statusBar().showMessage(f"Node-RED: installed {', '.join(modules)}", 8000)
+
+    def _linted(self, found: list) -> None:
+        self.lint_problems = [Problem("lint", f"{p.rule}: {p.message}", p.node_id, p.nodes if len(p.nodes) > 1 else ())
+                              for p in found]
+        self._publish()
+        n = len(found)
+        self.window.statusBar().showMessage("nrlint: " + (f"{n} finding(s), see Problems" if n else "no findings"),
+                                            8000)
+
+    def _publish(self) -> None:
+        if self.doc is not None and hasattr(self.doc, "set_runtime_problems"):
+            self.doc.set_runtime_problems(self.run_problems + self.lint_problems)
+
+    def deploy(self) -> None:
+        from gindex_studio.ui.preferences import preferred_lint_rules, preferred_remote
+
+        target = self._target()
+        if target is None:
+            return
+        ed, nodes = target
+        remote = preferred_remote()
+        if remote != self.worker.remote:
+            self.worker.remote = remote  # read by the worker when it next makes its runtime
+            if self.running:
+                self._stop.emit()
         self.panel.labels = {i: ed.doc.label(i) for i in ed.doc.node_ids()}
         self.panel.set_inputs(
             [(n["id"], ed.doc.label(n["id"])) for n in nodes if n["type"] == "inject"],
@@ -68,11 +125,14 @@ class RunController(QObject):
         self.window.docks["debug"].show()
         self.window.docks["debug"].raise_()
         self._start()
+        rules = preferred_lint_rules()
+        if rules:
+            self._lint.emit(nodes, sorted(rules))
         self._deploy.emit(nodes)
 
     def _problems(self, problems: list) -> None:
-        if self.doc is not None and hasattr(self.doc, "set_runtime_problems"):
-            self.doc.set_runtime_problems([Problem(p.kind, p.message, p.node_id) for p in problems])
+        self.run_problems = [Problem(p.kind, p.message, p.node_id) for p in problems]
+        self._publish()
         n = len(problems)
         self.window.statusBar().showMessage("Node-RED: " + (f"{n} problem(s), see Problems" if n else
                                                              "deployed, no problems"), 8000)
@@ -137,9 +197,15 @@ def install_actions(main_window, factory=None) -> RunController:
     act.setShortcut(QKeySequence("F5"))
     act.setToolTip("Deploy the flow in Node-RED and run it (F5); problems go to Problems, messages to Debug")
     act.triggered.connect(ctl.deploy)
+    lint = QAction("&Lint", main_window)
+    lint.setObjectName("run.lint")
+    lint.setShortcut(QKeySequence("Shift+F5"))
+    lint.setToolTip("nrlint's rules (chosen in Preferences) on the flow; findings go to Problems")
+    lint.triggered.connect(ctl.lint)
     bar = main_window.menuBar()
     menu = bar.addMenu("&Run")
     menu.addAction(act)
+    menu.addAction(lint)
     menu.addAction(dock.toggleViewAction())
     help_menu = getattr(main_window, "help_menu", None)
     if help_menu is not None:
@@ -150,6 +216,10 @@ def install_actions(main_window, factory=None) -> RunController:
         tb.addAction(act)
     main_window.run_controller = ctl
     main_window.run_action = act
+    main_window.lint_action = lint
+    problems = getattr(main_window, "problems", None)
+    if problems is not None and hasattr(problems, "install_requested"):
+        problems.install_requested.connect(ctl.install_module)
     watch = _CloseWatch(main_window, ctl)
     main_window.installEventFilter(watch)
     main_window._run_close_watch = watch

@@ -23,10 +23,16 @@ class RuntimeWorker(QObject):
     response = Signal(dict)  # {"probe": name, "status", "body", "note"}
     failed = Signal(str)
     stopped = Signal()
+    probed = Signal(object)  # a core.nodered.behaviour.Behaviour
+    installed = Signal(list)  # npm modules installed into the private runtime (then restarted)
+    linted = Signal(list)  # core.nodered.lint.LintProblem list of the flow last linted
 
     def __init__(self, factory: Callable[..., Runtime] | None = None):
         super().__init__()
-        self.factory = factory or (lambda progress: connect(progress=progress))
+        self.factory = factory or (lambda progress: connect(self.remote[0], self.remote[1], progress=progress))
+        #: (URL, token) of the user's Node-RED (Preferences), or (None, None): the private runtime.
+        #: Set on the GUI thread before a request; a change takes effect with the next runtime.
+        self.remote: tuple[str | None, str | None] = (None, None)
         self.runtime: Runtime | None = None
         self.session: Session | None = None
         self.nodes: list[dict] = []
@@ -82,6 +88,53 @@ class RuntimeWorker(QObject):
             problems = s.problems()
             self.deployed.emit(list(s.prepared.problems) + problems if s.prepared else problems)
         except NodeRedError as e:
+            self.failed.emit(str(e))
+
+    @Slot(list, list)
+    def lint(self, nodes: list, rules: list) -> None:
+        """nrlint's rules (names) on the flow (cached per flow content: a repeat costs nothing)."""
+        from gindex_studio.core.nodered.lint import LintError, lint
+
+        try:
+            self.linted.emit(lint(nodes, rules))
+        except LintError as e:
+            self.failed.emit(str(e))
+
+    @Slot(list, list)
+    def probe(self, reference: list, generated: list) -> None:
+        """Both programs on the reference's probes (its written ones, else the default ones)."""
+        from gindex_studio.core.nodered.behaviour import behaviour
+
+        try:
+            s = self._ensure()
+            self.progress.emit("running probes")
+            self.probed.emit(behaviour(s, reference, generated))
+            self.progress.emit("probes done")
+        except (InstallError, NodeRedError, ValueError) as e:
+            self.failed.emit(str(e))
+
+    @Slot(list)
+    def install(self, modules: list) -> None:
+        """Install npm modules into the private runtime's extra nodes and start it again so that it
+        loads them (a deployed flow is deployed again)."""
+        from gindex_studio.core.nodered.modules import ModuleError, install_modules
+
+        if self.remote[0]:
+            self.failed.emit(f"node modules are installed into the studio's private Node-RED, not into the one at "
+                             f"{self.remote[0]} (Preferences): install them there with its palette manager")
+            return
+        try:
+            install_modules(modules, lambda f, text: self.progress.emit(text))
+            if self.runtime is not None and self.runtime.private:
+                if self.session is not None:
+                    self.session.close()
+                self.session = None
+                self.runtime.stop()
+                self.runtime = None
+            self.installed.emit(list(modules))
+            if self.nodes:
+                self.deploy(self.nodes)
+        except (ModuleError, InstallError, NodeRedError) as e:
             self.failed.emit(str(e))
 
     @Slot()

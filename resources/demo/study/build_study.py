@@ -12,11 +12,15 @@ the files byte for byte.
   on the reference: a node dropped, a value changed, a wire dropped, the text cut short, prose.
 - Outputs are written as eval harnesses write them (``outputs/<system>.jsonl``) and each experiment
   is built from them like ``gindex-studio experiment new`` does, then given the demo's curriculum.
+- ``curriculum/<domain>/`` and ``tasks/`` hold copies of the curriculum's programs and of the 22 task
+  references, laid out as ``gindex-studio experiment new --curriculum … --tasks …`` reads them (the
+  README's example builds an experiment from them and ``outputs/``).
 """
 from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -91,8 +95,24 @@ def attempts_for(system: str, tid: str, ref: list[dict]) -> list[str]:
     return out
 
 
+def write_layout() -> None:
+    """``curriculum/<domain>/`` (the demo experiment's curriculum programs) and ``tasks/`` (the task
+    references), copied byte for byte from ``../programs``; stale files are removed first."""
+    for name in ("curriculum", "tasks"):
+        shutil.rmtree(HERE / name, ignore_errors=True)
+    for c in DEMO_EXP["curriculum"]:
+        folder = HERE / "curriculum" / c["domain"]
+        folder.mkdir(parents=True)
+        for p in c["programs"]:
+            shutil.copyfile(DEMO / p, folder / Path(p).name)
+    (HERE / "tasks").mkdir()
+    for _tid, _d, path in tasks():
+        shutil.copyfile(path, HERE / "tasks" / path.name)
+
+
 def main() -> None:
     (HERE / "outputs").mkdir(exist_ok=True)
+    write_layout()
     entries = []
     for system, (_p, factor, compute) in SYSTEMS.items():
         lines = []

@@ -1,0 +1,58 @@
+"""``gindex-studio lint FLOW... [--json] [--rules R]``: nrlint's rules (the nrlint installed with the
+studio's Node-RED, run by Node.js) on each flow, one line per finding and node. Exit 0 when no rule
+found anything, 1 otherwise (or with one line when nrlint cannot run)."""
+from __future__ import annotations
+
+import argparse
+
+NAMES = ("lint",)
+
+RULES_HELP = ("nrlint rules: 'default', 'all', 'none', or a comma list (name adds, -name removes; a list "
+              "starting with + or - starts from the default set)")
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("lint", help="nrlint's rules on flows (the nrlint installed with Node-RED)",
+                       description="Lint flows with nrlint (Node.js 18+ needed; installed with the pinned Node-RED "
+                                   "into the user data folder on first use). Results are cached per flow content.")
+    p.add_argument("flows", nargs="+", metavar="FLOW", help="flow files (JSON)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--rules", default="default", metavar="R", help=RULES_HELP + "; default: %(default)s")
+
+
+def check_usage(args, parser) -> None:
+    from gindex_studio.core.nodered.lint import parse_rules
+
+    try:
+        args.rule_set = parse_rules(args.rules)
+    except ValueError as e:
+        parser.error(f"--rules: {e}")
+
+
+def lint_problems(flows, rule_set):
+    """nrlint's findings for each flow object, or InputError (one line)."""
+    from gindex_studio.cli.common import InputError
+    from gindex_studio.cli.run import install_progress
+    from gindex_studio.core.nodered.lint import LintError, lint_flows
+
+    try:
+        return lint_flows(flows, rule_set, progress=install_progress())
+    except LintError as e:
+        raise InputError(str(e)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli.common import json_out, read_generated
+
+    flows = [read_generated(f) for f in args.flows]
+    found = lint_problems(flows, args.rule_set)
+    if args.json:
+        json_out({"rules": sorted(args.rule_set), "clean": not any(found),
+                   "flows": [{"flow": f, "problems": [p.to_dict() for p in ps]} for f, ps in zip(args.flows, found)]})
+    else:
+        for f, ps in zip(args.flows, found):
+            for p in ps:
+                print(f"{f}: {p.line()}")
+        if not any(found):
+            print(f"no findings ({len(args.flows)} flow(s); rules: {', '.join(sorted(args.rule_set)) or 'none'})")
+    return 1 if any(found) else 0

@@ -1,0 +1,271 @@
+"""Core work in a worker process of its own, its events streamed back (no Qt here).
+
+Why: scoring in a thread of the studio's process holds the interpreter lock for long stretches
+(native searches, pickling, garbage collection), and the GUI thread waits on it. A worker process
+has its own interpreter; the studio only reads small messages from a pipe.
+
+Contract of ``Worker(fn, *args)``:
+
+- ``start()`` returns at once. A helper thread starts the process (from a fork server: a clean
+  interpreter with the core imported, never a fork of the studio's threads; ``spawn`` where there
+  is no fork server) and sends it ``args``, pickled by a pickler that is a Python call per object,
+  so the thread gives the interpreter lock up every few milliseconds however large ``args`` is.
+- In the process, ``fn(emit, *args)`` runs; ``emit(kind, value)`` sends an event back at once.
+  Its return value ends the stream as ``("done", value)``; an exception as ``("failed", line)``.
+- ``fileno()`` is readable when events wait; ``read(budget)`` returns those that arrived (without
+  blocking, for at most ``budget`` seconds). When the process ends without a last event, a
+  ``("failed", …)`` one is made. ``ended`` is True once the last event was read.
+- ``stop()`` kills the process and every process it started (its process group) at once.
+
+A worker runs at a lower priority (``WORKER_NICE``): the studio's GUI thread is served first.
+``fn`` must be a module-level function (it is sent by name). Keep events small: the reader
+unpickles them on the GUI thread. As with any ``spawn``/``forkserver`` start, the program's main
+module must keep its work under ``if __name__ == "__main__":`` (the fork server imports it).
+"""
+from __future__ import annotations
+
+import atexit
+import io
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import threading
+import time
+import weakref
+from typing import Any, Callable
+
+#: modules the fork server imports once, so a worker starts with the core ready
+PRELOAD = [
+    "gindex_studio.core.runtime.workers",
+    "gindex_studio.core.benchmark.gindex",
+    "gindex_studio.core.benchmark.analysis",
+    "gindex_studio.core.curation.analysis",
+]
+
+#: how much lower a worker's scheduling priority is than the studio's (``os.nice``)
+WORKER_NICE = 10
+
+_context_lock = threading.Lock()
+_context = None
+
+
+def context():
+    """The multiprocessing context of workers: ``forkserver`` (preloading ``PRELOAD``) where the
+    platform has it, else ``spawn``."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            if "forkserver" in mp.get_all_start_methods():
+                _context = mp.get_context("forkserver")
+                _context.set_forkserver_preload(PRELOAD)
+            else:
+                _context = mp.get_context("spawn")
+        return _context
+
+
+def warm_up() -> None:
+    """Start the fork server now, in a daemon thread (the first worker then starts in
+    milliseconds). Safe to call often."""
+    ctx = context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        threading.Thread(target=forkserver.ensure_running, name="gindex-forkserver", daemon=True).start()
+
+
+class _YieldingPickler(pickle.Pickler):
+    """A pickler that calls Python once per object: a thread running it lets other threads (the
+    GUI's) take the interpreter lock at the switch interval instead of after the whole dump."""
+
+    def persistent_id(self, obj):  # noqa: D401 - the hook; nothing is persistent
+        return None
+
+
+def dumps_yielding(obj: Any) -> bytes:
+    """``pickle.dumps(obj)`` that yields the interpreter lock as it goes (see ``_YieldingPickler``)."""
+    buf = io.BytesIO()
+    _YieldingPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buf.getvalue()
+
+
+def _child(fn: Callable, inbox, outbox) -> None:
+    """The worker process: its own process group (``stop`` kills it whole; Ctrl-C in a terminal
+    reaches the studio, which stops it), then ``fn(emit, *args)``."""
+    try:
+        os.setpgrp()
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.nice(WORKER_NICE)  # batch work: the studio's GUI thread gets a core first
+    except (AttributeError, OSError):
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def emit(kind: str, value: Any = None) -> None:
+        outbox.send_bytes(pickle.dumps((kind, value), pickle.HIGHEST_PROTOCOL))
+
+    try:
+        args = pickle.loads(inbox.recv_bytes())
+        inbox.close()
+        value = fn(emit, *args)
+    except BaseException as e:  # noqa: BLE001 - every failure is reported, in one line
+        try:
+            emit("failed", f"{type(e).__name__}: {e}")
+        except OSError:
+            pass
+        return
+    emit("done", value)
+
+
+_live: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """At exit, no worker outlives the studio (and multiprocessing does not wait for one)."""
+    for w in list(_live):
+        w.stop()
+
+
+class Worker:
+    """One call of ``fn(emit, *args)`` in a worker process (see the module's contract)."""
+
+    def __init__(self, fn: Callable, *args: Any):
+        self.fn, self.args = fn, args
+        self._events, self._child_out = mp.Pipe(duplex=False)  # (read end, write end)
+        self._child_in, self._inbox = mp.Pipe(duplex=False)
+        self.process = None
+        self.ended = False
+        self._stopped = threading.Event()
+        self._started = threading.Event()
+        self.error: str | None = None  # why the helper thread could not start the process
+
+    # ----- life -----------------------------------------------------------------------------
+    def start(self) -> "Worker":
+        threading.Thread(target=self._launch, name="gindex-worker-launch", daemon=True).start()
+        return self
+
+    def _launch(self) -> None:
+        """The helper thread: start the process, then send it its arguments. Only this thread
+        touches the sending end (``stop`` kills the process: the send then fails and ends)."""
+        try:
+            if self._stopped.is_set():
+                return
+            # not a daemon: a daemon may not start processes (Ω's pool); _stop_all ends it at exit
+            proc = context().Process(target=_child, args=(self.fn, self._child_in, self._child_out))
+            proc.start()
+            self.process = proc
+            _live.add(self)
+            if self._stopped.is_set():  # stopped while starting
+                self._kill()
+                return
+            self._child_in.close()
+            self._child_out.close()  # only the child writes now: its end closing means it ended
+            blob = dumps_yielding(self.args)
+            self.args = None
+            self._inbox.send_bytes(blob)
+        except (OSError, EOFError, ValueError, TypeError) as e:
+            if not self._stopped.is_set():
+                self.error = f"the worker process could not start: {e}"
+        finally:
+            for conn in (self._inbox, self._child_in, self._child_out):
+                try:
+                    conn.close()  # the read end sees the end of the stream when nothing started
+                except OSError:
+                    pass
+            self._started.set()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def stop(self) -> None:
+        """Kill the process and the processes it started, now; no event is read after this."""
+        self._stopped.set()
+        self.ended = True
+        self._kill()
+        try:
+            self._events.close()
+        except OSError:
+            pass
+
+    def _kill(self) -> None:
+        proc = self.process
+        if proc is None:
+            return
+        pid = proc.pid
+        if proc.exitcode is not None:  # ended and reaped: its id may be another process's now
+            return
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the worker's group: its own pool processes too
+        except (AttributeError, OSError):
+            try:
+                proc.kill()
+            except (OSError, ValueError):
+                pass
+        try:
+            proc.join(2.0)
+        except (AssertionError, ValueError):
+            pass
+
+    def alive(self) -> bool:
+        """The process (or its start) is still going."""
+        p = self.process
+        return (p is None and not self._started.is_set()) or (p is not None and p.is_alive())
+
+    # ----- events -----------------------------------------------------------------------------
+    def fileno(self) -> int:
+        return self._events.fileno()
+
+    def read(self, budget: float = 0.008, wait: float = 0.0) -> list[tuple[str, Any]]:
+        """Events that arrived, read for at most ``budget`` seconds (waiting up to ``wait``
+        seconds for the first). The last event is ``done`` or ``failed``."""
+        if self.ended:
+            return []
+        out: list[tuple[str, Any]] = []
+        end = time.perf_counter() + budget
+        try:
+            ready = self._events.poll(wait)
+            while ready:
+                kind, value = pickle.loads(self._events.recv_bytes())
+                out.append((kind, value))
+                if kind in ("done", "failed"):
+                    self.ended = True
+                    break
+                if time.perf_counter() >= end:
+                    break
+                ready = self._events.poll(0)
+        except (EOFError, OSError):
+            self.ended = True
+            if self.error:
+                out.append(("failed", self.error))
+            else:
+                code = self.process.exitcode if self.process is not None else None
+                if self.process is not None and code is None:
+                    self.process.join(1.0)
+                    code = self.process.exitcode
+                out.append(("failed", f"the worker process ended unexpectedly (exit code {code})"))
+        if self.ended and self.process is not None:
+            self.process.join(2.0)
+        return out
+
+
+def run(fn: Callable, *args: Any, timeout: float | None = None):
+    """``fn(emit, *args)`` in a worker, waited for here; yields its events and returns its value
+    (a generator: ``value = yield from run(...)``). Raises RuntimeError(line) when it failed."""
+    w = Worker(fn, *args).start()
+    end = None if timeout is None else time.monotonic() + timeout
+    try:
+        while True:
+            if end is not None and time.monotonic() > end:
+                raise TimeoutError("the worker did not finish in time")
+            for kind, value in w.read(0.05, wait=0.05):
+                if kind == "done":
+                    return value
+                if kind == "failed":
+                    raise RuntimeError(value)
+                yield kind, value
+    finally:
+        if not w.ended:
+            w.stop()

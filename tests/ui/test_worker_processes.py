@@ -1,0 +1,87 @@
+"""Heavy work runs in worker processes (issue 24, item 1): the curation window's Δ matrix is
+computed in another process than the studio's, a click on Cancel kills that process at once with
+the rows read so far kept, and the core's ``Worker`` streams events, reports failures in one line
+and dies on ``stop``. (The compare window's g-index: tests/ui/test_compare_progress.py.)"""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from gindex_studio.core.runtime.workers import Worker, run
+
+from .curation_support import open_window
+from .test_curation_views import slow_workspace
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+def test_the_curation_matrix_runs_in_another_process_and_cancel_kills_it(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, deadline=0.02)
+    hm = win.heatmap
+    qtbot.waitUntil(lambda: not np.isnan(hm.lower[0]).any(), timeout=30_000)  # a first band arrived
+    job = win._matrix_job
+    pid = job.pid
+    assert pid is not None and pid != os.getpid() and _alive(pid)
+    qtbot.mouseClick(win.cancel_button, Qt.LeftButton)
+    t0 = time.perf_counter()
+    qtbot.waitUntil(lambda: not _alive(pid), timeout=2_000)
+    assert time.perf_counter() - t0 < 1.0 and not job.isRunning()
+    shown = win.progress.value()
+    qtbot.wait(200)
+    assert win.progress.value() == shown < len(win.model.ws)  # nothing arrives after the cancel
+    assert (~np.isnan(hm.lower).any(axis=1)).sum() == shown >= 1  # the rows done stay
+    win.close()
+
+
+def _events(emit, n):
+    for k in range(n):
+        emit("step", (k, os.getpid()))
+    return "finished"
+
+
+def _fails(emit):
+    raise ValueError("no such program")
+
+
+def _sleeps(emit):
+    emit("pid", os.getpid())
+    time.sleep(60)
+
+
+def test_a_worker_streams_its_events_from_another_process():
+    gen = run(_events, 3, timeout=60)
+    events = []
+    try:
+        while True:
+            events.append(next(gen))
+    except StopIteration as stop:
+        value = stop.value
+    assert [e[1][0] for e in events] == [0, 1, 2] and value == "finished"
+    assert {e[1][1] for e in events} != {os.getpid()}
+
+
+def test_a_failure_in_the_worker_arrives_as_one_line():
+    with pytest.raises(RuntimeError, match="^ValueError: no such program$"):
+        list(run(_fails, timeout=60))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+def test_stop_kills_the_worker_at_once():
+    w = Worker(_sleeps).start()
+    events = w.read(0.1, wait=30)
+    assert events and events[0][0] == "pid" and events[0][1] == w.pid != os.getpid()
+    t0 = time.perf_counter()
+    w.stop()
+    assert not _alive(w.pid) and time.perf_counter() - t0 < 1.0
