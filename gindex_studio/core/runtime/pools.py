@@ -19,6 +19,9 @@ def stop_pool_now(pool) -> None:
     for proc in procs:
         try:
             proc.join(1.0)
+            if proc.is_alive():  # a loaded machine: SIGTERM not yet handled after a second
+                proc.kill()
+                proc.join(1.0)
         except Exception:
             pass
     pool.shutdown(wait=not any(p.is_alive() for p in procs), cancel_futures=True)
