@@ -69,6 +69,13 @@ typedef struct {
     int64_t *a1k, *a2k;
     word *a1m, *a2m;
     word *nb1, *nb2; /* all neighbours (any relation), n * W */
+    /* sparse (large graphs): no W-word mask per relation, neighbour set or weight level (their n^2
+     * bits); instead the relation at CSR index k holds a1v[a1o[k] .. a1o[k + 1]) (a vertex's
+     * neighbours: its relations' lists), the weight level k the partners p1[l1p[k] .. l1p[k + 1]).
+     * a1m, a2m, nb1, nb2, l1m, l2m are then NULL. sa, sb: W-word scratch masks, zero between uses */
+    int sparse;
+    int32_t *a1o, *a2o, *a1v, *a2v, *l1p, *l2p;
+    word *sa, *sb;
     int64_t best, nodes;
     int has_best;
     int best_len, map_len;
@@ -190,7 +197,7 @@ int read_graph(PyObject *outs, PyObject *ins, int n, int W, int32_t **starts, in
 int neighbourhoods(int n, int W, const int32_t *starts, const word *masks, word **nb);
 int graph_degrees(PyObject *outs, PyObject *ins, int n, const char *want, int64_t *deg);
 int read_kept(PyObject *outs, PyObject *ins, int n, const int32_t *keep, int nk, const int32_t *pos, int W,
-              int32_t **starts, int64_t **keys, word **masks);
+              int32_t **starts, int64_t **keys, word **masks, int32_t **offs, int32_t **others);
 int cmp_int64(const void *a, const void *b);
 int read_ints(PyObject *list, int n, long lo, long hi, int32_t *out);
 void *bump(Bump *b, size_t n);
@@ -198,6 +205,8 @@ PyObject *pair_of(long long a, long long b);
 long long gcd_ll(long long a, long long b);
 int lcm_into(long long *scale, long long den);
 int pure_python_env(void);
+extern int sparse_from; /* search_core: adjacency as lists from this many kept vertices on */
+PyObject *py_set_sparse_from(PyObject *self, PyObject *args);
 PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
                       Py_ssize_t n_uvw, const int32_t *gid1_in, const int32_t *gid2_in, long long floor_,
                       PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit,

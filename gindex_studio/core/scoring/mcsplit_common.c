@@ -451,17 +451,65 @@ int graph_degrees(PyObject *outs, PyObject *ins, int n, const char *want, int64_
     return 0;
 }
 
+/* sparse: the relations of rels[0..m) (sorted by key, then vertex) appended to the CSR as one
+ * list of vertices per key: entry k holds (*others)[(*offs)[k] .. (*offs)[k + 1]) */
+static int emit_lists(const Rel *rels, int m, int64_t **keys, int32_t **offs, int32_t **others, Py_ssize_t *k,
+                      Py_ssize_t *cap, Py_ssize_t *nv, Py_ssize_t *vcap)
+{
+    if (*nv + m > *vcap) {
+        Py_ssize_t c2 = *vcap ? 2 * *vcap : 16;
+        while (c2 < *nv + m)
+            c2 *= 2;
+        int32_t *no = realloc(*others, (size_t)c2 * sizeof(int32_t));
+        if (!no)
+            return -1;
+        *others = no;
+        *vcap = c2;
+    }
+    for (int a = 0; a < m;) {
+        int b = a;
+        while (b < m && rels[b].key == rels[a].key)
+            b++;
+        if (*k + 1 >= *cap) { /* room for the entry and the final offset */
+            Py_ssize_t c2 = *cap ? 2 * *cap : 16;
+            int64_t *nk = realloc(*keys, (size_t)c2 * sizeof(int64_t));
+            if (!nk)
+                return -1;
+            *keys = nk;
+            int32_t *no = realloc(*offs, (size_t)c2 * sizeof(int32_t));
+            if (!no)
+                return -1;
+            *offs = no;
+            *cap = c2;
+        }
+        (*keys)[*k] = rels[a].key;
+        (*offs)[*k] = (int32_t)*nv;
+        for (int i = a; i < b; i++)
+            (*others)[(*nv)++] = rels[i].other;
+        (*k)++;
+        a = b;
+    }
+    return 0;
+}
+
 /* The relations among kept vertices as CSR in the new numbering (vertex i is keep[i], i < nk;
  * pos[u]: u's new index or -1), keys ascending (out-ports, then IN_KEY + in-ports, as read_graph),
  * masks W words over new indices; a relation holding no kept vertex is left out (it splits no
- * class). ins None: outs is an edge array. */
+ * class). ins None: outs is an edge array. With offs (sparse): no masks (*masks NULL), each
+ * relation's vertices as a list instead (emit_lists): memory follows the edges, not nk * W. */
 int read_kept(PyObject *outs, PyObject *ins, int n, const int32_t *keep, int nk, const int32_t *pos, int W,
-              int32_t **starts, int64_t **keys, word **masks)
+              int32_t **starts, int64_t **keys, word **masks, int32_t **offs, int32_t **others)
 {
     *starts = malloc(((size_t)nk + 1) * sizeof(int32_t));
     *keys = NULL;
     *masks = NULL;
-    Py_ssize_t k = 0, cap = 0;
+    if (offs) {
+        *offs = NULL;
+        *others = NULL;
+    }
+    Py_ssize_t k = 0, cap = 0, nv = 0, vcap = 0;
+#define EMIT(rels_, m_) \
+    (offs ? emit_lists(rels_, m_, keys, offs, others, &k, &cap, &nv, &vcap) : emit_rels(rels_, m_, W, keys, masks, &k, &cap))
     int rc = -1;
     Rel *rels = NULL;
     int32_t *in_s = NULL;
@@ -512,7 +560,7 @@ int read_kept(PyObject *outs, PyObject *ins, int n, const int32_t *keep, int nk,
                 rels[m++] = in_r[t];
             if (m - m_out > 1)
                 qsort(rels + m_out, (size_t)(m - m_out), sizeof(Rel), cmp_rel);
-            if (emit_rels(rels, m, W, keys, masks, &k, &cap) < 0) {
+            if (EMIT(rels, m) < 0) {
                 free(out_s);
                 goto nomem;
             }
@@ -575,12 +623,23 @@ int read_kept(PyObject *outs, PyObject *ins, int n, const int32_t *keep, int nk,
             }
             if (m > 1)
                 qsort(rels, (size_t)m, sizeof(Rel), cmp_rel);
-            if (emit_rels(rels, m, W, keys, masks, &k, &cap) < 0)
+            if (EMIT(rels, m) < 0)
                 goto nomem;
         }
     }
+#undef EMIT
     (*starts)[nk] = (int32_t)k;
-    if (!*keys) { /* callers index these: never NULL */
+    if (offs) {
+        if (!*keys) { /* callers index these: never NULL */
+            *keys = malloc(sizeof(int64_t));
+            *offs = malloc(sizeof(int32_t));
+            if (!*keys || !*offs)
+                goto nomem;
+        }
+        (*offs)[k] = (int32_t)nv; /* emit_lists left room for it */
+        if (!*others && !(*others = malloc(sizeof(int32_t))))
+            goto nomem;
+    } else if (!*keys) { /* callers index these: never NULL */
         *keys = malloc(sizeof(int64_t));
         *masks = calloc((size_t)W, sizeof(word));
         if (!*keys || !*masks)

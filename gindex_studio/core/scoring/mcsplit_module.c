@@ -58,6 +58,9 @@ static PyMethodDef methods[] = {
     {"signatures", py_signatures, METH_VARARGS,
      "signatures(datas, ignored, companion, json_true, json_false, cls) -> [Signature]\n\n"
      "similarity.signature of every node dict, paper (companion=0) or companion (companion=1)."},
+    {"set_sparse_from", py_set_sparse_from, METH_VARARGS,
+     "set_sparse_from(n) -> previous n: search/solve keep adjacency and partner sets as lists, not masks,\n"
+     "from n kept vertices on (the larger side; default 1024). For tests: the results are the same."},
     {"pure_python_requested", py_pure_python_requested, METH_NOARGS,
      "pure_python_requested() -> bool: GINDEX_PURE_PYTHON is set and not \"0\" (read with getenv)."},
     {"flow_graph", py_flow_graph, METH_VARARGS,
@@ -73,7 +76,7 @@ static struct PyModuleDef moduledef = {
 
 /* native.py uses the module only when this matches its own (a stale build after a change of the
  * call is ignored rather than called wrongly) */
-#define API_VERSION 11
+#define API_VERSION 12
 
 PyMODINIT_FUNC PyInit__mcsplit(void)
 {

@@ -60,6 +60,73 @@ static int64_t sum_top(int64_t *xs, int n, int k)
     return sum_all(xs, k);
 }
 
+/* ---- the graphs' sets, as masks (small graphs) or lists (sparse) ----------------------------- */
+
+/* search_core keeps the adjacency and the partner sets as lists (c->sparse) from this many kept
+ * vertices on (the larger side); below it, as W-word masks. set_sparse_from() changes it (tests). */
+int sparse_from = 1024;
+
+/* the vertices of relation entry k of side 1 or 2 as W words: its mask, or (sparse) the scratch s
+ * filled from its list; rel_unset empties s again */
+static inline const word *rel_set(const Ctx *c, int side, int k, word *s)
+{
+    if (!c->sparse)
+        return (side == 1 ? c->a1m : c->a2m) + (size_t)c->W * k;
+    const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+    for (int j = o[k]; j < o[k + 1]; j++)
+        s[v[j] >> 6] |= (word)1 << (v[j] & 63);
+    return s;
+}
+
+static inline void rel_unset(const Ctx *c, int side, int k, word *s)
+{
+    if (!c->sparse)
+        return;
+    const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+    for (int j = o[k]; j < o[k + 1]; j++)
+        s[v[j] >> 6] = 0;
+}
+
+/* S meets the neighbours (any relation) of vertex u of side 1 or 2 */
+static inline int meets_neighbours(const Ctx *c, int side, int u, const word *S)
+{
+    if (!c->sparse)
+        return intersects(S, (side == 1 ? c->nb1 : c->nb2) + (size_t)c->W * u, c->W);
+    const int32_t *st = side == 1 ? c->a1s : c->a2s, *o = side == 1 ? c->a1o : c->a2o;
+    const int32_t *v = side == 1 ? c->a1v : c->a2v;
+    for (int j = o[st[u]]; j < o[st[u + 1]]; j++)
+        if (has_bit(S, v[j]))
+            return 1;
+    return 0;
+}
+
+/* S meets the partners of weight level k of side 1 or 2 */
+static inline int level_meets(const Ctx *c, int side, int k, const word *S)
+{
+    if (!c->sparse)
+        return intersects((side == 1 ? c->l1m : c->l2m) + (size_t)c->W * k, S, c->W);
+    const int32_t *lp = side == 1 ? c->l1p : c->l2p;
+    const Partner *p = side == 1 ? c->p1 : c->p2;
+    for (int j = lp[k]; j < lp[k + 1]; j++)
+        if (has_bit(S, p[j].v))
+            return 1;
+    return 0;
+}
+
+PyObject *py_set_sparse_from(PyObject *self, PyObject *args)
+{
+    int n;
+    if (!PyArg_ParseTuple(args, "i", &n))
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "set_sparse_from: n >= 0 expected");
+        return NULL;
+    }
+    int old = sparse_from;
+    sparse_from = n;
+    return PyLong_FromLong(old);
+}
+
 /* ---- classes ------------------------------------------------------------------------------ */
 
 /* Reduce the class (L, R) in place: drop vertices without a partner on the other side; its bound
@@ -76,7 +143,7 @@ static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
             x &= x - 1;
             int found = 0;
             for (int k = c->l1s[u]; k < c->l1s[u + 1]; k++) {
-                if (intersects(c->l1m + (size_t)W * k, R, W)) {
+                if (level_meets(c, 1, k, R)) {
                     c->sbl[nl++] = c->l1w[k];
                     found = 1;
                     break;
@@ -96,7 +163,7 @@ static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
             x &= x - 1;
             int found = 0;
             for (int k = c->l2s[v]; k < c->l2s[v + 1]; k++) {
-                if (intersects(c->l2m + (size_t)W * k, L, W)) {
+                if (level_meets(c, 2, k, L)) {
                     c->sbr[nr++] = c->l2w[k];
                     found = 1;
                     break;
@@ -182,14 +249,19 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
     int j = c->a2s[v], je = c->a2s[v + 1];
     while ((i < ie || j < je) && ncur) {
         const word *a = NULL, *b = NULL;
+        int ka = -1, kb = -1;
         if (j >= je || (i < ie && c->a1k[i] < c->a2k[j])) {
-            a = c->a1m + (size_t)W * i++;
+            ka = i++;
         } else if (i >= ie || c->a2k[j] < c->a1k[i]) {
-            b = c->a2m + (size_t)W * j++;
+            kb = j++;
         } else {
-            a = c->a1m + (size_t)W * i++;
-            b = c->a2m + (size_t)W * j++;
+            ka = i++;
+            kb = j++;
         }
+        if (ka >= 0)
+            a = rel_set(c, 1, ka, c->sa);
+        if (kb >= 0)
+            b = rel_set(c, 2, kb, c->sb);
         int nn = 0;
         for (int p = 0; p < ncur; p++) {
             const word *l = cur + (size_t)W2 * p, *r = l + W;
@@ -216,6 +288,10 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
             if (any_l && any_r)
                 nn++;
         }
+        if (ka >= 0)
+            rel_unset(c, 1, ka, c->sa);
+        if (kb >= 0)
+            rel_unset(c, 2, kb, c->sb);
         word *t = cur;
         cur = nxt;
         nxt = t;
@@ -263,7 +339,6 @@ static int search(Ctx *c, int depth, int64_t cur)
             ci = i;
     const word *L = cls_L(c, lv, ci), *R = cls_R(c, lv, ci);
     const int u = lowest_bit(L, W);
-    const word *nb1 = c->nb1 + (size_t)W * u;
     Level *nx = &c->levels[depth + 1];
     word *L2 = c->tmp, *R2 = c->tmp + W;
     const int64_t rest = sum; /* optimistic: the branch class keeps its whole bound */
@@ -274,14 +349,13 @@ static int search(Ctx *c, int depth, int64_t cur)
             continue;
         if (cur + wt + rest <= c->best)
             continue;
-        const word *nb2 = c->nb2 + (size_t)W * v;
         nx->n = 0;
         for (int i = 0; i < lv->n; i++) {
             if (i == ci)
                 continue;
             const word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
             int rc;
-            if (!intersects(l, nb1, W) && !intersects(r, nb2, W))
+            if (!meets_neighbours(c, 1, u, l) && !meets_neighbours(c, 2, v, r))
                 rc = push_copy(c, nx, lv, i);
             else
                 rc = split_into(c, nx, l, r, u, v);
@@ -293,7 +367,7 @@ static int search(Ctx *c, int depth, int64_t cur)
         L2[u >> 6] &= ~((word)1 << (u & 63));
         R2[v >> 6] &= ~((word)1 << (v & 63));
         int rc = 0;
-        if (!intersects(L2, nb1, W) && !intersects(R2, nb2, W)) {
+        if (!meets_neighbours(c, 1, u, L2) && !meets_neighbours(c, 2, v, R2)) {
             if (!is_empty(L2, W) && !is_empty(R2, W))
                 rc = push_reduced(c, nx, L2, R2);
         } else {
@@ -335,14 +409,21 @@ static int cmp_partner(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-/* the sorted partner lists grouped by weight: per vertex, (weight, set of partners) descending */
-static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int32_t **ls, int64_t **lw, word **lm)
+/* the sorted partner lists grouped by weight: per vertex, (weight, set of partners) descending;
+ * the set as a W-word mask (lm), or with lp (sparse) as the range p[lp[k] .. lp[k + 1]) */
+static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int32_t **ls, int64_t **lw, word **lm,
+                         int32_t **lp)
 {
     int total = ps[n];
     *ls = malloc(((size_t)n + 1) * sizeof(int32_t));
     *lw = malloc(((size_t)total + 1) * sizeof(int64_t));
-    *lm = calloc(((size_t)total + 1) * W, sizeof(word));
-    if (!*ls || !*lw || !*lm) {
+    if (lp) {
+        *lm = NULL;
+        *lp = malloc(((size_t)total + 1) * sizeof(int32_t));
+    } else {
+        *lm = calloc(((size_t)total + 1) * W, sizeof(word));
+    }
+    if (!*ls || !*lw || (lp ? !*lp : !*lm)) {
         PyErr_NoMemory();
         return -1;
     }
@@ -352,13 +433,19 @@ static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int3
         for (int j = ps[u]; j < ps[u + 1]; j++) {
             if (j == ps[u] || p[j].w != p[j - 1].w) {
                 (*lw)[k] = p[j].w;
+                if (lp)
+                    (*lp)[k] = j;
                 k++;
             }
-            word *m = *lm + (size_t)W * (k - 1);
-            m[p[j].v >> 6] |= (word)1 << (p[j].v & 63);
+            if (!lp) {
+                word *m = *lm + (size_t)W * (k - 1);
+                m[p[j].v >> 6] |= (word)1 << (p[j].v & 63);
+            }
         }
     }
     (*ls)[n] = k;
+    if (lp)
+        (*lp)[k] = total;
     return 0;
 }
 
@@ -399,8 +486,8 @@ static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const i
         qsort(c->p1 + c->p1s[i], (size_t)(c->p1s[i + 1] - c->p1s[i]), sizeof(Partner), cmp_partner);
     for (int v = 0; v < n2; v++)
         qsort(c->p2 + c->p2s[v], (size_t)(c->p2s[v + 1] - c->p2s[v]), sizeof(Partner), cmp_partner);
-    if (weight_levels(n1, c->W, c->p1s, c->p1, &c->l1s, &c->l1w, &c->l1m) < 0 ||
-        weight_levels(n2, c->W, c->p2s, c->p2, &c->l2s, &c->l2w, &c->l2m) < 0)
+    if (weight_levels(n1, c->W, c->p1s, c->p1, &c->l1s, &c->l1w, &c->l1m, c->sparse ? &c->l1p : NULL) < 0 ||
+        weight_levels(n2, c->W, c->p2s, c->p2, &c->l2s, &c->l2w, &c->l2m, c->sparse ? &c->l2p : NULL) < 0)
         goto out;
     rc = 0;
 out:
@@ -450,7 +537,7 @@ static void free_ctx(Ctx *c)
 {
     void *ptrs[] = {c->p1s, c->p2s, c->p1, c->p2, c->l1s, c->l2s, c->l1w, c->l2w, c->l1m, c->l2m, c->a1s, c->a2s, c->a1k, c->a2k, c->a1m, c->a2m,
                     c->nb1, c->nb2, c->best_u, c->best_v, c->map_u, c->map_v, c->frames, c->sbl,
-                    c->sbr, c->pa, c->pb, c->tmp};
+                    c->sbr, c->pa, c->pb, c->tmp, c->a1o, c->a2o, c->a1v, c->a2v, c->l1p, c->l2p, c->sa, c->sb};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
         free(ptrs[i]);
     if (c->levels) {
@@ -563,13 +650,31 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
     c->n1 = n1k;
     c->n2 = n2k;
     c->W = W;
-    if (read_kept(out1, in1, n1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m) < 0 ||
-        read_kept(out2, in2, n2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m) < 0)
-        goto done;
-    if (neighbourhoods(n1k, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2k, W, c->a2s, c->a2m, &c->nb2) < 0)
-        goto done;
+    /* a large graph keeps its relations and partner sets as lists (memory: the edges and the
+     * pairs), a small one as masks (nmax * W words each, faster to test) */
+    c->sparse = nmax >= sparse_from;
+    if (c->sparse) {
+        c->sa = calloc((size_t)W, sizeof(word));
+        c->sb = calloc((size_t)W, sizeof(word));
+        if (!c->sa || !c->sb) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (read_kept(out1, in1, n1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m, &c->a1o, &c->a1v) < 0 ||
+            read_kept(out2, in2, n2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m, &c->a2o, &c->a2v) < 0)
+            goto done;
+    } else {
+        if (read_kept(out1, in1, n1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m, NULL, NULL) < 0 ||
+            read_kept(out2, in2, n2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m, NULL, NULL) < 0)
+            goto done;
+        if (neighbourhoods(n1k, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2k, W, c->a2s, c->a2m, &c->nb2) < 0)
+            goto done;
+    }
     if (partners_from(c, uvw, n_uvw, pos, pos2) < 0)
         goto done;
+    /* a class holds at least one vertex of each side, the classes of a split are disjoint: at most
+     * nmin of them (the split's first piece: one) */
+    const int nmin = n1k < n2k ? n1k : n2k;
     {
         c->n_levels = n1k + 3;
         c->levels = calloc((size_t)c->n_levels, sizeof(Level));
@@ -580,29 +685,42 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
         c->frames = malloc(((size_t)n1k + 3) * sizeof(int64_t));
         c->sbl = malloc(((size_t)nmax + 1) * sizeof(int64_t));
         c->sbr = malloc(((size_t)nmax + 1) * sizeof(int64_t));
-        c->pa = malloc(((size_t)n1k + 2) * 2 * W * sizeof(word));
-        c->pb = malloc(((size_t)n1k + 2) * 2 * W * sizeof(word));
+        c->pa = malloc(((size_t)nmin + 2) * 2 * W * sizeof(word));
+        c->pb = malloc(((size_t)nmin + 2) * 2 * W * sizeof(word));
         c->tmp = malloc((size_t)2 * W * sizeof(word));
         slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
-        groups = calloc(((size_t)n1k + 1) * 2 * W, sizeof(word));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
-            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !groups) {
+            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot) {
             PyErr_NoMemory();
             goto done;
         }
     }
     /* initial classes: the vertices with a partner grouped by group id (node type and self-loop
-     * ports), the groups in order of their first relabelled reference vertex */
+     * ports), the groups in order of their first relabelled reference vertex; only the group ids
+     * found on both sides get a slot (the others make no class): at most nmin slots */
     {
         int ng = 0;
         for (int g = 0; g <= n1; g++)
             slot[g] = -1;
+        for (int v = 0; v < n2k; v++) {
+            int g = gid2[keep2[v]];
+            if (g >= 0 && c->p2s[v + 1] != c->p2s[v])
+                slot[g] = -2; /* on side 2 */
+        }
         for (int i = 0; i < n1k; i++) {
             int g = gid1[order[i]];
-            if (g < 0 || c->p1s[i + 1] == c->p1s[i])
-                continue;
-            if (slot[g] < 0)
+            if (g >= 0 && c->p1s[i + 1] != c->p1s[i] && slot[g] == -2)
                 slot[g] = ng++;
+        }
+        groups = calloc(((size_t)ng + 1) * 2 * W, sizeof(word));
+        if (!groups) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (int i = 0; i < n1k; i++) {
+            int g = gid1[order[i]];
+            if (g < 0 || c->p1s[i + 1] == c->p1s[i] || slot[g] < 0)
+                continue;
             groups[(size_t)2 * W * slot[g] + (i >> 6)] |= (word)1 << (i & 63);
         }
         for (int v = 0; v < n2k; v++) {

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-API_VERSION = 11  # the extension's API_VERSION these wrappers are written for
+API_VERSION = 12  # the extension's API_VERSION these wrappers are written for
 
 try:
     from gindex_studio.core.scoring import _mcsplit as _built
