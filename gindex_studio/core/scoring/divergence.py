@@ -101,17 +101,25 @@ class Prepared:
         return f"Prepared(n={self.n}, edges={self.graph.n_edges}, warnings={self.warnings!r})"
 
 
-def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) -> Prepared:
+class DeadlinePassed(Exception):
+    """``prepare`` was given ``stop_at`` and the clock passed it before the reduction was done."""
+
+
+def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None, *, stop_at: float | None = None) -> Prepared:
     """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. A wire the
     profile's ``skip_wire`` rejects is no edge (the flatland profile drops self-loops, and a loop
-    wired to one node by both ports has one edge labelled ``out``)."""
+    wired to one node by both ports has one edge labelled ``out``). ``stop_at``: a
+    ``time.perf_counter()`` value; a reduction still running then raises ``DeadlinePassed``
+    (the clock is read every ``_CLOCK_EVERY`` nodes: a few ms of work between two reads)."""
     profile = options.profile
     built = None
+    if stop_at is not None and time.perf_counter() > stop_at:
+        raise DeadlinePassed
     if (_flow_graph is not None and len(flow.nodes) <= SPARSE_FROM and not (options.ignore_types or options.port_aware)
             and profiles.get(profile).skip_wire is None and native.available()):
         built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
     if built is None:
-        return _prepare_python(flow, options, library)
+        return _prepare_python(flow, options, library, stop_at)
     ids, nodes, out, inn, loops, cyclic, n_edges = built
     sigs = signatures(_filled(nodes, options, library), profile)
     return _prepared(flow, options, Graph(ids, sigs, out, inn, loops, n_edges), cyclic)
@@ -119,6 +127,8 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None) ->
 
 #: from this many vertices on, ``prepare`` builds a sparse Graph (an edge array, no n² bitsets)
 SPARSE_FROM = 4096
+#: ``prepare`` with ``stop_at`` reads the clock every this many nodes (a power of two)
+_CLOCK_EVERY = 8192
 
 
 def _filled(nodes: list[dict], options: ScoreOptions, library) -> list[dict]:
@@ -132,12 +142,31 @@ def _filled(nodes: list[dict], options: ScoreOptions, library) -> list[dict]:
     return [library.fill_defaults(d) for d in nodes]
 
 
-def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
+def _past(stop_at: float | None) -> None:
+    if stop_at is not None and time.perf_counter() > stop_at:
+        raise DeadlinePassed
+
+
+def _signatures(nodes: list[dict], prof, stop_at: float | None) -> list:
+    """``signatures(nodes, prof)``; with ``stop_at``, in slices with a look at the clock between."""
+    if stop_at is None or len(nodes) <= 2 * _CLOCK_EVERY:
+        return signatures(nodes, prof)
+    out = []
+    for i in range(0, len(nodes), 2 * _CLOCK_EVERY):
+        _past(stop_at)
+        out += signatures(nodes[i:i + 2 * _CLOCK_EVERY], prof)
+    return out
+
+
+def _prepare_python(flow: Flow, options: ScoreOptions, library, stop_at: float | None = None) -> Prepared:
     """``prepare`` in Python: every option and profile."""
     index: dict[str, int] = {}  # the vertices (flow.vertex_nodes: first node of each id) and their position
     nodes = []
     ignored = options.ignore_types
-    for node in flow.nodes:
+    tick = _CLOCK_EVERY - 1 if stop_at is not None else -1  # -1: never (k & -1 == k is 0 only for k = 0)
+    for c, node in enumerate(flow.nodes):
+        if not (c & tick) and c:
+            _past(stop_at)
         d = node.data
         i = d["id"]
         if i not in index:
@@ -150,7 +179,7 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
         index = {i: k for i, k in index.items() if k >= 0}
     ids = list(index)
     prof = profiles.get(options.profile)
-    sigs = signatures(_filled(nodes, options, library), prof)
+    sigs = _signatures(_filled(nodes, options, library), prof, stop_at)
     n = len(nodes)
     port_aware = options.port_aware
     skip = prof.skip_wire
@@ -161,12 +190,15 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library) -> Prepared:
     loops = [_NO_LOOPS] * n
     back = []  # wires (k, j) with j <= k: without any, file order is a topological order (no loop)
     for k, d in enumerate(nodes):
+        if not (k & tick) and k:
+            _past(stop_at)
         wires = d.get("wires")
         if not wires:
             continue
         src = ids[k]
         # normalise_wires, without copying the usual list of lists (non-string targets skipped below)
-        ports = wires if type(wires) is list and all(type(p) is list for p in wires) else normalise_wires(wires)
+        ports = (wires if type(wires) is list and type(wires[0]) is list
+                 and (len(wires) == 1 or all(type(p) is list for p in wires)) else normalise_wires(wires))
         for port, targets in enumerate(ports):
             for t in targets:
                 if type(t) is not str and not isinstance(t, str):
@@ -325,6 +357,12 @@ class ScoreResult:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def json_value(self) -> dict:
+        """What ``to_dict`` holds, for serialising at once (orjson with ``OPT_SERIALIZE_DATACLASS``
+        writes the same bytes): the fields in order, not copied (``asdict`` copies every list
+        and string of the report, seconds for a 100,000-node flow)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
     def pair_of(self, node_id: str, side: str = "reference") -> MappedPair | None:
         for p in self.mapping:
             if (p.reference if side == "reference" else p.generated) == node_id:
@@ -416,6 +454,36 @@ def score_prepared(
     return r
 
 
+def vertex_count(flow: Flow, options: ScoreOptions = ScoreOptions()) -> int:
+    """|V| of ``flow`` as ``prepare`` counts it (first node of each id, ignored types left out),
+    without reducing it."""
+    ignored = options.ignore_types
+    if not ignored:
+        return len({n.data["id"] for n in flow.nodes})
+    seen: dict[str, bool] = {}
+    for n in flow.nodes:
+        seen.setdefault(n.data["id"], n.data["type"] not in ignored)
+    return sum(seen.values())
+
+
+def unsearched(n1: int, n2: int, options: ScoreOptions, why: str) -> ScoreResult:
+    """The result when no search ran (``why``: one clause, e.g. the deadline passed while the
+    flows were reduced): S = 0 found, S ≤ min(|V'|, |V''|) proven (w ≤ 1 per pair), so Δ = 1 and
+    the true Δ lies in [1 − min²/(|V'|·|V''|), 1]; exact only when a flow is empty. The report
+    fields (mapping, nodes, edges, edge Δ, errors) are None: not built."""
+    delta, theta = _delta_of((0, 1), n1, n2)
+    lower = _delta_of((min(n1, n2), 1), n1, n2)[0]
+    exact = lower == delta
+    r = ScoreResult.__new__(ScoreResult)
+    r.__dict__.update(
+        delta=delta, theta=theta, profile=options.profile, options=options.to_dict(), exact=exact,
+        delta_lower=lower, s=0.0, s_exact="0", n_reference=n1, n_generated=n2,
+        warnings=[] if exact else [f"no search ran ({why}): Δ is an upper bound, the exact value lies in "
+                                   f"[{lower:.6f}, {delta:.6f}]; no mapping or report was made"],
+        search_nodes=0, seconds=0.0, **{name: None for name in _REPORT_FIELDS})
+    return r
+
+
 def _delta_of(s: tuple[int, int], n1: int, n2: int) -> tuple[float, float]:
     """(Δ, θ) as floats for S = num/den, both the correctly rounded value of the exact fraction
     (``float(delta_from_s(...))`` and ``float(1 - delta_from_s(...))``): integer true division
@@ -443,12 +511,16 @@ def _report(p1: Prepared, p2: Prepared, m: Match, profile: str, syntax) -> dict:
     missing_nodes = [k for k in g1.ids if k not in phi]
     extra_nodes = [k for k in g2.ids if k not in mapped_gen]
     matched, missing_edges = [], []
-    for e in sorted(p1.edges, key=str):
-        image = _image(e, phi)
-        if image is not None and image in p2.edges:
-            matched.append([list(e), list(image)])
-        else:
-            missing_edges.append(list(e))
+    if phi:
+        edges2 = p2.edges
+        for e in sorted(p1.edges, key=str):
+            image = _image(e, phi)
+            if image is not None and image in edges2:
+                matched.append([list(e), list(image)])
+            else:
+                missing_edges.append(list(e))
+    else:  # no mapping: every edge is missing
+        missing_edges = [list(e) for e in sorted(p1.edges, key=str)]
     hit = {tuple(pair[1]) for pair in matched}
     extra_edges = [list(e) for e in sorted(p2.edges, key=str) if e not in hit]
     ne1, ne2 = len(p1.edges), len(p2.edges)

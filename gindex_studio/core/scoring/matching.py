@@ -42,6 +42,7 @@ import math
 import threading
 import time
 from array import array
+from itertools import chain
 from dataclasses import replace
 from typing import Iterable, Sequence
 
@@ -222,9 +223,7 @@ def build_graph(ids: Sequence[str], sigs: Sequence[Signature], edges: Iterable[t
 def sparse_graph(ids: list[str], sigs: list[Signature], edges: Iterable[tuple[int, int, int]],
                  selfloop: list[frozenset]) -> Graph:
     """A sparse Graph (see ``Graph``) from edges ``(src, key, dst)`` (a repeated edge counts once)."""
-    flat = array("i")
-    for t in sorted(set(edges)):
-        flat.extend(t)
+    flat = array("i", chain.from_iterable(sorted(set(edges))))
     return Graph(ids, sigs, None, None, selfloop, len(flat) // 3, flat)
 
 
