@@ -178,3 +178,59 @@ def test_signals_interrupt_the_weighing_of_many_pairs():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+# ----- the deadline in the reduction (prepare's stop_at) and the result of no search ------------
+
+def test_prepare_stops_at_its_deadline_and_otherwise_gives_the_same_reduction():
+    import time
+
+    big = flow_from_nodes(chain(30_000))
+    with pytest.raises(divergence.DeadlinePassed):
+        prepare(big, stop_at=time.perf_counter())  # already passed: before any work
+    assert prepare(big, stop_at=time.perf_counter() + 3600) == prepare(big)
+    # a deadline passing during the reduction: the clock is read every _CLOCK_EVERY nodes, in the
+    # vertex loop, between slices of signatures and in the wires loop
+    t = time.thread_time()
+    full = prepare(big)
+    whole = time.thread_time() - t
+    t = time.thread_time()
+    with pytest.raises(divergence.DeadlinePassed):
+        prepare(big, stop_at=time.perf_counter() + whole / 4)
+    assert time.thread_time() - t < whole  # cut part way (CPU: the machine's load does not count)
+    small = flow_from_nodes(chain(50))
+    assert prepare(small, stop_at=time.perf_counter() + 3600) == prepare(small)
+    assert full.n == 30_000
+
+
+def test_vertex_count_is_the_reduced_graphs_size():
+    rng = random.Random(3)
+    f = random_flow(60, rng, "a")
+    nodes = [dict(n.data) for n in f.nodes] + [dict(f.nodes[0].data)]  # a duplicate id: one vertex
+    f = flow_from_nodes(nodes)
+    for ignored in (frozenset(), frozenset({"debug", "function"})):
+        opts = ScoreOptions(ignore_types=ignored)
+        assert divergence.vertex_count(f, opts) == prepare(f, opts).n
+
+
+def test_unsearched_gives_the_proven_interval_and_no_report():
+    from fractions import Fraction
+
+    r = divergence.unsearched(100, 4, ScoreOptions(), "why")
+    assert (r.delta, r.exact, r.s_exact, r.search_nodes) == (1.0, False, "0", 0)
+    assert r.delta_lower == float(divergence.delta_from_s(Fraction(4), 100, 4))
+    assert r.mapping is None and r.errors is None and "no search ran (why)" in r.warnings[0]
+    assert r.to_dict()["missing_edges"] is None
+    empty = divergence.unsearched(0, 4, ScoreOptions(), "why")
+    assert empty.exact and empty.delta == 1.0 and not empty.warnings
+
+
+def test_json_value_serialises_as_to_dict():
+    import orjson
+
+    opt = orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_DATACLASS
+    rng = random.Random(8)
+    a = random_flow(40, rng, "a")
+    for b in (perturb(a, rng, 0.2), random_flow(30, rng, "b")):
+        for r in (score(a, b), score(a, b, ScoreOptions(port_aware=True))):
+            assert orjson.dumps(r.json_value(), option=opt) == orjson.dumps(r.to_dict(), option=opt)

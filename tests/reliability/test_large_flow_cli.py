@@ -72,3 +72,91 @@ def test_ctrl_c_in_a_long_search_ends_score_with_one_line(hard_pair):
     stopping = (after.ru_utime - children_cpu.ru_utime) + (after.ru_stime - children_cpu.ru_stime) - spent
     assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
     assert stopping < 1.0, f"{stopping:.2f} s of CPU from the Ctrl-C to the exit"
+
+
+# ----- a 100,000-node flow: --deadline bounds reading and reduction, Ctrl-C anywhere ----------------
+
+DEMO = ROOT / "resources" / "demo" / "programs"
+
+
+@pytest.fixture(scope="module")
+def big_chain(tmp_path_factory) -> Path:
+    """100,000 function nodes in a chain (bench/bench_large_flow.py's flow)."""
+    path = tmp_path_factory.mktemp("big") / "chain.json"
+    n = 100_000
+    path.write_text(json.dumps([{"id": f"n{i}", "type": "function", "name": f"step {i}", "func": "return msg;",
+                                 "wires": [[f"n{i + 1}"]] if i + 1 < n else [[]]} for i in range(n)]))
+    return path
+
+
+def _cpu_run(argv: list[str]) -> tuple[subprocess.CompletedProcess, float]:
+    """Run the CLI; its CPU seconds (user + system) as well."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run([sys.executable, "-m", "gindex_studio", *argv], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return p, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+@pytest.mark.parametrize("other", ["http/http-1.json", "google-search/google-search-1.json"])
+def test_a_deadline_passing_while_a_large_flow_is_read_answers_within_a_second_more(big_chain, other):
+    """The deadline passes while the chain is read: the reduction stops at its next look at the
+    clock, and the answer is the proven interval with a note (in CPU seconds, which the machine's
+    load does not stretch: D + 1)."""
+    p, cpu = _cpu_run(["score", str(big_chain), str(DEMO / other), "--deadline", "0.05"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("Δ = 1.000000   θ = 0.000000   (paper profile, not exact: true Δ in [")
+    assert "no search ran (the 0.05 s deadline passed while the flows were read and reduced" in p.stdout
+    assert cpu < 1.05, f"{cpu:.2f} s of CPU for --deadline 0.05"
+    p, _ = _cpu_run(["score", str(big_chain), str(DEMO / other), "--deadline", "0.05", "--json"])
+    doc = json.loads(p.stdout)
+    assert (doc["delta"], doc["exact"], doc["mapping"], doc["missing_edges"], doc["n_reference"]) == \
+        (1.0, False, None, None, 100_000)
+
+
+def test_a_large_flow_is_scored_exactly_in_its_reading_time_and_a_second(big_chain):
+    """Without a deadline: exact, with the full report; the whole command within a second of CPU
+    more than reading the chain alone (the bench's baseline, bench/bench_large_flow.py). Every
+    chain node has a partner (the other flow has a function node): the search's setup sees all
+    100,000 (as lists: its masks would take about 5 GB)."""
+    p, cpu = _cpu_run(["score", str(big_chain), str(DEMO / "google-search" / "google-search-1.json")])
+    assert p.returncode == 0, p.stderr
+    assert "(paper profile, exact)" in p.stdout and "over |V'| = 100000, |V''| = 9" in p.stdout
+    assert "missing 99999" in p.stdout
+    base = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", "import sys; from gindex_studio.cli.common import read_strict; "
+                    "read_strict(sys.argv[1])", str(big_chain)], cwd=ROOT, timeout=120, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reading = (after.ru_utime - base.ru_utime) + (after.ru_stime - base.ru_stime)
+    assert cpu < reading + 1.0, f"score {cpu:.2f} s of CPU, reading alone {reading:.2f} s"
+
+
+@pytest.mark.slow  # about 4 s: three runs on a 100,000-node flow
+@pytest.mark.parametrize("at", [0.15, 0.4, 0.7])
+def test_ctrl_c_anywhere_in_scoring_a_large_flow_ends_with_one_line(big_chain, at):
+    """Ctrl-C after ``at`` s of CPU lands in reading, the reduction, the search or the report: the
+    command ends with its one line and exit 130, within a second of CPU."""
+    children_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "score", str(big_chain),
+                          str(DEMO / "google-search" / "google-search-1.json")], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        spent = 0.0
+        while p.poll() is None and spent < at:
+            time.sleep(0.01)
+            try:
+                spent = process_cpu(p.pid)
+            except OSError:
+                break
+        if p.poll() is not None:
+            pytest.fail(f"finished before {at} s of CPU: {p.communicate()}")
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)  # a hang guard only
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stopping = (after.ru_utime - children_cpu.ru_utime) + (after.ru_stime - children_cpu.ru_stime) - spent
+    assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
+    assert stopping < 1.0, f"{stopping:.2f} s of CPU from the Ctrl-C to the exit"
