@@ -69,13 +69,6 @@ typedef struct {
     int64_t *a1k, *a2k;
     word *a1m, *a2m;
     word *nb1, *nb2; /* all neighbours (any relation), n * W */
-    /* sparse (large graphs): no W-word mask per relation, neighbour set or weight level (their n^2
-     * bits); instead the relation at CSR index k holds a1v[a1o[k] .. a1o[k + 1]) (a vertex's
-     * neighbours: its relations' lists), the weight level k the partners p1[l1p[k] .. l1p[k + 1]).
-     * a1m, a2m, nb1, nb2, l1m, l2m are then NULL. sa, sb: W-word scratch masks, zero between uses */
-    int sparse;
-    int32_t *a1o, *a2o, *a1v, *a2v, *l1p, *l2p;
-    word *sa, *sb;
     int64_t best, nodes;
     int has_best;
     int best_len, map_len;
@@ -88,6 +81,13 @@ typedef struct {
     int64_t *sbl, *sbr;
     word *pa, *pb; /* split pieces, double buffer of (n1 + 1) pieces */
     word *tmp;     /* 2W scratch words */
+    /* sparse (large graphs): no W-word mask per relation, neighbour set or weight level (their n^2
+     * bits); instead the relation at CSR index k holds a1v[a1o[k] .. a1o[k + 1]) (a vertex's
+     * neighbours: its relations' lists), the weight level k the partners p1[l1p[k] .. l1p[k + 1]).
+     * a1m, a2m, nb1, nb2, l1m, l2m are then NULL. sa, sb: W-word scratch masks, zero between uses */
+    int sparse;
+    int32_t *a1o, *a2o, *a1v, *a2v, *l1p, *l2p;
+    word *sa, *sb;
 } Ctx;
 
 static inline int ctz64(word x)

@@ -66,11 +66,19 @@ static int64_t sum_top(int64_t *xs, int n, int k)
  * vertices on (the larger side); below it, as W-word masks. set_sparse_from() changes it (tests). */
 int sparse_from = 1024;
 
+/* The functions of the search take sp, c->sparse as a constant: each is compiled twice, for
+ * masks and for lists (search_masks, search_lists), and the test of sp costs nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TWICE static inline __attribute__((always_inline))
+#else
+#define TWICE static inline
+#endif
+
 /* the vertices of relation entry k of side 1 or 2 as W words: its mask, or (sparse) the scratch s
  * filled from its list; rel_unset empties s again */
-static inline const word *rel_set(const Ctx *c, int side, int k, word *s)
+TWICE const word *rel_set(const Ctx *c, int side, int k, word *s, const int sp)
 {
-    if (!c->sparse)
+    if (!sp)
         return (side == 1 ? c->a1m : c->a2m) + (size_t)c->W * k;
     const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
     for (int j = o[k]; j < o[k + 1]; j++)
@@ -78,9 +86,9 @@ static inline const word *rel_set(const Ctx *c, int side, int k, word *s)
     return s;
 }
 
-static inline void rel_unset(const Ctx *c, int side, int k, word *s)
+TWICE void rel_unset(const Ctx *c, int side, int k, word *s, const int sp)
 {
-    if (!c->sparse)
+    if (!sp)
         return;
     const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
     for (int j = o[k]; j < o[k + 1]; j++)
@@ -88,9 +96,9 @@ static inline void rel_unset(const Ctx *c, int side, int k, word *s)
 }
 
 /* S meets the neighbours (any relation) of vertex u of side 1 or 2 */
-static inline int meets_neighbours(const Ctx *c, int side, int u, const word *S)
+TWICE int meets_neighbours(const Ctx *c, int side, int u, const word *S, const int sp)
 {
-    if (!c->sparse)
+    if (!sp)
         return intersects(S, (side == 1 ? c->nb1 : c->nb2) + (size_t)c->W * u, c->W);
     const int32_t *st = side == 1 ? c->a1s : c->a2s, *o = side == 1 ? c->a1o : c->a2o;
     const int32_t *v = side == 1 ? c->a1v : c->a2v;
@@ -101,9 +109,9 @@ static inline int meets_neighbours(const Ctx *c, int side, int u, const word *S)
 }
 
 /* S meets the partners of weight level k of side 1 or 2 */
-static inline int level_meets(const Ctx *c, int side, int k, const word *S)
+TWICE int level_meets(const Ctx *c, int side, int k, const word *S, const int sp)
 {
-    if (!c->sparse)
+    if (!sp)
         return intersects((side == 1 ? c->l1m : c->l2m) + (size_t)c->W * k, S, c->W);
     const int32_t *lp = side == 1 ? c->l1p : c->l2p;
     const Partner *p = side == 1 ? c->p1 : c->p2;
@@ -131,7 +139,7 @@ PyObject *py_set_sparse_from(PyObject *self, PyObject *args)
 
 /* Reduce the class (L, R) in place: drop vertices without a partner on the other side; its bound
  * is the smaller of the sums of the k = min(|L|, |R|) best weights of each side. 0: empty. */
-static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
+static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size, const int sp)
 {
     const int W = c->W;
     int nl = 0, nr = 0;
@@ -143,7 +151,7 @@ static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
             x &= x - 1;
             int found = 0;
             for (int k = c->l1s[u]; k < c->l1s[u + 1]; k++) {
-                if (level_meets(c, 1, k, R)) {
+                if (level_meets(c, 1, k, R, sp)) {
                     c->sbl[nl++] = c->l1w[k];
                     found = 1;
                     break;
@@ -163,7 +171,7 @@ static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size)
             x &= x - 1;
             int found = 0;
             for (int k = c->l2s[v]; k < c->l2s[v + 1]; k++) {
-                if (level_meets(c, 2, k, L)) {
+                if (level_meets(c, 2, k, L, sp)) {
                     c->sbr[nr++] = c->l2w[k];
                     found = 1;
                     break;
@@ -212,7 +220,7 @@ static inline word *cls_L(Ctx *c, Level *lv, int i) { return lv->bits + (size_t)
 static inline word *cls_R(Ctx *c, Level *lv, int i) { return lv->bits + (size_t)2 * c->W * i + c->W; }
 
 /* append (L, R) reduced to lv when it is a class */
-static int push_reduced(Ctx *c, Level *lv, const word *L, const word *R)
+static int push_reduced(Ctx *c, Level *lv, const word *L, const word *R, const int sp)
 {
     const int W = c->W;
     int i = level_push(c, lv);
@@ -221,7 +229,7 @@ static int push_reduced(Ctx *c, Level *lv, const word *L, const word *R)
     word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
     memcpy(l, L, W * sizeof(word));
     memcpy(r, R, W * sizeof(word));
-    if (!reduce_class(c, l, r, &lv->bound[i], &lv->size[i]))
+    if (!reduce_class(c, l, r, &lv->bound[i], &lv->size[i], sp))
         lv->n--;
     return 0;
 }
@@ -238,7 +246,7 @@ static int push_copy(Ctx *c, Level *lv, Level *from, int j)
 }
 
 /* split (L, R) by the relations of the new pair (u, v) to it and append the classes to lv */
-static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, int v)
+static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, int v, const int sp)
 {
     const int W = c->W, W2 = 2 * c->W;
     word *cur = c->pa, *nxt = c->pb;
@@ -259,9 +267,9 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
             kb = j++;
         }
         if (ka >= 0)
-            a = rel_set(c, 1, ka, c->sa);
+            a = rel_set(c, 1, ka, c->sa, sp);
         if (kb >= 0)
-            b = rel_set(c, 2, kb, c->sb);
+            b = rel_set(c, 2, kb, c->sb, sp);
         int nn = 0;
         for (int p = 0; p < ncur; p++) {
             const word *l = cur + (size_t)W2 * p, *r = l + W;
@@ -289,9 +297,9 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
                 nn++;
         }
         if (ka >= 0)
-            rel_unset(c, 1, ka, c->sa);
+            rel_unset(c, 1, ka, c->sa, sp);
         if (kb >= 0)
-            rel_unset(c, 2, kb, c->sb);
+            rel_unset(c, 2, kb, c->sb, sp);
         word *t = cur;
         cur = nxt;
         nxt = t;
@@ -299,7 +307,7 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
     }
     for (int p = 0; p < ncur; p++) {
         const word *l = cur + (size_t)W2 * p;
-        if (push_reduced(c, lv, l, l + W) < 0)
+        if (push_reduced(c, lv, l, l + W, sp) < 0)
             return -1;
     }
     return 0;
@@ -307,7 +315,10 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
 
 /* ---- the search --------------------------------------------------------------------------- */
 
-static int search(Ctx *c, int depth, int64_t cur)
+static int search_masks(Ctx *c, int depth, int64_t cur);
+static int search_lists(Ctx *c, int depth, int64_t cur);
+
+TWICE int search_twice(Ctx *c, int depth, int64_t cur, const int sp)
 {
     const int W = c->W;
     Level *lv = &c->levels[depth];
@@ -355,10 +366,10 @@ static int search(Ctx *c, int depth, int64_t cur)
                 continue;
             const word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
             int rc;
-            if (!meets_neighbours(c, 1, u, l) && !meets_neighbours(c, 2, v, r))
+            if (!meets_neighbours(c, 1, u, l, sp) && !meets_neighbours(c, 2, v, r, sp))
                 rc = push_copy(c, nx, lv, i);
             else
-                rc = split_into(c, nx, l, r, u, v);
+                rc = split_into(c, nx, l, r, u, v, sp);
             if (rc < 0)
                 return ABORT_NOMEM;
         }
@@ -367,18 +378,18 @@ static int search(Ctx *c, int depth, int64_t cur)
         L2[u >> 6] &= ~((word)1 << (u & 63));
         R2[v >> 6] &= ~((word)1 << (v & 63));
         int rc = 0;
-        if (!meets_neighbours(c, 1, u, L2) && !meets_neighbours(c, 2, v, R2)) {
+        if (!meets_neighbours(c, 1, u, L2, sp) && !meets_neighbours(c, 2, v, R2, sp)) {
             if (!is_empty(L2, W) && !is_empty(R2, W))
-                rc = push_reduced(c, nx, L2, R2);
+                rc = push_reduced(c, nx, L2, R2, sp);
         } else {
-            rc = split_into(c, nx, L2, R2, u, v);
+            rc = split_into(c, nx, L2, R2, u, v, sp);
         }
         if (rc < 0)
             return ABORT_NOMEM;
         c->map_u[c->map_len] = u;
         c->map_v[c->map_len] = v;
         c->map_len++;
-        rc = search(c, depth + 1, cur + wt);
+        rc = sp ? search_lists(c, depth + 1, cur + wt) : search_masks(c, depth + 1, cur + wt);
         if (rc)
             return rc;
         c->map_len--;
@@ -390,14 +401,17 @@ static int search(Ctx *c, int depth, int64_t cur)
             return ABORT_NOMEM;
     memcpy(L2, L, W * sizeof(word));
     L2[u >> 6] &= ~((word)1 << (u & 63));
-    if (!is_empty(L2, W) && push_reduced(c, nx, L2, R) < 0)
+    if (!is_empty(L2, W) && push_reduced(c, nx, L2, R, sp) < 0)
         return ABORT_NOMEM;
-    int rc = search(c, depth + 1, cur);
+    int rc = sp ? search_lists(c, depth + 1, cur) : search_masks(c, depth + 1, cur);
     if (rc)
         return rc;
     c->n_frames--;
     return 0;
 }
+
+static int search_masks(Ctx *c, int depth, int64_t cur) { return search_twice(c, depth, cur, 0); }
+static int search_lists(Ctx *c, int depth, int64_t cur) { return search_twice(c, depth, cur, 1); }
 
 /* ---- conversion from Python ----------------------------------------------------------------- */
 
@@ -733,7 +747,7 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
             const word *L = groups + (size_t)2 * W * s, *R = L + W;
             if (is_empty(L, W) || is_empty(R, W))
                 continue;
-            if (push_reduced(c, &c->levels[0], L, R) < 0) {
+            if (push_reduced(c, &c->levels[0], L, R, c->sparse) < 0) {
                 PyErr_NoMemory();
                 goto done;
             }
@@ -746,7 +760,7 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
         const int64_t floor = (int64_t)floor_;
         c->best = floor;
         c->stop.ts = PyEval_SaveThread();
-        int rc = search(c, 0, 0);
+        int rc = c->sparse ? search_lists(c, 0, 0) : search_masks(c, 0, 0);
         PyEval_RestoreThread(c->stop.ts);
         if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
             goto done;
