@@ -360,15 +360,15 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
     returns the best mapping any attempt found and the least upper bound any attempt proved."""
     stop_at = None if deadline is None else time.perf_counter() + deadline
     budget, nodes, best, upper = _RACE_NODES, 0, None, None
+    whole = _native_whole(prof)
     while True:
         for swap in (False, True):
             remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
+            a, b, task_first = (g2, g1, False) if swap else (g1, g2, True)
+            m = _race_attempt(a, b, prof, whole, threshold_sq, remaining, cancel, budget,
+                              None if counts is None else (*counts, task_first))
             if swap:
-                m = _transposed(_search_once(g2, g1, prof, remaining, (), None, threshold_sq, cancel, budget,
-                                             None if counts is None else (*counts, False)))
-            else:
-                m = _search_once(g1, g2, prof, remaining, (), None, threshold_sq, cancel, budget,
-                                 None if counts is None else (*counts, True))
+                m = _transposed(m)
             nodes += m.nodes
             if m.exact:  # (most races end in their first attempt: no copy then)
                 return m if nodes == m.nodes else Match(m.pairs, m.weight, m.upper, True, nodes, m.improved, m.cancelled)
@@ -379,6 +379,16 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
             if m.nodes <= budget:  # stopped by the deadline or cancel, not by the budget
                 return replace(best, upper=upper, nodes=nodes, cancelled=m.cancelled)
         budget *= _RACE_GROWTH
+
+
+def _race_attempt(g1: Graph, g2: Graph, prof: Profile, whole: bool, threshold_sq, deadline: float | None, cancel,
+                  node_limit: int, counts) -> Match:
+    """One attempt of ``_raced``: ``_search_once`` with g1 branching, straight to its one C call
+    (``_solved_natively``) when ``whole`` (``_native_whole(prof)``, decided once per race)."""
+    m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts) if whole else None
+    if m is None:
+        m = _search_once(g1, g2, prof, deadline, (), None, threshold_sq, cancel, node_limit, counts)
+    return m
 
 
 def _transposed(m: Match) -> Match:
@@ -400,8 +410,7 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
             return m
     use_native = native.available()
     mode = prof.adjacency
-    if (use_native and not warm and threshold is None and native.solve is not None
-            and prof.native_rule == native.UNION_JSON and prof.self_loops_agree and mode == "and"):
+    if not warm and threshold is None and _native_whole(prof):
         m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
         if m is not None:
             return m
@@ -449,6 +458,14 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
                  improved=improved, cancelled=cancelled)
 
 
+def _native_whole(prof: Profile) -> bool:
+    """True when ``_solved_natively`` can search under ``prof`` (one C call does the weights and
+    the search): the native search in use, ``native.UNION_JSON`` weights, self-loops that agree
+    and "and" adjacency."""
+    return (prof.native_rule == native.UNION_JSON and prof.self_loops_agree and prof.adjacency == "and"
+            and native.solve is not None and native.available())
+
+
 def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,
                      node_limit: int = 0, counts=None) -> Match | None:
     """``max_common_subgraph`` for a profile of ``native.UNION_JSON`` weights, self-loops that agree
@@ -461,10 +478,9 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
             thr = None
     types1, vals1, se1 = g1.columns()
     types2, vals2, _se2 = g2.columns()
-    main = threading.current_thread() is threading.main_thread()
     got = native.solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
-                        (types2, *_native_adj(g1), *_native_adj(g2), deadline, main, _native_cancel(cancel),
-                         node_limit))
+                        (types2, *_native_adj(g1), *_native_adj(g2), deadline, _on_main_thread(),
+                         None if cancel is None else _native_cancel(cancel), node_limit))
     if got is None:
         return None
     if len(got) == 2:  # the quick bound proves nothing beats the threshold
@@ -473,10 +489,15 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
     scale, t_floor, best, pairs, upper, exact, nodes = got
     if pairs is None:  # nothing beat the floor
         best, pairs = 0, []
+    elif pairs:
+        pairs = [(u, v, (num, den)) for u, v, num, den in sorted(pairs)]
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=[(u, v, (num, den)) for u, v, num, den in sorted(pairs)], weight=frac(best, scale),
-                 upper=frac(max(upper, best), scale), exact=exact, nodes=nodes, improved=best > t_floor,
-                 cancelled=cancelled)
+    return Match(pairs, frac(best, scale), frac(max(upper, best), scale), exact, nodes, best > t_floor, cancelled)
+
+
+def _on_main_thread() -> bool:
+    """True on the main thread (where the C searches run Python's signal handlers: Ctrl-C)."""
+    return threading.main_thread() is threading.current_thread()
 
 
 def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
