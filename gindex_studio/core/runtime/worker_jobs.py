@@ -107,7 +107,8 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
     cache at ``cache_path`` (None: none). Events: ``("coarse", matrix)`` (a preview),
     ``("band", (first_row, values, lower, exact))`` (consecutive complete rows, each band at most
     ``band_seconds`` of work, the first at once), ``("progress", (rows_done, n))``, ``("pool",
-    workers)`` when its ``PairPool`` starts, then for a complete square matrix with ``arrange`` (each program's domain) ``("arranged", (order,
+    workers)`` when its ``PairPool`` starts, ``("cpu", seconds)`` last (this process's CPU and its
+    pool's, which ended before), then for a complete square matrix with ``arrange`` (each program's domain) ``("arranged", (order,
     points))``. Returns the seconds it took.
 
     Once the first band is sent, when at least ``pool_min_pairs`` cells are left, the searches run
@@ -183,6 +184,10 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
         emit("arranged", an.arrange(np.nan_to_num(matrix, nan=1.0), list(arrange), engine.cache))
     if cache is not None:
         cache.close()
+    import resource
+
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    emit("cpu", sum(r.ru_utime + r.ru_stime for r in used))
     return time.perf_counter() - start
 
 

@@ -184,6 +184,7 @@ class MatrixJob(WorkerJob):
         #: the worker's ``PairPool``: processes (None: one per core) and the cells left after the
         #: first band from which it starts (``worker_jobs.matrix_job``)
         self.workers, self.pool_min_pairs = None, worker_jobs.POOL_MIN_PAIRS
+        self.cpu_seconds: float | None = None
 
     def call(self):
         self.engine.flush()  # what the engine found is on disk for the worker
@@ -201,6 +202,8 @@ class MatrixJob(WorkerJob):
             self.coarse.emit(value)
         elif kind == "arranged":
             self.arranged.emit(*value)
+        elif kind == "cpu":
+            self.cpu_seconds = value  # the job's CPU, its pool's included (benchmarks read it)
 
     def on_done(self, seconds) -> None:
         self.done.emit(seconds)
