@@ -481,8 +481,8 @@ def domain_summary(engine: PairEngine, blocks: Sequence[Sequence[int]], per_doma
     the sample's least exact value; for a symmetric profile block (b, a) reuses (a, b)).
 
     ``workers`` > 1 (None: one per core): the exact least Δ of the blocks run on a ``PairPool``
-    of that many processes, a block a query, all submitted at once (the same values: each block's
-    least is exact whichever process finds it); the pool is stopped when the generator ends or
+    of that many processes, each block as 2 × ``workers`` queries over pieces of its rows, all
+    submitted at once (the same values: the least of the pieces' exact leasts); the pool is stopped when the generator ends or
     is closed, and at once on ``engine.cancel`` (raising ``Cancelled``)."""
     picks = [summary_sample(b, per_domain) for b in blocks]
     sizes = [len(b) for b in blocks]
@@ -545,31 +545,38 @@ def _least_on_pool(engine: PairEngine, blocks, rows, starts, workers: int) -> di
 
     engine.stop_pool()
     engine.pool = pool = PairPool(engine.prepared, engine.options.profile, workers, engine.options, engine.digests)
-    futures = {}
+    futures: dict[tuple[int, int], list] = {}
     for row in rows:
-        a = row.a
-        for b in range(len(blocks)):
-            if row.total[b] == 0 or (engine.symmetric and b < a):
-                continue
-            futures[(a, b)] = pool.submit_least(blocks[a], blocks[b], starts.get((a, b)))
+        a, rows_a = row.a, list(blocks[row.a])
+        step = max(1, -(-len(rows_a) // (2 * workers)))  # a block in pieces of rows: one hard block spreads too
+        for k in range(0, len(rows_a), step):  # a piece against every column block in turn: a worker's
+            for b in range(len(blocks)):       # bounds of the piece serve its next query too
+                if row.total[b] == 0 or (engine.symmetric and b < a):
+                    continue
+                futures.setdefault((a, b), []).append(pool.submit_least(rows_a[k:k + step], blocks[b],
+                                                                        starts.get((a, b))))
     return futures
 
 
-def _least_result(engine: PairEngine, future) -> tuple[Fraction, int, int] | None:
-    """A ``submit_least`` future's least, waited for (``Cancelled`` once ``engine.cancel`` is set:
-    the pool is stopped); the exact values the worker found are kept in the engine."""
+def _least_result(engine: PairEngine, futures: list) -> tuple[Fraction, int, int] | None:
+    """The least of a block's ``submit_least`` futures (its pieces of rows, in order; ties: the
+    first piece's), waited for (``Cancelled`` once ``engine.cancel`` is set: the pool is
+    stopped); the exact values the workers found are kept in the engine."""
     from concurrent.futures import wait
 
     from gindex_studio.core.benchmark.curriculum import Cancelled
 
-    while True:
+    waiting = set(futures)
+    while waiting:
         if engine.cancel is not None and engine.cancel.is_set():
             engine.stop_pool()
             raise Cancelled()
-        done, _ = wait([future], timeout=0.05)
-        if done:
-            break
-    got, values = future.result()
-    for a, b, num, den in values:
-        engine._store_key((a, b), Fraction(num, den))
-    return None if got is None else (Fraction(got[0], got[1]), got[2], got[3])
+        _done, waiting = wait(waiting, timeout=0.05)
+    best = None
+    for future in futures:
+        got, values = future.result()
+        for a, b, num, den in values:
+            engine._store_key((a, b), Fraction(num, den))
+        if got is not None and (best is None or Fraction(got[0], got[1]) < best[0]):
+            best = (Fraction(got[0], got[1]), got[2], got[3])
+    return best

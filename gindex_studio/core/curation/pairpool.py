@@ -30,6 +30,7 @@ _PREPARED: list[Prepared] | None = None
 _PROFILE: str = "paper"
 _LEAST: tuple | None = None  # (options, digests) for ``_least``: a worker's own PairEngine
 _ENGINE = None
+_ROW_BOUNDS: tuple | None = None  # (rows, their bounds against every program): the last row of blocks
 
 
 def _init(blob: bytes | None, profile: str, least: tuple | None = None) -> None:
@@ -56,10 +57,14 @@ def _least(rows: list[int], cols: list[int], start) -> tuple:
     if _ENGINE is None:
         options, digests = _LEAST
         _ENGINE = PairEngine.from_prepared(_PREPARED, options, digests)
+    global _ROW_BOUNDS
+    key = tuple(rows)
+    if _ROW_BOUNDS is None or _ROW_BOUNDS[0] != key:  # the same rows come again for the next block
+        _ROW_BOUNDS = (key, _ENGINE.bounds(rows))
     before = set(_ENGINE._known)
     if start is not None:
         start = (Fraction(start[0], start[1]), start[2], start[3])
-    best = _ENGINE.least(rows, cols, start)
+    best = _ENGINE.least(rows, cols, start, _ROW_BOUNDS[1][:, cols])
     found = [(k[0], k[1], v.numerator, v.denominator) for k, v in _ENGINE._known.items() if k not in before]
     got = None if best is None else (best[0].numerator, best[0].denominator, best[1], best[2])
     return got, found
