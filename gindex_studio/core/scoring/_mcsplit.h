@@ -56,6 +56,7 @@ typedef struct {
     word *bits;
     int64_t *bound;
     int32_t *size;
+    word *rem; /* 2W words: the vertices left to match at this depth (L then R) */
 } Level;
 
 typedef struct {
@@ -81,6 +82,11 @@ typedef struct {
     int64_t *sbl, *sbr;
     word *pa, *pb; /* split pieces, double buffer of (n1 + 1) pieces */
     word *tmp;     /* 2W scratch words */
+    /* interchangeable vertices (mcsplit_search.c, symmetry_side): per side the first vertex with
+     * the same partner list (weights to every vertex of the other side), the first twin (same
+     * list, group and neighbourhood, not adjacent); the vertices left to match per depth are
+     * Level.rem (made when the depth is first reached) */
+    int32_t *rc1, *rc2, *tw1, *tw2;
     /* sparse (large graphs): no W-word mask per relation, neighbour set or weight level (their n^2
      * bits); instead the relation at CSR index k holds a1v[a1o[k] .. a1o[k + 1]) (a vertex's
      * neighbours: its relations' lists), the weight level k the partners p1[l1p[k] .. l1p[k + 1]).

@@ -315,6 +315,56 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
 
 /* ---- the search --------------------------------------------------------------------------- */
 
+/* Symmetry (exact): two vertices of one side are interchangeable at a search node when they lie in
+ * the same class (the same relation to every matched vertex), have the same weight to every vertex
+ * of the other side (rc), are not adjacent, and have the same relations to every vertex still left
+ * to match: swapping them maps any completion to one of the same S. Two kinds are used: static
+ * twins (tw: the same neighbourhood in the whole graph) and vertices with no neighbour left to
+ * match at all. The branch vertex u's partner v is skipped when an interchangeable partner comes
+ * before it in u's partner list and is still in R; "leave u unmatched" also leaves unmatched every
+ * vertex of L interchangeable with u (a completion matching one matches u instead, by the swap). */
+
+/* x (of side 1 or 2) has no neighbour (any relation) among the vertices left to match (rem) other
+ * than itself */
+TWICE int isolated_in(const Ctx *c, int side, int x, const word *rem, const int sp)
+{
+    const int W = c->W;
+    if (!sp) {
+        const word *nb = (side == 1 ? c->nb1 : c->nb2) + (size_t)W * x;
+        for (int i = 0; i < W; i++) {
+            word m = nb[i] & rem[i];
+            if (i == (x >> 6))
+                m &= ~((word)1 << (x & 63));
+            if (m)
+                return 0;
+        }
+        return 1;
+    }
+    const int32_t *st = side == 1 ? c->a1s : c->a2s, *o = side == 1 ? c->a1o : c->a2o;
+    const int32_t *v = side == 1 ? c->a1v : c->a2v;
+    for (int j = o[st[x]]; j < o[st[x + 1]]; j++)
+        if (v[j] != x && has_bit(rem, v[j]))
+            return 0;
+    return 1;
+}
+
+TWICE int mirror_of_earlier(Ctx *c, int u, int k, int v, const word *R, const word *rem2, const int sp)
+{
+    const int vfree = isolated_in(c, 2, v, rem2, sp);
+    if (c->tw2[v] == v && !vfree) /* v is the first of its twins: none comes before it */
+        return 0;
+    for (int k2 = c->p1s[u]; k2 < k; k2++) {
+        const int v0 = c->p1[k2].v;
+        if (!has_bit(R, v0))
+            continue;
+        if (c->tw2[v0] == c->tw2[v])
+            return 1;
+        if (vfree && c->rc2[v0] == c->rc2[v] && isolated_in(c, 2, v0, rem2, sp))
+            return 1;
+    }
+    return 0;
+}
+
 static int search_masks(Ctx *c, int depth, int64_t cur);
 static int search_lists(Ctx *c, int depth, int64_t cur);
 
@@ -350,6 +400,17 @@ TWICE int search_twice(Ctx *c, int depth, int64_t cur, const int sp)
             ci = i;
     const word *L = cls_L(c, lv, ci), *R = cls_R(c, lv, ci);
     const int u = lowest_bit(L, W);
+    if (!lv->rem && !(lv->rem = malloc((size_t)2 * W * sizeof(word))))
+        return ABORT_NOMEM;
+    word *rem1 = lv->rem, *rem2 = rem1 + W; /* what is left to match */
+    memset(rem1, 0, (size_t)2 * W * sizeof(word));
+    for (int i = 0; i < lv->n; i++) {
+        const word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
+        for (int x = 0; x < W; x++) {
+            rem1[x] |= l[x];
+            rem2[x] |= r[x];
+        }
+    }
     Level *nx = &c->levels[depth + 1];
     word *L2 = c->tmp, *R2 = c->tmp + W;
     const int64_t rest = sum; /* optimistic: the branch class keeps its whole bound */
@@ -359,6 +420,8 @@ TWICE int search_twice(Ctx *c, int depth, int64_t cur, const int sp)
         if (!has_bit(R, v))
             continue;
         if (cur + wt + rest <= c->best)
+            continue;
+        if (mirror_of_earlier(c, u, k, v, R, rem2, sp))
             continue;
         nx->n = 0;
         for (int i = 0; i < lv->n; i++) {
@@ -401,6 +464,19 @@ TWICE int search_twice(Ctx *c, int depth, int64_t cur, const int sp)
             return ABORT_NOMEM;
     memcpy(L2, L, W * sizeof(word));
     L2[u >> 6] &= ~((word)1 << (u & 63));
+    {
+        const int ufree = isolated_in(c, 1, u, rem1, sp);
+        for (int x = 0; x < W; x++) {
+            word m = L2[x];
+            while (m) {
+                const int b = ctz64(m);
+                const int i = x * 64 + b;
+                m &= m - 1;
+                if (c->tw1[i] == c->tw1[u] || (ufree && c->rc1[i] == c->rc1[u] && isolated_in(c, 1, i, rem1, sp)))
+                    L2[x] &= ~((word)1 << b);
+            }
+        }
+    }
     if (!is_empty(L2, W) && push_reduced(c, nx, L2, R, sp) < 0)
         return ABORT_NOMEM;
     int rc = sp ? search_lists(c, depth + 1, cur) : search_masks(c, depth + 1, cur);
@@ -414,6 +490,232 @@ static int search_masks(Ctx *c, int depth, int64_t cur) { return search_twice(c,
 static int search_lists(Ctx *c, int depth, int64_t cur) { return search_twice(c, depth, cur, 1); }
 
 /* ---- conversion from Python ----------------------------------------------------------------- */
+
+/* ---- the symmetry tables (rc, tw) ------------------------------------------------------------ *
+ * rc[y]: the first vertex with y's partner list; tw[y]: the first vertex x < y with tw[x] = x, the
+ * same rc and group, not adjacent to y, with the same relations to every vertex but x and y. Found
+ * by hashing, not by trying every pair: the vertices sorted by a hash of what must be equal (for
+ * tw: rc, group and the relations but to the vertex itself, which is what "the same relations but
+ * to x and y" means for two vertices that are not adjacent), each then compared, exactly, with the
+ * first vertices of its run only. Cost: n log n and the runs' squares. */
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+typedef struct {
+    uint64_t h;
+    int32_t i;
+} Keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const Keyed *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* the partner lists of x and y (sorted alike) are equal: the same weight to every vertex */
+static int same_partners(const int32_t *ps, const Partner *p, int x, int y)
+{
+    if (ps[x + 1] - ps[x] != ps[y + 1] - ps[y])
+        return 0;
+    for (int k = 0; k < ps[x + 1] - ps[x]; k++)
+        if (p[ps[x] + k].v != p[ps[y] + k].v || p[ps[x] + k].w != p[ps[y] + k].w)
+            return 0;
+    return 1;
+}
+
+/* relation entry k of side's vertex holds vertex t */
+static int entry_has(const Ctx *c, int side, int k, int t)
+{
+    if (!c->sparse)
+        return has_bit((side == 1 ? c->a1m : c->a2m) + (size_t)c->W * k, t);
+    const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+    for (int j = o[k]; j < o[k + 1]; j++)
+        if (v[j] == t)
+            return 1;
+    return 0;
+}
+
+/* x and y are adjacent (any relation, either way) */
+static int adjacent(const Ctx *c, int side, int x, int y)
+{
+    if (!c->sparse) {
+        const word *nb = side == 1 ? c->nb1 : c->nb2;
+        return has_bit(nb + (size_t)c->W * x, y) || has_bit(nb + (size_t)c->W * y, x);
+    }
+    const int32_t *as = side == 1 ? c->a1s : c->a2s;
+    for (int k = as[x]; k < as[x + 1]; k++)
+        if (entry_has(c, side, k, y))
+            return 1;
+    for (int k = as[y]; k < as[y + 1]; k++)
+        if (entry_has(c, side, k, x))
+            return 1;
+    return 0;
+}
+
+/* the members of relation entry k but x and y, into the zeroed scratch s (lists); their number */
+static int entry_into(const Ctx *c, int side, int k, int x, int y, word *s)
+{
+    const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+    int m = 0;
+    for (int j = o[k]; j < o[k + 1]; j++)
+        if (v[j] != x && v[j] != y) {
+            s[v[j] >> 6] |= (word)1 << (v[j] & 63);
+            m++;
+        }
+    return m;
+}
+
+/* every relation (key) of x and y to the vertices other than x and y is the same */
+static int same_relations(const Ctx *c, int side, int x, int y)
+{
+    const int32_t *as = side == 1 ? c->a1s : c->a2s;
+    const int64_t *ak = side == 1 ? c->a1k : c->a2k;
+    const int W = c->W;
+    int i = as[x], ie = as[x + 1], j = as[y], je = as[y + 1];
+    while (i < ie || j < je) {
+        int ka = -1, kb = -1;
+        if (j >= je || (i < ie && ak[i] < ak[j])) {
+            ka = i++;
+        } else if (i >= ie || ak[j] < ak[i]) {
+            kb = j++;
+        } else {
+            ka = i++;
+            kb = j++;
+        }
+        if (!c->sparse) {
+            const word *am = side == 1 ? c->a1m : c->a2m;
+            const word *a = ka >= 0 ? am + (size_t)W * ka : NULL, *b = kb >= 0 ? am + (size_t)W * kb : NULL;
+            for (int t = 0; t < W; t++) {
+                word m = (a ? a[t] : 0) ^ (b ? b[t] : 0);
+                if (t == (x >> 6))
+                    m &= ~((word)1 << (x & 63));
+                if (t == (y >> 6))
+                    m &= ~((word)1 << (y & 63));
+                if (m)
+                    return 0;
+            }
+            continue;
+        }
+        /* lists: the members of a but x and y as a set (scratch sa), those of b all in it, as many */
+        int na = ka >= 0 ? entry_into(c, side, ka, x, y, c->sa) : 0, nb = 0, same = 1;
+        if (kb >= 0) {
+            const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+            for (int t = o[kb]; t < o[kb + 1]; t++)
+                if (v[t] != x && v[t] != y) {
+                    nb++;
+                    if (!has_bit(c->sa, v[t]))
+                        same = 0;
+                }
+        }
+        if (ka >= 0) {
+            const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+            for (int t = o[ka]; t < o[ka + 1]; t++)
+                c->sa[v[t] >> 6] = 0;
+        }
+        if (!same || na != nb)
+            return 0;
+    }
+    return 1;
+}
+
+/* order-free hash of x's relations but to x itself (equal for vertices with the same relations to
+ * every vertex but themselves) */
+static uint64_t relations_hash(const Ctx *c, int side, int x)
+{
+    const int32_t *as = side == 1 ? c->a1s : c->a2s;
+    const int64_t *ak = side == 1 ? c->a1k : c->a2k;
+    uint64_t h = 0;
+    for (int k = as[x]; k < as[x + 1]; k++) {
+        const uint64_t key = mix64((uint64_t)ak[k]);
+        if (!c->sparse) {
+            const word *m = (side == 1 ? c->a1m : c->a2m) + (size_t)c->W * k;
+            for (int t = 0; t < c->W; t++)
+                for (word bits = m[t]; bits; bits &= bits - 1) {
+                    const int v = t * 64 + ctz64(bits);
+                    if (v != x)
+                        h += mix64(key ^ (uint64_t)v);
+                }
+        } else {
+            const int32_t *o = side == 1 ? c->a1o : c->a2o, *v = side == 1 ? c->a1v : c->a2v;
+            for (int j = o[k]; j < o[k + 1]; j++)
+                if (v[j] != x)
+                    h += mix64(key ^ (uint64_t)v[j]);
+        }
+    }
+    return h;
+}
+
+/* rc and tw of side 1 or 2 (group: the group id of each kept vertex); -1: no memory */
+static int symmetry_side(Ctx *c, int side, const int32_t *group, int32_t *rc, int32_t *tw)
+{
+    const int n = side == 1 ? c->n1 : c->n2;
+    const int32_t *ps = side == 1 ? c->p1s : c->p2s;
+    const Partner *p = side == 1 ? c->p1 : c->p2;
+    Keyed *ky = malloc(((size_t)n + 1) * sizeof(Keyed));
+    int32_t *reps = malloc(((size_t)n + 1) * sizeof(int32_t));
+    if (!ky || !reps) {
+        free(ky);
+        free(reps);
+        return -1;
+    }
+    for (int x = 0; x < n; x++) {
+        uint64_t h = mix64((uint64_t)(ps[x + 1] - ps[x]));
+        for (int k = ps[x]; k < ps[x + 1]; k++)
+            h = mix64(h ^ mix64((uint64_t)p[k].v ^ ((uint64_t)p[k].w << 20)));
+        ky[x] = (Keyed){h, x};
+    }
+    qsort(ky, (size_t)n, sizeof(Keyed), cmp_keyed);
+    for (int a = 0; a < n;) { /* a run of one hash, by vertex: rc[y] the first with y's list */
+        int b = a, nr = 0;
+        while (b < n && ky[b].h == ky[a].h)
+            b++;
+        for (int t = a; t < b; t++) {
+            const int y = ky[t].i;
+            rc[y] = y;
+            for (int r = 0; r < nr; r++)
+                if (same_partners(ps, p, reps[r], y)) {
+                    rc[y] = reps[r];
+                    break;
+                }
+            if (rc[y] == y)
+                reps[nr++] = y;
+        }
+        a = b;
+    }
+    for (int x = 0; x < n; x++)
+        ky[x] = (Keyed){mix64(((uint64_t)(uint32_t)rc[x] << 32) ^ (uint64_t)(uint32_t)group[x]) + relations_hash(c, side, x), x};
+    qsort(ky, (size_t)n, sizeof(Keyed), cmp_keyed);
+    for (int a = 0; a < n;) { /* tw[y]: the first twin among the run's first vertices (tw[x] = x) */
+        int b = a, nr = 0;
+        while (b < n && ky[b].h == ky[a].h)
+            b++;
+        for (int t = a; t < b; t++) {
+            const int y = ky[t].i;
+            tw[y] = y;
+            for (int r = 0; r < nr; r++) {
+                const int x = reps[r];
+                if (rc[x] == rc[y] && group[x] == group[y] && !adjacent(c, side, x, y) && same_relations(c, side, x, y)) {
+                    tw[y] = x;
+                    break;
+                }
+            }
+            if (tw[y] == y)
+                reps[nr++] = y;
+        }
+        a = b;
+    }
+    free(ky);
+    free(reps);
+    return 0;
+}
 
 static int cmp_partner(const void *a, const void *b)
 {
@@ -551,7 +853,8 @@ static void free_ctx(Ctx *c)
 {
     void *ptrs[] = {c->p1s, c->p2s, c->p1, c->p2, c->l1s, c->l2s, c->l1w, c->l2w, c->l1m, c->l2m, c->a1s, c->a2s, c->a1k, c->a2k, c->a1m, c->a2m,
                     c->nb1, c->nb2, c->best_u, c->best_v, c->map_u, c->map_v, c->frames, c->sbl,
-                    c->sbr, c->pa, c->pb, c->tmp, c->a1o, c->a2o, c->a1v, c->a2v, c->l1p, c->l2p, c->sa, c->sb};
+                    c->sbr, c->pa, c->pb, c->tmp, c->a1o, c->a2o, c->a1v, c->a2v, c->l1p, c->l2p, c->sa, c->sb,
+                    c->rc1, c->rc2, c->tw1, c->tw2};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
         free(ptrs[i]);
     if (c->levels) {
@@ -559,6 +862,7 @@ static void free_ctx(Ctx *c)
             free(c->levels[i].bits);
             free(c->levels[i].bound);
             free(c->levels[i].size);
+            free(c->levels[i].rem);
         }
         free(c->levels);
     }
@@ -702,9 +1006,30 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
         c->pa = malloc(((size_t)nmin + 2) * 2 * W * sizeof(word));
         c->pb = malloc(((size_t)nmin + 2) * 2 * W * sizeof(word));
         c->tmp = malloc((size_t)2 * W * sizeof(word));
+        c->rc1 = malloc(((size_t)n1k + 1) * sizeof(int32_t));
+        c->tw1 = malloc(((size_t)n1k + 1) * sizeof(int32_t));
+        c->rc2 = malloc(((size_t)n2k + 1) * sizeof(int32_t));
+        c->tw2 = malloc(((size_t)n2k + 1) * sizeof(int32_t));
         slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
-            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot) {
+            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !c->rc1 || !c->tw1 || !c->rc2 || !c->tw2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        /* the group of each kept vertex (slot: scratch here), then the symmetry tables */
+        for (int i = 0; i < n1k; i++)
+            slot[i] = gid1[order[i]];
+        int32_t *g2k = malloc(((size_t)n2k + 1) * sizeof(int32_t));
+        if (!g2k || symmetry_side(c, 1, slot, c->rc1, c->tw1) < 0) {
+            free(g2k);
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (int v = 0; v < n2k; v++)
+            g2k[v] = gid2[keep2[v]];
+        int src = symmetry_side(c, 2, g2k, c->rc2, c->tw2);
+        free(g2k);
+        if (src < 0) {
             PyErr_NoMemory();
             goto done;
         }
