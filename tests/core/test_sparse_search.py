@@ -2,7 +2,8 @@
 
 From ``_mcsplit.set_sparse_from(n)`` kept vertices on (1,024 by default) ``search`` and ``solve``
 build no W-word mask per relation, neighbourhood or weight level (their n² bits): the search tests
-the same sets from lists. These tests force the lists on small pairs (``set_sparse_from(0)``) and
+the same sets from lists. Above ``set_symmetry_pairs_upto(n)`` vertices (128) the symmetry tables
+(twins, same partners) are found by sorting hashes instead of trying every pair. These tests force the lists on small pairs (``set_sparse_from(0)``) and
 check that the search is the very same as with masks: S, mapping, proven bound, exactness, node
 count, under thresholds, warm starts and node limits; and that a long chain whose every vertex can
 match costs memory in its edges, not n².
@@ -101,6 +102,51 @@ def test_lists_give_the_search_of_masks_under_thresholds_and_warm_starts(n, kind
         assert key(sp) == key(dn) and sp.weight == first.weight
 
 
+@contextmanager
+def symmetry_pairs_upto(n: int):
+    old = native.EXTENSION.set_symmetry_pairs_upto(n)
+    try:
+        yield
+    finally:
+        native.EXTENSION.set_symmetry_pairs_upto(old)
+
+
+@pytest.mark.parametrize("n,kind,seed", [(30, "near", 0), (30, "far", 1), (70, "near", 2), (150, "near", 0)])
+def test_symmetry_tables_by_hashes_are_those_of_every_pair(n, kind, seed):
+    """The twins and same-partner tables found by sorting hashes (large graphs) give the search of
+    those found by trying every pair (small graphs), with masks and with lists."""
+    a, b = pair(n, kind, seed)
+    for port_aware in (False, True):
+        g1, g2 = graphs(a, b, port_aware)
+        with symmetry_pairs_upto(1 << 30):
+            ref = M.max_common_subgraph(g1, g2)
+        for lists in (0, 1 << 30):
+            with sparse_from(lists), symmetry_pairs_upto(0):
+                assert key(M.max_common_subgraph(g1, g2)) == key(ref)
+
+
+def _twins(prefix: str, rng: random.Random) -> list[dict]:
+    """A flow with many interchangeable nodes: fans of equal nodes, some wired to each other."""
+    nodes = [{"id": f"{prefix}h", "type": "inject", "wires": [[f"{prefix}f{i}" for i in range(6)]]}]
+    for i in range(6):
+        nodes.append({"id": f"{prefix}f{i}", "type": "function", "name": f"x{rng.randrange(2)}",
+                      "wires": [[f"{prefix}d{j}" for j in range(4) if rng.random() < 0.6]]})
+    for j in range(4):
+        nodes.append({"id": f"{prefix}d{j}", "type": "debug", "wires": [[f"{prefix}d{(j + 1) % 4}"]] if j % 2 else []})
+    return nodes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_symmetry_tables_by_hashes_on_flows_full_of_twins(seed):
+    rng = random.Random(seed)
+    g1, g2 = graphs(flow_from_nodes(_twins("a", rng)), flow_from_nodes(_twins("b", rng)), seed % 2 == 1)
+    with symmetry_pairs_upto(1 << 30):
+        ref = M.max_common_subgraph(g1, g2)
+    for lists in (0, 1 << 30):
+        with sparse_from(lists), symmetry_pairs_upto(0):
+            assert key(M.max_common_subgraph(g1, g2)) == key(ref)
+
+
 def test_score_reports_agree():
     a, b = pair(45, "near", 2)
     sp, dn = lists_and_masks(lambda: score(a, b))
@@ -122,10 +168,13 @@ def ported_flows(draw, prefix="n"):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ported_flows("a"), ported_flows("b"), st.booleans())
-def test_lists_give_the_search_of_masks_on_small_multi_port_flows(a, b, port_aware):
+@given(ported_flows("a"), ported_flows("b"), st.booleans(), st.booleans())
+def test_lists_give_the_search_of_masks_on_small_multi_port_flows(a, b, port_aware, hashed):
     g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware)
-    sp, dn = lists_and_masks(lambda: M.max_common_subgraph(g1, g2))
+    with symmetry_pairs_upto(1 << 30):
+        dn = M.max_common_subgraph(g1, g2)
+    with sparse_from(0), symmetry_pairs_upto(0 if hashed else 1 << 30):
+        sp = M.max_common_subgraph(g1, g2)
     assert key(sp) == key(dn)
 
 

@@ -213,6 +213,7 @@ int lcm_into(long long *scale, long long den);
 int pure_python_env(void);
 extern int sparse_from; /* search_core: adjacency as lists from this many kept vertices on */
 PyObject *py_set_sparse_from(PyObject *self, PyObject *args);
+PyObject *py_set_symmetry_pairs_upto(PyObject *self, PyObject *args);
 PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
                       Py_ssize_t n_uvw, const int32_t *gid1_in, const int32_t *gid2_in, long long floor_,
                       PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit,

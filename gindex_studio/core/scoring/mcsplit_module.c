@@ -61,6 +61,9 @@ static PyMethodDef methods[] = {
     {"set_sparse_from", py_set_sparse_from, METH_VARARGS,
      "set_sparse_from(n) -> previous n: search/solve keep adjacency and partner sets as lists, not masks,\n"
      "from n kept vertices on (the larger side; default 1024). For tests: the results are the same."},
+    {"set_symmetry_pairs_upto", py_set_symmetry_pairs_upto, METH_VARARGS,
+     "set_symmetry_pairs_upto(n) -> previous n: the symmetry tables of graphs up to n kept vertices are found\n"
+     "by trying every pair, of larger ones by sorting hashes (default 128). For tests: the same tables."},
     {"pure_python_requested", py_pure_python_requested, METH_NOARGS,
      "pure_python_requested() -> bool: GINDEX_PURE_PYTHON is set and not \"0\" (read with getenv)."},
     {"flow_graph", py_flow_graph, METH_VARARGS,

@@ -653,12 +653,43 @@ static uint64_t relations_hash(const Ctx *c, int side, int x)
     return h;
 }
 
+/* up to this many vertices symmetry_side tries every pair (cheaper than sorting for small graphs);
+ * set_symmetry_pairs_upto() changes it (tests: the same tables either way) */
+static int symmetry_pairs_upto = 128;
+
+PyObject *py_set_symmetry_pairs_upto(PyObject *self, PyObject *args)
+{
+    int n;
+    if (!PyArg_ParseTuple(args, "i", &n))
+        return NULL;
+    int old = symmetry_pairs_upto;
+    symmetry_pairs_upto = n;
+    return PyLong_FromLong(old);
+}
+
 /* rc and tw of side 1 or 2 (group: the group id of each kept vertex); -1: no memory */
 static int symmetry_side(Ctx *c, int side, const int32_t *group, int32_t *rc, int32_t *tw)
 {
     const int n = side == 1 ? c->n1 : c->n2;
     const int32_t *ps = side == 1 ? c->p1s : c->p2s;
     const Partner *p = side == 1 ? c->p1 : c->p2;
+    if (n <= symmetry_pairs_upto) { /* small: every pair, in order (the same tables, no sorting) */
+        for (int y = 0; y < n; y++) {
+            rc[y] = tw[y] = y;
+            for (int x = 0; x < y; x++)
+                if (rc[x] == x && same_partners(ps, p, x, y)) {
+                    rc[y] = x;
+                    break;
+                }
+            for (int x = 0; x < y; x++)
+                if (tw[x] == x && rc[x] == rc[y] && group[x] == group[y] && !adjacent(c, side, x, y) &&
+                    same_relations(c, side, x, y)) {
+                    tw[y] = x;
+                    break;
+                }
+        }
+        return 0;
+    }
     Keyed *ky = malloc(((size_t)n + 1) * sizeof(Keyed));
     int32_t *reps = malloc(((size_t)n + 1) * sizeof(int32_t));
     if (!ky || !reps) {
