@@ -199,11 +199,33 @@ class Curriculum:
         in the same vertex order, the same self-loops and edges, so the same Δ to every task
         (generated curricula repeat programs; Ω searches each shape once per task and domain)."""
         if self._copies is None:
-            first: dict[tuple, int] = {}
-            self._copies = [first.setdefault((tuple((s.type, s.items) for s in g.sigs), tuple(map(repr, g.selfloop)),
-                                              g.edge_array().tobytes()), k)
-                            for k, g in enumerate(p.graph for p in self.programs)]
+            copies = list(range(len(self.programs)))
+            by_hash: dict[int, list[int]] = {}  # identical programs have equal canonical hashes
+            for k, h in enumerate(self.hashes):
+                by_hash.setdefault(h, []).append(k)
+            for group in by_hash.values():
+                if len(group) > 1:
+                    first: dict[tuple, int] = {}
+                    for k in group:
+                        g = self.programs[k].graph
+                        copies[k] = first.setdefault((tuple((s.type, s.items) for s in g.sigs),
+                                                      tuple(map(repr, g.selfloop)), g.edge_array().tobytes()), k)
+            self._copies = copies
         return self._copies[i]
+
+    def warm(self) -> None:
+        """Build the tables the searches compute on first use (``copy_of``, ``program_counts``, the
+        per-type tables of ``task_counts``, each program graph's columns and vertices by type) now:
+        before worker processes fork, so they share them instead of each building its own."""
+        with frozen_heap():  # thousands of small tables: no full collection walks the curriculum meanwhile
+            if self.programs:
+                self.copy_of(0)
+                self.program_counts(0)
+            for type_name in self.vocab:
+                self._type_nodes(type_name)
+            for p in self.programs:
+                p.graph.columns()
+                p.graph.by_type()
 
     def lower_bounds(self, task: Prepared, counts: list[bytes | None] | None = None) -> np.ndarray:
         """A lower bound on Δ(task, P) for every program P at once.
@@ -463,6 +485,7 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     import pickle
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+    curriculum.warm()  # once here, not in every worker
     chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
     forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()
     if forking:
