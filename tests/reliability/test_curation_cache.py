@@ -205,3 +205,23 @@ def test_a_cache_that_fails_mid_run_goes_on_in_memory(tmp_path):
     c.put_many("o", [(1, 2, Fraction(1, 3))])
     assert got in ({}, {(1, 2): Fraction(1, 3)})
     c.close()
+
+
+def test_a_read_then_another_processs_write_leaves_the_cache_writable(tmp_path):
+    """The curation window's jobs share the file from several processes. A read through the
+    temporary ``ask`` table (``get_pairs``) used to leave its transaction open; once another
+    connection wrote, this one's next write failed at once (SQLITE_BUSY_SNAPSHOT) and it went on
+    in memory for the rest of the run: nothing more was kept, and reopening the window computed
+    the matrix again."""
+    path = tmp_path / "c.sqlite"
+    mine, other = DeltaCache(path), DeltaCache(path)
+    mine.put_many("o", [(1, 2, Fraction(1, 3))])
+    assert mine.get_pairs("o", [(1, 2), (1, 3)]) == {(1, 2): Fraction(1, 3)}
+    other.put_many("o", [(1, 3, Fraction(2, 3))])
+    mine.put_many("o", [(2, 3, Fraction(1, 2))])
+    assert mine.notices == [] and other.notices == []
+    later = DeltaCache(path)
+    assert later.get_pairs("o", [(1, 2), (1, 3), (2, 3)]) == {
+        (1, 2): Fraction(1, 3), (1, 3): Fraction(2, 3), (2, 3): Fraction(1, 2)}
+    for c in (mine, other, later):
+        c.close()

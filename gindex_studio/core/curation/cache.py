@@ -283,6 +283,22 @@ class DeltaCache:
                 pass
         return aside
 
+    def _end_transaction(self) -> None:
+        """Commit what a method left open (reads only: every write commits itself)."""
+        with self._lock:
+            if self._db.in_transaction:
+                self._db.commit()
+
+    def _rolled_back(self) -> bool:
+        """Roll back the open transaction (a busy file: the next try starts from the file as it is
+        now); False when even that fails."""
+        with self._lock:
+            try:
+                self._db.rollback()
+            except sqlite3.Error:
+                return False
+        return True
+
     def _failed(self, e: sqlite3.Error) -> None:
         """A read or write failed while running: damage is set aside and a new file started;
         anything else (full, read-only, locked) goes on in memory."""
@@ -626,18 +642,31 @@ def _fraction(num, den) -> Fraction | None:
 
 
 def _guarded(default):
-    """Run a cache method; a SQLite error mid-run goes to ``_failed`` (set aside or memory) and
-    the method gives ``default()`` instead: the caller computes what the cache could not give."""
+    """Run a cache method and end any transaction it left open (a read through the temporary
+    ``ask`` table opens one: kept open, it pins an old snapshot of the file, and this connection's
+    next write fails at once with SQLITE_BUSY_SNAPSHOT once another process has written). A
+    method that finds the file busy is rolled back and run once more; a SQLite error after that
+    goes to ``_failed`` (set aside or memory) and the method gives ``default()`` instead: the
+    caller computes what the cache could not give."""
     def wrap(method):
         @functools.wraps(method)
         def run(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except sqlite3.Error as e:
-                self._failed(e)
-                return default()
+            for last in (False, True):
+                try:
+                    out = method(self, *args, **kwargs)
+                    self._end_transaction()
+                    return out
+                except sqlite3.Error as e:
+                    if last or not _is_busy(e) or not self._rolled_back():
+                        self._failed(e)
+                        return default()
         return run
     return wrap
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    """SQLITE_BUSY and its kinds: another connection holds the file or wrote since our snapshot."""
+    return (getattr(e, "sqlite_errorname", "") or "").startswith("SQLITE_BUSY")
 
 
 for _name, _default in (("get_many", dict), ("get_pairs", dict), ("get_estimate_pairs", dict), ("put_many", lambda: None), ("get_one", lambda: None),
