@@ -14,7 +14,8 @@ Contract of ``Worker(fn, *args)``:
   Its return value ends the stream as ``("done", value)``; an exception as ``("failed", line)``.
 - ``fileno()`` is readable when events wait; ``read(budget)`` returns those that arrived (without
   blocking, for at most ``budget`` seconds). When the process ends without a last event, a
-  ``("failed", …)`` one is made. ``ended`` is True once the last event was read.
+  ``("failed", …)`` one is made. ``ended`` is True once the last event was read; the process,
+  ending on its own then, is joined by a thread of its own (the reader never waits for it).
 - ``stop()`` kills the process and every process it started (its process group) at once.
 
 A worker runs at a lower priority (``WORKER_NICE``): the studio's GUI thread is served first.
@@ -140,6 +141,7 @@ class Worker:
         self._stopped = threading.Event()
         self._started = threading.Event()
         self.error: str | None = None  # why the helper thread could not start the process
+        self._reaping = False  # the stream ended and a thread joins the process (``_reap``)
 
     # ----- life -----------------------------------------------------------------------------
     def start(self) -> "Worker":
@@ -192,7 +194,7 @@ class Worker:
 
     def _kill(self) -> None:
         proc = self.process
-        if proc is None:
+        if proc is None or self._reaping:  # its stream ended: the reaper ends it (``_reap``)
             return
         pid = proc.pid
         if proc.exitcode is not None:  # ended and reaped: its id may be another process's now
@@ -247,8 +249,37 @@ class Worker:
                     code = self.process.exitcode
                 out.append(("failed", f"the worker process ended unexpectedly (exit code {code})"))
         if self.ended and self.process is not None:
-            self.process.join(2.0)
+            self._reap()
         return out
+
+    def _reap(self) -> None:
+        """The stream ended: the process is ending on its own (its exit takes 0.1-0.4 s for a
+        large one). It is joined by a thread of its own, never by the reader: the reader is the GUI
+        thread, which must not wait for it. A process still alive ``REAP_SECONDS`` later is killed."""
+        proc = self.process
+        if proc is None or self._reaping:
+            return
+        self._reaping = True
+        threading.Thread(target=_reap, args=(proc,), name="gindex-worker-reap", daemon=True).start()
+
+
+#: seconds a worker may take to exit after its last event before its reaper kills it
+REAP_SECONDS = 10.0
+
+
+def _reap(proc) -> None:
+    """Join ``proc`` (a worker whose stream ended); kill its group if it has not exited after
+    ``REAP_SECONDS``. Only this thread waits on it from then on."""
+    try:
+        proc.join(REAP_SECONDS)
+        if proc.exitcode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (AttributeError, OSError):
+                proc.kill()
+            proc.join(2.0)
+    except (AssertionError, ValueError, OSError):
+        pass
 
 
 def run(fn: Callable, *args: Any, timeout: float | None = None):
