@@ -27,11 +27,15 @@ def cell_colours(values: np.ndarray, lut: np.ndarray = VIRIDIS) -> np.ndarray:
     """RGBA bytes (shape + (4,)) of Δ ``values`` in [0, 1] as pyqtgraph draws them with levels
     (0, 1) and the 256-step ``lut``: step ⌊256 v⌋ clipped to 0-255; unknown (NaN) fully
     transparent."""
+    values = np.asarray(values, dtype=float)
     unknown = np.isnan(values)
-    steps = np.clip(np.where(unknown, 0.0, values) * float(len(lut)), 0, len(lut) - 1).astype(np.intp)
-    out = lut[steps]
+    scaled = values * float(len(lut))
+    scaled[unknown] = 0.0
+    np.clip(scaled, 0, len(lut) - 1, out=scaled)
+    words = np.ascontiguousarray(lut, dtype=np.uint8).view(np.uint32).ravel()  # one RGBA word a step
+    out = words[scaled.astype(np.uint8)]
     out[unknown] = 0
-    return out
+    return out.view(np.uint8).reshape(values.shape + (4,))
 
 
 def domain_colors(names: list[str]) -> dict[str, QColor]:
