@@ -31,6 +31,7 @@ import multiprocessing as mp
 import os
 import pickle
 import signal
+import struct
 import threading
 import time
 import weakref
@@ -129,12 +130,60 @@ def _stop_all() -> None:
         w.stop()
 
 
+def _wait_readable(fd: int, timeout: float) -> None:
+    """Until ``fd`` is readable or ``timeout`` seconds passed."""
+    import select
+
+    select.select([fd], [], [], timeout)
+
+
+class _Frames:
+    """The messages of a ``multiprocessing`` pipe's read end (``Connection.send_bytes`` frames: a
+    4-byte big-endian length, or -1 then an 8-byte one, then the bytes), read without blocking:
+    ``next()`` returns the next whole message, or None while it has not all arrived (what came is
+    kept), and raises EOFError once the writing end is closed. Only the bytes of the message
+    under way are read, so the pipe stays readable while more messages wait in it."""
+
+    def __init__(self, fd: int):
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self._buf = bytearray()
+        self._want = 4  # bytes of the header, then of the message
+        self._stage = "size"  # size, long size (after -1), body
+
+    def next(self) -> bytes | None:
+        while True:
+            missing = self._want - len(self._buf)
+            if missing > 0:
+                try:
+                    chunk = os.read(self.fd, min(missing, 1 << 20))
+                except (BlockingIOError, InterruptedError):
+                    return None
+                if not chunk:
+                    raise EOFError("the worker's pipe closed")
+                self._buf += chunk
+                continue
+            data, self._buf = bytes(self._buf), bytearray()
+            if self._stage == "body":
+                self._stage, self._want = "size", 4
+                return data
+            size = struct.unpack("!i", data)[0] if self._stage == "size" else struct.unpack("!Q", data)[0]
+            if self._stage == "size" and size == -1:
+                self._stage, self._want = "long size", 8
+            else:
+                self._stage, self._want = "body", size
+                if size == 0:
+                    self._stage, self._want = "size", 4
+                    return b""
+
+
 class Worker:
     """One call of ``fn(emit, *args)`` in a worker process (see the module's contract)."""
 
     def __init__(self, fn: Callable, *args: Any):
         self.fn, self.args = fn, args
         self._events, self._child_out = mp.Pipe(duplex=False)  # (read end, write end)
+        self._frames = _Frames(self._events.fileno())  # the read end, without blocking
         self._child_in, self._inbox = mp.Pipe(duplex=False)
         self.process = None
         self.ended = False
@@ -222,22 +271,29 @@ class Worker:
 
     def read(self, budget: float = 0.008, wait: float = 0.0) -> list[tuple[str, Any]]:
         """Events that arrived, read for at most ``budget`` seconds (waiting up to ``wait``
-        seconds for the first). The last event is ``done`` or ``failed``."""
+        seconds for the first). The last event is ``done`` or ``failed``.
+
+        Never waits for the writer: the bytes of an event still being written (a large result
+        comes in many pieces from a process of lower priority) are kept until the rest arrives,
+        and the call returns what is complete (the pipe turns readable again with the rest)."""
         if self.ended:
             return []
         out: list[tuple[str, Any]] = []
         end = time.perf_counter() + budget
         try:
-            ready = self._events.poll(wait)
-            while ready:
-                kind, value = pickle.loads(self._events.recv_bytes())
+            if wait > 0:
+                _wait_readable(self._frames.fd, wait)
+            while True:
+                blob = self._frames.next()
+                if blob is None:
+                    break
+                kind, value = pickle.loads(blob)
                 out.append((kind, value))
                 if kind in ("done", "failed"):
                     self.ended = True
                     break
                 if time.perf_counter() >= end:
                     break
-                ready = self._events.poll(0)
         except (EOFError, OSError):
             self.ended = True
             if self.error:
