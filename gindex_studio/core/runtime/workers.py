@@ -190,7 +190,8 @@ class Worker:
         self._stopped = threading.Event()
         self._started = threading.Event()
         self.error: str | None = None  # why the helper thread could not start the process
-        self._reaping = False  # the stream ended and a thread joins the process (``_reap``)
+        self._reaping = False  # the stream ended and the helper thread joins the process (``_reap``)
+        self._stream_ended = threading.Event()  # the last event was read, or stop()
 
     # ----- life -----------------------------------------------------------------------------
     def start(self) -> "Worker":
@@ -199,7 +200,16 @@ class Worker:
 
     def _launch(self) -> None:
         """The helper thread: start the process, then send it its arguments. Only this thread
-        touches the sending end (``stop`` kills the process: the send then fails and ends)."""
+        touches the sending end (``stop`` kills the process: the send then fails and ends).
+        Then it waits for the stream's end and joins the process (``_reap``): the reader, the
+        GUI thread, never waits for a process to exit, nor for a thread to start."""
+        self._start_and_send()
+        if self.process is not None:
+            self._stream_ended.wait()
+            if not self._stopped.is_set():
+                _reap(self.process)
+
+    def _start_and_send(self) -> None:
         try:
             if self._stopped.is_set():
                 return
@@ -236,6 +246,7 @@ class Worker:
         self._stopped.set()
         self.ended = True
         self._kill()
+        self._stream_ended.set()
         try:
             self._events.close()
         except OSError:
@@ -305,19 +316,9 @@ class Worker:
                     code = self.process.exitcode
                 out.append(("failed", f"the worker process ended unexpectedly (exit code {code})"))
         if self.ended and self.process is not None:
-            self._reap()
+            self._reaping = True  # the process ends on its own now: the helper thread joins it
+            self._stream_ended.set()
         return out
-
-    def _reap(self) -> None:
-        """The stream ended: the process is ending on its own (its exit takes 0.1-0.4 s for a
-        large one). It is joined by a thread of its own, never by the reader: the reader is the GUI
-        thread, which must not wait for it. A process still alive ``REAP_SECONDS`` later is killed."""
-        proc = self.process
-        if proc is None or self._reaping:
-            return
-        self._reaping = True
-        threading.Thread(target=_reap, args=(proc,), name="gindex-worker-reap", daemon=True).start()
-
 
 #: seconds a worker may take to exit after its last event before its reaper kills it
 REAP_SECONDS = 10.0
