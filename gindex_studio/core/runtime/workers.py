@@ -32,6 +32,7 @@ import os
 import pickle
 import signal
 import struct
+import sys
 import threading
 import time
 import weakref
@@ -84,11 +85,34 @@ class _YieldingPickler(pickle.Pickler):
         return None
 
 
+#: the interpreter's thread switch interval while a helper thread pickles a worker's arguments:
+#: every Qt call of the GUI thread gives the interpreter lock up and waits up to this long to get
+#: it back (at the default 5 ms a repaint of a hundred calls took 120 ms meanwhile)
+PICKLING_SWITCH_INTERVAL = 0.0005
+
+_switch_lock = threading.Lock()
+_switch_users = 0
+_switch_saved = 0.005
+
+
 def dumps_yielding(obj: Any) -> bytes:
-    """``pickle.dumps(obj)`` that yields the interpreter lock as it goes (see ``_YieldingPickler``)."""
-    buf = io.BytesIO()
-    _YieldingPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
-    return buf.getvalue()
+    """``pickle.dumps(obj)`` that yields the interpreter lock as it goes (see ``_YieldingPickler``),
+    at a short switch interval (``PICKLING_SWITCH_INTERVAL``) meanwhile."""
+    global _switch_users, _switch_saved
+    with _switch_lock:
+        if _switch_users == 0:
+            _switch_saved = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_saved, PICKLING_SWITCH_INTERVAL))
+        _switch_users += 1
+    try:
+        buf = io.BytesIO()
+        _YieldingPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        return buf.getvalue()
+    finally:
+        with _switch_lock:
+            _switch_users -= 1
+            if _switch_users == 0:
+                sys.setswitchinterval(_switch_saved)
 
 
 def _child(fn: Callable, inbox, outbox) -> None:
