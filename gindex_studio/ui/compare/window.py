@@ -145,6 +145,10 @@ class CompareDialogs:
 # ----- the window -------------------------------------------------------------------------------
 
 
+#: milliseconds between a new g-index on screen and the opening of its worst task
+OPEN_WORST_DELAY_MS = 20
+
+
 class CompareWindow(QMainWindow):
     """``settings``: where the panels' layout, the sides' arrangement and the folded options are
     remembered (None: nothing is remembered, as in tests)."""
@@ -591,9 +595,10 @@ class CompareWindow(QMainWindow):
         if self.current_task is not None and self.current_task < len(res.tasks):
             self.tasks.set_attempts(res.tasks[self.current_task], self.current_attempt)
         if self.current_task is None and res.tasks:
-            # the worst task opens on the next turn of the event loop: filling the table with the
-            # result and opening two programs are each tens of milliseconds on the GUI thread
-            QTimer.singleShot(0, self, lambda r=res: self._open_worst(r))
+            # the worst task opens a frame later (``OPEN_WORST_DELAY_MS``): filling the table with
+            # the result and opening two programs (then drawing them) are each tens of
+            # milliseconds on the GUI thread; the table is painted and input answered between them
+            QTimer.singleShot(OPEN_WORST_DELAY_MS, self, lambda r=res: self._open_worst(r))
 
     def _open_worst(self, res) -> None:
         """Open the worst task of ``res`` unless a task was opened meanwhile or ``res`` is stale."""
