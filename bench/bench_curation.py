@@ -15,11 +15,14 @@ Sections:
 - leaks at Ω ≤ 0.05 (and the full Ω the window's histogram needs) of --tasks tasks against the
   same curriculum, with planted leaks, against the same unpruned estimate;
 - the domain × domain summary the window shows above 1,000 programs, over the --programs
-  programs: the sampled mean and the exact least Δ of every block, wall time and pairs searched,
+  programs: the sampled mean and the exact least Δ of every block, wall time and pairs searched;
+  the exact least Δ's wall time on a PairPool against the same in one process (same run), and
   against every pair of the curriculum scored without bounds (the unpruned per-pair rate);
 - the full matrix of --matrix programs in the real curation window's heatmap (offscreen Qt): time
-  until the first complete row band is on screen (painted), full matrix time, and the per-pair
-  rate of the unpruned matrix baseline (``matrix_rows`` without the symmetric reuse);
+  until the first complete row band is on screen (painted), full matrix time (its searches on a
+  PairPool after the first band), cells left inexact, against the same window's job with the
+  pool switched off (one worker process, the same run) and the per-pair rate of the unpruned
+  matrix baseline;
 - heatmap pan/zoom: mean and worst time of one repaint of the heatmap after a pan or a zoom step,
   on the full matrix (the 16 ms frame budget), against a repaint with no change;
 - reopening from the cache: a new window on the same programs with the disk cache the first run
@@ -162,17 +165,35 @@ def bench_leaks(n: int, n_tasks: int, sample: int) -> None:
 
 
 def bench_summary(n: int, sample: int) -> None:
+    import numpy as np
+
     print(f"\nDomain × domain summary over {n} programs (16 domains; sampled mean of 10 programs a domain, "
           f"exact least Δ of every block)")
     _d, flows, names, _copies = curriculum(n, n // 50)
-    engine = PairEngine(flows, ScoreOptions())
     doms = sorted(set(names))
     blocks = [[i for i, d in enumerate(names) if d == x] for x in doms]
-    t0 = time.perf_counter()
-    engine.prepared
-    t1 = time.perf_counter()
-    rows = list(an.domain_summary(engine, blocks, 10, 0.05))[len(doms):]  # the final rows: exact least Δ
-    t2 = time.perf_counter()
+
+    def summary(workers):
+        """(rows with the exact least Δ, prepare s, sampled rows s, exact least s (wall), engine)."""
+        engine = PairEngine(flows, ScoreOptions())
+        t0 = time.perf_counter()
+        engine.prepared
+        t1 = time.perf_counter()
+        gen = an.domain_summary(engine, blocks, 10, 0.05, workers=workers)
+        sampled = [next(gen) for _ in doms]
+        t2 = time.perf_counter()
+        exact = list(gen)
+        t3 = time.perf_counter()
+        del sampled
+        return exact, t1 - t0, t2 - t1, t3 - t2, engine
+
+    rows, prep_s, sample_s, least_s, engine = summary(None)
+    base_rows, _p, _s, base_least_s, _e = summary(1)
+    same = all(np.array_equal(a.least, b.least, equal_nan=True) for a, b in zip(rows, base_rows))
+    print(f"exact least Δ of every block: {least_s:.1f} s wall on a PairPool of {os.cpu_count()} processes against "
+          f"{base_least_s:.1f} s in one process (the same run) → {base_least_s / least_s:.2f}x; same values: {same} "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    t1, t2 = 0.0, prep_s + sample_s + least_s
     rng = random.Random(5)
     pairs = [tuple(rng.sample(range(n), 2)) for _ in range(sample)]
     per_pair, values = unpruned_per_pair(flows, pairs)
@@ -180,13 +201,13 @@ def bench_summary(n: int, sample: int) -> None:
     below = sum(float(v) < rows[pos[i]].least[pos[j]] for (i, j), v in zip(pairs, values))
     total = n * (n - 1)
     est = per_pair * total / 2
-    print(f"prepare {t1 - t0:.1f} s; summary {t2 - t1:.1f} s ({len(doms)}×{len(doms)} blocks; "
-          f"{engine.stats.searched} pair searches for {total} ordered pairs)")
+    print(f"prepare {prep_s:.1f} s; summary {sample_s + least_s:.1f} s ({sample_s:.1f} s sampled, {least_s:.1f} s exact "
+          f"least; {len(doms)}×{len(doms)} blocks; {engine.stats.searched} pair searches here for {total} ordered pairs)")
     print(f"check: {len(pairs)} random pairs scored without bounds, {below} below their block's least Δ")
-    print(f"baseline: every unordered pair scored, {per_pair * 1e3:.2f} ms/pair → {est:.0f} s → ratio {est / (t2 - t1):.0f}x")
+    print(f"baseline: every unordered pair scored, {per_pair * 1e3:.2f} ms/pair → {est:.0f} s → ratio {est / (sample_s + least_s):.0f}x")
 
 
-def bench_window(m: int, frames: int) -> None:
+def bench_window(m: int, frames: int, window_baseline: bool = True) -> None:
     """The real curation window (offscreen) on ``m`` generated programs: first band, full matrix,
     pan/zoom repaint, then a second window on the cache the first one filled."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -199,7 +220,7 @@ def bench_window(m: int, frames: int) -> None:
 
     app = QApplication.instance() or QApplication([])
     _d, flows, names, _c = curriculum(m, m // 50)
-    print(f"\nThe curation window on {m} programs (16 domains; Qt offscreen; per-pair deadline 0.05 s)")
+    print(f"\nThe curation window on {m} programs (16 domains; Qt offscreen; the window's per-pair deadline)")
 
     def workspace():
         return Workspace([Item(f"{d}/p{i:05d}.json", None, f, d, "curriculum") for i, (f, d) in enumerate(zip(flows, names))])
@@ -213,8 +234,12 @@ def bench_window(m: int, frames: int) -> None:
         win.resize(1366, 768)
         win.show()
         hm, first, cells = win.heatmap, None, None
+        win.job_cpu = None
         while True:
             app.processEvents()
+            job = win._matrix_job
+            if job is not None and getattr(job, "cpu_seconds", None) is not None:
+                win.job_cpu = job.cpu_seconds  # the matrix job's process and its pool's
             if first is None and hm.lower.size and not np.isnan(hm.lower[0]).any():
                 hm.plot.viewport().repaint()  # the band painted
                 first = time.perf_counter() - t0
@@ -229,22 +254,29 @@ def bench_window(m: int, frames: int) -> None:
 
     import numpy as np
 
-    import resource
-
-    def children_cpu() -> float:
-        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return ru.ru_utime + ru.ru_stime
-
     with tempfile.TemporaryDirectory() as tmp:
         cache_path = Path(tmp) / "cache.sqlite"
-        k0 = children_cpu()
         win, first, _cells, full, cpu = open_until_done(cache_path)
         hm = win.heatmap
         print(f"first complete row band on screen {first:.2f} s after the window opened ({win.first_band_cpu:.2f} s of "
               f"this process's CPU, all threads); full matrix {full:.1f} s "
               f"({win.matrix_seconds:.1f} s in the matrix job; {int((~hm.exact).sum())} of {m * m} cells cut by the deadline); "
-              f"CPU until then {cpu:.1f} s in this process + {children_cpu() - k0:.1f} s in its worker processes "
+              f"CPU until then {cpu:.1f} s in this process, {win.job_cpu or 0:.1f} s in the matrix job's process and its pool "
               f"(load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        if window_baseline:  # the same window's job with its searches in its one process (no PairPool)
+            from gindex_studio.core.runtime import worker_jobs
+
+            keep, worker_jobs.POOL_MIN_PAIRS = worker_jobs.POOL_MIN_PAIRS, 10**12
+            try:
+                base, _f, _c, base_full, _cpu = open_until_done(Path(tmp) / "baseline.sqlite")
+                same = np.array_equal(base.heatmap.matrix(), hm.matrix())
+                print(f"baseline: the same job without its PairPool (one worker process) {base.matrix_seconds:.1f} s in "
+                      f"the matrix job, {base_full:.1f} s until done ({base.job_cpu or 0:.1f} s of its CPU) → the pool "
+                      f"{base.matrix_seconds / win.matrix_seconds:.2f}x; same values: {same} "
+                      f"(load average {os.getloadavg()[0]:.1f})")
+                base.close()
+            finally:
+                worker_jobs.POOL_MIN_PAIRS = keep
         rng = random.Random(4)
         sample = [(rng.randrange(m), rng.randrange(m)) for _ in range(300)]
         per_pair, _v = unpruned_per_pair(flows, sample)
@@ -296,6 +328,7 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=1500, help="pairs timed for the unpruned baseline")
     ap.add_argument("--frames", type=int, default=40)
     ap.add_argument("--only", choices=("core", "summary", "window"))
+    ap.add_argument("--no-window-baseline", action="store_true", help="skip the window job's one-process run")
     a = ap.parse_args()
     n = a.programs or (1000 if a.quick else 5000)
     tasks = a.tasks or (50 if a.quick else 200)
@@ -306,7 +339,7 @@ def main() -> None:
     if a.only in (None, "summary"):
         bench_summary(n, a.sample)
     if a.only in (None, "window"):
-        bench_window(m, a.frames)
+        bench_window(m, a.frames, not a.no_window_baseline)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,18 @@ run, interleaved, median of N.
 
 Printed: the medians (and of ``python3 -c "import numpy"``, numpy's share), the command's cost above the bare start, and the ratio; also what the score
 path imports that the target excludes (numpy, scipy, Qt), from ``sys.modules`` of one run.
-Target: ≤ 80 ms wall for the command.
+Target: ≤ 80 ms wall for the command, set for a 20 ms interpreter start: the bench also prints the
+command's cost above this machine's bare start against that 60 ms budget (a bare start here is
+slower when site-packages holds start-up hooks: editable installs, certificate injectors).
+Each tree measured is byte-compiled first (``compileall``, as ``pip install`` does), so that no run
+pays for compiling the sources (``PYTHONDONTWRITEBYTECODE`` would otherwise make every run do it).
 
 Run:  python3 bench/bench_startup.py [-n 21] [--before /work/main]
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import resource
 import statistics
@@ -73,6 +78,8 @@ def main() -> None:
     bare_cmd = [sys.executable, "-c", "pass"]
     numpy_cmd = [sys.executable, "-c", "import numpy"]
     score_cmd = [sys.executable, "-m", "gindex_studio", "score", str(A), str(B)]
+    for tree in filter(None, (str(ROOT), opts.before)):
+        compileall.compile_dir(str(Path(tree) / "gindex_studio"), quiet=1)
     for cmd in (bare_cmd, numpy_cmd, score_cmd):  # warm the file cache
         _wall(cmd, env)
     before_env = dict(os.environ, PYTHONPATH=opts.before) if opts.before else None
@@ -91,7 +98,8 @@ def main() -> None:
     if before:
         mo = statistics.median(before)
         print(_line(f"  the same from {opts.before}", before) + f": {(mo - ms) * 1e3:.1f} ms wall saved")
-    print(f"above the bare start: {(ms - mb) * 1e3:.1f} ms; ratio {ms / mb:.2f}×; target ≤ 80 ms wall: "
+    print(f"above the bare start: {(ms - mb) * 1e3:.1f} ms (budget 60 ms: "
+          f"{'within' if ms - mb <= 0.060 else 'over'}); ratio {ms / mb:.2f}×; target ≤ 80 ms wall: "
           f"{'met' if ms <= 0.080 else 'not met'}")
     heavy = heavy_imports(env)
     print(f"excluded packages imported by score: {', '.join(heavy) if heavy else 'none'}")

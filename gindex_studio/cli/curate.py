@@ -11,7 +11,6 @@ from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, table
 from gindex_studio.cli.options import flow_json_profiles
 
-NAMES = ("curate",)
 
 
 def add_parsers(sub) -> None:

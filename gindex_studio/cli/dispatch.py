@@ -55,7 +55,9 @@ class _VersionAction(argparse.Action):
         parser.exit(0)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser: with every command's sub-parser, or only ``command``'s (and its module's others),
+    so that a run imports only the module it runs."""
     from gindex_studio.cli import desktop
 
     parser = argparse.ArgumentParser(prog="gindex-studio", usage="%(prog)s [-h] [--version] COMMAND …  |  "
@@ -66,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the version and which exact search (C or pure Python) is in use")
     desktop.add_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="gindex-studio")
-    for mod in commands.load():
+    for mod in commands.load(command):
         mod.add_parsers(sub)
     parser.set_defaults(command_parsers=sub.choices)  # for a command's check_usage
     return parser
@@ -96,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gindex_studio.cli.studio import open_studio
 
         return _guarded(lambda: open_studio(argv))
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv[0] in commands.names() else None)
     args = parser.parse_args(argv)  # exits 2 on usage errors
     if args.command is not None:
         check = getattr(commands.module_of(args.command), "check_usage", None)

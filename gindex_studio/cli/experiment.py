@@ -9,7 +9,6 @@ from gindex_studio.cli.common import FILES_OR_DIRS, InputError
 from gindex_studio.cli.options import flow_json_profiles
 from gindex_studio.core.scoring import profiles
 
-NAMES = ("experiment",)
 
 
 def _samples(values: list[str] | None) -> tuple[int | None, dict[str, int]]:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from gindex_studio.cli.common import SEED, InputError, int_range, json_out
 
-NAMES = ("flatland",)
 
 
 def add_parsers(sub) -> None:

@@ -8,7 +8,6 @@ from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
 from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big, scoring_given
 
-NAMES = ("gindex",)
 
 
 def add_parsers(sub) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from gindex_studio.cli.common import InputError, json_out, table
 
-NAMES = ("library",)
 
 
 def add_parsers(sub) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-NAMES = ("lint",)
 
 RULES_HELP = ("nrlint rules: 'default', 'all', 'none', or a comma list (name adds, -name removes; a list "
               "starting with + or - starts from the default set)")

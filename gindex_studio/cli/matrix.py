@@ -12,7 +12,6 @@ from gindex_studio.cli.common import json_out_rows, read_generated, table
 from gindex_studio.cli.options import add_scoring, add_workers, options, refuse_too_big
 from gindex_studio.core.scoring import profiles
 
-NAMES = ("matrix",)
 
 
 def add_parsers(sub) -> None:

@@ -10,7 +10,6 @@ from gindex_studio.cli.common import FILES_OR_DIRS, InputError, flow_files, json
 from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big
 from gindex_studio.core.flatland.profile import reads_flatland
 
-NAMES = ("omega",)
 
 
 def add_parsers(sub) -> None:

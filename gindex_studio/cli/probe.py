@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 
-NAMES = ("probe",)
 
 
 def add_parsers(sub) -> None:

@@ -9,7 +9,6 @@ import sys
 
 from gindex_studio.cli.common import SEED, InputError, int_at_most, int_range, json_out, needs_gui
 
-NAMES = ("report",)
 
 
 def add_parsers(sub) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-NAMES = ("run",)
 
 
 def add_runtime_options(p: argparse.ArgumentParser) -> None:

@@ -11,7 +11,6 @@ import argparse
 from gindex_studio.cli.common import InputError, json_out, read_generated, read_strict, table
 from gindex_studio.cli.options import add_scoring, options
 
-NAMES = ("score",)
 
 
 def add_parsers(sub) -> None:

@@ -8,7 +8,6 @@ import sys
 
 from gindex_studio.cli.common import InputError, needs_gui
 
-NAMES = ("compare", "gui")
 
 
 def add_parsers(sub) -> None:

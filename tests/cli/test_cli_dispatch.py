@@ -88,3 +88,22 @@ def test_every_command_has_a_description_and_shared_ideas_share_a_metavar():
                 metavars.setdefault(opt, set()).add(a.metavar)
     assert metavars["--tasks"] == {"FILE_OR_DIR"} and metavars["--curriculum"] == {"DIR"}
     assert metavars["--library"] == {"DIR"} and metavars["--workers"] == {"N"} and metavars["--seed"] == {"N"}
+
+
+def test_the_command_table_names_what_each_module_adds():
+    """``commands.COMMANDS`` and the modules agree: each command's parser, built alone (as a run
+    builds it), holds that command, and the full parser holds exactly the table's commands."""
+    import argparse
+
+    from gindex_studio.cli import commands
+    from gindex_studio.cli.dispatch import build_parser
+
+    def subcommands(p):
+        (sub,) = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        return list(sub.choices)
+
+    assert subcommands(build_parser()) == list(commands.COMMANDS)
+    for command, module in commands.COMMANDS.items():
+        alone = subcommands(build_parser(command))
+        assert command in alone
+        assert {commands.COMMANDS[c] for c in alone} == {module}

@@ -38,8 +38,9 @@ def test_broken_reference_is_bad_input(tmp_path):
 NEVER_ON_SCORE = ("scipy", "PySide6", "shiboken6", "pyqtgraph", "dask", "distributed", "sqlite3")
 
 
-def _imported_by_score() -> set[str]:
-    """Top-level packages in ``sys.modules`` after ``gindex-studio score`` of two small demo flows."""
+def _imported_by_score(whole: bool = False) -> set[str]:
+    """Top-level packages in ``sys.modules`` after ``gindex-studio score`` of two small demo flows
+    (``whole``: the full module names)."""
     import subprocess
     import sys
 
@@ -53,7 +54,7 @@ def _imported_by_score() -> set[str]:
             "    try: runpy.run_module('gindex_studio.cli', run_name='__main__')\n"
             "    except SystemExit as e: assert not e.code, e.code\n"
             "assert out.getvalue().startswith('Δ = 0.190000'), out.getvalue()\n"
-            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n")
+            f"print(' '.join(sorted({{m if {whole!r} else m.split('.')[0] for m in sys.modules}})))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": TREE})
     assert p.returncode == 0, p.stderr
@@ -66,3 +67,15 @@ def test_score_imports_no_scipy_qt_dask_or_cache():
 
 def test_score_imports_no_numpy():
     assert "numpy" not in _imported_by_score()
+
+
+def test_score_imports_no_other_command_and_no_hashing():
+    """A run builds only its own command's parser: no other command module (nor what they import)
+    is loaded; hashlib (the file stamps of the studio's saving) loads only where it is used."""
+    from gindex_studio.cli import commands
+
+    loaded = _imported_by_score(whole=True)
+    others = {f"gindex_studio.cli.{m}" for m in commands.COMMANDS.values()} - {"gindex_studio.cli.score"}
+    assert "gindex_studio.cli.score" in loaded
+    assert loaded & others == set()
+    assert loaded & {"hashlib", "secrets", "gindex_studio.core.curation", "gindex_studio.core.benchmark"} == set()

@@ -104,3 +104,68 @@ def test_least_reads_the_cache_in_bulk_and_equals_the_plain_search(tmp_path, mon
     again = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))
     monkeypatch.setattr(DeltaCache, "get_one", lambda *a: pytest.fail("a pair looked up alone"))
     assert again.least(rows, cols, chunk=5) == got and again.stats.searched == 0
+
+
+def _blocks(flows, k=3):
+    return [[i for i in range(len(flows)) if i % k == d] for d in range(k)]
+
+
+@pytest.mark.parametrize("profile", ["paper", "companion"])
+def test_summary_least_on_the_pool_equals_one_process(profile):
+    flows = _flows(8, 30)
+    blocks = _blocks(flows)
+    plain = list(an.domain_summary(PairEngine(flows, ScoreOptions(profile=profile)), blocks, 4, None, workers=1))
+    engine = PairEngine(flows, ScoreOptions(profile=profile))
+    pooled = list(an.domain_summary(engine, blocks, 4, None, workers=2))
+    brute = brute_matrix(flows, ScoreOptions(profile=profile))
+    assert engine.pool is None  # stopped at the end
+    for p, q in zip(plain[len(blocks):], pooled[len(blocks):]):
+        assert np.array_equal(p.least, q.least, equal_nan=True) and list(p.least_exact) == list(q.least_exact)
+        for b, (i, j) in enumerate(q.least_pair):  # the pair holds the block's least, exact
+            want = min(brute[x][y] for x in blocks[q.a] for y in blocks[b] if x != y)
+            assert float(want) == q.least[b] == float(brute[i][j])
+
+
+def test_a_cancel_stops_the_summary_pool():
+    flows = _flows(9, 30)
+    token = CancelToken()
+    engine = PairEngine(flows, ScoreOptions(), cancel=token)
+    rows = an.domain_summary(engine, _blocks(flows), 4, None, workers=2)
+    for _ in range(3):
+        next(rows)  # the sampled rows
+    token.set()
+    with pytest.raises(Cancelled):
+        list(rows)
+    assert engine.pool is None
+
+
+def test_the_matrix_job_on_a_pool_equals_one_process(tmp_path):
+    from gindex_studio.core.runtime import workers
+    from gindex_studio.core.runtime.worker_jobs import matrix_job
+
+    flows = _flows(10, 40)
+    order = list(range(len(flows)))
+    brute = brute_matrix(flows)
+
+    pools = []
+
+    def run(pool_min_pairs, cache):
+        values = np.full((len(order), len(order)), np.nan)
+        gen = workers.run(matrix_job, flows, ScoreOptions(), str(tmp_path / cache), None, order, None, None,
+                          0.0, False, None, 2, pool_min_pairs, timeout=120)
+        try:
+            while True:
+                kind, value = next(gen)
+                if kind == "band":
+                    first, vals, _lo, exact = value
+                    assert exact.all()
+                    values[first:first + len(vals)] = vals
+                elif kind == "pool":
+                    pools.append((cache, value))
+        except StopIteration:
+            return values
+
+    pooled, plain = run(0, "a.sqlite"), run(10**9, "b.sqlite")
+    assert pools == [("a.sqlite", 2)]  # the pool ran in the first job only
+    assert np.array_equal(pooled, plain)
+    assert all(pooled[i][j] == float(brute[i][j]) for i in order for j in order)

@@ -7,6 +7,7 @@ import pytest
 
 from gindex_studio.core.benchmark.curriculum import Curriculum, delta_matrix, domain_distance, omega_many
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
+from gindex_studio.core.flows.flow import flow_from_value
 from gindex_studio.core.flows.generate import perturb, random_flow
 
 
@@ -40,6 +41,40 @@ def test_nearest_equals_brute_force_minimum(profile, seed):
         total = cur.nearest(prepare(task, opts))
         assert total.omega == min(score(task, f, opts).delta for f in flows)
         assert total.searched + total.skipped == len(flows)
+
+
+def _renamed(flow_nodes: list[dict], prefix: str) -> list[dict]:
+    """The same program with other node ids (wires follow)."""
+    new = {n["id"]: f"{prefix}{k}" for k, n in enumerate(flow_nodes)}
+    return [dict(n, id=new[n["id"]], wires=[[new[t] for t in port] for port in n.get("wires", [])])
+            for n in flow_nodes]
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_copies_of_a_program_are_searched_once_and_change_no_result(seed):
+    """A curriculum holding each program several times (other ids): Ω, its index and the exact
+    value are those of the curriculum without copies, and no shape is searched twice for a task."""
+    bases, flows, domains = _curriculum(seed, n=20)
+    rng = random.Random(seed)
+    copies = [rng.randint(1, 3) for _ in flows]
+    many, many_domains, origin = [], [], []
+    for i, (f, d, c) in enumerate(zip(flows, domains, copies)):
+        for j in range(c):
+            many.append(flow_from_value(_renamed([dict(n.data) for n in f.nodes], f"p{i}x{j}x")))
+            many_domains.append(d)
+            origin.append(i)
+    once = Curriculum.from_flows(flows, domains)
+    cur = Curriculum.from_flows(many, many_domains)
+    first_copy = [origin.index(i) for i in origin]
+    assert [cur.copy_of(k) for k in range(len(many))] == [cur.copy_of(k) for k in first_copy]
+    assert len({cur.copy_of(k) for k in range(len(many))}) <= len(flows) < len(many)
+    for task in (perturb(bases[1], rng, 0.2, prefix="t"), random_flow(11, rng, "u"), flows[3]):
+        got, want = cur.nearest_by_domain(prepare(task)), once.nearest_by_domain(prepare(task))
+        for d, near in got.items():
+            assert (near.omega, near.value, near.exact) == (want[d].omega, want[d].value, want[d].exact)
+            assert origin[near.index] == want[d].index  # the first copy of the same program
+            assert near.searched <= len(set(origin[k] for k in range(len(many)) if many_domains[k] == d))
+            assert near.searched + near.skipped == many_domains.count(d)
 
 
 def test_identical_program_gives_zero_and_most_pairs_are_skipped():

@@ -128,3 +128,43 @@ def test_a_large_event_arrives_whole():
     while not w.ended and time.monotonic() < end:
         got += w.read(0.05, wait=0.05)
     assert [k for k, _v in got] == ["big", "done"] and got[0][1] == bytes(8_000_000) and got[1][1] == 8_000_000
+
+
+def _children(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid``."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(name))
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+@pytest.mark.parametrize("how", ["cancel", "close"])
+def test_the_matrix_pool_ends_with_its_job(qtbot, tmp_path, monkeypatch, how):
+    """After the first band the matrix job searches on a process per core (PairPool, children of
+    the job's process); Cancel, or closing the window, leaves none of them alive."""
+    from gindex_studio.core.runtime import worker_jobs
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(worker_jobs, "POOL_MIN_PAIRS", 0)
+    win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, deadline=0.02)
+    hm = win.heatmap
+    qtbot.waitUntil(lambda: not np.isnan(hm.lower[0]).any(), timeout=30_000)
+    job = win._matrix_job
+    pid = job.pid
+    qtbot.waitUntil(lambda: len(_children(pid)) >= 2, timeout=10_000)  # the pool's workers
+    kids = _children(pid)
+    if how == "cancel":
+        qtbot.mouseClick(win.cancel_button, Qt.LeftButton)
+    else:
+        win.close()
+    qtbot.waitUntil(lambda: not _alive(pid) and not any(_alive(k) for k in kids), timeout=3_000)
+    if how == "cancel":
+        win.close()

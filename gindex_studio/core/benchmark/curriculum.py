@@ -126,6 +126,7 @@ class Curriculum:
         self.domain_names = sorted(set(self.domains))
         self._per_type: dict[str, tuple] = {}  # built on first use by lower_bounds
         self._local: list[bytes] | None = None  # per program its vertices' signatures by type (``counts``)
+        self._copies: list[int] | None = None  # per program the first program identical to it (``copy_of``)
 
     def _type_nodes(self, type_name: str) -> tuple:
         """For the curriculum nodes of one type (in node order, so grouped by program): their
@@ -193,6 +194,17 @@ class Curriculum:
             self._local = [node_local[a:a + n].tobytes() for a, n in zip(self.starts.tolist(), self.sizes.tolist())]
         return self._local[i]
 
+    def copy_of(self, i: int) -> int:
+        """The first program identical to program i (i itself when none is): the same signatures
+        in the same vertex order, the same self-loops and edges, so the same Δ to every task
+        (generated curricula repeat programs; Ω searches each shape once per task and domain)."""
+        if self._copies is None:
+            first: dict[tuple, int] = {}
+            self._copies = [first.setdefault((tuple((s.type, s.items) for s in g.sigs), tuple(map(repr, g.selfloop)),
+                                              g.edge_array().tobytes()), k)
+                            for k, g in enumerate(p.graph for p in self.programs)]
+        return self._copies[i]
+
     def lower_bounds(self, task: Prepared, counts: list[bytes | None] | None = None) -> np.ndarray:
         """A lower bound on Δ(task, P) for every program P at once.
 
@@ -257,21 +269,26 @@ class Curriculum:
         if len(groups) == 1:
             per_group = {groups[0]: order}
         else:  # each group's programs in that order (a group's minimum depends on its own programs only)
-            codes = np.array([self._group_code(groups, g) for g in group_of], dtype=np.int64)[order]
+            codes = self._group_codes(group_of, groups)[order]
             per_group = {d: order[codes == c] for c, d in enumerate(groups)}
         return {d: self._nearest_in(task, idx, lb, first, deadline, cancel, counts) for d, idx in per_group.items()}
 
-    def _group_code(self, groups: Sequence[str], name: str) -> int:
-        codes = self.__dict__.get("_codes")
-        if codes is None or codes[0] is not groups:
-            codes = self.__dict__["_codes"] = (groups, {d: c for c, d in enumerate(groups)})
-        return codes[1][name]
+    def _group_codes(self, group_of: Sequence[str], groups: Sequence[str]) -> np.ndarray:
+        """Per program the index in ``groups`` of its group (kept for the last ``group_of``)."""
+        kept = self.__dict__.get("_codes")
+        if kept is None or kept[0] is not group_of or kept[1] is not groups:
+            code = {d: c for c, d in enumerate(groups)}
+            kept = self.__dict__["_codes"] = (group_of, groups,
+                                              np.array([code[g] for g in group_of], dtype=np.int64))
+        return kept[2]
 
     def _nearest_in(self, task: Prepared, idx: np.ndarray, lb: np.ndarray, first: np.ndarray,
                     deadline: float | None, cancel=None, counts=None) -> Nearest:
         """The minimum over the programs ``idx`` (hash matches first, then by ascending bound).
         Δ values are exact rationals kept as integer pairs (num, den); a program is skipped when its
-        bound is ≥ the minimum so far, and once a program past the hash matches is, so is the rest."""
+        bound is ≥ the minimum so far, and once a program past the hash matches is, so is the rest;
+        a copy of a program searched exactly before (``copy_of``) is skipped too: its Δ is that
+        program's, which is ≥ the minimum already (a tie changes neither the minimum nor its index)."""
         bn, bd = 2, 1  # the minimum so far, Δ = bn / bd (2: none yet)
         best_f = 2.0  # float(bn / bd)
         best_idx: int | None = None
@@ -281,6 +298,8 @@ class Curriculum:
         profile = self.options.profile
         lbs = lb[idx].tolist()
         firsts = first[idx].tolist()
+        sizes = self.sizes[idx].tolist()
+        known: set[int] = set()  # programs (``copy_of``) whose Δ an exact search has settled
         for k, i in enumerate(idx.tolist()):
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
@@ -292,8 +311,12 @@ class Curriculum:
                         continue
                     skipped += len(lbs) - k  # the bounds only grow from here and the minimum only falls
                     break
+            shape = self.copy_of(i)
+            if shape in known:
+                skipped += 1
+                continue
             prog = self.programs[i]
-            n2 = prog.n
+            n2 = sizes[k]
             if n1 == 0 or n2 == 0:
                 if bd < bn:  # Δ = 1 < the minimum so far (bn / bd)
                     bn, bd, best_f, best_idx = 1, 1, 1.0, int(i)
@@ -307,6 +330,8 @@ class Curriculum:
             searched += 1
             if not m.exact:
                 cut.append(_delta_pair(m.upper, n1, n2))
+            else:
+                known.add(shape)
             if m.improved or threshold is None:
                 vn, vd = _delta_pair(m.weight, n1, n2)
                 if vn * bd < bn * vd:

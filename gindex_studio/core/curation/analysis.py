@@ -473,12 +473,17 @@ def summary_sample(members: Sequence[int], per_domain: int) -> list[int]:
 
 
 def domain_summary(engine: PairEngine, blocks: Sequence[Sequence[int]], per_domain: int = 10,
-                   deadline: float | None = None, exact_least: bool = True):
+                   deadline: float | None = None, exact_least: bool = True, workers: int | None = 1):
     """Yield ``SummaryRow``s (``blocks[a]``: domain a's programs): first one per domain from the
     samples (every pair i ≠ j of up to ``per_domain`` programs of each side; the true mean when a
     block is sampled whole with exact values); then, with ``exact_least``, one per domain again
     with every block's least Δ exact over the whole block (``PairEngine.least``, started from
-    the sample's least exact value; for a symmetric profile block (b, a) reuses (a, b))."""
+    the sample's least exact value; for a symmetric profile block (b, a) reuses (a, b)).
+
+    ``workers`` > 1 (None: one per core): the exact least Δ of the blocks run on a ``PairPool``
+    of that many processes, each block as 2 × ``workers`` queries over pieces of its rows, all
+    submitted at once (the same values: the least of the pieces' exact leasts); the pool is stopped when the generator ends or
+    is closed, and at once on ``engine.cancel`` (raising ``Cancelled``)."""
     picks = [summary_sample(b, per_domain) for b in blocks]
     sizes = [len(b) for b in blocks]
     d = len(blocks)
@@ -504,20 +509,74 @@ def domain_summary(engine: PairEngine, blocks: Sequence[Sequence[int]], per_doma
         yield row
     if not exact_least:
         return
+    import os
+
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    futures = _least_on_pool(engine, blocks, rows, starts, workers) if workers > 1 else None
     found: dict[tuple[int, int], tuple[Fraction, int, int] | None] = {}
+    try:
+        for row in rows:
+            a = row.a
+            lower = engine.bounds(blocks[a]) if len(blocks[a]) and futures is None else None
+            least, least_pair = row.least.copy(), list(row.least_pair)
+            for b in range(d):
+                if row.total[b] == 0:
+                    continue
+                if engine.symmetric and (b, a) in found:
+                    f = found[(b, a)]
+                    f = None if f is None else (f[0], f[2], f[1])
+                elif futures is not None:
+                    f = _least_result(engine, futures[(a, b)])
+                else:
+                    f = engine.least(blocks[a], blocks[b], starts.get((a, b)), lower[:, list(blocks[b])])
+                found[(a, b)] = f
+                if f is not None:
+                    least[b], least_pair[b] = float(f[0]), (f[1], f[2])
+            yield SummaryRow(a, row.mean, least, row.sampled, row.total, row.exact, row.total > 0, least_pair)
+    finally:
+        if futures is not None:
+            engine.stop_pool()
+
+
+def _least_on_pool(engine: PairEngine, blocks, rows, starts, workers: int) -> dict:
+    """Every block's ``least`` submitted to a new ``PairPool`` (kept as ``engine.pool``): futures by
+    (a, b); for a symmetric profile only a ≤ b (block (b, a) reuses it)."""
+    from gindex_studio.core.curation.pairpool import PairPool
+
+    engine.stop_pool()
+    engine.pool = pool = PairPool(engine.prepared, engine.options.profile, workers, engine.options, engine.digests)
+    futures: dict[tuple[int, int], list] = {}
     for row in rows:
-        a = row.a
-        lower = engine.bounds(blocks[a]) if len(blocks[a]) else None
-        least, least_pair = row.least.copy(), list(row.least_pair)
-        for b in range(d):
-            if row.total[b] == 0:
-                continue
-            if engine.symmetric and (b, a) in found:
-                f = found[(b, a)]
-                f = None if f is None else (f[0], f[2], f[1])
-            else:
-                f = engine.least(blocks[a], blocks[b], starts.get((a, b)), lower[:, list(blocks[b])])
-            found[(a, b)] = f
-            if f is not None:
-                least[b], least_pair[b] = float(f[0]), (f[1], f[2])
-        yield SummaryRow(a, row.mean, least, row.sampled, row.total, row.exact, row.total > 0, least_pair)
+        a, rows_a = row.a, list(blocks[row.a])
+        step = max(1, -(-len(rows_a) // (2 * workers)))  # a block in pieces of rows: one hard block spreads too
+        for k in range(0, len(rows_a), step):  # a piece against every column block in turn: a worker's
+            for b in range(len(blocks)):       # bounds of the piece serve its next query too
+                if row.total[b] == 0 or (engine.symmetric and b < a):
+                    continue
+                futures.setdefault((a, b), []).append(pool.submit_least(rows_a[k:k + step], blocks[b],
+                                                                        starts.get((a, b))))
+    return futures
+
+
+def _least_result(engine: PairEngine, futures: list) -> tuple[Fraction, int, int] | None:
+    """The least of a block's ``submit_least`` futures (its pieces of rows, in order; ties: the
+    first piece's), waited for (``Cancelled`` once ``engine.cancel`` is set: the pool is
+    stopped); the exact values the workers found are kept in the engine."""
+    from concurrent.futures import wait
+
+    from gindex_studio.core.benchmark.curriculum import Cancelled
+
+    waiting = set(futures)
+    while waiting:
+        if engine.cancel is not None and engine.cancel.is_set():
+            engine.stop_pool()
+            raise Cancelled()
+        _done, waiting = wait(waiting, timeout=0.05)
+    best = None
+    for future in futures:
+        got, values = future.result()
+        for a, b, num, den in values:
+            engine._store_key((a, b), Fraction(num, den))
+        if got is not None and (best is None or Fraction(got[0], got[1]) < best[0]):
+            best = (Fraction(got[0], got[1]), got[2], got[3])
+    return best

@@ -171,8 +171,16 @@ class PairEngine:
         self._estimates: dict[tuple[int, int], tuple[Fraction, Fraction, float]] = {}  # cut searches
         self._new_estimates: list[tuple[int, int, Fraction, Fraction, float]] = []
 
+    @classmethod
+    def from_prepared(cls, prepared: Sequence, options: ScoreOptions, digests: Sequence[int]) -> "PairEngine":
+        """An engine over programs already prepared (a worker's: no flows, no disk cache)."""
+        engine = cls([], options, digests=list(digests))
+        engine._prepared = list(prepared)
+        engine._n = len(prepared)
+        return engine
+
     def __len__(self) -> int:
-        return len(self._flows)
+        return self.__dict__.get("_n", len(self._flows))
 
     @property
     def prepared(self) -> list:

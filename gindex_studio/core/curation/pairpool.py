@@ -7,6 +7,9 @@ chunks and returns their futures; each chunk comes back as one small list of int
 and proven lower bound as fractions in lowest terms, exact), never as programs. The engine stores the values (memory
 and the disk cache) in this process: workers never touch the cache.
 
+``submit_least`` runs a whole ``PairEngine.least`` query (a block of the domain summary) on a
+worker, on an engine of the worker's own over the same programs (built once per worker).
+
 Cancelling is the caller's: ``stop`` terminates the workers at once (a search in C cannot be
 interrupted from another process otherwise); the pool cannot be used after it.
 """
@@ -25,10 +28,13 @@ CHUNK = 24
 
 _PREPARED: list[Prepared] | None = None
 _PROFILE: str = "paper"
+_LEAST: tuple | None = None  # (options, digests) for ``_least``: a worker's own PairEngine
+_ENGINE = None
+_ROW_BOUNDS: tuple | None = None  # (rows, their bounds against every program): the last row of blocks
 
 
-def _init(blob: bytes | None, profile: str) -> None:
-    global _PREPARED, _PROFILE
+def _init(blob: bytes | None, profile: str, least: tuple | None = None) -> None:
+    global _PREPARED, _PROFILE, _LEAST
     import gc
     import pickle
     import signal
@@ -37,7 +43,31 @@ def _init(blob: bytes | None, profile: str) -> None:
     if blob is not None:
         _PREPARED = pickle.loads(blob)
     _PROFILE = profile
+    _LEAST = least
     gc.freeze()
+
+
+def _least(rows: list[int], cols: list[int], start) -> tuple:
+    """``PairEngine.least(rows, cols, start)`` on this worker's engine (over the pool's prepared
+    programs, no disk cache): (Δ num, Δ den, i, j) or None, and the exact values it searched as
+    (i, j, num, den) for the caller's cache."""
+    global _ENGINE
+    from gindex_studio.core.curation.engine import PairEngine
+
+    if _ENGINE is None:
+        options, digests = _LEAST
+        _ENGINE = PairEngine.from_prepared(_PREPARED, options, digests)
+    global _ROW_BOUNDS
+    key = tuple(rows)
+    if _ROW_BOUNDS is None or _ROW_BOUNDS[0] != key:  # the same rows come again for the next block
+        _ROW_BOUNDS = (key, _ENGINE.bounds(rows))
+    before = set(_ENGINE._known)
+    if start is not None:
+        start = (Fraction(start[0], start[1]), start[2], start[3])
+    best = _ENGINE.least(rows, cols, start, _ROW_BOUNDS[1][:, cols])
+    found = [(k[0], k[1], v.numerator, v.denominator) for k, v in _ENGINE._known.items() if k not in before]
+    got = None if best is None else (best[0].numerator, best[0].denominator, best[1], best[2])
+    return got, found
 
 
 def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[int, int, int, int, bool]]:
@@ -58,7 +88,9 @@ def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[i
 class PairPool:
     """``workers`` processes (default: all cores) searching pairs of ``prepared`` under ``profile``."""
 
-    def __init__(self, prepared: Sequence[Prepared], profile: str, workers: int | None = None):
+    def __init__(self, prepared: Sequence[Prepared], profile: str, workers: int | None = None,
+                 options=None, digests: Sequence[int] | None = None):
+        """``options`` and ``digests`` (the engine's): needed by ``submit_least`` only."""
         import multiprocessing as mp
         import pickle
         from concurrent.futures import ProcessPoolExecutor
@@ -73,8 +105,9 @@ class PairPool:
             ctx, blob = mp.get_context("fork"), None
         else:
             ctx, blob = mp.get_context("spawn"), pickle.dumps(list(prepared), protocol=pickle.HIGHEST_PROTOCOL)
+        least = None if options is None else (options, list(digests) if digests is not None else None)
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init,
-                                         initargs=(blob, profile))
+                                         initargs=(blob, profile, least))
         for _ in range(self.workers):  # every worker starts now, while the caller does other work
             self._pool.submit(int)
 
@@ -83,6 +116,14 @@ class PairPool:
         lower num, lower den, exact))."""
         pairs = list(pairs)
         return [self._pool.submit(_chunk, pairs[k:k + CHUNK], deadline) for k in range(0, len(pairs), CHUNK)]
+
+    def submit_least(self, rows: Sequence[int], cols: Sequence[int], start) -> object:
+        """A future of ``PairEngine.least(rows, cols, start)`` on a worker (the pool was made with
+        ``options`` and ``digests``): ((Δ num, Δ den, i, j) or None, [(i_digest, j_digest, num,
+        den) of exact values found])."""
+        if start is not None:
+            start = (start[0].numerator, start[0].denominator, int(start[1]), int(start[2]))
+        return self._pool.submit(_least, [int(x) for x in rows], [int(x) for x in cols], start)
 
     def stop(self) -> None:
         """Terminate the workers now (running searches included)."""

@@ -31,9 +31,7 @@ names the file and says what is wrong.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-import secrets
 import stat
 import time
 from dataclasses import dataclass
@@ -200,7 +198,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise ReadOnlyError(13, "the file is read-only", str(path))
     folder = target.parent
     remove_stale_temps(target)
-    tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = folder / f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if st is None else 0o600)
     try:
         if st is not None:
@@ -360,6 +358,8 @@ class FileStamp:
     @classmethod
     def of(cls, path: str | Path) -> "FileStamp | None":
         """The stamp of ``path`` now (None when it does not exist or cannot be read)."""
+        import hashlib  # here, not at the top: the start-up of every command would pay for it
+
         try:
             st = os.stat(path)
             digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -406,7 +406,7 @@ def write_folder(dest: str | Path, fill: "Callable[[Path], T]", replace: bool = 
         pid = old.name[len(dest.name) + 2:].split(".", 1)[0]
         if old.is_dir() and not (pid.isdigit() and _pid_alive(int(pid))):
             shutil.rmtree(old, ignore_errors=True)
-    stem = f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}"
+    stem = f".{dest.name}.{os.getpid()}.{os.urandom(4).hex()}"
     tmp = parent / f"{stem}.tmp"
     tmp.mkdir()
     try:

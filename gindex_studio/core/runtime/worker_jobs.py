@@ -15,6 +15,7 @@ back once, so it leaves out what is large and cheap to rebuild.
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,14 +132,25 @@ def analyse_job(emit, systems, k):
     return an
 
 
-def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline, band_seconds, preview, arrange):
+#: pairs left after the first band from which the matrix job searches on a ``PairPool``
+POOL_MIN_PAIRS = 20_000
+
+
+def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline, band_seconds, preview, arrange,
+               workers=None, pool_min_pairs=POOL_MIN_PAIRS):
     """The curation window's Δ matrix (``ui.curation.jobs.MatrixJob``): rows ``order`` ×
     columns ``cols`` (None: the same), on a ``PairEngine`` of its own over ``flows`` with the disk
     cache at ``cache_path`` (None: none). Events: ``("coarse", matrix)`` (a preview),
     ``("band", (first_row, values, lower, exact))`` (consecutive complete rows, each band at most
-    ``band_seconds`` of work, the first at once), ``("progress", (rows_done, n))``, then for a
-    complete square matrix with ``arrange`` (each program's domain) ``("arranged", (order,
-    points))``. Returns the seconds it took."""
+    ``band_seconds`` of work, the first at once), ``("progress", (rows_done, n))``, ``("pool",
+    workers)`` when its ``PairPool`` starts, ``("cpu", seconds)`` last (this process's CPU and its
+    pool's, which ended before), then for a complete square matrix with ``arrange`` (each program's domain) ``("arranged", (order,
+    points))``. Returns the seconds it took.
+
+    Once the first band is sent, when at least ``pool_min_pairs`` cells are left, the searches run
+    on a ``curation.pairpool.PairPool`` of ``workers`` processes (None: one per core), children of
+    this process: they end with it (``Worker.stop`` kills its process group) and are closed
+    before it returns."""
     import time
 
     import numpy as np
@@ -172,20 +184,32 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
                       np.vstack([r.exact for r in rows])))
 
     rows, t0, first = [], time.perf_counter(), True
-    for row in an.matrix_rows(engine, order, deadline, rows=todo, cols=cols):
-        if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
-            band(rows)
-            rows = []
-        rows.append(row)
-        done += 1
-        if first or done == n or time.perf_counter() - t0 >= band_seconds:
+    width = len(cols or order)
+    try:
+        for row in an.matrix_rows(engine, order, deadline, rows=todo, cols=cols):
+            if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
+                band(rows)
+                rows = []
+            rows.append(row)
+            done += 1
+            if first or done == n or time.perf_counter() - t0 >= band_seconds:
+                band(rows)
+                emit("progress", (done, n))
+                engine.flush()
+                if first and (n - done) * width >= pool_min_pairs and (workers or os.cpu_count() or 1) > 1:
+                    from gindex_studio.core.curation.pairpool import PairPool
+
+                    engine.pool = PairPool(engine.prepared, engine.options.profile, workers)
+                    emit("pool", engine.pool.workers)
+                rows, t0, first = [], time.perf_counter(), False
+        if rows:
             band(rows)
             emit("progress", (done, n))
-            engine.flush()
-            rows, t0, first = [], time.perf_counter(), False
-    if rows:
-        band(rows)
-        emit("progress", (done, n))
+        if engine.pool is not None:
+            engine.pool.close()
+            engine.pool = None
+    finally:
+        engine.stop_pool()
     engine.flush()
     if cols is None and not complete.all():  # kept whole: the next window reads it at once
         engine.save_matrix(order, values, lower, exact, deadline)
@@ -196,6 +220,10 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
         emit("arranged", an.arrange(np.nan_to_num(matrix, nan=1.0), list(arrange), engine.cache))
     if cache is not None:
         cache.close()
+    import resource
+
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    emit("cpu", sum(r.ru_utime + r.ru_stime for r in used))
     return time.perf_counter() - start
 
 

@@ -81,6 +81,11 @@ typedef struct {
     int64_t *sbl, *sbr;
     word *pa, *pb; /* split pieces, double buffer of (n1 + 1) pieces */
     word *tmp;     /* 2W scratch words */
+    /* interchangeable vertices (mcsplit_search.c, symmetry_tables): per side the first vertex with
+     * the same partner list (weights to every vertex of the other side), the first twin (same
+     * list, group and neighbourhood, not adjacent), and the vertices left to match per depth */
+    int32_t *rc1, *rc2, *tw1, *tw2;
+    word *rem;
 } Ctx;
 
 static inline int ctz64(word x)

@@ -360,15 +360,15 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
     returns the best mapping any attempt found and the least upper bound any attempt proved."""
     stop_at = None if deadline is None else time.perf_counter() + deadline
     budget, nodes, best, upper = _RACE_NODES, 0, None, None
+    whole = _native_whole(prof)
     while True:
         for swap in (False, True):
             remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
+            a, b, task_first = (g2, g1, False) if swap else (g1, g2, True)
+            m = _race_attempt(a, b, prof, whole, threshold_sq, remaining, cancel, budget,
+                              None if counts is None else (*counts, task_first))
             if swap:
-                m = _transposed(_search_once(g2, g1, prof, remaining, (), None, threshold_sq, cancel, budget,
-                                             None if counts is None else (*counts, False)))
-            else:
-                m = _search_once(g1, g2, prof, remaining, (), None, threshold_sq, cancel, budget,
-                                 None if counts is None else (*counts, True))
+                m = _transposed(m)
             nodes += m.nodes
             if m.exact:  # (most races end in their first attempt: no copy then)
                 return m if nodes == m.nodes else Match(m.pairs, m.weight, m.upper, True, nodes, m.improved, m.cancelled)
@@ -379,6 +379,16 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
             if m.nodes <= budget:  # stopped by the deadline or cancel, not by the budget
                 return replace(best, upper=upper, nodes=nodes, cancelled=m.cancelled)
         budget *= _RACE_GROWTH
+
+
+def _race_attempt(g1: Graph, g2: Graph, prof: Profile, whole: bool, threshold_sq, deadline: float | None, cancel,
+                  node_limit: int, counts) -> Match:
+    """One attempt of ``_raced``: ``_search_once`` with g1 branching, straight to its one C call
+    (``_solved_natively``) when ``whole`` (``_native_whole(prof)``, decided once per race)."""
+    m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts) if whole else None
+    if m is None:
+        m = _search_once(g1, g2, prof, deadline, (), None, threshold_sq, cancel, node_limit, counts)
+    return m
 
 
 def _transposed(m: Match) -> Match:
@@ -400,8 +410,7 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
             return m
     use_native = native.available()
     mode = prof.adjacency
-    if (use_native and not warm and threshold is None and native.solve is not None
-            and prof.native_rule == native.UNION_JSON and prof.self_loops_agree and mode == "and"):
+    if not warm and threshold is None and _native_whole(prof):
         m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
         if m is not None:
             return m
@@ -449,6 +458,14 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
                  improved=improved, cancelled=cancelled)
 
 
+def _native_whole(prof: Profile) -> bool:
+    """True when ``_solved_natively`` can search under ``prof`` (one C call does the weights and
+    the search): the native search in use, ``native.UNION_JSON`` weights, self-loops that agree
+    and "and" adjacency."""
+    return (prof.native_rule == native.UNION_JSON and prof.self_loops_agree and prof.adjacency == "and"
+            and native.solve is not None and native.available())
+
+
 def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,
                      node_limit: int = 0, counts=None) -> Match | None:
     """``max_common_subgraph`` for a profile of ``native.UNION_JSON`` weights, self-loops that agree
@@ -461,10 +478,9 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
             thr = None
     types1, vals1, se1 = g1.columns()
     types2, vals2, _se2 = g2.columns()
-    main = threading.current_thread() is threading.main_thread()
     got = native.solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
-                        (types2, *_native_adj(g1), *_native_adj(g2), deadline, main, _native_cancel(cancel),
-                         node_limit))
+                        (types2, *_native_adj(g1), *_native_adj(g2), deadline, _on_main_thread(),
+                         None if cancel is None else _native_cancel(cancel), node_limit))
     if got is None:
         return None
     if len(got) == 2:  # the quick bound proves nothing beats the threshold
@@ -473,10 +489,15 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
     scale, t_floor, best, pairs, upper, exact, nodes = got
     if pairs is None:  # nothing beat the floor
         best, pairs = 0, []
+    elif pairs:
+        pairs = [(u, v, (num, den)) for u, v, num, den in sorted(pairs)]
     cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=[(u, v, (num, den)) for u, v, num, den in sorted(pairs)], weight=frac(best, scale),
-                 upper=frac(max(upper, best), scale), exact=exact, nodes=nodes, improved=best > t_floor,
-                 cancelled=cancelled)
+    return Match(pairs, frac(best, scale), frac(max(upper, best), scale), exact, nodes, best > t_floor, cancelled)
+
+
+def _on_main_thread() -> bool:
+    """True on the main thread (where the C searches run Python's signal handlers: Ctrl-C)."""
+    return threading.main_thread() is threading.current_thread()
 
 
 def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
@@ -497,6 +518,42 @@ def _quick_bound(g1: Graph, g2: Graph, w: dict) -> int:
         t = g2.sigs[v].type
         by_type2[t] = by_type2.get(t, 0) + wt
     return sum(min(x, by_type2.get(t, 0)) for t, x in by_type1.items())
+
+
+def _symmetry_side(partners: list, out: list, inn: list, nb: list, group: list) -> tuple[list[int], list[int]]:
+    """Per vertex of one side: rc, the first vertex with the same partner list (the same weight
+    to every vertex of the other side), and tw, the first twin (the same partner list and group,
+    not adjacent, the same relations to every other vertex that has a partner).
+
+    Symmetry, exact: two vertices are interchangeable at a search node when they lie in one class
+    (the same relation to every matched vertex), have the same rc, are not adjacent and relate
+    alike to every vertex left to match; swapping them maps any completion to one of the same S.
+    ``_McSplit`` uses twins, and vertices with no neighbour left to match at all: a partner of
+    the branch vertex is skipped when an interchangeable one comes before it in its list and is
+    still in R; "leave u unmatched" leaves every vertex of L interchangeable with u unmatched too
+    (a completion matching one matches u instead, by the swap). The native search does the same."""
+    n = len(partners)
+    kept = 0
+    for x in range(n):
+        if partners[x]:
+            kept |= 1 << x
+    rc, tw = list(range(n)), list(range(n))
+    for y in range(n):
+        for x in range(y):
+            if rc[x] == x and partners[x] == partners[y]:
+                rc[y] = x
+                break
+        if not partners[y]:
+            continue
+        for x in range(y):
+            if tw[x] != x or rc[x] != rc[y] or group[x] != group[y] or (nb[x] >> y) & 1 or (nb[y] >> x) & 1:
+                continue
+            mask = kept & ~((1 << x) | (1 << y))
+            if all(((a.get(p, 0) ^ b.get(p, 0)) & mask) == 0 for a, b in ((out[x], out[y]), (inn[x], inn[y]))
+                   for p in a.keys() | b.keys()):
+                tw[y] = x
+                break
+    return rc, tw
 
 
 class _McSplit:
@@ -538,6 +595,10 @@ class _McSplit:
                 if key in groups:
                     groups[key][1] |= 1 << v
         self.root = [c for c in (self._cls(L, R) for L, R in groups.values() if L and R) if c]
+        key1 = [(g1.sigs[u].type, g1.selfloop[u]) for u in order]
+        key2 = [(g2.sigs[v].type, g2.selfloop[v]) for v in range(n2)]
+        self.rc1, self.tw1 = _symmetry_side(p1, self.out1, self.in1, self.nb1, key1)
+        self.rc2, self.tw2 = _symmetry_side(p2, self.out2, self.in2, self.nb2, key2)
 
     def _cls(self, L: int, R: int):
         """A class tuple (L, R, bound, size) after dropping vertices without a partner inside."""
@@ -592,11 +653,17 @@ class _McSplit:
         u = low.bit_length() - 1
         others = classes[:ci] + classes[ci + 1 :]
         out1, in1, nb1 = self.out1[u], self.in1[u], self.nb1[u]
+        rem1 = rem2 = 0  # what is left to match
+        for c in classes:
+            rem1 |= c[0]
+            rem2 |= c[1]
         rest = sum(c[2] for c in classes)  # optimistic: the branch class keeps its whole bound
-        for wt, v in self.p1[u]:
+        for k, (wt, v) in enumerate(self.p1[u]):
             if not (R >> v) & 1:
                 continue
             if cur + wt + rest <= self.best:
+                continue
+            if self._mirror_of_earlier(u, k, v, R, rem2):
                 continue
             out2, in2, nb2 = self.out2[v], self.in2[v], self.nb2[v]
             new = []
@@ -606,10 +673,35 @@ class _McSplit:
             mapping.append((u, v))
             self._search(new, cur + wt, mapping)
             mapping.pop()
-        # leave u unmatched
-        rest = self._cls(L ^ low, R) if L ^ low else None
+        # leave u unmatched, and every vertex of L interchangeable with u (see _symmetry_side)
+        L2, tw1, rc1 = L ^ low, self.tw1, self.rc1
+        ufree = not (nb1 & rem1 & ~low)
+        m = L2
+        while m:
+            b = m & -m
+            m ^= b
+            i = b.bit_length() - 1
+            if tw1[i] == tw1[u] or (ufree and rc1[i] == rc1[u] and not (self.nb1[i] & rem1 & ~b)):
+                L2 &= ~b
+        rest = self._cls(L2, R) if L2 else None
         self._search(others + [rest] if rest else others, cur, mapping)
         self.frame_bounds.pop()
+
+    def _mirror_of_earlier(self, u: int, k: int, v: int, R: int, rem2: int) -> bool:
+        """A partner before v in u's list, still in R, is interchangeable with v (so u -> v is
+        that branch again, up to a swap)."""
+        tw2, rc2, nb2 = self.tw2, self.rc2, self.nb2
+        vfree = not (nb2[v] & rem2 & ~(1 << v))
+        if tw2[v] == v and not vfree:
+            return False
+        for _wt, v0 in self.p1[u][:k]:
+            if not (R >> v0) & 1:
+                continue
+            if tw2[v0] == tw2[v]:
+                return True
+            if vfree and rc2[v0] == rc2[v] and not (nb2[v0] & rem2 & ~(1 << v0)):
+                return True
+        return False
 
     def _split_into(self, out, L, R, unchanged, out1, in1, nb1, out2, in2, nb2):
         if not (L & nb1) and not (R & nb2):

@@ -231,6 +231,73 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
 
 /* ---- the search --------------------------------------------------------------------------- */
 
+
+/* every relation (key) of x and y to the vertices other than x and y is the same */
+static int same_relations(const int32_t *as, const int64_t *ak, const word *am, int W, int x, int y)
+{
+    int i = as[x], ie = as[x + 1], j = as[y], je = as[y + 1];
+    while (i < ie || j < je) {
+        const word *a = NULL, *b = NULL;
+        if (j >= je || (i < ie && ak[i] < ak[j])) {
+            a = am + (size_t)W * i++;
+        } else if (i >= ie || ak[j] < ak[i]) {
+            b = am + (size_t)W * j++;
+        } else {
+            a = am + (size_t)W * i++;
+            b = am + (size_t)W * j++;
+        }
+        for (int t = 0; t < W; t++) {
+            word m = (a ? a[t] : 0) ^ (b ? b[t] : 0);
+            if (t == (x >> 6))
+                m &= ~((word)1 << (x & 63));
+            if (t == (y >> 6))
+                m &= ~((word)1 << (y & 63));
+            if (m)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Symmetry (exact): two vertices of one side are interchangeable at a search node when they lie in
+ * the same class (the same relation to every matched vertex), have the same weight to every vertex
+ * of the other side (rc), are not adjacent, and have the same relations to every vertex still left
+ * to match: swapping them maps any completion to one of the same S. Two kinds are used: static
+ * twins (tw: the same neighbourhood in the whole graph) and vertices with no neighbour left to
+ * match at all. The branch vertex u's partner v is skipped when an interchangeable partner comes
+ * before it in u's partner list and is still in R; "leave u unmatched" also leaves unmatched every
+ * vertex of L interchangeable with u (a completion matching one matches u instead, by the swap). */
+/* x has no neighbour (any relation) among the vertices left to match (rem) other than itself */
+static inline int isolated_in(const word *nb, const word *rem, int x, int W)
+{
+    for (int i = 0; i < W; i++) {
+        word m = nb[i] & rem[i];
+        if (i == (x >> 6))
+            m &= ~((word)1 << (x & 63));
+        if (m)
+            return 0;
+    }
+    return 1;
+}
+
+static int mirror_of_earlier(Ctx *c, int u, int k, int v, const word *R, const word *rem2)
+{
+    const int W = c->W;
+    const int vfree = isolated_in(c->nb2 + (size_t)W * v, rem2, v, W);
+    if (c->tw2[v] == v && !vfree) /* v is the first of its twins: none comes before it */
+        return 0;
+    for (int k2 = c->p1s[u]; k2 < k; k2++) {
+        const int v0 = c->p1[k2].v;
+        if (!has_bit(R, v0))
+            continue;
+        if (c->tw2[v0] == c->tw2[v])
+            return 1;
+        if (vfree && c->rc2[v0] == c->rc2[v] && isolated_in(c->nb2 + (size_t)W * v0, rem2, v0, W))
+            return 1;
+    }
+    return 0;
+}
+
 static int search(Ctx *c, int depth, int64_t cur)
 {
     const int W = c->W;
@@ -264,6 +331,15 @@ static int search(Ctx *c, int depth, int64_t cur)
     const word *L = cls_L(c, lv, ci), *R = cls_R(c, lv, ci);
     const int u = lowest_bit(L, W);
     const word *nb1 = c->nb1 + (size_t)W * u;
+    word *rem1 = c->rem + (size_t)2 * W * depth, *rem2 = rem1 + W; /* what is left to match */
+    memset(rem1, 0, (size_t)2 * W * sizeof(word));
+    for (int i = 0; i < lv->n; i++) {
+        const word *l = cls_L(c, lv, i), *r = cls_R(c, lv, i);
+        for (int x = 0; x < W; x++) {
+            rem1[x] |= l[x];
+            rem2[x] |= r[x];
+        }
+    }
     Level *nx = &c->levels[depth + 1];
     word *L2 = c->tmp, *R2 = c->tmp + W;
     const int64_t rest = sum; /* optimistic: the branch class keeps its whole bound */
@@ -273,6 +349,8 @@ static int search(Ctx *c, int depth, int64_t cur)
         if (!has_bit(R, v))
             continue;
         if (cur + wt + rest <= c->best)
+            continue;
+        if (mirror_of_earlier(c, u, k, v, R, rem2))
             continue;
         const word *nb2 = c->nb2 + (size_t)W * v;
         nx->n = 0;
@@ -316,6 +394,20 @@ static int search(Ctx *c, int depth, int64_t cur)
             return ABORT_NOMEM;
     memcpy(L2, L, W * sizeof(word));
     L2[u >> 6] &= ~((word)1 << (u & 63));
+    {
+        const int ufree = isolated_in(nb1, rem1, u, W);
+        for (int x = 0; x < W; x++) {
+            word m = L2[x];
+            while (m) {
+                const int b = ctz64(m);
+                const int i = x * 64 + b;
+                m &= m - 1;
+                if (c->tw1[i] == c->tw1[u] ||
+                    (ufree && c->rc1[i] == c->rc1[u] && isolated_in(c->nb1 + (size_t)W * i, rem1, i, W)))
+                    L2[x] &= ~((word)1 << b);
+            }
+        }
+    }
     if (!is_empty(L2, W) && push_reduced(c, nx, L2, R) < 0)
         return ABORT_NOMEM;
     int rc = search(c, depth + 1, cur);
@@ -326,6 +418,40 @@ static int search(Ctx *c, int depth, int64_t cur)
 }
 
 /* ---- conversion from Python ----------------------------------------------------------------- */
+
+/* the partner lists of x and y (sorted alike) are equal: the same weight to every vertex */
+static int same_partners(const int32_t *ps, const Partner *p, int x, int y)
+{
+    if (ps[x + 1] - ps[x] != ps[y + 1] - ps[y])
+        return 0;
+    for (int k = 0; k < ps[x + 1] - ps[x]; k++)
+        if (p[ps[x] + k].v != p[ps[y] + k].v || p[ps[x] + k].w != p[ps[y] + k].w)
+            return 0;
+    return 1;
+}
+
+/* rc: the first vertex with the same partner list; tw: the first twin (same partner list and
+ * group, not adjacent, same relations to every other vertex) */
+static void symmetry_side(int n, int W, const int32_t *ps, const Partner *p, const int32_t *as, const int64_t *ak,
+                          const word *am, const word *nb, const int32_t *group, int32_t *rc, int32_t *tw)
+{
+    for (int y = 0; y < n; y++) {
+        rc[y] = tw[y] = y;
+        for (int x = 0; x < y; x++) {
+            if (rc[x] != x || !same_partners(ps, p, x, y))
+                continue;
+            rc[y] = x;
+            break;
+        }
+        for (int x = 0; x < y; x++) {
+            if (tw[x] != x || rc[x] != rc[y] || group[x] != group[y] || has_bit(nb + (size_t)W * x, y) ||
+                has_bit(nb + (size_t)W * y, x) || !same_relations(as, ak, am, W, x, y))
+                continue;
+            tw[y] = x;
+            break;
+        }
+    }
+}
 
 static int cmp_partner(const void *a, const void *b)
 {
@@ -450,7 +576,7 @@ static void free_ctx(Ctx *c)
 {
     void *ptrs[] = {c->p1s, c->p2s, c->p1, c->p2, c->l1s, c->l2s, c->l1w, c->l2w, c->l1m, c->l2m, c->a1s, c->a2s, c->a1k, c->a2k, c->a1m, c->a2m,
                     c->nb1, c->nb2, c->best_u, c->best_v, c->map_u, c->map_v, c->frames, c->sbl,
-                    c->sbr, c->pa, c->pb, c->tmp};
+                    c->sbr, c->pa, c->pb, c->tmp, c->rc1, c->rc2, c->tw1, c->tw2, c->rem};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
         free(ptrs[i]);
     if (c->levels) {
@@ -583,13 +709,32 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
         c->pa = malloc(((size_t)n1k + 2) * 2 * W * sizeof(word));
         c->pb = malloc(((size_t)n1k + 2) * 2 * W * sizeof(word));
         c->tmp = malloc((size_t)2 * W * sizeof(word));
+        c->rem = malloc(((size_t)n1k + 3) * 2 * W * sizeof(word));
+        c->rc1 = malloc(((size_t)n1k + 1) * sizeof(int32_t));
+        c->tw1 = malloc(((size_t)n1k + 1) * sizeof(int32_t));
+        c->rc2 = malloc(((size_t)n2k + 1) * sizeof(int32_t));
+        c->tw2 = malloc(((size_t)n2k + 1) * sizeof(int32_t));
         slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
         groups = calloc(((size_t)n1k + 1) * 2 * W, sizeof(word));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
-            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !groups) {
+            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !groups || !c->rem || !c->rc1 || !c->tw1 ||
+            !c->rc2 || !c->tw2) {
             PyErr_NoMemory();
             goto done;
         }
+        /* the group of each kept vertex (slot: scratch here), then the symmetry tables */
+        for (int i = 0; i < n1k; i++)
+            slot[i] = gid1[order[i]];
+        symmetry_side(n1k, W, c->p1s, c->p1, c->a1s, c->a1k, c->a1m, c->nb1, slot, c->rc1, c->tw1);
+        int32_t *g2k = malloc(((size_t)n2k + 1) * sizeof(int32_t));
+        if (!g2k) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (int v = 0; v < n2k; v++)
+            g2k[v] = gid2[keep2[v]];
+        symmetry_side(n2k, W, c->p2s, c->p2, c->a2s, c->a2k, c->a2m, c->nb2, g2k, c->rc2, c->tw2);
+        free(g2k);
     }
     /* initial classes: the vertices with a partner grouped by group id (node type and self-loop
      * ports), the groups in order of their first relabelled reference vertex */

@@ -153,7 +153,9 @@ class MatrixJob(WorkerJob):
     coarse preview, then bands of complete rows (each band at most ``band_seconds`` of work, the
     first as soon as its first row is done). It runs in a worker process
     (``worker_jobs.matrix_job`` on an engine of its own over ``engine``'s programs and disk
-    cache): the GUI thread only reads the bands from a pipe, at most ``READ_BUDGET`` at a time.
+    cache), whose searches after the first band run on a process per core (``PairPool``, in the
+    worker's process group: ``cancel`` ends them with it): the GUI thread only reads the bands
+    from a pipe, at most ``READ_BUDGET`` at a time.
 
     Signals: ``coarse(matrix)``, ``band(first_row, values, lower, exact)`` (arrays rows × n),
     ``progress(done_rows, n)``, ``arranged(order, points)``, ``done(seconds)``, ``failed(line)``,
@@ -179,12 +181,17 @@ class MatrixJob(WorkerJob):
         self.cols = None if cols is None else list(cols)
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
+        #: the worker's ``PairPool``: processes (None: one per core) and the cells left after the
+        #: first band from which it starts (``worker_jobs.matrix_job``)
+        self.workers, self.pool_min_pairs = None, worker_jobs.POOL_MIN_PAIRS
+        self.cpu_seconds: float | None = None
 
     def call(self):
         self.engine.flush()  # what the engine found is on disk for the worker
         return worker_jobs.matrix_job, (self.engine._flows, self.engine.options, _cache_path(self.engine),
                                         self.engine.digests, self.order, self.cols, self.deadline,
-                                        self.band_seconds, self.preview, self.arrange)
+                                        self.band_seconds, self.preview, self.arrange, self.workers,
+                                        self.pool_min_pairs)
 
     def on_event(self, kind, value) -> None:
         if kind == "band":
@@ -195,6 +202,8 @@ class MatrixJob(WorkerJob):
             self.coarse.emit(value)
         elif kind == "arranged":
             self.arranged.emit(*value)
+        elif kind == "cpu":
+            self.cpu_seconds = value  # the job's CPU, its pool's included (benchmarks read it)
 
     def on_done(self, seconds) -> None:
         self.done.emit(seconds)
@@ -211,7 +220,8 @@ def _cache_path(engine) -> str | None:
 
 class SummaryJob(QThread):
     """The domain × domain summary (``analysis.domain_summary``), a domain row at a time: every
-    row from the samples first, then every row again with its exact least Δ.
+    row from the samples first, then every row again with its exact least Δ (the blocks on a
+    ``PairPool``, a process per core; a cancel stops it).
 
     Signals: ``row(SummaryRow)``, ``progress(rows_done, 2 × domains)``, ``done(seconds)``,
     ``failed(message)``."""
@@ -224,6 +234,7 @@ class SummaryJob(QThread):
     def __init__(self, engine, blocks, per_domain: int = 10, deadline: float | None = 0.05, parent=None):
         super().__init__(parent)
         self.engine, self.blocks, self.per_domain, self.deadline = engine, blocks, per_domain, deadline
+        self.workers: int | None = None  # the exact least Δ's processes (None: one per core)
         self.token = CancelToken()
 
     def cancel(self) -> None:
@@ -233,7 +244,8 @@ class SummaryJob(QThread):
         start = time.perf_counter()
         self.engine.cancel = self.token
         try:
-            for k, r in enumerate(an.domain_summary(self.engine, self.blocks, self.per_domain, self.deadline), 1):
+            for k, r in enumerate(an.domain_summary(self.engine, self.blocks, self.per_domain, self.deadline,
+                                                    workers=self.workers), 1):
                 self.row.emit(r)
                 self.progress.emit(k, 2 * len(self.blocks))
                 self.engine.flush()

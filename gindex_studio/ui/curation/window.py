@@ -76,8 +76,15 @@ class CurationDialogs:
         return value if ok and value.strip() else None
 
 
+#: seconds one pair's search may take in the heatmap and the summary (each window's ``deadline``):
+#: a guard against hostile programs, not a shortcut: every pair of the generated 1,000-program
+#: bench set finishes well inside it (the slowest about 1 s of CPU), so that matrix is exact
+PAIR_DEADLINE = 5.0
+
+
 class CurationWindow(QMainWindow):
-    def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None, deadline: float | None = 0.05,
+    def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None,
+                 deadline: float | None = PAIR_DEADLINE,
                  parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE,
                  client=None, settings=None):
         super().__init__(parent)
