@@ -153,6 +153,7 @@ def case_curation(args, app) -> None:
     hm = win.heatmap
     done = np.flatnonzero(~np.isnan(hm.lower).any(axis=1))
     rows = win.progress.value()
+    report = "the report on screen" if win.model.report is not None else "no report yet"
     win.close()
     # the rows shown are the core's values (a few of them checked)
     engine = PairEngine([it.flow for it in ws.items], ws.options)
@@ -170,7 +171,8 @@ def case_curation(args, app) -> None:
 
     threading.Timer(args.seconds, stop.set).start()
     _v, base_gaps, base_s = in_thread(baseline)
-    print(f"curation {len(ws):,} programs, first {args.seconds:g} s of the matrix ({rows} rows shown, checked):")
+    print(f"curation {len(ws):,} programs, first {args.seconds:g} s of the matrix ({rows} rows shown, checked; "
+          f"{report}):")
     print(f"  opening (building and showing the window, GUI thread) {(t0 - ts) * 1000:.0f} ms")
     print(f"  window, computing   {fmt(ticker.gaps(t0, t1), ticker.busy(t0, t1))}")
     print(f"  baseline, thread    {fmt(*base_gaps)}   ({base_s:.1f} s)")
