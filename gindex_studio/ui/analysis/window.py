@@ -150,7 +150,7 @@ class AnalysisWindow(QMainWindow):
         self.figures: dict[str, Figure] = {}
         self.panels: dict[str, FigurePanel] = {}
         self.compare_windows: list = []
-        self.runner = LatestRunner(self)  # scoring, in a thread (its searches release the GIL)
+        self.runner = LatestRunner(self)  # scoring of opened files: still in a thread of this process
         self.runner.done.connect(self._scored)
         self.runner.failed.connect(self._fail)
         self.analyser = ProcessRunner(self)  # the numbers, in a worker process
