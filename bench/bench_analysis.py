@@ -103,6 +103,7 @@ def main(argv=None) -> int:
         app.processEvents()
         t, c = time.perf_counter(), time.process_time()
         win.set_systems(systems)
+        win.wait_idle()  # the numbers come from a worker process, the figures a piece per loop turn
         for k in range(win.tabs.count()):  # every figure painted once
             win.tabs.setCurrentIndex(k)
             win.tabs.currentWidget().repaint()

@@ -37,6 +37,7 @@ def awin(qtbot, systems, library):
     win.show()
     qtbot.waitExposed(win)
     win.set_systems([System(s.label, s.experiment, s.result) for s in systems])
+    assert win.wait_idle(60_000)  # computed in a worker process, drawn a piece per loop turn
     yield win
     for cw in win.compare_windows:
         cw.view.runner.wait(5000)

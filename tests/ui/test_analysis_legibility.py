@@ -26,6 +26,7 @@ def open_window(qtbot, library, systems, settings=None):
     win.show()
     qtbot.waitExposed(win)
     win.set_systems(systems)
+    assert win.wait_idle(60_000)
     return win
 
 
@@ -52,7 +53,7 @@ def test_legends_sit_beside_the_plot_area_at_k_3(awin, qtbot, tmp_path):
     awin.k_spin.selectAll()
     QTest.keyClicks(awin.k_spin, "3")
     QTest.keyClick(awin.k_spin, Qt.Key_Return)
-    qtbot.waitUntil(lambda: awin.analysis.bins.k == 3)
+    qtbot.waitUntil(lambda: awin.analysis.bins.k == 3 and not awin.busy, timeout=60_000)
     with_legend = [fid for fid, f in awin.figures.items() if f.widget.getPlotItem().legend is not None]
     assert set(with_legend) == set(awin.figures) - {"theta_samples", "theta_compute"}  # bubbles: labels
     for fid in with_legend:

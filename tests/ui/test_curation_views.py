@@ -74,7 +74,9 @@ def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window
             i, j = win.summary.least_pair[a][b]
             assert demo_matrix[i, j] == min(block)
     # what is drawn is the mean matrix
-    assert np.array_equal(win.summary.image.image, win.summary.values, equal_nan=True)
+    from gindex_studio.ui.curation.heatmap import cell_colours
+
+    assert np.array_equal(win.summary.image.image, cell_colours(win.summary.values))
 
     a, b = names.index("gmail-send"), names.index("youtube-play")
     hover(win.summary.plot.viewport(), cell_pos(win.summary, a, b))
@@ -156,7 +158,10 @@ def test_matrix_fills_coarse_first_then_rows_and_cancel_stops_it(qtbot, tmp_path
     assert pending.any()
     # rows not yet computed show the coarse preview (no hole), and the image is what is drawn
     assert not np.isnan(hm.values[pending]).any()
-    assert np.array_equal(hm.image.image, hm.values, equal_nan=True)
+    from gindex_studio.ui.curation.heatmap import cell_colours
+
+    assert np.array_equal(hm.image.image, cell_colours(hm.values))
+    assert hm.image.levels is None and hm.image.lut is None  # the colours are drawn as they are
     qtbot.mouseClick(win.cancel_button, Qt.LeftButton)
     job = win._matrix_job
     job.wait(30_000)

@@ -87,6 +87,49 @@ def test_stop_kills_the_worker_at_once():
     assert not _alive(w.pid) and time.perf_counter() - t0 < 1.0
 
 
+def test_the_reader_never_waits_for_a_message_still_being_written():
+    """A large event comes through the pipe in pieces, from a process of lower priority: the
+    reader (the GUI thread) takes what is there and returns, and has the message once it is all in."""
+    import pickle
+    import struct
+
+    from gindex_studio.core.runtime.workers import _Frames
+
+    r, w = os.pipe()
+    try:
+        frames = _Frames(r)
+        blob = pickle.dumps(("done", list(range(5_000))))  # within the pipe's buffer: nothing reads it here
+        os.write(w, struct.pack("!i", len(blob)) + blob[:1000])
+        t0 = time.perf_counter()
+        assert frames.next() is None and time.perf_counter() - t0 < 0.5  # half a message: no wait
+        os.write(w, blob[1000:])
+        assert frames.next() == blob
+        # the long header (-1, then 8 bytes), and an empty message, as multiprocessing writes them
+        os.write(w, struct.pack("!i", -1) + struct.pack("!Q", 3) + b"abc" + struct.pack("!i", 0))
+        assert frames.next() == b"abc" and frames.next() == b"" and frames.next() is None
+        os.close(w)
+        w = None
+        with pytest.raises(EOFError):
+            frames.next()
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
+
+
+def _large(emit, n):
+    emit("big", bytes(n))
+    return n
+
+
+def test_a_large_event_arrives_whole():
+    w = Worker(_large, 8_000_000).start()
+    got, end = [], time.monotonic() + 60
+    while not w.ended and time.monotonic() < end:
+        got += w.read(0.05, wait=0.05)
+    assert [k for k, _v in got] == ["big", "done"] and got[0][1] == bytes(8_000_000) and got[1][1] == 8_000_000
+
+
 def _children(pid: int) -> list[int]:
     """Live processes whose parent is ``pid``."""
     out = []

@@ -10,11 +10,14 @@ back once, so it leaves out what is large and cheap to rebuild.
 - ``companion_job``: ``compute_companion_gindex``.
 - ``score_systems_job``: the g-index of the Analysis window's experiments (one
   ``("stage", ("systems", k, n))`` per experiment); ``analyse_job``: its numbers
-  (``analysis.analyse``) without the systems themselves.
+  (``analysis.analyse`` of ``slim_systems``) without the systems themselves.
 """
 from __future__ import annotations
 
+import copy
 import os
+from dataclasses import dataclass
+from typing import Any
 
 from gindex_studio.core.benchmark import gindex as gi
 from gindex_studio.core.benchmark.gindex import GIndexResult, Listener
@@ -87,8 +90,41 @@ def score_systems_job(emit, experiments, workers=1):
     return out
 
 
+@dataclass
+class TaskReference:
+    """A task as ``analysis.task_arrays`` reads it: its id and reference program."""
+
+    id: str
+    reference: Any
+
+
+@dataclass
+class References:
+    """An experiment as ``analysis.task_arrays`` reads it (its tasks' references, for the
+    programs' sizes): what ``analyse_job`` is sent instead of the whole experiment (attempts,
+    curriculum), which would only cost pickling."""
+
+    tasks: list[TaskReference]
+
+
+def slim_systems(systems):
+    """``systems`` with what ``analysis.analyse`` reads and nothing more: the experiment as
+    ``References``, the result without its computation state (the curriculum). The originals
+    are not changed."""
+    from gindex_studio.core.benchmark.analysis import System
+
+    out = []
+    for s in systems:
+        exp = None if s.experiment is None else References([TaskReference(t.id, t.reference) for t in s.experiment.tasks])
+        res = copy.copy(s.result)
+        res._state = {}
+        out.append(System(s.label, exp, res))
+    return out
+
+
 def analyse_job(emit, systems, k):
-    """``analyse(systems, k)``, returned without its systems (the caller holds them)."""
+    """``analyse(systems, k)`` (send ``slim_systems``), returned without its systems (the
+    caller holds them)."""
     from gindex_studio.core.benchmark.analysis import analyse
 
     an = analyse(systems, k=k)

@@ -14,7 +14,8 @@ Contract of ``Worker(fn, *args)``:
   Its return value ends the stream as ``("done", value)``; an exception as ``("failed", line)``.
 - ``fileno()`` is readable when events wait; ``read(budget)`` returns those that arrived (without
   blocking, for at most ``budget`` seconds). When the process ends without a last event, a
-  ``("failed", …)`` one is made. ``ended`` is True once the last event was read.
+  ``("failed", …)`` one is made. ``ended`` is True once the last event was read; the process,
+  ending on its own then, is joined by a thread of its own (the reader never waits for it).
 - ``stop()`` kills the process and every process it started (its process group) at once.
 
 A worker runs at a lower priority (``WORKER_NICE``): the studio's GUI thread is served first.
@@ -30,6 +31,8 @@ import multiprocessing as mp
 import os
 import pickle
 import signal
+import struct
+import sys
 import threading
 import time
 import weakref
@@ -82,11 +85,34 @@ class _YieldingPickler(pickle.Pickler):
         return None
 
 
+#: the interpreter's thread switch interval while a helper thread pickles a worker's arguments:
+#: every Qt call of the GUI thread gives the interpreter lock up and waits up to this long to get
+#: it back (at the default 5 ms a repaint of a hundred calls took 120 ms meanwhile)
+PICKLING_SWITCH_INTERVAL = 0.0005
+
+_switch_lock = threading.Lock()
+_switch_users = 0
+_switch_saved = 0.005
+
+
 def dumps_yielding(obj: Any) -> bytes:
-    """``pickle.dumps(obj)`` that yields the interpreter lock as it goes (see ``_YieldingPickler``)."""
-    buf = io.BytesIO()
-    _YieldingPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
-    return buf.getvalue()
+    """``pickle.dumps(obj)`` that yields the interpreter lock as it goes (see ``_YieldingPickler``),
+    at a short switch interval (``PICKLING_SWITCH_INTERVAL``) meanwhile."""
+    global _switch_users, _switch_saved
+    with _switch_lock:
+        if _switch_users == 0:
+            _switch_saved = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_saved, PICKLING_SWITCH_INTERVAL))
+        _switch_users += 1
+    try:
+        buf = io.BytesIO()
+        _YieldingPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        return buf.getvalue()
+    finally:
+        with _switch_lock:
+            _switch_users -= 1
+            if _switch_users == 0:
+                sys.setswitchinterval(_switch_saved)
 
 
 def _child(fn: Callable, inbox, outbox) -> None:
@@ -128,18 +154,68 @@ def _stop_all() -> None:
         w.stop()
 
 
+def _wait_readable(fd: int, timeout: float) -> None:
+    """Until ``fd`` is readable or ``timeout`` seconds passed."""
+    import select
+
+    select.select([fd], [], [], timeout)
+
+
+class _Frames:
+    """The messages of a ``multiprocessing`` pipe's read end (``Connection.send_bytes`` frames: a
+    4-byte big-endian length, or -1 then an 8-byte one, then the bytes), read without blocking:
+    ``next()`` returns the next whole message, or None while it has not all arrived (what came is
+    kept), and raises EOFError once the writing end is closed. Only the bytes of the message
+    under way are read, so the pipe stays readable while more messages wait in it."""
+
+    def __init__(self, fd: int):
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self._buf = bytearray()
+        self._want = 4  # bytes of the header, then of the message
+        self._stage = "size"  # size, long size (after -1), body
+
+    def next(self) -> bytes | None:
+        while True:
+            missing = self._want - len(self._buf)
+            if missing > 0:
+                try:
+                    chunk = os.read(self.fd, min(missing, 1 << 20))
+                except (BlockingIOError, InterruptedError):
+                    return None
+                if not chunk:
+                    raise EOFError("the worker's pipe closed")
+                self._buf += chunk
+                continue
+            data, self._buf = bytes(self._buf), bytearray()
+            if self._stage == "body":
+                self._stage, self._want = "size", 4
+                return data
+            size = struct.unpack("!i", data)[0] if self._stage == "size" else struct.unpack("!Q", data)[0]
+            if self._stage == "size" and size == -1:
+                self._stage, self._want = "long size", 8
+            else:
+                self._stage, self._want = "body", size
+                if size == 0:
+                    self._stage, self._want = "size", 4
+                    return b""
+
+
 class Worker:
     """One call of ``fn(emit, *args)`` in a worker process (see the module's contract)."""
 
     def __init__(self, fn: Callable, *args: Any):
         self.fn, self.args = fn, args
         self._events, self._child_out = mp.Pipe(duplex=False)  # (read end, write end)
+        self._frames = _Frames(self._events.fileno())  # the read end, without blocking
         self._child_in, self._inbox = mp.Pipe(duplex=False)
         self.process = None
         self.ended = False
         self._stopped = threading.Event()
         self._started = threading.Event()
         self.error: str | None = None  # why the helper thread could not start the process
+        self._reaping = False  # the stream ended and the helper thread joins the process (``_reap``)
+        self._stream_ended = threading.Event()  # the last event was read, or stop()
 
     # ----- life -----------------------------------------------------------------------------
     def start(self) -> "Worker":
@@ -148,7 +224,16 @@ class Worker:
 
     def _launch(self) -> None:
         """The helper thread: start the process, then send it its arguments. Only this thread
-        touches the sending end (``stop`` kills the process: the send then fails and ends)."""
+        touches the sending end (``stop`` kills the process: the send then fails and ends).
+        Then it waits for the stream's end and joins the process (``_reap``): the reader, the
+        GUI thread, never waits for a process to exit, nor for a thread to start."""
+        self._start_and_send()
+        if self.process is not None:
+            self._stream_ended.wait()
+            if not self._stopped.is_set():
+                _reap(self.process)
+
+    def _start_and_send(self) -> None:
         try:
             if self._stopped.is_set():
                 return
@@ -185,6 +270,7 @@ class Worker:
         self._stopped.set()
         self.ended = True
         self._kill()
+        self._stream_ended.set()
         try:
             self._events.close()
         except OSError:
@@ -192,7 +278,7 @@ class Worker:
 
     def _kill(self) -> None:
         proc = self.process
-        if proc is None:
+        if proc is None or self._reaping:  # its stream ended: the reaper ends it (``_reap``)
             return
         pid = proc.pid
         if proc.exitcode is not None:  # ended and reaped: its id may be another process's now
@@ -220,22 +306,29 @@ class Worker:
 
     def read(self, budget: float = 0.008, wait: float = 0.0) -> list[tuple[str, Any]]:
         """Events that arrived, read for at most ``budget`` seconds (waiting up to ``wait``
-        seconds for the first). The last event is ``done`` or ``failed``."""
+        seconds for the first). The last event is ``done`` or ``failed``.
+
+        Never waits for the writer: the bytes of an event still being written (a large result
+        comes in many pieces from a process of lower priority) are kept until the rest arrives,
+        and the call returns what is complete (the pipe turns readable again with the rest)."""
         if self.ended:
             return []
         out: list[tuple[str, Any]] = []
         end = time.perf_counter() + budget
         try:
-            ready = self._events.poll(wait)
-            while ready:
-                kind, value = pickle.loads(self._events.recv_bytes())
+            if wait > 0:
+                _wait_readable(self._frames.fd, wait)
+            while True:
+                blob = self._frames.next()
+                if blob is None:
+                    break
+                kind, value = pickle.loads(blob)
                 out.append((kind, value))
                 if kind in ("done", "failed"):
                     self.ended = True
                     break
                 if time.perf_counter() >= end:
                     break
-                ready = self._events.poll(0)
         except (EOFError, OSError):
             self.ended = True
             if self.error:
@@ -247,8 +340,27 @@ class Worker:
                     code = self.process.exitcode
                 out.append(("failed", f"the worker process ended unexpectedly (exit code {code})"))
         if self.ended and self.process is not None:
-            self.process.join(2.0)
+            self._reaping = True  # the process ends on its own now: the helper thread joins it
+            self._stream_ended.set()
         return out
+
+#: seconds a worker may take to exit after its last event before its reaper kills it
+REAP_SECONDS = 10.0
+
+
+def _reap(proc) -> None:
+    """Join ``proc`` (a worker whose stream ended); kill its group if it has not exited after
+    ``REAP_SECONDS``. Only this thread waits on it from then on."""
+    try:
+        proc.join(REAP_SECONDS)
+        if proc.exitcode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (AttributeError, OSError):
+                proc.kill()
+            proc.join(2.0)
+    except (AssertionError, ValueError, OSError):
+        pass
 
 
 def run(fn: Callable, *args: Any, timeout: float | None = None):

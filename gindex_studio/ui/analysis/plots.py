@@ -156,22 +156,24 @@ def _points(fig: Figure, label: str, x, y, data, colour, symbol="o", size=8, bru
     return item
 
 
-def theta_vs_size(an: Analysis) -> Figure:
+def theta_vs_size(an: Analysis):
     fig = _plot("theta_size", "program size (characters of the reference)", "θ")
     for i, a in enumerate(an.arrays):
+        yield
         _points(fig, a.label, a.size, a.theta, [(a.label, t, spread_text(a, j)) for j, t in enumerate(a.ids)],
                 system_colour(i), SYMBOLS[i % 8], name=a.label)
     fig.widget.setYRange(0, 1.02)
     return fig
 
 
-def skill_vs_size(an: Analysis) -> Figure:
+def skill_vs_size(an: Analysis):
     """Per system (one colour) its skill level (solid, circles) and pass@k (dashed, triangles); the
     legend names each system's colour once and each line style once."""
     fig = _plot("skill_size", "program size (bin centre, characters)", "share of tasks")
     b = an.bins
     legend = fig.widget.getPlotItem().legend
     for i, a in enumerate(an.arrays):
+        yield
         c = system_colour(i)
         fig.add(a.label, pg.PlotDataItem(b.centre, b.skill[a.label], pen=pg.mkPen(c, width=2), symbol="o",
                                          symbolBrush=c, connect="finite"))
@@ -277,10 +279,11 @@ def _overlap(a: QRectF, b: QRectF) -> float:
     return max(i.width(), 0.0) * max(i.height(), 0.0)
 
 
-def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str) -> Figure:
+def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str):
     fig = _plot(fid, xlabel, "mean θ", logx=True, legend=False)  # each bubble is labelled beside it
     gmax = max((s.g_index.value for s in an.summary), default=1.0) or 1.0
     fig.labels = BubbleLabels(fig)
+    yield
     for i, s in enumerate(an.summary):
         x = max(getattr(s, attr), 1e-9)
         size = 12 + 48 * s.g_index.value / gmax
@@ -295,12 +298,13 @@ def _bubbles(an: Analysis, fid: str, attr: str, xlabel: str) -> Figure:
     return fig
 
 
-def _response(an: Analysis, fid: str, param: str, xlabel: str, logx: bool) -> Figure:
+def _response(an: Analysis, fid: str, param: str, xlabel: str, logx: bool):
     """Per system the g-index as ``param`` varies, a band of random splits around it, and a ★ at
     the experiment's own value; the legend names the systems, the band and the ★ once each."""
     fig = _plot(fid, xlabel, "g-index", logx=logx)
     splits = []
     for i, a in enumerate(an.arrays):
+        yield
         c = an.curves.get(a.label, {}).get(param)
         if c is None:
             continue
@@ -331,12 +335,14 @@ def _response(an: Analysis, fid: str, param: str, xlabel: str, logx: bool) -> Fi
 _CURRENT_WORDS = {"samples": "training samples", "compute": "compute", "theta": "mean θ"}
 
 
-def theta_vs_omega(an: Analysis) -> Figure:
+def theta_vs_omega(an: Analysis):
     fig = _plot("theta_omega", "Ω (distance of the task from the curriculum)", "θ")
     domains = sorted({d for a in an.arrays for d in a.domains})
     colour = {d: DOMAIN_COLOURS[k % len(DOMAIN_COLOURS)] for k, d in enumerate(domains)}
+    brush = {d: pg.mkBrush(c) for d, c in colour.items()}  # shared: a symbol is drawn once per colour
     for i, a in enumerate(an.arrays):
-        brushes = [pg.mkBrush(colour[d]) for d in a.domains]
+        yield
+        brushes = [brush[d] for d in a.domains]
         _points(fig, a.label, a.omega, a.theta, [(a.label, t, f"domain {d}") for t, d in zip(a.ids, a.domains)],
                 None, SYMBOLS[i % 8], size=9, brushes=brushes, name=a.label)
     fig.widget.setYRange(0, 1.02)
@@ -344,12 +350,13 @@ def theta_vs_omega(an: Analysis) -> Figure:
     return fig
 
 
-def tc_share(an: Analysis) -> Figure:
+def tc_share(an: Analysis):
     fig = _plot("tc_share", "task rank by the first system's share (hover a bar top for its id)", "TC_j / Σ TC")
     if not an.arrays:
         return fig
     width = 0.8 / len(an.arrays)
     for i, (a, x) in enumerate(zip(an.arrays, _ranked(fig, an, an.arrays[0].share))):
+        yield
         fig.add(a.label, pg.BarGraphItem(x=x, height=a.share, width=width, brush=system_colour(i), name=a.label))
         _points(fig, a.label, x, a.share, [(a.label, t) for t in a.ids], system_colour(i), size=5)
     return fig
@@ -370,13 +377,14 @@ def _ranked(fig: Figure, an: Analysis, key: np.ndarray) -> list[np.ndarray]:
     return xs
 
 
-def theta_spread(an: Analysis) -> Figure:
+def theta_spread(an: Analysis):
     """Per task (ranked by the first system's mean θ), each system's mean θ over attempts with a
     bar from the lowest to the highest attempt's θ."""
     fig = _plot("theta_spread", "task rank by the first system's θ (hover a point for its id)", "θ")
     if not an.arrays:
         return fig
     for i, (a, x) in enumerate(zip(an.arrays, _ranked(fig, an, an.arrays[0].theta))):
+        yield
         fig.add(a.label, pg.ErrorBarItem(x=x, y=a.theta, top=a.theta_max - a.theta, bottom=a.theta - a.theta_min,
                                          beam=0, pen=pg.mkPen(system_colour(i), width=2)))
         _points(fig, a.label, x, a.theta, [(a.label, t, spread_text(a, j)) for j, t in enumerate(a.ids)],
@@ -385,20 +393,37 @@ def theta_spread(an: Analysis) -> Figure:
     return fig
 
 
-def build_figures(an: Analysis) -> dict[str, Figure]:
-    """Every figure of ``FIGURES`` for ``an``."""
-    return {
-        "theta_size": theta_vs_size(an),
-        "skill_size": skill_vs_size(an),
-        "theta_samples": _bubbles(an, "theta_samples", "samples", "training samples (log)"),
-        "theta_compute": _bubbles(an, "theta_compute", "compute", COMPUTE_AXIS),
-        "resp_samples": _response(an, "resp_samples", "samples", "total training samples (log)", True),
-        "resp_compute": _response(an, "resp_compute", "compute", COMPUTE_AXIS, True),
-        "resp_theta": _response(an, "resp_theta", "theta", "θ of every task", False),
-        "theta_omega": theta_vs_omega(an),
-        "tc_share": tc_share(an),
-        "theta_spread": theta_spread(an),
+def figure_steps(an: Analysis):
+    """Every figure of ``FIGURES`` for ``an``, built a piece at a time: a generator that yields
+    between pieces (a plot, one system's items: each some milliseconds to some tens) and returns
+    the figures by id. The window runs one piece per turn of the event loop."""
+    makers = {
+        "theta_size": lambda: theta_vs_size(an),
+        "skill_size": lambda: skill_vs_size(an),
+        "theta_samples": lambda: _bubbles(an, "theta_samples", "samples", "training samples (log)"),
+        "theta_compute": lambda: _bubbles(an, "theta_compute", "compute", COMPUTE_AXIS),
+        "resp_samples": lambda: _response(an, "resp_samples", "samples", "total training samples (log)", True),
+        "resp_compute": lambda: _response(an, "resp_compute", "compute", COMPUTE_AXIS, True),
+        "resp_theta": lambda: _response(an, "resp_theta", "theta", "θ of every task", False),
+        "theta_omega": lambda: theta_vs_omega(an),
+        "tc_share": lambda: tc_share(an),
+        "theta_spread": lambda: theta_spread(an),
     }
+    out: dict[str, Figure] = {}
+    for fid, make in makers.items():
+        yield
+        out[fid] = yield from make()
+    return out
+
+
+def build_figures(an: Analysis) -> dict[str, Figure]:
+    """Every figure of ``FIGURES`` for ``an``, at once."""
+    steps = figure_steps(an)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
 # ----- export ------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ def render(folder: str) -> list[str]:
     win.show()
     pump(100)
     win.set_systems(systems)
+    win.wait_idle()
     os.makedirs(folder, exist_ok=True)
     out = []
     for tab, name in (("θ and program size", "analysis.png"), ("Comparison", "analysis-comparison.png")):

@@ -3,6 +3,12 @@ comparison with bootstrap intervals, and paired comparisons in plain sentences.
 
 Open it on study or experiment files (``open_paths``; scoring runs off the GUI thread) or on
 systems already scored (``set_systems``). Clicking a task's point opens it in the compare view.
+
+Every number (intervals, bootstrap, tests, curves: ``analysis.analyse``) is computed in a worker
+process (``worker_jobs.analyse_job``); a newer request (other systems, another k) or closing the
+window kills the running one. The GUI thread only draws: the table and sentences in one turn of the
+event loop, then the figures a piece per turn (``plots.figure_steps``). ``busy`` is True until
+all of it is on screen; ``analysed`` is emitted then, ``failed`` (and a message) on a failure.
 """
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import html
 import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -35,17 +41,18 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.benchmark.analysis import (
     Analysis,
     System,
-    analyse,
     score_systems,
     table_header,
     table_marks,
     table_rows,
 )
+from gindex_studio.core.runtime import worker_jobs
 from gindex_studio.core.benchmark.experiment import ExperimentError
 from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, save_study
 
 from gindex_studio.ui.compare.scoring import LatestRunner
-from gindex_studio.ui.analysis.plots import Figure, build_figures, export_png, export_svg
+from gindex_studio.ui.analysis.plots import Figure, export_png, export_svg, figure_steps
+from gindex_studio.ui.process_runner import ProcessRunner
 from gindex_studio.ui.theme import role_colors
 
 STUDY_FILTER = "Studies and experiments (*.json);;All files (*)"
@@ -143,9 +150,17 @@ class AnalysisWindow(QMainWindow):
         self.figures: dict[str, Figure] = {}
         self.panels: dict[str, FigurePanel] = {}
         self.compare_windows: list = []
-        self.runner = LatestRunner(self)
+        self.runner = LatestRunner(self)  # scoring of opened files: still in a thread of this process
         self.runner.done.connect(self._scored)
         self.runner.failed.connect(self._fail)
+        self.analyser = ProcessRunner(self)  # the numbers, in a worker process
+        self.analyser.done.connect(self._analysed)
+        self.analyser.failed.connect(self._analysis_failed)
+        self._drawing = None  # the figures being built (a generator), one piece per loop turn
+        self._current_tab = 0  # the tab shown before the figures were cleared
+        self._draw_timer = QTimer(self)
+        self._draw_timer.setInterval(0)
+        self._draw_timer.timeout.connect(self._draw_step)
 
         bar = QToolBar("Analysis")
         bar.setObjectName("analysis.toolbar")
@@ -203,8 +218,24 @@ class AnalysisWindow(QMainWindow):
         self.runner.submit(lambda _p, stale: keep + score_systems(pairs, workers=1, cancel=stale))
         return True
 
-    def wait_idle(self, ms: int = 60_000) -> None:
-        self.runner.wait(ms)
+    @property
+    def busy(self) -> bool:
+        """Scoring, analysing or drawing: what is shown is not yet the newest systems' analysis."""
+        return self.runner.busy or self.analyser.busy or self._drawing is not None
+
+    def wait_idle(self, ms: int = 60_000) -> bool:
+        """Run the window's work to its end here (scoring, the worker, every drawing step), at
+        most ``ms`` milliseconds; False if it did not end in time."""
+        import time
+
+        end = time.monotonic() + ms / 1000
+        while self.busy:
+            if time.monotonic() > end:
+                return False
+            self.runner.wait(20)
+            self.analyser.wait(20)
+            QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
+        return True
 
     def _scored(self, systems) -> None:
         labels = [s.label for s in systems]
@@ -224,18 +255,52 @@ class AnalysisWindow(QMainWindow):
         self.reanalyse()
 
     def reanalyse(self) -> None:
-        """Recompute every number and redraw (after new systems or another k)."""
+        """Recompute every number (in a worker process) and redraw, after new systems or another
+        k; a computation or drawing still under way is dropped."""
         if not self.systems:
             return
-        k = self.k_spin.value()
-        self.analysis = analyse(self.systems, k=k)
+        self._stop_drawing()
+        self.status_label.setText(f"Computing intervals for {len(self.systems)} systems…")
+        self.analyser.submit_process(worker_jobs.analyse_job, worker_jobs.slim_systems(self.systems),
+                                     self.k_spin.value())
+
+    def _analysed(self, an: Analysis) -> None:
+        """The worker's numbers: the table and sentences now, the figures a piece per turn."""
+        an.systems = list(self.systems)
+        self.analysis = an
         self._fill_table()
         self._fill_comparisons()
-        self._build_plots()
-        n = len(self.analysis.arrays[0].ids) if self.analysis.arrays else 0
+        n = len(an.arrays[0].ids) if an.arrays else 0
         self.status_label.setText(f"{len(self.systems)} systems, {n} tasks in the first; "
-                                  f"{self.analysis.resamples} bootstrap resamples (seed {self.analysis.seed})")
-        self.analysed.emit(self.analysis)
+                                  f"{an.resamples} bootstrap resamples (seed {an.seed})")
+        self._clear_plots()
+        self._drawing = figure_steps(an)
+        self._draw_timer.start()
+
+    def _analysis_failed(self, line: str) -> None:
+        self._stop_drawing()
+        self._fail(f"The analysis failed: {line}")
+
+    def _draw_step(self) -> None:
+        steps = self._drawing
+        if steps is None:
+            self._draw_timer.stop()
+            return
+        try:
+            next(steps)
+        except StopIteration as done:
+            self._stop_drawing()
+            self._show_plots(done.value)
+            self.analysed.emit(self.analysis)
+        except Exception as e:  # noqa: BLE001 - a figure that cannot be drawn is said, not lost
+            self._stop_drawing()
+            self._fail(f"The figures could not be drawn: {type(e).__name__}: {e}")
+
+    def _stop_drawing(self) -> None:
+        self._draw_timer.stop()
+        steps, self._drawing = self._drawing, None
+        if steps is not None:
+            steps.close()
 
     # ----- table and sentences ------------------------------------------------------------------
     def _fill_table(self) -> None:
@@ -290,13 +355,17 @@ class AnalysisWindow(QMainWindow):
         self.comparisons.setHtml("".join(parts))
 
     # ----- plots -----------------------------------------------------------------------------------
-    def _build_plots(self) -> None:
-        current = self.tabs.currentIndex()
+    def _clear_plots(self) -> None:
+        self._current_tab = self.tabs.currentIndex()
         while self.tabs.count() > 1:
             w = self.tabs.widget(1)
             self.tabs.removeTab(1)
             w.deleteLater()
-        self.figures = build_figures(self.analysis)
+        self.figures, self.panels = {}, {}
+
+    def _show_plots(self, figures: dict[str, Figure]) -> None:
+        current = self._current_tab
+        self.figures = figures
         self.panels = {}
         for title, ids in TABS.items():
             page = QWidget()
@@ -405,6 +474,8 @@ class AnalysisWindow(QMainWindow):
         from gindex_studio.ui.window_geometry import remember
 
         remember(self, self.geometry_settings, "analysis")
+        self._stop_drawing()
+        self.analyser.shutdown()  # kills the worker process at once
         self.runner.shutdown()
         e.accept()
 

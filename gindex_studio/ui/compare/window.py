@@ -8,7 +8,7 @@ import copy
 import os
 import sys
 
-from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtCore import QPointF, QSettings, Qt, QTimer
 from PySide6.QtGui import QActionGroup, QUndoGroup
 from PySide6.QtWidgets import (
     QApplication,
@@ -143,6 +143,10 @@ class CompareDialogs:
 
 
 # ----- the window -------------------------------------------------------------------------------
+
+
+#: milliseconds between a new g-index on screen and the opening of its worst task
+OPEN_WORST_DELAY_MS = 20
 
 
 class CompareWindow(QMainWindow):
@@ -591,6 +595,14 @@ class CompareWindow(QMainWindow):
         if self.current_task is not None and self.current_task < len(res.tasks):
             self.tasks.set_attempts(res.tasks[self.current_task], self.current_attempt)
         if self.current_task is None and res.tasks:
+            # the worst task opens a frame later (``OPEN_WORST_DELAY_MS``): filling the table with
+            # the result and opening two programs (then drawing them) are each tens of
+            # milliseconds on the GUI thread; the table is painted and input answered between them
+            QTimer.singleShot(OPEN_WORST_DELAY_MS, self, lambda r=res: self._open_worst(r))
+
+    def _open_worst(self, res) -> None:
+        """Open the worst task of ``res`` unless a task was opened meanwhile or ``res`` is stale."""
+        if self.current_task is None and self.controller.result is res and res.tasks:
             worst = max(res.tasks, key=lambda t: (t.delta, -t.index))
             self.tasks.select_task(worst.index)
 

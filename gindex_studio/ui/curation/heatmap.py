@@ -4,6 +4,10 @@ hover tells the pair and Δ, a click asks for the pair to be compared.
 Row = reference (left axis, top to bottom), column = generated. Unknown cells are transparent
 (the grey background shows through) until their row arrives; cells a deadline cut are drawn
 with the best Δ found and reported as an interval on hover.
+
+The image drawn is kept as colours (``cell_colours``: RGBA bytes), and a band of rows colours
+only its own rows: pyqtgraph would otherwise map the whole n × n float matrix through its levels
+and colour table at every repaint after every band (90 ms at 1,000 programs, on the GUI thread).
 """
 from __future__ import annotations
 
@@ -13,6 +17,25 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+
+
+#: the colour of Δ = 0 … 1 in 256 steps (RGBA bytes), as the colour bar shows it
+VIRIDIS = pg.colormap.get("viridis").getLookupTable(0.0, 1.0, 256, alpha=True)
+
+
+def cell_colours(values: np.ndarray, lut: np.ndarray = VIRIDIS) -> np.ndarray:
+    """RGBA bytes (shape + (4,)) of Δ ``values`` in [0, 1] as pyqtgraph draws them with levels
+    (0, 1) and the 256-step ``lut``: step ⌊256 v⌋ clipped to 0-255; unknown (NaN) fully
+    transparent."""
+    values = np.asarray(values, dtype=float)
+    unknown = np.isnan(values)
+    scaled = values * float(len(lut))
+    scaled[unknown] = 0.0
+    np.clip(scaled, 0, len(lut) - 1, out=scaled)
+    words = np.ascontiguousarray(lut, dtype=np.uint8).view(np.uint32).ravel()  # one RGBA word a step
+    out = words[scaled.astype(np.uint8)]
+    out[unknown] = 0
+    return out.view(np.uint8).reshape(values.shape + (4,))
 
 
 def domain_colors(names: list[str]) -> dict[str, QColor]:
@@ -39,13 +62,13 @@ class HeatmapView(QWidget):
         self.plot.hideButtons()
         self.plot.getPlotItem().hideAxis("bottom")
         self.plot.getPlotItem().hideAxis("left")
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setLevels((0.0, 1.0))
-        self.image.setLookupTable(pg.colormap.get("viridis").getLookupTable(0.0, 1.0, 256, alpha=True))
+        self.image = pg.ImageItem(axisOrder="row-major")  # shows ``colours`` (RGBA bytes, no levels)
         self.plot.addItem(self.image)
         self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("viridis"), interactive=False,
                                         label="Δ", width=14)
-        self.colorbar.setImageItem(self.image, insert_in=self.plot.getPlotItem())
+        # the bar's own image (never shown): the bar would set levels on the image it is given
+        self._scale_image = pg.ImageItem(axisOrder="row-major")
+        self.colorbar.setImageItem(self._scale_image, insert_in=self.plot.getPlotItem())
         # a fixed line: the hovered pair goes to a tooltip (``hover_text``), never into a label
         # whose width would grow the window and re-lay out the heatmap under the pointer
         self.info = QLabel("Δ heatmap: rows and columns are the programs by domain (named on the left and on top); "
@@ -72,6 +95,7 @@ class HeatmapView(QWidget):
         self.values = np.zeros((0, 0))
         self.lower = np.zeros((0, 0))
         self.exact = np.zeros((0, 0), dtype=bool)
+        self.colours = np.zeros((0, 0, 4), dtype=np.uint8)  # what is drawn: cell_colours(values)
         # Hover follows every pointer move: pyqtgraph's sigMouseMoved drops a move that comes
         # within 10 ms of the previous one, which left the text on a cell the pointer had left.
         self.plot.viewport().installEventFilter(self)
@@ -120,11 +144,13 @@ class HeatmapView(QWidget):
         self._redraw_image()
 
     def set_rows(self, first: int, values: np.ndarray, lower: np.ndarray, exact: np.ndarray) -> None:
+        """A band of complete rows from display row ``first``: only these rows are coloured again."""
         k = len(values)
         self.values[first:first + k] = values
         self.lower[first:first + k] = lower
         self.exact[first:first + k] = exact
-        self._redraw_image()
+        self.colours[first:first + k] = cell_colours(self.values[first:first + k])
+        self._show_colours()
 
     def matrix(self) -> np.ndarray:
         """The values in program-index order (NaN where unknown); square matrices only."""
@@ -136,8 +162,13 @@ class HeatmapView(QWidget):
         return out
 
     def _redraw_image(self) -> None:
+        """Colour every cell again (new programs, order or preview)."""
+        self.colours = cell_colours(self.values)
+        self._show_colours()
+
+    def _show_colours(self) -> None:
         if self.values.size:
-            self.image.setImage(self.values, autoLevels=False, levels=(0.0, 1.0))
+            self.image.setImage(self.colours, autoLevels=False)
             self.image.setRect(QRectF(0, 0, self.values.shape[1], self.values.shape[0]))
         else:
             self.image.clear()

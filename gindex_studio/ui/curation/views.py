@@ -184,22 +184,29 @@ class DuplicatesView(QWidget):
         dup, items = rep.duplicates, self.model.ws.items
         self.summary.setText(f"{len(dup.groups)} groups at Δ ≤ {float(dup.threshold):.3f}; "
                              f"{dup.pairs_searched} of {dup.pairs_total} pairs searched (the rest ruled out by bounds or cached)")
+        tops = []
         for k, g in enumerate(dup.groups, 1):
             ds = [v for _a, _b, v in g.pairs]
-            # the group's line spans the columns: its text does not widen the program column
+            nearest = _nearest_in_group(g.pairs)
             top = QTreeWidgetItem([f"Group {k}: {len(g.members)} programs, Δ {float(min(ds)):.4f} – {float(max(ds)):.4f}"
                                    + ("  (= identical inside)" if g.exact else "")])
-            self.tree.addTopLevelItem(top)
-            top.setFirstColumnSpanned(True)
+            children = []
             for m in g.members:
-                best = min(((v, b if a == m else a) for a, b, v in g.pairs if m in (a, b)), key=lambda x: (x[0], x[1]))
+                best = nearest[m]
                 it = items[m]
                 child = QTreeWidgetItem([_name(it) + ("  (=)" if m in g.exact else ""), it.domain, it.role,
                                          f"{_name(items[best[1]])} ({float(best[0]):.4f})"])
                 child.setToolTip(0, it.label)
                 child.setData(0, Qt.UserRole, (m, best[1]))
-                top.addChild(child)
-            top.setExpanded(True)
+                children.append(child)
+            top.addChildren(children)
+            tops.append(top)
+        # the tree takes the groups at once and expands them at once: an item added or expanded
+        # in a tree whose columns fit their contents made it measure every row again (O(rows²))
+        self.tree.addTopLevelItems(tops)
+        for top in tops:  # the group's line spans the columns: its text does not widen the program column
+            top.setFirstColumnSpanned(True)
+        self.tree.expandAll()
         self.show_selection()
 
     def _clicked(self, item, _col) -> None:
@@ -207,6 +214,19 @@ class DuplicatesView(QWidget):
         if pair:
             self.model.select([pair[0]])
             self.pairRequested.emit(*pair)
+
+
+def _nearest_in_group(pairs) -> dict:
+    """Each member's (Δ, nearest other member) over a group's ``pairs`` (a, b, Δ): the least Δ,
+    ties to the lowest index; one pass (a group of g members has up to g² pairs)."""
+    best: dict = {}
+    for a, b, v in pairs:
+        for m, o in ((a, b), (b, a)):
+            cand = (v, o)
+            cur = best.get(m)
+            if cur is None or cand < cur:
+                best[m] = cand
+    return best
 
 
 class LeaksView(QWidget):

@@ -372,6 +372,9 @@ class CurationWindow(QMainWindow):
         if self._matrix_job is not None:
             self._matrix_job.cancel()
             self.cancel_button.setEnabled(False)
+            if isinstance(self._matrix_job, MatrixJob):  # the count says the rows on screen (a band
+                # read just before the cancel may have come without its progress event)
+                self.progress.setValue(int((~np.isnan(self.heatmap.lower).any(axis=1)).sum()))
             self.progress.setFormat(self.progress.format().replace("%v", "cancelled at %v"))
 
     def _on_progress(self, done: int, total: int) -> None:
