@@ -50,6 +50,8 @@ LONG = {
     "python3 bench/bench_analysis.py": "a benchmark: 3 systems × 500 tasks × 5 attempts (28 s)",
     "python3 bench/bench_curation.py": "a benchmark: 5,000 programs and a 1,000-program heatmap, minutes by design",
     "python3 bench/bench_experiment_progress.py": "a benchmark: 40 tasks × 1,200 programs (40 s)",
+    "python3 bench/bench_gui_gaps.py": "a benchmark: three windows computing a 40 × 1,200 experiment, a 1,000-program "
+                                       "matrix and a 3 × 500 × 5 study (minutes)",
 }
 WINDOW_COMMANDS = {"compare"}  # first words after gindex-studio that open a window
 NODE_RED_COMMANDS = {"run", "probe", "lint"}
