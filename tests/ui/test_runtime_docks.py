@@ -146,3 +146,22 @@ def test_closing_the_studio_stops_its_private_runtime(window, qtbot, nodered):
         time.sleep(0.1)
     else:
         raise AssertionError("Node.js still runs after the studio closed")
+
+
+def test_the_debug_filter_reads_the_messages_not_their_time(qtbot, monkeypatch):
+    """Typing "49" at 16:49 showed every row: the filter read the time stamp too (a real run of
+    the test above failed that way at 16:49)."""
+    from gindex_studio.ui.runtime import debug_panel
+    from gindex_studio.ui.runtime.debug_panel import DebugPanel
+
+    monkeypatch.setattr(debug_panel.time, "strftime", lambda fmt, *a: "16:49:54")
+    panel = DebugPanel()
+    qtbot.addWidget(panel)
+    panel.labels = {"out": "out", "fn": "thrower"}
+    panel.add_message("out", "49")
+    panel.add_message("fn", "bad number", error=True)
+    QTest.keyClicks(panel.filter, "49")
+    assert _rows(panel) == ["16:49:54  out\n49"]
+    panel.filter.clear()
+    QTest.keyClicks(panel.filter, "THROW")  # the node's label, any case
+    assert _rows(panel) == ["16:49:54  thrower\nbad number"]

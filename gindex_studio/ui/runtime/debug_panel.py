@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, Q
 from gindex_studio.ui.theme import error_color
 
 NODE_ROLE = Qt.UserRole + 1
+MATCH_ROLE = Qt.UserRole + 2  # what the filter searches: the node's label and the message, not the time
 MAX_ROWS = 1000
 
 
@@ -78,6 +79,7 @@ class DebugPanel(QWidget):
         label = self.labels.get(node_id or "", node_id or "")
         it = QListWidgetItem(f"{time.strftime('%H:%M:%S')}  {label}\n{text}")
         it.setData(NODE_ROLE, node_id or "")
+        it.setData(MATCH_ROLE, f"{label}\n{text}".lower())
         if error:
             it.setForeground(QBrush(QColor(error_color())))
         self.list.addItem(it)
@@ -105,7 +107,7 @@ class DebugPanel(QWidget):
 
     def _matches(self, it: QListWidgetItem) -> bool:
         f = self.filter.text().strip().lower()
-        return not f or f in it.text().lower()
+        return not f or f in it.data(MATCH_ROLE)
 
     def _apply_filter(self) -> None:
         for i in range(self.list.count()):
