@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from gindex_studio.cli import bounded
 from gindex_studio.cli.common import InputError, json_out, read_generated, read_strict, table
 from gindex_studio.cli.options import add_scoring, options
 
@@ -27,11 +28,34 @@ def add_parsers(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    started = time.perf_counter()  # --deadline counts from here: reading and setup included
+    if bounded.wanted([args.reference, args.generated]):
+        # reading inputs this large is one call nothing interrupts: in a child the deadline or Ctrl-C stops
+        stop_at = None if args.deadline is None else started + args.deadline + LATE_MARGIN_S
+        return bounded.run_bounded(lambda: _collected_off(args, started), stop_at, lambda: _unread(args, started))
+    return _collected_off(args, started)
+
+
+#: seconds past the deadline the parent gives a child still reading before it answers alone
+LATE_MARGIN_S = 0.5
+
+
+def _collected_off(args: argparse.Namespace, started: float) -> int:
     from gindex_studio.core.runtime.gcpause import collector_off
 
-    started = time.perf_counter()  # --deadline counts from here: reading and setup included
     with collector_off():  # a third of the CPU of a large flow otherwise (gcpause)
         return _run(args, started)
+
+
+def _unread(args: argparse.Namespace, started: float) -> int:
+    """The answer when the deadline passed before the flows were read: nothing is known."""
+    import time
+
+    from gindex_studio.core.scoring.divergence import unsearched
+
+    result = unsearched(None, None, options(args), f"the {args.deadline:g} s deadline passed while the files were "
+                                                   f"read, {time.perf_counter() - started:.2f} s after the start")
+    return _show(args, result)
 
 
 def _run(args: argparse.Namespace, started: float) -> int:
@@ -40,13 +64,19 @@ def _run(args: argparse.Namespace, started: float) -> int:
     ref = read_strict(args.reference, args.profile)
     read = read_generated(args.generated, args.profile)
     result = _score_with_progress(ref, read, options(args), progress.wanted(args), started)
+    return _show(args, result)
+
+
+def _show(args: argparse.Namespace, result) -> int:
+    """Print ``result`` as text or JSON (``--json``); 0."""
     if args.json:
         json_out(result.json_value())
         return 0
     exact = "exact" if result.exact else f"not exact: true Δ in [{result.delta_lower:.6f}, {result.delta:.6f}]"
     print(f"Δ = {result.delta:.6f}   θ = {result.theta:.6f}   ({result.profile} profile, {exact})")
     if result.mapping is None:  # no search ran (divergence.unsearched): no report to show
-        print(f"|V'| = {result.n_reference}, |V''| = {result.n_generated}")
+        if result.n_reference is not None:
+            print(f"|V'| = {result.n_reference}, |V''| = {result.n_generated}")
         for w in result.warnings:
             print(f"warning: {w}")
         return 0

@@ -171,3 +171,65 @@ def test_ctrl_c_anywhere_in_scoring_a_large_flow_ends_with_one_line(big_chain, f
     assert (p.returncode, err) == (130, "gindex-studio: interrupted\n")
     assert out == "" or out.startswith("Δ = "), out[:200]  # a Ctrl-C in the report: the lines before it
     assert stopping < 1.0, f"{stopping:.2f} s of CPU from the Ctrl-C to the exit"
+
+
+# ----- a file too large to read within the deadline: read in a child the parent stops ----------------
+
+@pytest.fixture(scope="module")
+def huge_chain(tmp_path_factory) -> Path:
+    """300,000 function nodes, 29 MB: over cli.bounded.CHILD_FROM_BYTES; reading it takes seconds
+    (one orjson.loads, then the nodes), which nothing interrupts in the process doing it."""
+    from gindex_studio.cli import bounded
+
+    path = tmp_path_factory.mktemp("huge") / "chain.json"
+    n = 300_000
+    path.write_bytes(orjson_dumps([{"id": f"n{i}", "type": "function", "name": f"step {i}", "func": "return msg;",
+                                    "wires": [[f"n{i + 1}"]] if i + 1 < n else [[]]} for i in range(n)]))
+    assert path.stat().st_size >= bounded.CHILD_FROM_BYTES
+    return path
+
+
+def orjson_dumps(value) -> bytes:
+    import orjson
+
+    return orjson.dumps(value)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_deadline_passing_while_a_huge_file_is_read_answers_within_a_second_more(huge_chain, as_json):
+    """Wall time this once: the parent stops the reading child by the clock, whatever the load."""
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "gindex_studio", "score", str(huge_chain),
+                        str(DEMO / "http" / "http-1.json"), "--deadline", "0.05", *(["--json"] if as_json else [])],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    wall = time.perf_counter() - t0
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    why = "no search ran (the 0.05 s deadline passed while the files were read"
+    if as_json:
+        doc = json.loads(p.stdout)
+        assert (doc["delta"], doc["delta_lower"], doc["exact"], doc["n_reference"], doc["mapping"]) == \
+            (1.0, 0.0, False, None, None)
+        assert doc["warnings"][0].startswith(why)
+    else:
+        assert p.stdout.startswith("Δ = 1.000000   θ = 0.000000   (paper profile, not exact: true Δ in "
+                                   "[0.000000, 1.000000])\nwarning: " + why)
+    assert wall < 0.05 + 1.0 + 0.3, f"{wall:.2f} s wall for --deadline 0.05"  # + the interpreter's start
+
+
+def test_ctrl_c_while_a_huge_file_is_read_ends_score_with_one_line(huge_chain):
+    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "score", str(huge_chain),
+                          str(DEMO / "http" / "http-1.json")], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        time.sleep(0.8)  # started, and reading (it takes seconds)
+        assert p.poll() is None, p.communicate()
+        t0 = time.perf_counter()
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)  # a hang guard only
+        wall = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
+    assert wall < 1.0, f"{wall:.2f} s from the Ctrl-C to the exit"

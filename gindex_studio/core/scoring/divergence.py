@@ -466,13 +466,17 @@ def vertex_count(flow: Flow, options: ScoreOptions = ScoreOptions()) -> int:
     return sum(seen.values())
 
 
-def unsearched(n1: int, n2: int, options: ScoreOptions, why: str) -> ScoreResult:
+def unsearched(n1: int | None, n2: int | None, options: ScoreOptions, why: str) -> ScoreResult:
     """The result when no search ran (``why``: one clause, e.g. the deadline passed while the
     flows were reduced): S = 0 found, S ≤ min(|V'|, |V''|) proven (w ≤ 1 per pair), so Δ = 1 and
-    the true Δ lies in [1 − min²/(|V'|·|V''|), 1]; exact only when a flow is empty. The report
-    fields (mapping, nodes, edges, edge Δ, errors) are None: not built."""
-    delta, theta = _delta_of((0, 1), n1, n2)
-    lower = _delta_of((min(n1, n2), 1), n1, n2)[0]
+    the true Δ lies in [1 − min²/(|V'|·|V''|), 1]; exact only when a flow is empty. With the sizes
+    unknown (None: the flows were not read yet) the interval is [0, 1]. The report fields
+    (mapping, nodes, edges, edge Δ, errors) are None: not built."""
+    if n1 is None or n2 is None:
+        delta, theta, lower = 1.0, 0.0, 0.0
+    else:
+        delta, theta = _delta_of((0, 1), n1, n2)
+        lower = _delta_of((min(n1, n2), 1), n1, n2)[0]
     exact = lower == delta
     r = ScoreResult.__new__(ScoreResult)
     r.__dict__.update(
