@@ -41,6 +41,7 @@ SLOW = {
     "python3 bench/bench_editor.py": "a benchmark (11 s wall busy)",
     "python3 bench/bench_lint.py": "a benchmark (13 s wall busy)",
     "python3 bench/bench_large_flow.py": "a benchmark: 16 fresh processes on up to 100,000 nodes (13 s wall busy)",
+    "python3 bench/bench_startup.py": "a benchmark: 63 fresh interpreters (about 6 s)",
 }
 # Benchmarks that measure for longer than a test should take (wall time measured here with other
 # jobs running): not run here.
