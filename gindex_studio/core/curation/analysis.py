@@ -372,12 +372,15 @@ class MatrixRow:
 
 
 def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None = None,
-                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, ahead_pairs: int = 2048):
+                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, ahead_pairs: int = 2048,
+                disk_rows=None):
     """Yield a ``MatrixRow`` per display row (``rows``: which, default all, in turn): Δ(order[r],
     cols[c]) for every display column c (``cols`` default ``order``: the square matrix). For a
     symmetric profile each unordered pair is searched once: cells of earlier rows are reused.
     With ``engine.pool``, the searches of the rows ahead (up to ``ahead_pairs`` of them) are
-    under way while a row is finished, so the workers never wait for the next row."""
+    under way while a row is finished, so the workers never wait for the next row.
+    ``disk_rows``: the display rows whose pairs the disk cache may hold (None: any); the others'
+    are not looked up there (the caller read the cache for them already: ``known_matrix``)."""
     order = [int(x) for x in order]
     cols = order if cols is None else [int(x) for x in cols]
     n = len(cols)
@@ -397,7 +400,7 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
             for pair in todo:
                 if pair[0] != pair[1]:
                     done[pair] = None  # reserved: later rows reuse it; its value comes with this row
-        batch = engine.start_estimates(todo, deadline)
+        batch = engine.start_estimates(todo, deadline, disk=disk_rows is None or r in disk_rows)
         in_flight += len(batch.search)
         pending.append((r, i, todo, batch))
         return True

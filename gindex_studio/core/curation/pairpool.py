@@ -25,6 +25,10 @@ from gindex_studio.core.scoring.divergence import Prepared, delta_from_s
 #: each) does not leave the other workers idle at the end of a batch, large enough that the
 #: messages cost little beside ~20 µs searches
 CHUNK = 24
+#: a large batch goes in about this many chunks per worker (fewer, larger messages: each costs
+#: both processes ~0.1 ms), each at most ``MAX_CHUNK`` pairs
+CHUNKS_PER_WORKER = 8
+MAX_CHUNK = 64
 
 _PREPARED: list[Prepared] | None = None
 _PROFILE: str = "paper"
@@ -112,10 +116,11 @@ class PairPool:
             self._pool.submit(int)
 
     def submit(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> list:
-        """Futures, one per chunk of ``CHUNK`` consecutive pairs (each a list of (Δ num, Δ den,
-        lower num, lower den, exact))."""
+        """Futures, one per chunk of consecutive pairs (``CHUNK`` of them, more in a large batch:
+        see ``CHUNKS_PER_WORKER``), each a list of (Δ num, Δ den, lower num, lower den, exact)."""
         pairs = list(pairs)
-        return [self._pool.submit(_chunk, pairs[k:k + CHUNK], deadline) for k in range(0, len(pairs), CHUNK)]
+        size = max(CHUNK, min(MAX_CHUNK, len(pairs) // (CHUNKS_PER_WORKER * self.workers)))
+        return [self._pool.submit(_chunk, pairs[k:k + size], deadline) for k in range(0, len(pairs), size)]
 
     def submit_least(self, rows: Sequence[int], cols: Sequence[int], start) -> object:
         """A future of ``PairEngine.least(rows, cols, start)`` on a worker (the pool was made with
