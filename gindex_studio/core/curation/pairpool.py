@@ -2,7 +2,8 @@
 
 A ``PairPool`` starts ``workers`` processes that receive the engine's prepared programs once
 (pickled once here; the processes are spawned, as a window's threads make forking unsafe, or
-forked when this process runs a single thread). ``submit`` sends a batch of (i, j) pairs in small
+forked when this process runs a single thread and no start method other than fork or
+forkserver was chosen). ``submit`` sends a batch of (i, j) pairs in small
 chunks and returns their futures; each chunk comes back as one small list of integers (Δ found
 and proven lower bound as fractions in lowest terms, exact), never as programs. The engine stores the values (memory
 and the disk cache) in this process: workers never touch the cache.
@@ -104,7 +105,11 @@ class PairPool:
 
         self.workers = max(1, workers or os.cpu_count() or 1)
         chosen = mp.get_start_method(allow_none=True)
-        if chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods():
+        # "forkserver": this process is a forked child of a fork server (the studio's workers are),
+        # where forking again is as safe as it was there, and spares each worker starting an
+        # interpreter, importing the studio and reading the programs again
+        if (chosen in (None, "fork", "forkserver") and _single_threaded()
+                and "fork" in mp.get_all_start_methods()):
             _PREPARED = list(prepared)  # inherited by the forked workers
             ctx, blob = mp.get_context("fork"), None
         else:
