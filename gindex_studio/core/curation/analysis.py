@@ -384,7 +384,7 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
     order = [int(x) for x in order]
     cols = order if cols is None else [int(x) for x in cols]
     n = len(cols)
-    done: dict[tuple[int, int], tuple[Fraction, Fraction, bool] | None] = {}
+    done: dict[tuple[int, int], tuple[float, float, bool] | None] = {}  # a row's cells for later rows
     pending: deque = deque()
     todo_rows = iter(range(len(order)) if rows is None else rows)
     in_flight = 0
@@ -414,18 +414,24 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
         r, i, todo, batch = pending.popleft()
         in_flight -= len(batch.search)
         fresh = dict(zip(todo, engine.finish_estimates(batch)))
-        vals, low, ex = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
-        for c, j in enumerate(cols):
+        vals, low, ex = [], [], []
+        symmetric = engine.symmetric
+        for j in cols:
             res = fresh.get((i, j))
+            keep = res is not None and symmetric and i != j
             if res is None:
-                res = done.pop((j, i), None)
-                if res is None:  # a program shown twice: its value is known by now
+                cell = done.pop((j, i), None)  # the floats an earlier row kept for this row
+                if cell is None:  # a program shown twice: its value is known by now
                     res = engine.estimate(i, j, deadline)
-            elif engine.symmetric and i != j:
-                done[(i, j)] = res
-            v, lo = res[0], res[1]  # num / den: float() of the Fraction without its generic dispatch
-            vals[c], low[c], ex[c] = v.numerator / v.denominator, lo.numerator / lo.denominator, res[2]
-        yield MatrixRow(r, vals, low, ex)
+            if res is not None:
+                v, lo = res[0], res[1]  # num / den: float() of the Fraction without its generic dispatch
+                cell = (v.numerator / v.denominator, lo.numerator / lo.denominator, res[2])
+                if keep:
+                    done[(i, j)] = cell
+            vals.append(cell[0])
+            low.append(cell[1])
+            ex.append(cell[2])
+        yield MatrixRow(r, np.array(vals, dtype=np.float64), np.array(low, dtype=np.float64), np.array(ex, dtype=bool))
 
 
 def coarse_matrix(engine: PairEngine, order: Sequence[int], samples: int = 24,
