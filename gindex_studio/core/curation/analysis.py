@@ -372,16 +372,19 @@ class MatrixRow:
 
 
 def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None = None,
-                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, ahead_pairs: int = 2048):
+                rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, ahead_pairs: int = 2048,
+                disk_rows=None):
     """Yield a ``MatrixRow`` per display row (``rows``: which, default all, in turn): Δ(order[r],
     cols[c]) for every display column c (``cols`` default ``order``: the square matrix). For a
     symmetric profile each unordered pair is searched once: cells of earlier rows are reused.
     With ``engine.pool``, the searches of the rows ahead (up to ``ahead_pairs`` of them) are
-    under way while a row is finished, so the workers never wait for the next row."""
+    under way while a row is finished, so the workers never wait for the next row.
+    ``disk_rows``: the display rows whose pairs the disk cache may hold (None: any); the others'
+    are not looked up there (the caller read the cache for them already: ``known_matrix``)."""
     order = [int(x) for x in order]
     cols = order if cols is None else [int(x) for x in cols]
     n = len(cols)
-    done: dict[tuple[int, int], tuple[Fraction, Fraction, bool] | None] = {}
+    done: dict[tuple[int, int], tuple[float, float, bool] | None] = {}  # a row's cells for later rows
     pending: deque = deque()
     todo_rows = iter(range(len(order)) if rows is None else rows)
     in_flight = 0
@@ -397,7 +400,7 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
             for pair in todo:
                 if pair[0] != pair[1]:
                     done[pair] = None  # reserved: later rows reuse it; its value comes with this row
-        batch = engine.start_estimates(todo, deadline)
+        batch = engine.start_estimates(todo, deadline, disk=disk_rows is None or r in disk_rows)
         in_flight += len(batch.search)
         pending.append((r, i, todo, batch))
         return True
@@ -411,18 +414,24 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
         r, i, todo, batch = pending.popleft()
         in_flight -= len(batch.search)
         fresh = dict(zip(todo, engine.finish_estimates(batch)))
-        vals, low, ex = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
-        for c, j in enumerate(cols):
+        vals, low, ex = [], [], []
+        symmetric = engine.symmetric
+        for j in cols:
             res = fresh.get((i, j))
+            keep = res is not None and symmetric and i != j
             if res is None:
-                res = done.pop((j, i), None)
-                if res is None:  # a program shown twice: its value is known by now
+                cell = done.pop((j, i), None)  # the floats an earlier row kept for this row
+                if cell is None:  # a program shown twice: its value is known by now
                     res = engine.estimate(i, j, deadline)
-            elif engine.symmetric and i != j:
-                done[(i, j)] = res
-            v, lo = res[0], res[1]  # num / den: float() of the Fraction without its generic dispatch
-            vals[c], low[c], ex[c] = v.numerator / v.denominator, lo.numerator / lo.denominator, res[2]
-        yield MatrixRow(r, vals, low, ex)
+            if res is not None:
+                v, lo = res[0], res[1]  # num / den: float() of the Fraction without its generic dispatch
+                cell = (v.numerator / v.denominator, lo.numerator / lo.denominator, res[2])
+                if keep:
+                    done[(i, j)] = cell
+            vals.append(cell[0])
+            low.append(cell[1])
+            ex.append(cell[2])
+        yield MatrixRow(r, np.array(vals, dtype=np.float64), np.array(low, dtype=np.float64), np.array(ex, dtype=bool))
 
 
 def coarse_matrix(engine: PairEngine, order: Sequence[int], samples: int = 24,

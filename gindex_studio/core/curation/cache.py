@@ -398,6 +398,7 @@ class DeltaCache:
             rows.append((opts, a, b, num, den, mac(a, b, num, den)))
         if not rows:
             return
+        rows.sort(key=lambda r: (r[1], r[2]))  # in key order: the B-tree's pages are visited once each, in turn
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO delta VALUES (?, ?, ?, ?, ?, ?)", rows)
             self._db.commit()

@@ -122,6 +122,7 @@ class PendingEstimates:
     deadline: float | None
     search: list[tuple[int, int]] = field(default_factory=list)
     futures: list = field(default_factory=list)
+    keys: list[tuple[int, int]] = field(default_factory=list)  # the cache key of each pair of ``search``
 
 
 @dataclass
@@ -475,17 +476,21 @@ class PairEngine:
         run on its worker processes."""
         return self.finish_estimates(self.start_estimates(pairs, deadline))
 
-    def start_estimates(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> "PendingEstimates":
+    def start_estimates(self, pairs: Sequence[tuple[int, int]], deadline: float | None,
+                        disk: bool = True) -> "PendingEstimates":
         """Begin ``estimate_many(pairs, deadline)``: with a ``pool`` (``pairpool.PairPool`` over
         this engine's ``prepared``), the pairs known neither here nor in the disk cache are sent
         to its workers now, so that several batches can be under way at once;
-        ``finish_estimates`` waits for them and gives the results in order."""
+        ``finish_estimates`` waits for them and gives the results in order. ``disk=False``: the
+        caller read the disk cache for these pairs already (``known_matrix``): it is not asked
+        again (a value written there since is searched again: the same value)."""
         pairs = [(int(i), int(j)) for i, j in pairs]
         keys = [self._key(i, j) for i, j in pairs]
-        self._prefetch(keys, deadline)
+        if disk:
+            self._prefetch(keys, deadline)
         if self.pool is None:
             return PendingEstimates(pairs, deadline)
-        search, seen = [], set()
+        search, search_keys, seen = [], [], set()
         known, estimates = self._known, self._estimates if deadline is not None else {}
         sizes = self.__dict__.get("_sizes")
         if sizes is None:
@@ -498,7 +503,9 @@ class PairEngine:
                 continue
             seen.add(key)
             search.append((i, j))
-        return PendingEstimates(pairs, deadline, search, self.pool.submit(search, deadline) if search else [])
+            search_keys.append(key)
+        return PendingEstimates(pairs, deadline, search, self.pool.submit(search, deadline) if search else [],
+                                search_keys)
 
     def finish_estimates(self, pending: "PendingEstimates") -> list[tuple[Fraction, Fraction, bool]]:
         """The results of a ``start_estimates`` batch, in its order (raises ``Cancelled`` once
@@ -517,17 +524,20 @@ class PairEngine:
                     break
                 _done, waiting = wait(waiting, timeout=0.05)
             results = [r for fut in pending.futures for r in fut.result()]
-            for (i, j), (num, den, lnum, lden, exact) in zip(pending.search, results):
-                value = Fraction(num, den)
-                lower = value if exact else Fraction(lnum, lden)
-                self.stats.searched += 1
-                key = self._key(i, j)
+            self.stats.searched += len(results)
+            known, new = self._known, self._new
+            for pair, key, (num, den, lnum, lden, exact) in zip(pending.search, pending.keys, results):
+                # the pool sends lowest terms: no gcd again
+                value = Fraction(num, den, _normalize=False)
+                lower = value if exact else Fraction(lnum, lden, _normalize=False)
                 if exact:
-                    self._store_key(key, value)
+                    if key not in known:  # ``_store_key``, inline: half a million calls in a matrix
+                        known[key] = value
+                        new.append((key[0], key[1], value))
                 else:
                     self._estimates[key] = (value, lower, float(deadline))
                     self._new_estimates.append((key[0], key[1], value, lower, float(deadline)))
-                fresh[(i, j)] = (value, lower, exact)
+                fresh[pair] = (value, lower, exact)
         out = []
         for i, j in pending.pairs:
             got = fresh.pop((i, j), None)  # a pair twice in the batch: searched once, then known

@@ -2,7 +2,8 @@
 
 A ``PairPool`` starts ``workers`` processes that receive the engine's prepared programs once
 (pickled once here; the processes are spawned, as a window's threads make forking unsafe, or
-forked when this process runs a single thread). ``submit`` sends a batch of (i, j) pairs in small
+forked when this process runs a single thread and no start method other than fork or
+forkserver was chosen). ``submit`` sends a batch of (i, j) pairs in small
 chunks and returns their futures; each chunk comes back as one small list of integers (Δ found
 and proven lower bound as fractions in lowest terms, exact), never as programs. The engine stores the values (memory
 and the disk cache) in this process: workers never touch the cache.
@@ -25,6 +26,10 @@ from gindex_studio.core.scoring.divergence import Prepared, delta_from_s
 #: each) does not leave the other workers idle at the end of a batch, large enough that the
 #: messages cost little beside ~20 µs searches
 CHUNK = 24
+#: a large batch goes in about this many chunks per worker (fewer, larger messages: each costs
+#: both processes ~0.1 ms), each at most ``MAX_CHUNK`` pairs
+CHUNKS_PER_WORKER = 8
+MAX_CHUNK = 64
 
 _PREPARED: list[Prepared] | None = None
 _PROFILE: str = "paper"
@@ -100,7 +105,11 @@ class PairPool:
 
         self.workers = max(1, workers or os.cpu_count() or 1)
         chosen = mp.get_start_method(allow_none=True)
-        if chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods():
+        # "forkserver": this process is a forked child of a fork server (the studio's workers are),
+        # where forking again is as safe as it was there, and spares each worker starting an
+        # interpreter, importing the studio and reading the programs again
+        if (chosen in (None, "fork", "forkserver") and _single_threaded()
+                and "fork" in mp.get_all_start_methods()):
             _PREPARED = list(prepared)  # inherited by the forked workers
             ctx, blob = mp.get_context("fork"), None
         else:
@@ -112,10 +121,11 @@ class PairPool:
             self._pool.submit(int)
 
     def submit(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> list:
-        """Futures, one per chunk of ``CHUNK`` consecutive pairs (each a list of (Δ num, Δ den,
-        lower num, lower den, exact))."""
+        """Futures, one per chunk of consecutive pairs (``CHUNK`` of them, more in a large batch:
+        see ``CHUNKS_PER_WORKER``), each a list of (Δ num, Δ den, lower num, lower den, exact)."""
         pairs = list(pairs)
-        return [self._pool.submit(_chunk, pairs[k:k + CHUNK], deadline) for k in range(0, len(pairs), CHUNK)]
+        size = max(CHUNK, min(MAX_CHUNK, len(pairs) // (CHUNKS_PER_WORKER * self.workers)))
+        return [self._pool.submit(_chunk, pairs[k:k + size], deadline) for k in range(0, len(pairs), size)]
 
     def submit_least(self, rows: Sequence[int], cols: Sequence[int], start) -> object:
         """A future of ``PairEngine.least(rows, cols, start)`` on a worker (the pool was made with

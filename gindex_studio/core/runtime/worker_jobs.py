@@ -184,9 +184,13 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
                       np.vstack([r.exact for r in rows])))
 
     rows, t0, first = [], time.perf_counter(), True
+    flushed = t0
     width = len(cols or order)
     try:
-        for row in an.matrix_rows(engine, order, deadline, rows=todo, cols=cols):
+        # rows of which the cache held nothing are not looked up there again, pair by pair
+        partial = {r for r in todo if known.have[r].any()}
+        for row in an.matrix_rows(engine, order, deadline, rows=todo, cols=cols, disk_rows=partial,
+                                  ahead_pairs=AHEAD_PAIRS):
             if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
                 band(rows)
                 rows = []
@@ -195,7 +199,9 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
             if first or done == n or time.perf_counter() - t0 >= band_seconds:
                 band(rows)
                 emit("progress", (done, n))
-                engine.flush()
+                if first or time.perf_counter() - flushed >= FLUSH_SECONDS:
+                    engine.flush()
+                    flushed = time.perf_counter()
                 if first and (n - done) * width >= pool_min_pairs and (workers or os.cpu_count() or 1) > 1:
                     from gindex_studio.core.curation.pairpool import PairPool
 
@@ -226,6 +232,14 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
     emit("cpu", sum(r.ru_utime + r.ru_stime for r in used))
     return time.perf_counter() - start
 
+
+#: seconds between two writes of the matrix job's new values to the disk cache (each write
+#: touches pages all over its table: a few large writes cost far less than one per band; a job
+#: stopped meanwhile loses at most this much of its work)
+FLUSH_SECONDS = 3.0
+
+#: pair searches the matrix job keeps submitted to its pool ahead of the row it waits for
+AHEAD_PAIRS = 16384
 
 #: seconds per pair of the curation matrix's coarse preview (the rows bring the real values)
 PREVIEW_DEADLINE = 0.002
