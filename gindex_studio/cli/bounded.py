@@ -39,52 +39,70 @@ def wanted(paths: list[str]) -> bool:
 
 
 def run_bounded(work: Callable[[], int], stop_at: float | None, late: Callable[[], int]) -> int:
-    """``work()`` (an exit status; it prints to stdout) in a forked child; its output relayed and
-    its status returned, or ``late()`` when the child has written nothing by ``stop_at``
+    """``work()`` (an exit status; it prints to stdout and stderr) in a forked child; its output
+    relayed (stderr as it comes, stdout once the child is done) and its status returned, or
+    ``late()`` when the child has written nothing to stdout by ``stop_at``
     (``time.perf_counter()``; None: no limit) and is killed."""
     sys.stdout.flush()
     sys.stderr.flush()
-    r, w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
-        code = 1
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            os.close(r)
-            os.dup2(w, 1)
-            os.close(w)
-            code = work()
-        except BaseException as e:  # the parent reports nothing for us: one line here
-            print(f"gindex-studio: {e}", file=sys.stderr)
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
-    os.close(w)
+        _child(work, (out_r, err_r), out_w, err_w)
+    os.close(out_w)
+    os.close(err_w)
     chunks: list[bytes] = []
+    open_fds = [out_r, err_r]
     try:
-        while True:
+        while open_fds:
             wait = None if chunks or stop_at is None else stop_at - time.perf_counter()
             if wait is not None and wait <= 0:
                 _kill(pid)
                 return late()
-            ready, _, _ = select.select([r], [], [], wait)
-            if ready:
-                data = os.read(r, 1 << 16)
+            ready, _, _ = select.select(open_fds, [], [], wait)
+            for fd in ready:
+                data = os.read(fd, 1 << 16)
                 if not data:
-                    break
-                chunks.append(data)
+                    open_fds.remove(fd)
+                elif fd == out_r:
+                    chunks.append(data)
+                else:  # progress lines and errors: at once
+                    sys.stderr.write(data.decode("utf-8", "replace"))
+                    sys.stderr.flush()
         _, status = os.waitpid(pid, 0)
     except BaseException:  # Ctrl-C: the child goes with us
         _kill(pid)
         raise
     finally:
-        os.close(r)
-    sys.stdout.buffer.write(b"".join(chunks))
+        os.close(out_r)
+        os.close(err_r)
+    sys.stdout.write(b"".join(chunks).decode("utf-8", "replace"))
     sys.stdout.flush()
     return os.waitstatus_to_exitcode(status)
+
+
+def _child(work: Callable[[], int], parents: tuple[int, int], out_w: int, err_w: int) -> None:
+    """The child: ``work()`` with stdout and stderr on the pipes (whatever the parent's
+    ``sys.stdout`` was: a terminal, or a test's capture), then exit with its status."""
+    import io
+
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for fd in parents:
+            os.close(fd)
+        sys.stdout = io.TextIOWrapper(os.fdopen(out_w, "wb"), encoding="utf-8")
+        sys.stderr = io.TextIOWrapper(os.fdopen(err_w, "wb"), encoding="utf-8", line_buffering=True)
+        code = work()
+    except BaseException as e:  # what the parent's guard would say: one line
+        print(f"gindex-studio: {e}", file=sys.stderr)
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
 
 
 def _kill(pid: int) -> None:
