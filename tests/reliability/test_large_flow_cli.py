@@ -48,20 +48,22 @@ def test_deadline_bounds_the_whole_command(hard_pair):
     assert wall < 10, f"{wall:.1f} s for --deadline 1"  # a generous bound: the exact search takes minutes
 
 
-@pytest.mark.slow  # about 5 s: the search must be under way before the Ctrl-C
-def test_ctrl_c_in_a_long_search_ends_score_with_one_line(hard_pair):
+def _ctrl_c_after_cpu(argv: list[str], at: float) -> tuple[subprocess.Popen, str, str, float]:
+    """Start the CLI as from a terminal, send Ctrl-C to it once it has used ``at`` seconds of CPU:
+    (process, stdout, stderr, CPU seconds from the Ctrl-C to the exit). Fails if it ended before."""
     children_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "score", *map(str, hard_pair)], cwd=ROOT,
+    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, *argv], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         spent = 0.0
-        while p.poll() is None and spent < 1.5:  # imports and reading take well under that: it is searching
-            time.sleep(0.05)
+        while p.poll() is None and spent < at:
+            time.sleep(0.01)
             try:
                 spent = process_cpu(p.pid)
             except OSError:
                 break
-        assert p.poll() is None, p.communicate()
+        if p.poll() is not None:
+            pytest.fail(f"finished before {at} s of CPU: {p.communicate()}")
         os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=60)  # a hang guard only
     finally:
@@ -69,7 +71,13 @@ def test_ctrl_c_in_a_long_search_ends_score_with_one_line(hard_pair):
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    stopping = (after.ru_utime - children_cpu.ru_utime) + (after.ru_stime - children_cpu.ru_stime) - spent
+    return p, out, err, (after.ru_utime - children_cpu.ru_utime) + (after.ru_stime - children_cpu.ru_stime) - spent
+
+
+@pytest.mark.slow  # about 5 s: the search must be under way before the Ctrl-C
+def test_ctrl_c_in_a_long_search_ends_score_with_one_line(hard_pair):
+    # imports and reading take well under 1.5 s of CPU: by then it is searching
+    p, out, err, stopping = _ctrl_c_after_cpu(["score", *map(str, hard_pair)], 1.5)
     assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
     assert stopping < 1.0, f"{stopping:.2f} s of CPU from the Ctrl-C to the exit"
 
@@ -145,29 +153,9 @@ def test_ctrl_c_anywhere_in_scoring_a_large_flow_ends_with_one_line(big_chain, f
     """Ctrl-C after ``share`` of the command's CPU lands in reading, the reduction, the search or
     the report: the command ends with its one line and exit 130, within a second of CPU (the
     report's lines printed before it stay on stdout)."""
-    at = share * full_cpu
-    children_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "score", str(big_chain),
-                          str(DEMO / "google-search" / "google-search-1.json")], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        spent = 0.0
-        while p.poll() is None and spent < at:
-            time.sleep(0.01)
-            try:
-                spent = process_cpu(p.pid)
-            except OSError:
-                break
-        if p.poll() is not None:
-            pytest.fail(f"finished before {at} s of CPU: {p.communicate()}")
-        os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)  # a hang guard only
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    stopping = (after.ru_utime - children_cpu.ru_utime) + (after.ru_stime - children_cpu.ru_stime) - spent
+    p, out, err, stopping = _ctrl_c_after_cpu(["score", str(big_chain),
+                                               str(DEMO / "google-search" / "google-search-1.json")],
+                                              share * full_cpu)
     assert (p.returncode, err) == (130, "gindex-studio: interrupted\n")
     assert out == "" or out.startswith("Δ = "), out[:200]  # a Ctrl-C in the report: the lines before it
     assert stopping < 1.0, f"{stopping:.2f} s of CPU from the Ctrl-C to the exit"
