@@ -235,6 +235,7 @@ def bench_window(m: int, frames: int, window_baseline: bool = True) -> None:
         win.show()
         hm, first, cells = win.heatmap, None, None
         win.job_cpu = None
+        win.report_seconds, win.opened_at = None, t0
         while True:
             app.processEvents()
             job = win._matrix_job
@@ -250,10 +251,19 @@ def bench_window(m: int, frames: int, window_baseline: bool = True) -> None:
                     and not np.isnan(hm.lower).any()):
                 hm.plot.viewport().repaint()
                 cells = time.perf_counter() - t0
+            if win.report_seconds is None and win.model.report is not None:
+                win.report_seconds = time.perf_counter() - t0
             if win.matrix_seconds is not None:
                 hm.plot.viewport().repaint()
                 return win, first, cells, time.perf_counter() - t0, time.process_time() - c0
             time.sleep(0.002)
+
+    def report_shown(win) -> float:
+        """Seconds from the window's opening until its first report was shown (waits for it)."""
+        if win.report_seconds is None:
+            win.wait_for_report()
+            win.report_seconds = time.perf_counter() - win.opened_at
+        return win.report_seconds
 
     import numpy as np
 
@@ -265,7 +275,8 @@ def bench_window(m: int, frames: int, window_baseline: bool = True) -> None:
               f"this process's CPU, all threads); full matrix {full:.1f} s "
               f"({win.matrix_seconds:.1f} s in the matrix job; {int((~hm.exact).sum())} of {m * m} cells cut by the deadline); "
               f"CPU until then {cpu:.1f} s in this process, {win.job_cpu or 0:.1f} s in the matrix job's process and its pool "
-              f"(load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+              f"(load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); the report (near-duplicates, "
+              f"leaks, outliers) shown {report_shown(win):.1f} s after the window opened")
         if window_baseline:  # the same window's job with its searches in its one process (no PairPool)
             from gindex_studio.core.runtime import worker_jobs
 

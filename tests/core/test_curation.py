@@ -175,6 +175,28 @@ def test_neighbours_mislabels_outliers_equal_brute_force(world):
         i for i in members if min(D[i][j] for j in members if j != i and domains[j] == domains[i]) >= t)
 
 
+def test_neighbours_read_a_filled_cache_in_bulk_and_search_nothing(tmp_path, world, monkeypatch):
+    """The report after a full matrix: every value is on disk. The neighbours come out the same,
+    nothing is searched, and the cache is asked a run of pairs at a time (never pair by pair)."""
+    flows, domains, cur, tests, facts, D = world
+    members = cur + tests
+    filler = PairEngine(flows, cache=DeltaCache(tmp_path / "cache.sqlite"))
+    list(an.matrix_rows(filler, list(range(len(flows)))))
+    filler.flush()
+    cache = DeltaCache(tmp_path / "cache.sqlite")
+    asked = {"one": 0, "runs": 0}
+    get_one, get_pairs = cache.get_one, cache.get_pairs
+    monkeypatch.setattr(cache, "get_one", lambda *a: asked.__setitem__("one", asked["one"] + 1) or get_one(*a))
+    monkeypatch.setattr(cache, "get_pairs", lambda *a: asked.__setitem__("runs", asked["runs"] + 1) or get_pairs(*a))
+    monkeypatch.setattr("gindex_studio.core.curation.engine.NEAREST_BLOCK", 5)  # several blocks of bounds
+    engine = PairEngine(flows, cache=cache)
+    nb = an.neighbours(engine, members, domains)
+    plain = an.neighbours(PairEngine(flows), members, domains)
+    assert nb == plain
+    assert engine.stats.searched == 0 and asked["one"] == 0 and 0 < asked["runs"]
+    assert not engine._asked  # nothing is left marked as asked for a later query
+
+
 def test_coverage_counts_and_means(world):
     flows, domains, cur, tests, facts, D = world
     eng = PairEngine(flows)
@@ -295,6 +317,18 @@ def test_known_matrix_reads_the_cache_in_bulk_and_leaves_edited_pairs_unknown(tm
     assert {(int(r), int(c)) for r, c in unknown} == {(r, c3) for r in range(n)} | {(r3, c) for c in range(len(cols))}
     mask = known.have
     assert np.array_equal(known.values[mask], expected[:, [order.index(c) for c in cols]][mask])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-2**63, 2**63), st.integers(-2**63, 2**63), st.one_of(st.integers(-10**30, 10**30).map(str), st.text()),
+       st.one_of(st.integers(1, 10**30).map(str), st.text()))
+def test_the_fast_row_checksum_is_the_general_one(a, b, num, den):
+    """Rows are written and read with ``_delta_mac`` (built in one step): the same bytes as
+    ``_mac`` of the same parts, for the digits the cache writes and for any text a damaged or
+    edited file may hold."""
+    cache = DeltaCache(None)
+    opts = '{"profile":"paper"}'
+    assert cache._delta_mac(opts)(a, b, num, den) == cache._mac(opts, a, b, num, den)
 
 
 def test_cut_searches_are_kept_and_not_repeated(tmp_path):

@@ -287,6 +287,58 @@ def test_the_race_is_exact_whichever_orientation_finishes(native, monkeypatch):
     assert winners == {False, True}
 
 
+def test_each_race_attempt_need_only_beat_the_best_mapping_found_before_it(monkeypatch):
+    """After an attempt finds a mapping of weight w, the next attempts are asked for S² > w²
+    (the best so far is their floor); when the last attempt beats nothing, the mapping found
+    before it is the answer, exact, with its own weight as the bound."""
+    monkeypatch.setattr(M, "_RACE_NODES", 2)
+    monkeypatch.setattr(M, "_RACE_GROWTH", 2)
+    calls = []
+    attempt = M._race_attempt
+    monkeypatch.setattr(M, "_race_attempt", lambda g1, g2, prof, whole, floor, *a: calls.append(
+        (floor, attempt(g1, g2, prof, whole, floor, *a))) or calls[-1][1])
+    proved_by_a_later_attempt = 0
+    for seed in range(20):
+        rng = random.Random(seed)
+        a = random_flow(rng.randint(9, 13), rng, "a", palette=["function", "change"])
+        b = random_flow(rng.randint(5, 8), rng, "b", palette=["function", "change"])
+        g1, g2 = graphs(a, b)
+        s = Fraction(*M._search_once(g1, g2, "paper", None, (), None, None, None).weight)
+        calls.clear()
+        m = M.max_common_subgraph(g1, g2, threshold_sq=(-1, 1))
+        assert m.exact and m.improved and Fraction(*m.weight) == s and Fraction(*m.upper) == s
+        assert_valid(g1, g2, m)
+        best = None
+        for floor, got in calls:
+            assert floor == ((-1, 1) if best is None else (best[0] ** 2, best[1] ** 2))
+            if got.improved:
+                best = got.weight
+        proved_by_a_later_attempt += not calls[-1][1].improved
+    assert proved_by_a_later_attempt  # some races end with an attempt proving an earlier mapping best
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(1, 40))
+def test_a_race_with_tiny_budgets_finds_the_single_search_s(seed, budget):
+    """Many attempts, each starting from the best found so far: the same S as one search."""
+    rng = random.Random(seed)
+    a = random_flow(rng.randint(3, 12), rng, "a", palette=["function", "change", "debug"])
+    b = random_flow(rng.randint(3, 12), rng, "b", palette=["function", "change", "debug"])
+    g1, g2 = graphs(a, b)
+    s = Fraction(*M._search_once(g1, g2, "paper", None, (), None, None, None).weight)
+    keep = M._RACE_NODES, M._RACE_GROWTH
+    M._RACE_NODES, M._RACE_GROWTH = budget, 2
+    try:
+        for q in (None, s * s - Fraction(1, 7), s * s):
+            m = M.max_common_subgraph(g1, g2, threshold_sq=(-1, 1) if q is None else q)
+            assert m.exact and m.improved == (q is None or s * s > q)
+            if m.improved:
+                assert Fraction(*m.weight) == s == Fraction(*m.upper)
+                assert_valid(g1, g2, m)
+    finally:
+        M._RACE_NODES, M._RACE_GROWTH = keep
+
+
 def test_a_raced_search_cut_by_its_deadline_keeps_an_honest_bound():
     a = random_flow(120, random.Random(3), "a")
     b = random_flow(120, random.Random(1003), "b")

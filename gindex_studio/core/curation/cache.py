@@ -34,6 +34,7 @@ import json
 import os
 import secrets
 import sqlite3
+import struct
 import threading
 import time
 
@@ -334,8 +335,12 @@ class DeltaCache:
 
     def _delta_mac(self, opts: str):
         """``lambda a, b, num, den: self._mac(opts, a, b, num, den)`` for int digests and text
-        num/den (the same checksum), with the key and ``opts`` hashed once: a matrix writes
-        hundreds of thousands of rows."""
+        num/den (the same checksum: the same bytes, built in one step), with the key and
+        ``opts`` hashed once: a matrix writes, and a report reads, hundreds of thousands of rows."""
+        macs = self.__dict__.setdefault("_delta_macs", {})
+        mac = macs.get(opts)
+        if mac is not None:
+            return mac
         head = self.__dict__.get("_mac_base")
         if head is None:
             self._mac(b"")
@@ -343,13 +348,21 @@ class DeltaCache:
         o = repr(opts).encode()
         head = head.copy()
         head.update(len(o).to_bytes(8, "little") + o)
+        pack = struct.Struct("<Q").pack
 
         def mac(a: int, b: int, num: str, den: str) -> bytes:
+            if type(a) is not int or type(b) is not int or type(num) is not str or type(den) is not str:
+                return self._mac(opts, a, b, num, den)  # not what this cache writes: the general form
+            n, d = num.encode(), den.encode()
+            if not (n.lstrip(b"-").isdigit() and d.isdigit()):
+                return self._mac(opts, a, b, num, den)  # repr may do more than quote other text
+            sa, sb = b"%d" % a, b"%d" % b
             h = head.copy()
-            parts = (repr(a).encode(), repr(b).encode(), repr(num).encode(), repr(den).encode())
-            h.update(b"".join(len(p).to_bytes(8, "little") + p for p in parts))
+            h.update(b"%b%b%b%b%b'%b'%b'%b'" % (pack(len(sa)), sa, pack(len(sb)), sb, pack(len(n) + 2), n,
+                                                pack(len(d) + 2), d))
             return h.digest()
 
+        macs[opts] = mac
         return mac
 
     def _tampered(self, table: str, bad: list[tuple]) -> None:
@@ -386,7 +399,7 @@ class DeltaCache:
 
     def _delta_row(self, opts, a, b, num, den, mac) -> Fraction | None:
         """The checked value of a delta row, or None (wrong checksum, or not a Δ at all)."""
-        if mac != self._mac(opts, a, b, num, den):
+        if mac != self._delta_mac(opts)(a, b, num, den):
             return None
         return _fraction(num, den)
 

@@ -78,6 +78,11 @@ def _edge_pairs(graph, pair_ids: dict) -> tuple[dict[int, int], list[int]]:
     return counts, deg
 
 
+#: queries of ``nearest_many`` whose bounds are computed together (a block's bounds hold
+#: this many rows × all programs of floats: 5 MB at 5,000 programs)
+NEAREST_BLOCK = 128
+
+
 class _MinSum:
     """Σ_g weight_g · min(c_ig, c_jg) for every pair of count vectors, as sparse products:
     min(a, b) = Σ_k [a ≥ k]·[b ≥ k]."""
@@ -574,10 +579,11 @@ class PairEngine:
     # ----- queries -----------------------------------------------------------------------------
 
     def nearest(self, i: int, cols: Sequence[int], groups: Sequence[int] | None = None, n_groups: int = 1,
-                limit: Fraction | None = None) -> list[tuple[Fraction, int] | None]:
+                limit: Fraction | None = None, lower: np.ndarray | None = None) -> list[tuple[Fraction, int] | None]:
         """For each group g, (Δ, j) of least Δ(i, j) over j in ``cols`` with ``groups[k] == g``
         (ties: whichever is found first); None when the group is empty, or when ``limit`` is
-        given and nothing in the group has Δ ≤ limit."""
+        given and nothing in the group has Δ ≤ limit. ``lower``: ``bounds([i])[0]`` when the
+        caller has it (``nearest_many`` computes them for a block of queries at once)."""
         cols = np.asarray(cols, dtype=np.int64)
         if groups is None:
             groups = np.zeros(len(cols), dtype=np.int64)
@@ -585,7 +591,7 @@ class PairEngine:
         best: list[tuple[Fraction, int] | None] = [None] * n_groups
         if len(cols) == 0:
             return best
-        lb = self.bounds([i])[0][cols]
+        lb = (self.bounds([i])[0] if lower is None else lower)[cols]
         order = np.argsort(lb, kind="stable")
         flimit = float(limit) if limit is not None else 2.0
         present = sorted(set(groups.tolist()))
@@ -593,26 +599,45 @@ class PairEngine:
         def settled(bound: float) -> bool:  # nothing at or beyond this bound can change any group
             return all(bound >= float(best[g][0]) if best[g] is not None else bound > flimit for g in present)
 
-        for k in order:
-            g, bound, j = int(groups[k]), float(lb[k]), int(cols[k])
-            if j == i:
-                continue
-            cur = best[g]
-            if cur is None:
-                if bound > flimit:
-                    if settled(bound):
-                        break
+        try:
+            for k in self._asking(i, cols, order):
+                g, bound, j = int(groups[k]), float(lb[k]), int(cols[k])
+                if j == i:
                     continue
-                v = self._search(i, j, limit, inclusive=True)
-                if v is not None and (limit is None or v <= limit):
-                    best[g] = (v, j)
-            elif bound < float(cur[0]):
-                v = self._search(i, j, cur[0], inclusive=False)
-                if v is not None and v < cur[0]:
-                    best[g] = (v, j)
-            elif settled(bound):
-                break
+                cur = best[g]
+                if cur is None:
+                    if bound > flimit:
+                        if settled(bound):
+                            break
+                        continue
+                    v = self._search(i, j, limit, inclusive=True)
+                    if v is not None and (limit is None or v <= limit):
+                        best[g] = (v, j)
+                elif bound < float(cur[0]):
+                    v = self._search(i, j, cur[0], inclusive=False)
+                    if v is not None and v < cur[0]:
+                        best[g] = (v, j)
+                elif settled(bound):
+                    break
+        finally:
+            self._asked.clear()
         return best
+
+    def _asking(self, i: int, cols: np.ndarray, order: np.ndarray, first: int = 16, most: int = 1024):
+        """The positions ``order`` in turn, the disk cache asked in one query for each run of
+        them before it is visited (``first`` pairs, then four times as many each run, at most
+        ``most``): a search that stops early asks for little, one that visits many pairs does
+        not ask pair by pair. The caller clears ``_asked``."""
+        size, start = first, 0
+        while start < len(order):
+            part = order[start:start + size]
+            if self.cache is not None:
+                keys = [self._key(i, int(j)) for j in cols[part].tolist()]
+                self._prefetch(keys, None)
+                self._asked.update(keys)
+            yield from part.tolist()
+            start += size
+            size = min(most, size * 4)
 
     def within(self, rows: Sequence[int], cols: Sequence[int], limit: Fraction,
                upper_only: bool = False, block: int = 128) -> list[tuple[int, int, Fraction]]:
@@ -681,11 +706,15 @@ class PairEngine:
     # ----- batches (one call per analysis step; ``ClusterPairEngine`` spreads them over a cluster) --
 
     def nearest_many(self, queries: Sequence["NearestQuery"]) -> list[list[tuple[Fraction, int] | None]]:
-        """``nearest`` for each query, in order; ``progress(done, total)`` after each."""
+        """``nearest`` for each query, in order; ``progress(done, total)`` after each. The bounds
+        are computed for ``NEAREST_BLOCK`` queries at a time (one product, not one per query)."""
         out = []
-        for k, q in enumerate(queries, 1):
-            out.append(self.nearest(q.i, q.cols, q.groups, q.n_groups, q.limit))
-            self._report(k, len(queries))
+        for start in range(0, len(queries), NEAREST_BLOCK):
+            block = queries[start:start + NEAREST_BLOCK]
+            lower = self.bounds([q.i for q in block])
+            for k, (q, row) in enumerate(zip(block, lower), start + 1):
+                out.append(self.nearest(q.i, q.cols, q.groups, q.n_groups, q.limit, row))
+                self._report(k, len(queries))
         return out
 
     def deltas(self, pairs: Sequence[tuple[int, int]]) -> list[Fraction]:

@@ -238,8 +238,10 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
 #: stopped meanwhile loses at most this much of its work)
 FLUSH_SECONDS = 3.0
 
-#: pair searches the matrix job keeps submitted to its pool ahead of the row it waits for
-AHEAD_PAIRS = 16384
+#: pair searches the matrix job keeps submitted to its pool ahead of the row it waits for: enough
+#: for the workers to go on (easy pairs take ~40 µs) while this process writes a few seconds'
+#: values to the disk cache (up to a second), without which they ran dry
+AHEAD_PAIRS = 65536
 
 #: seconds per pair of the curation matrix's coarse preview (the rows bring the real values)
 PREVIEW_DEADLINE = 0.002

@@ -355,29 +355,45 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
     either way (300× and more on pairs of the Ω bench). So the two orientations run in turn under
     node budgets growing geometrically (``_RACE_NODES``, ×``_RACE_GROWTH``) until one finishes: S
     is symmetric, so the result is exact as either alone, at a small multiple of the better
-    orientation's cost. ``nodes`` counts every attempt. A search the deadline or ``cancel`` stops
-    returns the best mapping any attempt found and the least upper bound any attempt proved."""
+    orientation's cost. The best mapping an attempt finds is the next attempts' floor (they
+    need only beat it, and prune what cannot): an attempt that finishes without beating it
+    proves it the maximum. ``nodes`` counts every attempt. A search the deadline or ``cancel``
+    stops returns the best mapping any attempt found and the least upper bound any attempt
+    proved."""
     stop_at = None if deadline is None else time.perf_counter() + deadline
     budget, nodes, best, upper = _RACE_NODES, 0, None, None
+    floor = threshold_sq
     whole = _native_whole(prof)
     while True:
         for swap in (False, True):
             remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
             a, b, task_first = (g2, g1, False) if swap else (g1, g2, True)
-            m = _race_attempt(a, b, prof, whole, threshold_sq, remaining, cancel, budget,
+            m = _race_attempt(a, b, prof, whole, floor, remaining, cancel, budget,
                               None if counts is None else (*counts, task_first))
             if swap:
                 m = _transposed(m)
             nodes += m.nodes
-            if m.exact:  # (most races end in their first attempt: no copy then)
-                return m if nodes == m.nodes else Match(m.pairs, m.weight, m.upper, True, nodes, m.improved, m.cancelled)
-            if best is None or m.weight[0] * best.weight[1] > best.weight[0] * m.weight[1]:
+            # what this attempt proved: its bound, or the floor it was asked to beat (pruned below it)
+            bound = m.upper if best is None or _frac_lt(best.weight, m.upper) else best.weight
+            if m.improved:
                 best = m
-            if upper is None or m.upper[0] * upper[1] < upper[0] * m.upper[1]:
-                upper = m.upper
+                floor = (m.weight[0] * m.weight[0], m.weight[1] * m.weight[1])
+            if m.exact:
+                if best is None or best is m:  # (most races end in their first attempt: no copy then)
+                    return m if nodes == m.nodes else replace(m, nodes=nodes)
+                return replace(best, upper=best.weight, exact=True, nodes=nodes, cancelled=False)
+            if upper is None or _frac_lt(bound, upper):
+                upper = bound
             if m.nodes <= budget:  # stopped by the deadline or cancel, not by the budget
-                return replace(best, upper=upper, nodes=nodes, cancelled=m.cancelled)
+                if best is None:
+                    return replace(m, upper=upper, nodes=nodes)
+                return replace(best, upper=upper, exact=False, nodes=nodes, cancelled=m.cancelled)
         budget *= _RACE_GROWTH
+
+
+def _frac_lt(x: tuple[int, int], y: tuple[int, int]) -> bool:
+    """x < y for fractions (num, den) with den > 0."""
+    return x[0] * y[1] < y[0] * x[1]
 
 
 def _race_attempt(g1: Graph, g2: Graph, prof: Profile, whole: bool, threshold_sq, deadline: float | None, cancel,
