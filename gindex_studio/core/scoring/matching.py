@@ -373,15 +373,15 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
             if swap:
                 m = _transposed(m)
             nodes += m.nodes
+            if m.exact:
+                if best is None or m.improved:  # (most races end in their first attempt: no copy then)
+                    return m if nodes == m.nodes else replace(m, nodes=nodes)
+                return replace(best, upper=best.weight, exact=True, nodes=nodes, cancelled=False)
             # what this attempt proved: its bound, or the floor it was asked to beat (pruned below it)
             bound = m.upper if best is None or _frac_lt(best.weight, m.upper) else best.weight
             if m.improved:
                 best = m
                 floor = (m.weight[0] * m.weight[0], m.weight[1] * m.weight[1])
-            if m.exact:
-                if best is None or best is m:  # (most races end in their first attempt: no copy then)
-                    return m if nodes == m.nodes else replace(m, nodes=nodes)
-                return replace(best, upper=best.weight, exact=True, nodes=nodes, cancelled=False)
             if upper is None or _frac_lt(bound, upper):
                 upper = bound
             if m.nodes <= budget:  # stopped by the deadline or cancel, not by the budget
