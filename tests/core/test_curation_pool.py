@@ -61,6 +61,85 @@ def test_pool_matrix_equals_the_plain_search(tmp_path, profile):
     assert again.delta(order[0], order[1]) == Fraction(brute_matrix([flows[order[0]], flows[order[1]]], opts)[0][1])
 
 
+def test_pooled_rows_equal_matrix_rows_from_a_partly_known_matrix(tmp_path, monkeypatch):
+    """``matrix_rows_pooled`` (the matrix job's rows once its pool runs): the same rows as
+    ``matrix_rows``, from a cache holding some of the pairs already, with an empty program and
+    one content twice in a shuffled order; what it found is in the cache afterwards (a new engine
+    searches nothing), not in the engine's memory."""
+    flows = _flows(7, 24)
+    expected = np.array([[float(v) for v in row] for row in brute_matrix(flows)])
+    order = list(range(len(flows)))
+    random.Random(2).shuffle(order)
+    n = len(order)
+    path = tmp_path / "c.sqlite"
+    some = PairEngine(flows, cache=DeltaCache(path))
+    for i, j in [(order[a], order[b]) for a in range(0, n, 3) for b in range(1, n, 4)]:
+        some.delta(i, j)
+    some.flush()
+    engine = PairEngine(flows, cache=DeltaCache(path))
+    known = engine.known_matrix(order, order, None)
+    assert 0 < known.have.sum() < n * n
+    submitted = []
+    engine.pool = PairPool(engine.prepared, "paper", workers=2)
+    submit = engine.pool.submit
+    monkeypatch.setattr(engine.pool, "submit", lambda pairs, d: submitted.extend(pairs) or submit(pairs, d))
+    rows = [r for r in range(n) if not known.have[r].all()]
+    try:
+        got = list(an.matrix_rows_pooled(engine, order, rows, known.values, known.lower, known.exact, known.have,
+                                          ahead_pairs=40))
+    finally:
+        engine.pool.close()
+        engine.pool = None
+    assert [r.r for r in got] == rows
+    assert np.array_equal(known.values, expected[np.ix_(order, order)]) and known.exact.all()
+    assert np.array_equal(known.lower, known.values)
+    for r in got:
+        assert np.array_equal(r.values, expected[order[r.r], order])
+    pos = {p: k for k, p in enumerate(order)}
+    held = set(some._known)  # the cache keys of the pairs on disk before
+    assert all(pos[j] >= pos[i] and engine._key(i, j) not in held for i, j in submitted)
+    assert len(submitted) == len(set(submitted))  # each unordered pair once, never one the cache held
+    assert engine.stats.searched == len(submitted) and not engine._known
+    engine.flush()
+    again = PairEngine(flows, cache=DeltaCache(path))
+    _rs, values, _e = _matrix(again, order)
+    assert np.array_equal(values, expected[np.ix_(order, order)]) and again.stats.searched == 0
+
+
+def test_pooled_rows_keep_a_cut_search_and_stop_on_cancel(tmp_path):
+    flows = [random_flow(120, random.Random(3), "a"), random_flow(120, random.Random(1003), "b"),
+             *_flows(8, 4)]
+    n = len(flows)
+    engine = PairEngine(flows, cache=DeltaCache(tmp_path / "c.sqlite"))
+    engine.pool = PairPool(engine.prepared, "paper", workers=2)
+    arrays = [np.full((n, n), np.nan), np.full((n, n), np.nan), np.zeros((n, n), bool)]
+    try:
+        got = list(an.matrix_rows_pooled(engine, list(range(n)), list(range(n)), *arrays, np.zeros((n, n), bool),
+                                          deadline=0.05))
+    finally:
+        engine.pool.close()
+        engine.pool = None
+    values, lower, exact = arrays
+    assert len(got) == n and not exact[0, 1] and not exact[1, 0]  # the two large random flows: cut
+    assert lower[0, 1] <= values[0, 1] and lower[0, 1] == lower[1, 0]
+    key = engine._key(0, 1)
+    assert engine._estimates[key][2] == 0.05 and float(engine._estimates[key][0]) == values[0, 1]
+    engine.flush()
+    again = PairEngine(flows, cache=DeltaCache(tmp_path / "c.sqlite"))
+    assert again.known_matrix([0], [1], 0.05).have.all() and not again.known_matrix([0], [1], None).have.any()
+
+    token = CancelToken()
+    engine = PairEngine(flows, cancel=token)
+    pool = engine.pool = PairPool(engine.prepared, "paper", workers=2)
+    rows = an.matrix_rows_pooled(engine, list(range(n)), list(range(n)), *[a.copy() for a in arrays],
+                                 np.zeros((n, n), bool))
+    threading.Timer(0.1, token.set).start()
+    with pytest.raises(Cancelled):
+        list(rows)  # the first row waits for the two flows' search, which has no deadline here
+    assert engine.pool is None
+    assert all(not p.is_alive() for p in (pool._pool._processes or {}).values())  # noqa: SLF001
+
+
 def test_a_block_and_a_cut_search_through_the_pool(tmp_path):
     flows = _flows(5, 16)
     engine = PairEngine(flows, ScoreOptions(), cache=DeltaCache(tmp_path / "c.sqlite"))

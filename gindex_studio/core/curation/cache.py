@@ -404,10 +404,15 @@ class DeltaCache:
         return _fraction(num, den)
 
     def put_many(self, opts: str, values: Iterable[tuple[int, int, Fraction]]) -> None:
+        """Keep the exact Δ of each pair (a, b, Δ)."""
+        self.put_exact(opts, [(a, b, v.numerator, v.denominator) for a, b, v in values])
+
+    def put_exact(self, opts: str, values: list[tuple[int, int, int, int]]) -> None:
+        """Keep the exact Δ = num / den (lowest terms) of each pair (a, b, num, den)."""
         rows = []
         mac = self._delta_mac(opts)
-        for a, b, v in values:
-            num, den = str(v.numerator), str(v.denominator)
+        for a, b, num, den in values:
+            num, den = str(num), str(den)
             rows.append((opts, a, b, num, den, mac(a, b, num, den)))
         if not rows:
             return
@@ -683,7 +688,7 @@ def _is_busy(e: sqlite3.Error) -> bool:
     return (getattr(e, "sqlite_errorname", "") or "").startswith("SQLITE_BUSY")
 
 
-for _name, _default in (("get_many", dict), ("get_pairs", dict), ("get_estimate_pairs", dict), ("put_many", lambda: None), ("get_one", lambda: None),
+for _name, _default in (("get_many", dict), ("get_pairs", dict), ("get_estimate_pairs", dict), ("put_exact", lambda: None), ("get_one", lambda: None),
                         ("get_estimate_one", lambda: None), ("get_estimates", dict), ("put_estimates", lambda: None),
                         ("floats", lambda: ([], [])), ("put_snapshot", lambda: None), ("best_snapshot", lambda: None),
                         ("get_arrangement", lambda: None), ("put_arrangement", lambda: None), ("count", lambda: 0)):

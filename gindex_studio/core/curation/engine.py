@@ -174,6 +174,7 @@ class PairEngine:
         self._known: dict[tuple[int, int], Fraction] = {}
         self._asked: set[tuple[int, int]] = set()  # keys the disk cache was just asked for in bulk (``least``)
         self._new: list[tuple[int, int, Fraction]] = []
+        self._new_exact: list[tuple[int, int, int, int]] = []  # (a, b, num, den): ``keep_exact``'s, not in memory
         self._estimates: dict[tuple[int, int], tuple[Fraction, Fraction, float]] = {}  # cut searches
         self._new_estimates: list[tuple[int, int, Fraction, Fraction, float]] = []
 
@@ -389,9 +390,14 @@ class PairEngine:
             self._store(i, j, value)
             return value, value, True
         lower = delta_from_s(Fraction(*m.upper), a.n, b.n)
+        self.keep_cut(key, value, lower, deadline)
+        return value, lower, False
+
+    def keep_cut(self, key: tuple[int, int], value: Fraction, lower: Fraction, deadline: float) -> None:
+        """What a search of cache key ``key`` cut at ``deadline`` seconds proved: Δ ≤ ``value``
+        (a mapping found) and Δ ≥ ``lower``; kept in memory and for the disk cache."""
         self._estimates[key] = (value, lower, float(deadline))
         self._new_estimates.append((key[0], key[1], value, lower, float(deadline)))
-        return value, lower, False
 
     def known_matrix(self, rows: Sequence[int], cols: Sequence[int], deadline: float | None) -> KnownBlock:
         """What is known of Δ(rows[r], cols[c]) without searching: exact values, and cut searches
@@ -540,8 +546,7 @@ class PairEngine:
                         known[key] = value
                         new.append((key[0], key[1], value))
                 else:
-                    self._estimates[key] = (value, lower, float(deadline))
-                    self._new_estimates.append((key[0], key[1], value, lower, float(deadline)))
+                    self.keep_cut(key, value, lower, deadline)
                 fresh[pair] = (value, lower, exact)
         out = []
         for i, j in pending.pairs:
@@ -569,12 +574,19 @@ class PairEngine:
             if missing:
                 self._estimates.update(self.cache.get_estimate_pairs(self._opts, missing))
 
+    def keep_exact(self, values: list[tuple[int, int, int, int]]) -> None:
+        """Exact Δ = num / den (lowest terms) of cache keys (a, b), for the disk cache only (not
+        kept in memory: the caller holds them; ``matrix_rows_pooled``'s half a million)."""
+        if self.cache is not None:
+            self._new_exact.extend(values)
+
     def flush(self) -> None:
         """Write the values (and cut searches) found since the last flush to the disk cache."""
         if self.cache is not None:
-            self.cache.put_many(self._opts, self._new)
+            self.cache.put_exact(self._opts, [(a, b, v.numerator, v.denominator) for a, b, v in self._new]
+                                 + self._new_exact)
             self.cache.put_estimates(self._opts, self._new_estimates)
-        self._new, self._new_estimates = [], []
+        self._new, self._new_exact, self._new_estimates = [], [], []
 
     # ----- queries -----------------------------------------------------------------------------
 

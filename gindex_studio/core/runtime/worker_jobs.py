@@ -189,8 +189,7 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
     try:
         # rows of which the cache held nothing are not looked up there again, pair by pair
         partial = {r for r in todo if known.have[r].any()}
-        for row in an.matrix_rows(engine, order, deadline, rows=todo, cols=cols, disk_rows=partial,
-                                  ahead_pairs=AHEAD_PAIRS):
+        for row in _matrix_rows(engine, order, deadline, todo, cols, partial, known):
             if rows and rows[-1].r + 1 != row.r:  # a band holds consecutive rows only
                 band(rows)
                 rows = []
@@ -231,6 +230,22 @@ def matrix_job(emit, flows, options, cache_path, digests, order, cols, deadline,
     used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     emit("cpu", sum(r.ru_utime + r.ru_stime for r in used))
     return time.perf_counter() - start
+
+
+def _matrix_rows(engine, order, deadline, todo, cols, partial, known):
+    """``analysis.matrix_rows`` of display rows ``todo``; once the caller has given ``engine`` a
+    pool (between two rows), for a square matrix of a symmetric profile the rest come from
+    ``analysis.matrix_rows_pooled`` (written into ``known``'s arrays)."""
+    from gindex_studio.core.curation import analysis as an
+
+    rows = an.matrix_rows(engine, order, deadline, rows=todo, cols=cols, disk_rows=partial, ahead_pairs=AHEAD_PAIRS)
+    for k, row in enumerate(rows, 1):
+        yield row
+        if engine.pool is not None and cols is None and engine.symmetric:
+            rows.close()  # nothing of it is under way: without a pool it plans one row at a time
+            yield from an.matrix_rows_pooled(engine, order, todo[k:], known.values, known.lower, known.exact,
+                                             known.have, deadline, AHEAD_PAIRS)
+            return
 
 
 #: seconds between two writes of the matrix job's new values to the disk cache (each write
