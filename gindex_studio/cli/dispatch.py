@@ -121,11 +121,37 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 2
     if desktop.wanted(args) and args.command not in ("gui", "compare"):
         return desktop.run(args)
-    return commands.module_of(args.command).run(args)
+    if args.command in ("gui", "compare"):
+        return commands.module_of(args.command).run(args)
+    from gindex_studio.cli import bounded
+
+    bounded.install()  # a large file is read in a child Ctrl-C need not wait for
+    try:
+        return commands.module_of(args.command).run(args)
+    finally:
+        bounded.uninstall()
 
 
 def _guarded(work) -> int:
-    """Run ``work()``; bad input → one line and 1, Ctrl-C → 130, a closed pipe → 0."""
+    """Run ``work()``; bad input → one line and 1, Ctrl-C → 130, a closed pipe → 0. In a child
+    that took the command over (``bounded.install``), the process ends here with that status."""
+    from gindex_studio.cli import bounded
+
+    try:
+        code = _status_of(work)
+    except bounded.ChildDone as done:  # the parent: the child did the command and said what it had to
+        return done.status
+    except BaseException:
+        if bounded._in_child:  # an error no handler expected: its traceback, and the child ends
+            import traceback
+
+            traceback.print_exc()
+            bounded.finish_child(1)
+        raise
+    return bounded.finish_child(code)
+
+
+def _status_of(work) -> int:
     try:
         return work()
     except (InputError, ValueError) as e:  # ValueError: e.g. impossible option values

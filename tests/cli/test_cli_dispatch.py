@@ -1,8 +1,11 @@
 """Dispatch: exit statuses, usage errors and the bare ``gindex-studio`` path, driven through a
 subprocess as a user would."""
+import json
+import os
+
 import pytest
 
-from cli_run import run  # tests/cli is on sys.path (rootdir-relative test modules)
+from cli_run import PROGRAMS, run  # tests/cli is on sys.path (rootdir-relative test modules)
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -107,3 +110,51 @@ def test_the_command_table_names_what_each_module_adds():
         alone = subcommands(build_parser(command))
         assert command in alone
         assert {commands.COMMANDS[c] for c in alone} == {module}
+
+
+def _large_flow(tmp_path, name="large.json"):
+    """A flow of at least ``files.LARGE_READ_BYTES`` that is quick to score: three nodes, one of
+    them carrying a 16 MiB ``func`` (and a name outside ASCII, to cross the relay's reads)."""
+    from gindex_studio.core.flows import files
+
+    nodes = [{"id": "i", "type": "inject", "name": "début ✓", "wires": [["f"]]},
+             {"id": "f", "type": "function", "name": "façade", "func": "//" + "é" * (files.LARGE_READ_BYTES // 2),
+              "wires": [["d"]]},
+             {"id": "d", "type": "debug", "wires": []}]
+    p = tmp_path / name
+    p.write_text(json.dumps(nodes, ensure_ascii=False))
+    assert p.stat().st_size >= files.LARGE_READ_BYTES
+    return p
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(tmp_path, capsys, monkeypatch, as_json):
+    """``bounded.install``: the read forks, the child does the rest of the command, its output
+    reaches the parent's streams whole (here pytest's capture), and the status is the child's."""
+    from gindex_studio.cli import bounded
+    from gindex_studio.cli.dispatch import main
+
+    large = _large_flow(tmp_path)
+    small = PROGRAMS / "http" / "http-1.json"
+    argv = ["matrix", str(large), str(small), str(large), *(["--json"] if as_json else [])]
+    forks, fork = [], os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    code = main(argv)
+    child = capsys.readouterr()
+    monkeypatch.setattr(os, "fork", fork)
+    assert forks == [1] and not bounded._in_child  # one fork (the child forks no further); we are the parent
+
+    monkeypatch.setattr(bounded, "install", lambda: None)
+    assert main(argv) == code == 0
+    here = capsys.readouterr()
+    assert (child.out, child.err) == (here.out, here.err)
+    assert "large.json" in child.out
+
+
+def test_a_child_that_finds_bad_input_gives_its_one_line_and_status(tmp_path, capsys):
+    from gindex_studio.cli.dispatch import main
+
+    large = _large_flow(tmp_path)
+    assert main(["matrix", str(large), str(tmp_path / "missing.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gindex-studio: ") and "missing.json" in err

@@ -237,3 +237,40 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
                 assert matching._solved_natively(a, b, None, None, None, 0, tab) == \
                     matching._solved_natively(a, b, None, None, None, 0, None)
     assert calls
+
+
+def _hash_from_bitsets(graph, rounds: int = 3) -> int:
+    """canonical_hash as it was computed on the adjacency bitsets (n² bits on a large flow)."""
+    def bits(d):
+        mask = 0
+        for m in d.values():
+            mask |= m
+        while mask:
+            low = mask & -mask
+            yield low.bit_length() - 1
+            mask ^= low
+
+    labels = [hash((s.type, s.items)) for s in graph.sigs]
+    for _ in range(rounds):
+        labels = [hash((labels[u], tuple(sorted(labels[v] for v in bits(graph.adj_out[u]))),
+                        tuple(sorted(labels[v] for v in bits(graph.adj_in[u]))))) for u in range(graph.n)]
+    return hash((graph.n, graph.n_edges, tuple(sorted(labels))))
+
+
+def test_canonical_hash_reads_the_edges_not_the_bitsets():
+    """The same hash as on the bitsets (multi-port wires once, self-loops, empty flows), without
+    building them: a 300,000-node task took 12 GB in Ω for them."""
+    from gindex_studio.core.benchmark.curriculum import canonical_hash
+    from gindex_studio.core.scoring.matching import sparse_graph
+
+    for seed in range(150):
+        rng = random.Random(seed)
+        g = prepare(random_flow(rng.randint(0, 25), rng, "a")).graph
+        assert canonical_hash(g) == _hash_from_bitsets(g)
+    n = 30_000  # a large flow is kept sparse (edges only): hashing it builds no bitsets
+    sigs = prepare(random_flow(n, random.Random(5), "c")).graph.sigs
+    edges = [(u, 0, u + 1) for u in range(n - 1)] + [(u, 1, u + 1) for u in range(0, n - 1, 7)] + [(n - 1, 0, 0)]
+    chain = sparse_graph([f"c{i}" for i in range(n)], sigs, edges, [frozenset()] * n)
+    h = canonical_hash(chain)
+    assert chain._adj_out is None and chain._adj_in is None  # never built
+    assert h == _hash_from_bitsets(chain)

@@ -204,9 +204,14 @@ def test_a_deadline_passing_while_a_huge_file_is_read_answers_within_a_second_mo
     assert wall < 0.05 + 1.0 + 0.3, f"{wall:.2f} s wall for --deadline 0.05"  # + the interpreter's start
 
 
-def test_ctrl_c_while_a_huge_file_is_read_ends_score_with_one_line(huge_chain):
-    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "score", str(huge_chain),
-                          str(DEMO / "http" / "http-1.json")], cwd=ROOT, stdout=subprocess.PIPE,
+@pytest.mark.parametrize("command", ["score", "matrix", "omega"])
+def test_ctrl_c_while_a_huge_file_is_read_ends_the_command_with_one_line(huge_chain, command):
+    """score reads it in a child of its own (its deadline); every other command forks when it
+    starts reading a file this large (``bounded.install``): the parent answers the Ctrl-C."""
+    other = str(DEMO / "http" / "http-1.json")
+    argv = {"score": ["score", str(huge_chain), other], "matrix": ["matrix", str(huge_chain), other],
+            "omega": ["omega", "--curriculum", str(DEMO), "--tasks", other, str(huge_chain)]}[command]
+    p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, *argv], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         time.sleep(0.8)  # started, and reading (it takes seconds)
@@ -221,3 +226,44 @@ def test_ctrl_c_while_a_huge_file_is_read_ends_score_with_one_line(huge_chain):
             p.communicate()
     assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
     assert wall < 1.0, f"{wall:.2f} s from the Ctrl-C to the exit"
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Processes of process group ``pgid`` (Linux /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid:
+                out.append(int(d.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_sigterm_while_a_child_reads_ends_its_process_group_too(huge_chain):
+    """``kill`` or ``timeout`` end the command: the child reading the file (in a process group
+    of its own) and whatever it started go with it."""
+    p = subprocess.Popen([sys.executable, "-m", "gindex_studio", "matrix", str(huge_chain),
+                          str(DEMO / "http" / "http-1.json")], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        child = None
+        for _ in range(300):  # until the child has its own group (the read takes seconds)
+            time.sleep(0.01)
+            kids = [int(x) for x in Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text().split()]
+            child = next((k for k in kids if _group_members(k)), None)
+            if child is not None:
+                break
+        assert child is not None, "no child in a group of its own"
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 128 + signal.SIGTERM
+    time.sleep(0.2)
+    assert _group_members(child) == []

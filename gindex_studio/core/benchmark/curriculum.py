@@ -42,28 +42,17 @@ def canonical_hash(graph: Graph, rounds: int = 3) -> int:
     """A hash equal for flows identical up to ids and ignored keys (and, rarely, for others)."""
     labels = [hash((s.type, s.items)) for s in graph.sigs]
     n = graph.n
+    e = graph.edge_array()  # (src, port, dst) triples: linear in the edges (the bitsets are n² bits)
+    pairs = sorted(set(zip(e[0::3], e[2::3])))  # u → v once, whatever its ports
+    outs_of: list[list[int]] = [[] for _ in range(n)]
+    ins_of: list[list[int]] = [[] for _ in range(n)]
+    for u, v in pairs:
+        outs_of[u].append(v)
+        ins_of[v].append(u)
     for _ in range(rounds):
-        new = []
-        for u in range(n):
-            outs = sorted(labels[v] for v in _bits(_union(graph.adj_out[u])))
-            ins = sorted(labels[v] for v in _bits(_union(graph.adj_in[u])))
-            new.append(hash((labels[u], tuple(outs), tuple(ins))))
-        labels = new
+        labels = [hash((labels[u], tuple(sorted(labels[v] for v in outs_of[u])),
+                        tuple(sorted(labels[v] for v in ins_of[u])))) for u in range(n)]
     return hash((n, graph.n_edges, tuple(sorted(labels))))
-
-
-def _union(d: dict[int, int]) -> int:
-    out = 0
-    for m in d.values():
-        out |= m
-    return out
-
-
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 #: A task leaks from training when the reference lies within this Ω of a curriculum program:

@@ -50,6 +50,15 @@ MAX_INPUT_MB = 256
 MAX_INPUT_ENV = "GINDEX_MAX_INPUT_MB"
 
 
+#: files at least this large take a second or more to read and parse, in calls nothing interrupts
+LARGE_READ_BYTES = 16 << 20
+
+#: called as ``before_large_read(path, size)`` before a file of at least ``LARGE_READ_BYTES`` is
+#: read (None: nothing); the command line's ``cli.bounded.install`` sets it, so that Ctrl-C can end
+#: the command while such a file is read
+before_large_read: Callable[[str, int], None] | None = None
+
+
 class UserFileError(OSError):
     """A file the user named cannot be read as one: missing, not a regular file, too large or
     unreadable. ``str(e)`` is the one line to show (``PATH: reason``)."""
@@ -138,7 +147,9 @@ def path_problem(path: str | Path, what: str = "a file") -> str | None:
 def read_user_bytes(path: str | Path, what: str = "a file") -> bytes:
     """The bytes of a regular file the user named, refusing anything else without blocking (see
     module). Raises :class:`UserFileError` with one line."""
-    check_user_file(path, what)
+    size = check_user_file(path, what).st_size
+    if size >= LARGE_READ_BYTES and before_large_read is not None:
+        before_large_read(str(path), size)
     limit = max_input_bytes()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
