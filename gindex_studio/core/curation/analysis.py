@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gindex_studio.core.curation.engine import Cancelled, NearestQuery, PairEngine
+from gindex_studio.core.curation.engine import NearestQuery, PairEngine
 
 
 # ----- near-duplicates -----------------------------------------------------------------------
@@ -449,8 +449,6 @@ def matrix_rows_pooled(engine: PairEngine, order: Sequence[int], rows: Sequence[
     cells left of it are those of the earlier rows, transposed. Exact values go to the disk
     cache (``keep_exact``), not to the engine's memory; cut searches are kept as ``estimate``
     keeps them."""
-    from concurrent.futures import wait
-
     order = np.asarray(order, dtype=np.int64)
     digests = np.asarray(engine.digests, dtype=np.int64)[order]
     pending: deque = deque()
@@ -477,13 +475,7 @@ def matrix_rows_pooled(engine: PairEngine, order: Sequence[int], rows: Sequence[
             return
         r, cs, futures = pending.popleft()
         in_flight -= len(cs)
-        waiting = set(futures)
-        while waiting:
-            if engine.cancel is not None and engine.cancel.is_set():
-                engine.stop_pool()
-                raise Cancelled()
-            _done, waiting = wait(waiting, timeout=0.05)
-        results = [res for fut in futures for res in fut.result()]
+        results = engine.pool_results(futures)
         engine.stats.searched += len(results)
         if results:
             nums, dens, lnums, ldens, ex = zip(*results)

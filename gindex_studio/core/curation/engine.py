@@ -524,17 +524,7 @@ class PairEngine:
         deadline = pending.deadline
         fresh: dict[tuple[int, int], tuple[Fraction, Fraction, bool]] = {}
         if pending.futures:
-            from concurrent.futures import wait
-
-            waiting = set(pending.futures)
-            while True:
-                if self.cancel is not None and self.cancel.is_set():
-                    self.stop_pool()
-                    raise Cancelled()
-                if not waiting:
-                    break
-                _done, waiting = wait(waiting, timeout=0.05)
-            results = [r for fut in pending.futures for r in fut.result()]
+            results = self.pool_results(pending.futures)
             self.stats.searched += len(results)
             known, new = self._known, self._new
             for pair, key, (num, den, lnum, lden, exact) in zip(pending.search, pending.keys, results):
@@ -553,6 +543,20 @@ class PairEngine:
             got = fresh.pop((i, j), None)  # a pair twice in the batch: searched once, then known
             out.append(got if got is not None else self.estimate(i, j, deadline, disk=False))
         return out
+
+    def pool_results(self, futures: list) -> list:
+        """The results of the pool's ``futures`` (chunks), in order, once all are done; raises
+        ``Cancelled`` once ``cancel`` is set (the pool's workers are stopped, the pool let go)."""
+        from concurrent.futures import wait
+
+        waiting = set(futures)
+        while True:
+            if self.cancel is not None and self.cancel.is_set():
+                self.stop_pool()
+                raise Cancelled()
+            if not waiting:
+                return [r for fut in futures for r in fut.result()]
+            _done, waiting = wait(waiting, timeout=0.05)
 
     def stop_pool(self) -> None:
         """Stop the worker pool at once (running searches included) and let it go."""
