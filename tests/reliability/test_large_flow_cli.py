@@ -51,25 +51,44 @@ def test_deadline_bounds_the_whole_command(hard_pair):
 def _ctrl_c_after_cpu(argv: list[str], at: float) -> tuple[subprocess.Popen, str, str, float]:
     """Start the CLI as from a terminal, send Ctrl-C to it once it has used ``at`` seconds of CPU:
     (process, stdout, stderr, CPU seconds from the Ctrl-C to the exit). Fails if it ended before."""
+    import threading
+
     children_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, *argv], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # its output is read as it comes (a terminal would take it): a full pipe would stop the
+    # command short of ``at`` seconds of CPU, and this loop would wait for ever
+    streams = {"out": p.stdout, "err": p.stderr}
+    got = {k: [] for k in streams}
+    readers = [threading.Thread(target=lambda k=k: got[k].append(streams[k].read()), daemon=True) for k in streams]
+    for t in readers:
+        t.start()
     try:
-        spent = 0.0
+        spent, idle_since = 0.0, time.perf_counter()
         while p.poll() is None and spent < at:
             time.sleep(0.01)
             try:
-                spent = process_cpu(p.pid)
+                now = process_cpu(p.pid)
             except OSError:
                 break
+            if now > spent:
+                spent, idle_since = now, time.perf_counter()
+            elif time.perf_counter() - idle_since > 30:
+                pytest.fail(f"no CPU used for 30 s at {spent:.2f} of {at:.2f} s")
         if p.poll() is not None:
-            pytest.fail(f"finished before {at} s of CPU: {p.communicate()}")
+            p.wait()
+            for t in readers:
+                t.join(60)
+            pytest.fail(f"finished before {at} s of CPU: {got}")
         os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)  # a hang guard only
+        p.wait(timeout=60)  # a hang guard only
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
+            p.wait()
+        for t in readers:
+            t.join(60)
+    out, err = "".join(got["out"]), "".join(got["err"])
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return p, out, err, (after.ru_utime - children_cpu.ru_utime) + (after.ru_stime - children_cpu.ru_stime) - spent
 
