@@ -160,10 +160,14 @@ def test_a_large_flow_is_scored_exactly_in_its_reading_time_and_a_second(big_cha
 
 @pytest.fixture(scope="module")
 def full_cpu(big_chain) -> float:
-    """CPU seconds of the whole command on the big chain (this machine, now)."""
-    p, cpu = _cpu_run(["score", str(big_chain), str(DEMO / "google-search" / "google-search-1.json")])
-    assert p.returncode == 0, p.stderr
-    return cpu
+    """CPU seconds of the whole command on the big chain (this machine, now): the least of two
+    runs, so that a share of it is reached before a run ends (runs vary by a tenth and more)."""
+    cpus = []
+    for _ in range(2):
+        p, cpu = _cpu_run(["score", str(big_chain), str(DEMO / "google-search" / "google-search-1.json")])
+        assert p.returncode == 0, p.stderr
+        cpus.append(cpu)
+    return min(cpus)
 
 
 @pytest.mark.slow  # about 5 s: four runs on a 100,000-node flow
