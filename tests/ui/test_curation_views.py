@@ -282,3 +282,34 @@ def test_ctrl_click_on_the_map_adds_to_the_selection(window, qtbot):
 
 def test_thresholds_are_fractions_of_slider_steps(window):
     assert window.model.duplicate_threshold == Fraction(1, 20)
+
+
+def test_the_heatmap_follows_a_theme_switch_in_what_it_draws(window, qtbot):
+    """Dark: the plot's margin (the colour of cells not known yet) is dark and the domains' names
+    are light; back to light, both as before. Read from the drawn pixels, not the settings."""
+    from PySide6.QtGui import QColor
+
+    from gindex_studio.ui import theme
+
+    hm = window.heatmap
+
+    def drawn():
+        img = hm.plot.grab().toImage()
+        margin = QColor(img.pixel(3, img.height() // 2))  # left of the names: background only
+        label, _axis, _cells = next(b for b in hm.band_labels if b[1] == 0 and b[0].isVisible())
+        box = hm.plot.mapFromScene(label.mapToScene(label.boundingRect()).boundingRect()).boundingRect()
+        texts = [QColor(img.pixel(x, y)) for x in range(max(0, box.left()), min(img.width(), box.right()))
+                 for y in range(max(0, box.top()), min(img.height(), box.bottom()))]
+        return margin.lightness(), max(c.lightness() for c in texts), min(c.lightness() for c in texts)
+
+    light_margin, light_max, light_min = drawn()
+    try:
+        theme.apply_theme("dark")
+        qtbot.wait(50)
+        dark_margin, dark_max, _dark_min = drawn()
+    finally:
+        theme.apply_theme("light")
+    qtbot.wait(50)
+    assert light_margin > 200 and light_min < 100  # light grey, dark letters
+    assert dark_margin < 70 and dark_max > 180  # dark grey, light letters
+    assert drawn()[0] == light_margin

@@ -14,10 +14,16 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+
+from gindex_studio.ui import theme
+from gindex_studio.ui.canvas.look import follow_look
 
 
+
+#: the plot's background, and so the colour of cells not known yet, in the light and dark themes
+UNKNOWN_LIGHT, UNKNOWN_DARK = "#ececec", "#2c2f33"
 
 #: the colour of Δ = 0 … 1 in 256 steps (RGBA bytes), as the colour bar shows it
 VIRIDIS = pg.colormap.get("viridis").getLookupTable(0.0, 1.0, 256, alpha=True)
@@ -69,6 +75,8 @@ class HeatmapView(QWidget):
         # the bar's own image (never shown): the bar would set levels on the image it is given
         self._scale_image = pg.ImageItem(axisOrder="row-major")
         self.colorbar.setImageItem(self._scale_image, insert_in=self.plot.getPlotItem())
+        # room above and below the bar for its end labels ("1.0" was cut at the top edge)
+        self.plot.getPlotItem().layout.setContentsMargins(2, 10, 2, 10)
         # a fixed line: the hovered pair goes to a tooltip (``hover_text``), never into a label
         # whose width would grow the window and re-lay out the heatmap under the pointer
         self.info = QLabel("Δ heatmap: rows and columns are the programs by domain (named on the left and on top); "
@@ -100,6 +108,41 @@ class HeatmapView(QWidget):
         # within 10 ms of the previous one, which left the text on a cell the pointer had left.
         self.plot.viewport().installEventFilter(self)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
+        self._text_colour = QColor(40, 40, 40)
+        self._lines: list = []  # the lines between domains (also in ``_bands``)
+        self.set_colors()
+        follow_look(self)  # the theme's changes recolour it (``set_colors``)
+
+    # ----- colours -------------------------------------------------------------------------------
+
+    def set_colors(self, _look=None) -> None:
+        """The current theme's colours (``theme.follow_look`` calls this on a change): the plot's
+        background, which is also the colour of cells not known yet, and the text of the domains'
+        names and of the colour bar's scale (the application palette's)."""
+        dark = theme.is_dark()
+        self.plot.setBackground(QColor(UNKNOWN_DARK) if dark else QColor(UNKNOWN_LIGHT))
+        self._text_colour = QColor(QApplication.palette().color(QPalette.WindowText))
+        for label, _axis, _cells in self.band_labels:
+            label.setColor(self._text_colour)
+        for line in self._lines:
+            line.setPen(self._line_pen())
+        for key in ("left", "right"):  # the bar's scale on one side, its label "Δ" on the other
+            axis = self.colorbar.getAxis(key)
+            axis.setPen(self._text_colour)
+            axis.setTextPen(self._text_colour)
+            if axis.labelText:
+                axis.setLabel(axis.labelText, color=self._text_colour.name())
+
+    def _line_pen(self) -> QPen:
+        """The thin lines between domains: light on the light background, dark on the dark one
+        (they run on across the names' margin)."""
+        colour = QColor(UNKNOWN_DARK if theme.is_dark() else "#ffffff")
+        colour.setAlpha(150)
+        return pg.mkPen(colour, width=0)
+
+    def views(self) -> list:
+        """The views ``theme.recolour_followers`` repaints."""
+        return [self.plot]
 
     # ----- data ----------------------------------------------------------------------------------
 
@@ -176,7 +219,7 @@ class HeatmapView(QWidget):
     def _draw_bands(self) -> None:
         for item in self._bands:
             self.plot.removeItem(item)
-        self._bands = []
+        self._bands, self._lines = [], []
         self.band_labels = []
         if not self.order:
             return
@@ -199,19 +242,20 @@ class HeatmapView(QWidget):
                 # the domain's name beside its band: the rows' on the left, the columns' above,
                 # running upward (shown only where the band is as tall as a line: see fit_labels)
                 if axis == 0:
-                    label = pg.TextItem(name, color=QColor(40, 40, 40), anchor=(1.0, 0.5))
+                    label = pg.TextItem(name, color=self._text_colour, anchor=(1.0, 0.5))
                     label.setPos(-width - 0.6, (start + k) / 2.0)
                 else:
-                    label = pg.TextItem(name, color=QColor(40, 40, 40), anchor=(0.0, 0.5), angle=90)
+                    label = pg.TextItem(name, color=self._text_colour, anchor=(0.0, 0.5), angle=90)
                     label.setPos((start + k) / 2.0, -width - 0.6)
                 self.plot.addItem(label)
                 self._bands.append(label)
                 self.band_labels.append((label, axis, k - start))
                 if k < n:  # a thin line between domains
                     line = pg.InfiniteLine(pos=k, angle=0 if axis == 0 else 90)
-                    line.setPen(pg.mkPen(QColor(255, 255, 255, 150), width=0))
+                    line.setPen(self._line_pen())
                     self.plot.addItem(line)
                     self._bands.append(line)
+                    self._lines.append(line)
                 start = k
         self.fit_labels()
 

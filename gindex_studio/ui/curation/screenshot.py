@@ -2,6 +2,7 @@
 
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.curation.screenshot docs/screenshots/curation.png
     QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.curation.screenshot out.png --tab Coverage
+    QT_QPA_PLATFORM=offscreen python3 -m gindex_studio.ui.curation.screenshot docs/screenshots/curation-dark.png --theme dark
 
 Opens ``resources/demo/experiment.json`` at 1366×768 with an in-memory Δ cache, waits for the
 matrix and the report, shows the chosen tab (default: Leaks, with the Ω histogram) and selects
@@ -14,14 +15,18 @@ import sys
 import time
 
 
-def render(out: str, tab: str = "Leaks", size=None, select: str = "youtube-resume-4.json") -> str:
-    """``size`` None: the window as it opens on a 1366×768 screen (not resized by the script)."""
+def render(out: str, tab: str = "Leaks", size=None, select: str = "youtube-resume-4.json", look: str = "light") -> str:
+    """``size`` None: the window as it opens on a 1366×768 screen (not resized by the script);
+    ``look``: the theme ("light" or "dark")."""
     from gindex_studio.ui.window_geometry import use_laptop_screen
 
     use_laptop_screen()
     from gindex_studio.ui.application import studio_application
 
     app = studio_application()
+    from gindex_studio.ui import theme
+
+    theme.apply_theme(look)
     from gindex_studio.core.curation.cache import DeltaCache
     from gindex_studio.core.curation.workspace import load_workspace
     from gindex_studio.paths import DEMO_DIR
@@ -55,8 +60,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--tab", default="Leaks", choices=("Near-duplicates", "Leaks", "Coverage", "Map", "Split"))
+    ap.add_argument("--theme", default="light", choices=("light", "dark"))
     a = ap.parse_args(argv)
-    print(render(a.out, a.tab))
+    print(render(a.out, a.tab, look=a.theme))
     return 0
 
 
