@@ -43,7 +43,8 @@ def install() -> None:
     over from there (its output relayed by the parent as it comes), the parent waits, so that a
     Ctrl-C ends the command at once even while the child is inside a read nothing interrupts
     (about 4 s for a 170 MB flow). Once the child has ended the parent raises ``ChildDone``.
-    Nothing forks when the platform cannot, in such a child, or with other threads running."""
+    Nothing forks when the platform cannot, in such a child, with other threads running, or
+    once the command has opened a window."""
     from gindex_studio.core.flows import files
 
     files.before_large_read = _take_over
@@ -70,7 +71,7 @@ def _take_over(_path: str, _size: int) -> None:
     global _in_child
     import threading
 
-    if _in_child or not hasattr(os, "fork") or threading.active_count() > 1:
+    if _in_child or not hasattr(os, "fork") or threading.active_count() > 1 or _gui_running():
         return
     sys.stdout.flush()
     sys.stderr.flush()
@@ -111,6 +112,13 @@ def _take_over(_path: str, _size: int) -> None:
 
 def _terminated(_signum, _frame) -> None:
     raise SystemExit(128 + signal.SIGTERM)
+
+
+def _gui_running() -> bool:
+    """True once a command has opened a window (``curate --window``, ``report -o``): a process
+    with a Qt application is never forked (its files are read where they are opened)."""
+    qt = sys.modules.get("PySide6.QtCore")
+    return qt is not None and qt.QCoreApplication.instance() is not None
 
 
 def _onto_pipes(parents: tuple[int, int], out_w: int, err_w: int) -> None:

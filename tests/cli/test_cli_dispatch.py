@@ -139,6 +139,7 @@ def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(
     argv = ["matrix", str(large), str(small), str(large), *(["--json"] if as_json else [])]
     forks, fork = [], os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    monkeypatch.setattr(bounded, "_gui_running", lambda: False)  # other tests' QApplication is no window of this command
     code = main(argv)
     child = capsys.readouterr()
     monkeypatch.setattr(os, "fork", fork)
@@ -151,10 +152,33 @@ def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(
     assert "large.json" in child.out
 
 
-def test_a_child_that_finds_bad_input_gives_its_one_line_and_status(tmp_path, capsys):
+def test_a_child_that_finds_bad_input_gives_its_one_line_and_status(tmp_path, capsys, monkeypatch):
+    from gindex_studio.cli import bounded
     from gindex_studio.cli.dispatch import main
+
+    monkeypatch.setattr(bounded, "_gui_running", lambda: False)
+    forks, fork = [], os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
 
     large = _large_flow(tmp_path)
     assert main(["matrix", str(large), str(tmp_path / "missing.json")]) == 1
+    assert forks == [1]  # the child read the large file, then found the missing one
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gindex-studio: ") and "missing.json" in err
+
+
+def test_a_command_with_a_window_open_reads_a_large_file_where_it_is(tmp_path, qapp, monkeypatch):
+    """Once a command has opened a window (``curate --window``), a large file is read in place:
+    a process with a Qt application is never forked."""
+    from gindex_studio.cli import bounded
+    from gindex_studio.core.flows.files import read_user_bytes
+
+    large = _large_flow(tmp_path)
+    forks, fork = [], os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    bounded.install()
+    try:
+        assert len(read_user_bytes(large)) == large.stat().st_size
+    finally:
+        bounded.uninstall()
+    assert forks == []
