@@ -93,25 +93,16 @@ def _take_over(_path: str, _size: int) -> None:
         pass
     os.close(out_w)
     os.close(err_w)
-    terminate = signal.getsignal(signal.SIGTERM)
-    if terminate == signal.SIG_DFL:  # ``kill`` or ``timeout``: the child's group goes too, not left running
-        signal.signal(signal.SIGTERM, _terminated)
     try:
         _relay({out_r: sys.stdout, err_r: sys.stderr})
         _, status = os.waitpid(pid, 0)
-    except BaseException:  # Ctrl-C, a SIGTERM, or our output closed: the child and its pools go with us
+    except BaseException:  # Ctrl-C, SIGTERM (dispatch's), or our output closed: the child's group goes with us
         _kill(pid, group=True)
         raise
     finally:
         os.close(out_r)
         os.close(err_r)
-        if terminate == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, terminate)
     raise ChildDone(os.waitstatus_to_exitcode(status))
-
-
-def _terminated(_signum, _frame) -> None:
-    raise SystemExit(128 + signal.SIGTERM)
 
 
 def _gui_running() -> bool:

@@ -2,7 +2,7 @@
 run the chosen command, turn its errors into exit statuses.
 
 Exit status: 0 on success, 1 with one line on stderr for bad input, 2 for usage errors, 130 when
-interrupted. With no subcommand, or only file arguments, the studio window opens; a first argument
+interrupted (Ctrl-C), 143 when terminated (SIGTERM), each with its one line. With no subcommand, or only file arguments, the studio window opens; a first argument
 that looks like a mistyped command (not a file, no path separator or extension) is a usage error
 suggesting the nearest command.
 """
@@ -32,7 +32,7 @@ the studio: `gindex-studio FILE…` (no command) opens the files in the studio w
 
 EPILOG = """\
 Run `gindex-studio COMMAND --help` for a command's options. Exit status: 0 done, 1 bad input (one
-line on stderr), 2 usage error, 130 interrupted."""
+line on stderr), 2 usage error, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
 
 
 def _version() -> str:
@@ -123,17 +123,65 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return desktop.run(args)
     if args.command in ("gui", "compare"):
         return commands.module_of(args.command).run(args)
+    import signal
+
     from gindex_studio.cli import bounded
 
     bounded.install()  # a large file is read in a child Ctrl-C need not wait for
+    # SIGTERM (``kill``, ``timeout``) unwinds the command as Ctrl-C does: its pools are stopped, not left searching
+    terminate = _on_sigterm(_terminated)
     try:
         return commands.module_of(args.command).run(args)
     finally:
         bounded.uninstall()
+        _on_sigterm(terminate)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: the command unwinds as on Ctrl-C (every handler that stops work on
+    KeyboardInterrupt stops it) and ends with exit 143."""
+
+
+def _terminated(_signum, _frame) -> None:
+    raise Terminated()
+
+
+def _on_sigterm(handler):
+    """Give SIGTERM ``handler`` when it still has the default one (or when restoring); the handler it had,
+    or None when it keeps another (a caller's own) or this is not the main thread. A process forked
+    meanwhile (a pool's worker) starts with the default again: ``stop_pool_now`` ends workers with
+    SIGTERM, which this handler would turn into an exception a worker survives."""
+    import os
+    import signal
+
+    try:
+        current = signal.getsignal(signal.SIGTERM)
+        if handler is None or (handler is _terminated and current != signal.SIG_DFL):
+            return None
+        if handler is _terminated and not _FORK_RESET:
+            os.register_at_fork(after_in_child=_default_sigterm)
+            _FORK_RESET.append(True)
+        signal.signal(signal.SIGTERM, handler)
+        return current
+    except ValueError:  # not the main thread: signals stay as they are
+        return None
+
+
+_FORK_RESET: list = []  # registered once: ``os.register_at_fork`` cannot be undone
+
+
+def _default_sigterm() -> None:
+    import signal
+
+    try:
+        if signal.getsignal(signal.SIGTERM) is _terminated:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except ValueError:
+        pass
 
 
 def _guarded(work) -> int:
-    """Run ``work()``; bad input → one line and 1, Ctrl-C → 130, a closed pipe → 0. In a child
+    """Run ``work()``; bad input → one line and 1, Ctrl-C → 130, SIGTERM → 143, a closed pipe → 0. In a child
     that took the command over (``bounded.install``), the process ends here with that status."""
     from gindex_studio.cli import bounded
 
@@ -157,6 +205,9 @@ def _status_of(work) -> int:
     except (InputError, ValueError) as e:  # ValueError: e.g. impossible option values
         print(f"gindex-studio: {e}", file=sys.stderr)
         return 1
+    except Terminated:
+        print("gindex-studio: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("gindex-studio: interrupted", file=sys.stderr)
         return 130

@@ -290,3 +290,40 @@ def test_a_sigterm_while_a_child_reads_ends_its_process_group_too(huge_chain):
     assert p.returncode == 128 + signal.SIGTERM
     time.sleep(0.2)
     assert _group_members(child) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_sigterm_ends_a_command_and_its_pool_with_one_line(tmp_path):
+    """``kill`` or ``timeout`` on ``omega`` while its pool searches a hard pair: the command unwinds
+    as on Ctrl-C (its pool's workers stopped, none left searching), one line, exit 143."""
+    curriculum = tmp_path / "curriculum" / "hard"
+    curriculum.mkdir(parents=True)
+    hard_flow(curriculum / "a.json", 1)
+    hard_flow(curriculum / "b.json", 3)
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    for k in range(4):  # several tasks: they go to a pool of worker processes
+        hard_flow(tasks / f"t{k}.json", 10 + k)
+    p = subprocess.Popen([sys.executable, "-m", "gindex_studio", "omega", "--curriculum", str(tmp_path / "curriculum"),
+                          "--tasks", str(tasks), "--workers", "2"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        for _ in range(1500):  # until its workers search (children of its own)
+            time.sleep(0.01)
+            kids = Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text().split()
+            if len(_group_members(p.pid)) >= 3 and kids and any(process_cpu(int(k)) > 0.3 for k in kids):
+                break
+        else:
+            pytest.fail("the pool never searched")
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+        wall = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    assert (p.returncode, err, out) == (143, "gindex-studio: terminated\n", "")
+    assert wall < 2.0, f"{wall:.2f} s from the SIGTERM to the exit"
+    time.sleep(0.2)
+    assert _group_members(p.pid) == []  # no worker left searching
