@@ -221,3 +221,32 @@ def test_a_large_run_sends_no_large_graph(dask_client, monkeypatch, caplog):
     assert run.missing == []
     assert [{d: n.omega for d, n in r.items()} for r in run.results] == \
            [{d: n.omega for d, n in r.items()} for r in omega_many(tasks, cur, workers=1)]
+
+
+def test_a_finished_unit_whose_result_was_lost_with_its_worker_is_watched_too():
+    """``as_completed`` gave the unit as finished, then its worker (holding the result) died: Dask
+    computes it again, and with no worker left ``result()`` would wait for ever. The wait asks the
+    watchdog, which ends it with its one line. (Seen once in a CI run: a hang in
+    ``test_a_matrix_whose_workers_are_all_lost_is_a_cluster_error``.)"""
+    asked = []
+
+    class LostResult:
+        def result(self, timeout=None):
+            assert timeout is not None  # never a wait without an end
+            time.sleep(min(timeout, 0.01))
+            raise TimeoutError()
+
+    def check():
+        asked.append(1)
+        if len(asked) == 3:
+            raise dist.ClusterError("the Dask cluster has had no workers for 1 s (were they stopped?): 1 of 4 left undone")
+
+    with pytest.raises(dist.ClusterError, match="no workers"):
+        dist.watched_result(LostResult(), check, poll=0.01)
+    assert len(asked) == 3
+
+    class Ready:
+        def result(self, timeout=None):
+            return "rows"
+
+    assert dist.watched_result(Ready(), lambda: pytest.fail("no wait, no check")) == "rows"

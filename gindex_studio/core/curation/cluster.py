@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from gindex_studio.core.runtime.distributed import ClusterError, Watchdog, put, worker_count
+from gindex_studio.core.runtime.distributed import ClusterError, Watchdog, put, watched_result, worker_count
 from gindex_studio.core.scoring.divergence import ScoreOptions
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.curation.engine import Cancelled, NearestQuery, PairEngine
@@ -126,7 +126,8 @@ class ClusterPairEngine(PairEngine):
                     continue
                 for fut in finished:
                     try:
-                        answer, found, searched = fut.result()
+                        answer, found, searched = watched_result(
+                            fut, lambda: self._watch().check(len(pending) + 1, len(futures)))
                     except Exception:  # noqa: BLE001 - a unit lost beyond Dask's retries
                         lost += 1
                         continue

@@ -351,7 +351,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
                               lambda: watchdog.check(n - finished, n)):
             s, b = units[fut]
             try:
-                per_task = fut.result()
+                per_task = watched_result(fut, lambda: watchdog.check(n - finished, n))
             except ShardFileError as e:
                 raise ClusterError(str(e)) from None
             except Exception:  # noqa: BLE001 - a unit the cluster could not complete (e.g. KilledWorker)
@@ -393,6 +393,17 @@ def _completed(ac, cancel, check: Callable[[], None] | None = None, poll: float 
         yield from ac.next_batch(block=False)
         if cancel is not None and cancel.is_set():
             raise Cancelled()
+
+
+def watched_result(fut, check: Callable[[], None], poll: float = 0.5):
+    """``fut.result()``, with ``check`` (the watchdog, which raises) called while it waits: a unit
+    ``as_completed`` gave as finished is computed again when the worker holding its result is lost
+    meanwhile, and with no worker left its ``result()`` alone would wait for ever."""
+    while True:
+        try:
+            return fut.result(timeout=poll)
+        except TimeoutError:
+            check()
 
 
 #: the largest piece (pickled bytes) of data sent in one task; Dask warns from 10 MB
@@ -480,7 +491,7 @@ def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = Sco
         for fut in _completed(as_completed(list(futures)), None, lambda: watchdog.check(len(futures) - done, len(futures))):
             done += 1
             try:
-                rows = fut.result()
+                rows = watched_result(fut, lambda: watchdog.check(len(futures) - done + 1, len(futures)))
             except Exception:  # noqa: BLE001 - a band the cluster could not complete (e.g. KilledWorker)
                 raise ClusterError(f"the cluster lost a band of rows of the Δ matrix ({futures[fut].start + 1}"
                                    f"-{futures[fut].stop} of {n}) beyond its retries") from None
