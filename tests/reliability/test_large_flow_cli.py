@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -236,19 +237,31 @@ def test_ctrl_c_while_a_huge_file_is_read_ends_the_command_with_one_line(huge_ch
             "omega": ["omega", "--curriculum", str(DEMO), "--tasks", other, str(huge_chain)]}[command]
     p = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, *argv], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
+    with _group_killed_at_the_end(p):
         time.sleep(0.8)  # started, and reading (it takes seconds)
         assert p.poll() is None, p.communicate()
-        t0 = time.perf_counter()
-        os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)  # a hang guard only
-        wall = time.perf_counter() - t0
+        out, err, wall = _stopped(p, lambda: os.killpg(p.pid, signal.SIGINT))
+    assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
+    assert wall < 1.0, f"{wall:.2f} s from the Ctrl-C to the exit"
+
+
+@contextmanager
+def _group_killed_at_the_end(p: subprocess.Popen):
+    """The block, then ``p``'s process group killed if ``p`` still runs (a failed check, a hang)."""
+    try:
+        yield
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
-    assert (p.returncode, err, out) == (130, "gindex-studio: interrupted\n", "")
-    assert wall < 1.0, f"{wall:.2f} s from the Ctrl-C to the exit"
+
+
+def _stopped(p: subprocess.Popen, send) -> tuple[str, str, float]:
+    """``send()`` (a signal to ``p``), then ``p``'s stdout, stderr and the seconds until it exited."""
+    t0 = time.perf_counter()
+    send()
+    out, err = p.communicate(timeout=60)  # a hang guard only
+    return out, err, time.perf_counter() - t0
 
 
 def _group_members(pgid: int) -> list[int]:
@@ -307,7 +320,7 @@ def test_a_sigterm_ends_a_command_and_its_pool_with_one_line(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "gindex_studio", "omega", "--curriculum", str(tmp_path / "curriculum"),
                           "--tasks", str(tasks), "--workers", "2"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
+    with _group_killed_at_the_end(p):
         for _ in range(1500):  # until its workers search (children of its own)
             time.sleep(0.01)
             kids = Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text().split()
@@ -315,14 +328,7 @@ def test_a_sigterm_ends_a_command_and_its_pool_with_one_line(tmp_path):
                 break
         else:
             pytest.fail("the pool never searched")
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGTERM)
-        out, err = p.communicate(timeout=60)
-        wall = time.perf_counter() - t0
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
+        out, err, wall = _stopped(p, lambda: p.send_signal(signal.SIGTERM))
     assert (p.returncode, err, out) == (143, "gindex-studio: terminated\n", "")
     assert wall < 2.0, f"{wall:.2f} s from the SIGTERM to the exit"
     time.sleep(0.2)
