@@ -17,6 +17,7 @@ import select
 import signal
 import sys
 import time
+from contextlib import contextmanager
 from typing import Callable
 
 #: inputs at least this large (bytes, all files together) are read in a child: below it, reading
@@ -54,6 +55,16 @@ def uninstall() -> None:
     from gindex_studio.core.flows import files
 
     files.before_large_read = None
+
+
+@contextmanager
+def installed():
+    """``install()`` for the block, ``uninstall()`` after it."""
+    install()
+    try:
+        yield
+    finally:
+        uninstall()
 
 
 def finish_child(status: int) -> int:

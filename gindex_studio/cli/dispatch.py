@@ -2,14 +2,15 @@
 run the chosen command, turn its errors into exit statuses.
 
 Exit status: 0 on success, 1 with one line on stderr for bad input, 2 for usage errors, 130 when
-interrupted (Ctrl-C), 143 when terminated (SIGTERM), each with its one line. With no subcommand, or only file arguments, the studio window opens; a first argument
-that looks like a mistyped command (not a file, no path separator or extension) is a usage error
+interrupted (Ctrl-C), 143 when terminated (SIGTERM), each with its one line. With no subcommand, or
+only file arguments, the studio window opens; a first argument that looks like a mistyped command (not a file, no path separator or extension) is a usage error
 suggesting the nearest command.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -123,18 +124,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return desktop.run(args)
     if args.command in ("gui", "compare"):
         return commands.module_of(args.command).run(args)
-    import signal
-
     from gindex_studio.cli import bounded
 
-    bounded.install()  # a large file is read in a child Ctrl-C need not wait for
-    # SIGTERM (``kill``, ``timeout``) unwinds the command as Ctrl-C does: its pools are stopped, not left searching
-    terminate = _on_sigterm(_terminated)
-    try:
+    # a large file is read in a child that Ctrl-C need not wait for; SIGTERM (``kill``, ``timeout``)
+    # unwinds the command as Ctrl-C does: its pools are stopped, not left searching
+    with bounded.installed(), _sigterm_unwinds():
         return commands.module_of(args.command).run(args)
-    finally:
-        bounded.uninstall()
-        _on_sigterm(terminate)
 
 
 class Terminated(KeyboardInterrupt):
@@ -146,25 +141,29 @@ def _terminated(_signum, _frame) -> None:
     raise Terminated()
 
 
-def _on_sigterm(handler):
-    """Give SIGTERM ``handler`` when it still has the default one (or when restoring); the handler it had,
-    or None when it keeps another (a caller's own) or this is not the main thread. A process forked
-    meanwhile (a pool's worker) starts with the default again: ``stop_pool_now`` ends workers with
-    SIGTERM, which this handler would turn into an exception a worker survives."""
+@contextmanager
+def _sigterm_unwinds():
+    """SIGTERM raises ``Terminated`` in the block, when it has the default action and this is the
+    main thread (else nothing changes). A process forked meanwhile (a pool's worker) starts with
+    the default again: ``stop_pool_now`` ends workers with SIGTERM, which the handler would turn
+    into an exception a worker survives."""
     import os
     import signal
 
     try:
-        current = signal.getsignal(signal.SIGTERM)
-        if handler is None or (handler is _terminated and current != signal.SIG_DFL):
-            return None
-        if handler is _terminated and not _FORK_RESET:
-            os.register_at_fork(after_in_child=_default_sigterm)
-            _FORK_RESET.append(True)
-        signal.signal(signal.SIGTERM, handler)
-        return current
-    except ValueError:  # not the main thread: signals stay as they are
-        return None
+        taken = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        if taken:
+            if not _FORK_RESET:
+                os.register_at_fork(after_in_child=_default_sigterm)
+                _FORK_RESET.append(True)
+            signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread
+        taken = False
+    try:
+        yield
+    finally:
+        if taken:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 _FORK_RESET: list = []  # registered once: ``os.register_at_fork`` cannot be undone

@@ -176,9 +176,6 @@ def test_a_command_with_a_window_open_reads_a_large_file_where_it_is(tmp_path, q
     large = _large_flow(tmp_path)
     forks, fork = [], os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
-    bounded.install()
-    try:
+    with bounded.installed():
         assert len(read_user_bytes(large)) == large.stat().st_size
-    finally:
-        bounded.uninstall()
     assert forks == []
