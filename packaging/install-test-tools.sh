@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The system tools some tests drive, from Debian's packages (pip cannot install them): a real X
+# The system tools some tests drive, from Debian's packages (pip cannot install them): bubblewrap
+# (the sandbox every run of a flow goes through), a real X
 # server with a window manager and xdotool (end-to-end window checks), the X client libraries
 # Qt's xcb plugin loads, desktop-file-utils (the launcher checks) and Chromium (the HTML report
 # opened in a browser), and Node.js with npm when no `node` is on the PATH (the tests install and
 # start a private Node-RED 4, as the studio does on first use). Installs what is missing when it can (root, or sudo without a password);
 # otherwise names the packages in one line and carries on: those tests then skip, saying why.
 set -u
-PACKAGES=(xvfb xdotool x11-utils openbox desktop-file-utils chromium
+PACKAGES=(bubblewrap xvfb xdotool x11-utils openbox desktop-file-utils chromium
           libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0
           libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxkbcommon-x11-0)
 

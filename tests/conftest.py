@@ -86,7 +86,7 @@ def _collect_cycles_between_tests():
 
 @pytest.fixture(scope="session")
 def nodered():
-    """One real private Node-RED for the whole test session (issue 25). Installed on first use, as
+    """One real private Node-RED, in its sandbox, for the whole test session (issue 25). Installed on first use, as
     the product does, into a stable cache folder so reruns are fast; skipped when Node.js is absent."""
     import shutil
     from pathlib import Path
@@ -97,6 +97,17 @@ def nodered():
     from gindex_studio.core.nodered.runtime import PrivateRuntime
 
     rt = PrivateRuntime.start(timeout=120)
+    yield rt
+    rt.stop()
+
+
+@pytest.fixture(scope="session")
+def user_nodered(nodered):
+    """A Node-RED standing for one the user runs: no sandbox, on a TCP port of the host, with an
+    admin token (tests reach it with ``RemoteRuntime(user_nodered.url, user_nodered.token)``)."""
+    from gindex_studio.core.nodered.runtime import PrivateRuntime
+
+    rt = PrivateRuntime.start(timeout=120, sandboxed=False)
     yield rt
     rt.stop()
 

@@ -17,12 +17,12 @@ SHOTS = os.environ.get("GINDEX_TEST_SHOTS")
 
 
 @pytest.fixture
-def prefs_to(nodered, tmp_path, monkeypatch):
+def prefs_to(user_nodered, tmp_path, monkeypatch):
     """Preferences naming the session's Node-RED (URL + admin token), as a user would set them."""
     from gindex_studio.ui import preferences
 
     settings = QSettings(str(tmp_path / "studio.ini"), QSettings.IniFormat)
-    preferences.Preferences(node_red_url=nodered.url, node_red_token=nodered.token).save(settings)
+    preferences.Preferences(node_red_url=user_nodered.url, node_red_token=user_nodered.token).save(settings)
     monkeypatch.setattr(preferences, "STUDIO_SETTINGS", [settings])
     return settings
 
@@ -85,7 +85,7 @@ def test_run_probes_beside_delta_and_in_the_task_table(qtbot, library, prefs_to,
     assert not ctl.running and not ctl.thread.isRunning()
 
 
-def test_lint_and_install_offer_in_problems(window, qtbot, nodered, tmp_path, monkeypatch):
+def test_lint_and_install_offer_in_problems(window, qtbot, nodered, user_nodered, tmp_path, monkeypatch):
     from gindex_studio.core.flows.flow import flow_from_nodes
     from gindex_studio.core.nodered.runtime import RemoteRuntime, free_port
     from gindex_studio.ui.preferences import Preferences
@@ -93,7 +93,7 @@ def test_lint_and_install_offer_in_problems(window, qtbot, nodered, tmp_path, mo
     prefs = Preferences(lint_rules=["function-eslint", "no-unnamed-functions"])
     prefs.save(window.settings)
     ctl = window.run_controller
-    ctl.worker.factory = lambda progress: RemoteRuntime(nodered.url, nodered.token)
+    ctl.worker.factory = lambda progress: RemoteRuntime(user_nodered.url, user_nodered.token)
     flow = [{"id": "t", "type": "tab"},
             {"id": "f", "type": "function", "z": "t", "func": "total = 1;\nreturn msg;", "x": 100, "y": 80,
              "wires": [["d"]]},

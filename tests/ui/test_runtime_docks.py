@@ -54,10 +54,10 @@ def _rows(panel):
     return panel.visible_texts()
 
 
-def test_deploy_and_debug_dock(window, qtbot, nodered):
+def test_deploy_and_debug_dock(window, qtbot, nodered, user_nodered):
     from gindex_studio.core.nodered.runtime import RemoteRuntime
 
-    ctl = _install_on(window, lambda progress: RemoteRuntime(nodered.url, nodered.token))
+    ctl = _install_on(window, lambda progress: RemoteRuntime(user_nodered.url, user_nodered.token))
     ed = window.add_editor(flow_from_nodes(_flow()), None)
     window.tabs.setCurrentWidget(ed)
     panel = ctl.panel

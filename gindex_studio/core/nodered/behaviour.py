@@ -10,7 +10,7 @@ from gindex_studio.core.nodered.deploy import RunProblem, Session, node_dicts
 from gindex_studio.core.nodered.probe import Probe, ProbeOutcome, compare, default_probes, task_probes
 
 #: problems after which a program is said not to run (missing node types, a refused deploy, a crash)
-NOT_RUNNING = ("missing-type", "deploy-error", "runtime-crash")
+NOT_RUNNING = ("missing-type", "refused", "deploy-error", "runtime-crash")
 
 
 @dataclass

@@ -74,22 +74,21 @@ class Comms:
     """A connection to ``<runtime>/comms`` (see the module's docstring)."""
 
     def __init__(self, runtime: Runtime, timeout: float = 10.0):
-        url = runtime.url.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/comms"
         self.events: list[Event] = []
         self.listeners: list[Callable[[Event], None]] = []
         self._cond = threading.Condition()
         self._closed = False
         try:
-            self.ws = websocket.create_connection(url, timeout=timeout)
+            self.ws = runtime.transport.websocket("/comms", timeout)
             if runtime.token:
                 self.ws.send(json.dumps({"auth": runtime.token}))
                 reply = json.loads(self.ws.recv())
                 if reply != {"auth": "ok"}:
-                    raise NodeRedError(f"Node-RED at {runtime.url} refused the admin token on /comms")
+                    raise NodeRedError(f"Node-RED at {runtime.where} refused the admin token on /comms")
             for topic in ("debug", "status/#", "notification/#"):
                 self.ws.send(json.dumps({"subscribe": topic}))
         except (OSError, websocket.WebSocketException, ValueError) as e:
-            raise NodeRedError(f"cannot open Node-RED's /comms websocket at {url}: {e}") from None
+            raise NodeRedError(f"cannot open the /comms websocket of Node-RED at {runtime.where}: {e}") from None
         self.ws.settimeout(0.5)
         self._thread = threading.Thread(target=self._read, name="nodered-comms", daemon=True)
         self._thread.start()

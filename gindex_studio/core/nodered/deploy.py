@@ -10,6 +10,7 @@ Node-RED reports: errors and warnings nodes log, red node status, runtime notice
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -17,14 +18,21 @@ from typing import Any, Iterable
 
 from gindex_studio.core.nodered.comms import ERROR, WARN, Comms, Event
 from gindex_studio.core.nodered.nodes import network_reason, npm_module
-from gindex_studio.core.nodered.runtime import NodeRedError, Runtime
+from gindex_studio.core.nodered.runtime import STALL_S, NodeRedError, Runtime
+from gindex_studio.core.nodered.sandbox import REFUSED_TYPES
 
 WORKSPACES = ("tab", "subflow", "group")
 FUNCTION_TIMEOUT_S = 5  # given to function nodes without a time limit of their own
 
-#: problem kinds: deploy problems (the first three) stop a clean deploy; all are per node
-KINDS = ("missing-type", "needs-network", "config-error", "runtime-error", "runtime-warning", "status-error",
-         "deploy-error", "runtime-crash")
+#: problem kinds: deploy problems (the first four) stop a clean deploy; all are per node.
+#: ``refused``: a node the private runtime does not run (it reaches outside the sandbox);
+#: ``timeout``: a node that kept the runtime busy past its limit (an endless loop)
+KINDS = ("refused", "missing-type", "needs-network", "config-error", "runtime-error", "runtime-warning",
+         "status-error", "timeout", "deploy-error", "runtime-crash")
+
+#: a runtime error that says a node tried to reach a host the sandbox has no route to
+_NO_NETWORK = re.compile(r"\b(ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b|getaddrinfo")
+_VM_TIMEOUT = re.compile(r"Script execution timed out after (\d+)ms")
 
 
 @dataclass(frozen=True)
@@ -82,11 +90,13 @@ def _remap(value: Any, ids: dict[str, str]) -> Any:
     return value
 
 
-def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, quiet_injects: bool = False
-            ) -> Prepared:
+def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, quiet_injects: bool = False,
+            refuse: bool = True) -> Prepared:
     """See the module's docstring. ``quiet_injects``: inject nodes fire only when asked (no
-    "once", no repeat), so that probes see only what they cause. ``fresh_ids``: give every node a new id (for a remote runtime,
-    whose flows may use the same ids); ``back`` maps deployed ids to the file's."""
+    "once", no repeat), so that probes see only what they cause. ``fresh_ids``: give every node a
+    new id (for a remote runtime, whose flows may use the same ids); ``back`` maps deployed ids to
+    the file's. ``refuse``: nodes of the types the private runtime leaves out
+    (``sandbox.REFUSED_TYPES``) are reported ``refused`` and left out."""
     by_id = {n["id"]: n for n in nodes}
     problems: list[RunProblem] = []
     left_out: set[str] = set()
@@ -97,7 +107,11 @@ def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, q
         mod = npm_module(n)
         hint = f" (provided by the npm module {mod})" if mod else ""
         why = network_reason(n, by_id)
-        if why:  # installing the type would not help on an offline machine: say this first
+        if refuse and t in REFUSED_TYPES:
+            problems.append(RunProblem("refused", f"refused: {REFUSED_TYPES[t]} (not run in the studio's sandbox)",
+                                       n["id"], t))
+            left_out.add(n["id"])
+        elif why:  # installing the type would not help on an offline machine: say this first
             also = "" if t in known_types else f"; its type {t!r} is not installed either{hint}"
             problems.append(RunProblem("needs-network", f"needs the network ({why}): not run here{also}", n["id"], t))
             left_out.add(n["id"])
@@ -168,7 +182,8 @@ class Session:
         nodes = node_dicts(source)
         remote = not self.runtime.private
         self.remove()
-        prepared = prepare(nodes, self.types, fresh_ids=remote, quiet_injects=quiet_injects)
+        prepared = prepare(nodes, self.types, fresh_ids=remote, quiet_injects=quiet_injects,
+                           refuse=self.runtime.private)
         self._start = self.comms.position
         if remote:
             tab = "gindex-" + secrets.token_hex(6)
@@ -263,9 +278,41 @@ class Session:
             if p is not None and (p.kind, p.node_id, p.message) not in seen:
                 seen.add((p.kind, p.node_id, p.message))
                 out.append(p)
-        if not self.runtime.alive():
-            out.append(RunProblem("runtime-crash", "Node-RED stopped while the flow ran" + self.runtime.why_down()))
+        if not self.runtime.alive() and not self._recovers():
+            out.append(self._crash())
         return out
+
+    def _recovers(self) -> bool:
+        """A private runtime that does not answer but still runs is either busy for a moment or
+        stuck in a loop that its watchdog ends: wait for one or the other (at most the watchdog's
+        limit and 3 s). True when it answers again."""
+        running = getattr(self.runtime, "running", None)
+        if running is None:
+            return False
+        end = time.monotonic() + STALL_S + 3
+        while running() and time.monotonic() < end:
+            if self.runtime.alive():
+                return True
+        return False
+
+    def _crash(self) -> RunProblem:
+        """The runtime died: a ``timeout`` on the node the watchdog named (an endless loop), else a
+        ``runtime-crash``."""
+        stall = getattr(self.runtime, "stall", None)
+        node = stall.get("node") if isinstance(stall, dict) and isinstance(stall.get("node"), dict) else None
+        fid = self.file_id(node.get("id")) if node else None
+        if stall:
+            return RunProblem("timeout", self.runtime.why_down().lstrip(": "), fid, self.node_type(fid))
+        return RunProblem("runtime-crash", "Node-RED stopped while the flow ran" + self.runtime.why_down())
+
+    def _label(self, file_id: str | None) -> str:
+        if file_id is None or self.prepared is None:
+            return "?"
+        deployed = self.prepared.forward.get(file_id, file_id)
+        for n in self.prepared.nodes:
+            if n["id"] == deployed:
+                return str(n.get("name") or file_id)
+        return file_id
 
     def _problem(self, ev: Event, starting: bool) -> RunProblem | None:
         fid = self.file_id(ev.node_id)
@@ -277,7 +324,15 @@ class Session:
             text = error_text(ev.value)
             on_start = ev.seq < self._started
             kind = "runtime-warning" if ev.level == WARN else ("config-error" if on_start else "runtime-error")
-            return RunProblem(kind, text, fid, self.node_type(fid) or ev.data.get("type"))
+            ntype = self.node_type(fid) or ev.data.get("type")
+            if ev.level == ERROR and _NO_NETWORK.search(text):
+                return RunProblem("needs-network", f"needs the network ({text}): the sandbox has none", fid, ntype)
+            timed_out = _VM_TIMEOUT.search(text)
+            if ev.level == ERROR and timed_out:
+                secs = int(timed_out.group(1)) / 1000
+                return RunProblem("timeout", f"timeout in {ntype or 'node'} {self._label(fid)}: its code ran "
+                                             f"for over {secs:g} s and was stopped", fid, ntype)
+            return RunProblem(kind, text, fid, ntype)
         if ev.kind == "status" and fid is not None and ev.data.get("fill") == "red":
             return RunProblem("status-error", f"status: {ev.data.get('text') or 'red'}", fid, self.node_type(fid))
         if ev.kind == "notification" and ev.data.get("error") == "missing-types":

@@ -16,8 +16,6 @@ import json
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -161,23 +159,20 @@ class Observation:
         return "; ".join(parts) or "nothing"
 
 
-def _http(url: str, probe: Probe, result: dict) -> None:
+def _http(runtime, probe: Probe, result: dict) -> None:
     data = None
-    headers = dict(probe.headers)
+    headers = {str(k): str(v) for k, v in probe.headers.items()}
     if probe.body is not None:
         if isinstance(probe.body, str):
             data = probe.body.encode()
         else:
             data = json.dumps(probe.body).encode()
             headers.setdefault("Content-Type", "application/json")
-    req = urllib.request.Request(url, data=data, method=probe.method, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=probe.timeout) as r:
-            result.update(status=r.status, raw=r.read(), ctype=r.headers.get("Content-Type", ""))
-    except urllib.error.HTTPError as e:
-        result.update(status=e.code, raw=e.read(), ctype=e.headers.get("Content-Type", ""))
-    except (urllib.error.URLError, OSError) as e:
-        result.update(error=str(getattr(e, "reason", e)))
+        r = runtime.transport.http(probe.method, probe.path, data, headers, probe.timeout)
+        result.update(status=r.status, raw=r.body, ctype=r.content_type)
+    except OSError as e:
+        result.update(error=str(e) or type(e).__name__)
 
 
 def _body(raw: bytes, ctype: str) -> Any:
@@ -199,8 +194,7 @@ def observe(session: Session, probe: Probe, nodes: list[dict], quiet: float = 0.
             return Observation(note="no matching inject node")
         session.fire_inject(target)
     else:
-        url = session.runtime.url + probe.path
-        t = threading.Thread(target=_http, args=(url, probe, result), daemon=True)
+        t = threading.Thread(target=_http, args=(session.runtime, probe, result), daemon=True)
         t.start()
         busy = t.is_alive
     went_quiet = session.comms.wait_quiet(pos, quiet, probe.timeout, busy)

@@ -1,0 +1,117 @@
+// The settings of gindex-studio's private Node-RED (gindex_studio/core/nodered/runtime.py).
+//
+// Nothing secret is in this file or in argv: the studio writes one line of JSON on stdin (the
+// admin token, a credential secret, ports and folders), read here before Node-RED starts. Then:
+// - Node.js exits when stdin closes (the studio ended or was killed);
+// - cfg.adminFd is a listening unix socket the studio made: every connection to it is passed on to
+//   Node-RED's own HTTP server, which listens on the loopback of the sandbox only;
+// - a watchdog thread reports on cfg.reportFd and ends the process when the event loop stops turning
+//   (an endless loop in a flow), naming the node that last received a message.
+"use strict";
+const fs = require("fs");
+const net = require("net");
+const { Worker } = require("worker_threads");
+
+function readLine(fd) {
+    const one = Buffer.alloc(1);
+    const bytes = [];
+    for (;;) {
+        let n;
+        try {
+            n = fs.readSync(fd, one, 0, 1, null);
+        } catch (e) {
+            if (e.code === "EAGAIN") continue;
+            throw e;
+        }
+        if (n === 0 || one[0] === 10) break;
+        bytes.push(one[0]);
+    }
+    return Buffer.from(bytes).toString("utf8");
+}
+
+const cfg = JSON.parse(readLine(0));
+
+process.stdin.on("end", () => process.exit(0));
+process.stdin.on("error", () => process.exit(0));
+process.stdin.resume();
+if (cfg.parentPid) { // without a pid namespace: also poll the studio's pid
+    setInterval(() => { try { process.kill(cfg.parentPid, 0); } catch (e) { process.exit(0); } }, 1000).unref();
+}
+
+const RED = require.main.require("./lib/red.js");
+
+// ----- the admin socket: cfg.adminFd -> Node-RED's HTTP server on the sandbox's loopback -------------
+net.createServer({ pauseOnConnect: true }, (outer) => {
+    const address = RED.server && RED.server.address();
+    if (!address) { outer.destroy(); return; }
+    const inner = net.connect(address.port, "127.0.0.1");
+    outer.on("error", () => inner.destroy());
+    inner.on("error", () => outer.destroy());
+    outer.pipe(inner);
+    inner.pipe(outer);
+    outer.resume();
+}).listen({ fd: cfg.adminFd });
+
+// ----- the watchdog ---------------------------------------------------------------------------
+// [0] heartbeats, [1] the function node last given a message (code of the flow's own runs only
+// there), [2] any node last given a message
+const beat = new Int32Array(new SharedArrayBuffer(12));
+setInterval(() => Atomics.add(beat, 0, 1), 100).unref();
+const watchdog = new Worker(`
+    const { workerData, parentPort } = require("worker_threads");
+    const fs = require("fs");
+    const beat = workerData.beat, names = new Map();
+    parentPort.on("message", (m) => names.set(m[0], m[1]));
+    let seen = -1, since = Date.now();
+    setInterval(() => {
+        const now = Date.now(), b = Atomics.load(beat, 0);
+        if (b !== seen) { seen = b; since = now; return; }
+        if (now - since < workerData.stallMs) return;
+        const node = names.get(Atomics.load(beat, 1)) || names.get(Atomics.load(beat, 2)) || null;
+        try { fs.writeSync(workerData.reportFd, JSON.stringify({ stalled: now - since, node }) + "\\n"); } catch (e) {}
+        process.kill(process.pid, "SIGKILL");
+    }, 100);
+`, { eval: true, workerData: { beat, stallMs: cfg.stallMs, reportFd: cfg.reportFd } });
+watchdog.unref();
+const known = new Map();
+RED.hooks.add("onReceive.gindexWatchdog", (event) => {
+    const node = event.destination && event.destination.node;
+    const id = (node && node.id) || (event.destination && event.destination.id);
+    if (!id) return;
+    let k = known.get(id);
+    if (k === undefined) {
+        k = known.size + 1;
+        known.set(id, k);
+        watchdog.postMessage([k, { id, type: node ? node.type : null, name: node ? node.name || "" : "" }]);
+    }
+    Atomics.store(beat, 2, k);
+    if (node && node.type === "function") Atomics.store(beat, 1, k);
+});
+
+const token = cfg.token;
+module.exports = {
+    uiHost: "127.0.0.1",
+    uiPort: cfg.port,
+    userDir: cfg.userDir,
+    nodesDir: cfg.nodesDir,
+    nodesExcludes: cfg.nodesExcludes,
+    flowFile: "flows.json",
+    credentialSecret: cfg.credentialSecret,
+    flowFilePretty: true,
+    adminAuth: {
+        type: "credentials",
+        users: [],
+        tokens: function (t) {
+            return Promise.resolve(t === token ? { username: "gindex-studio", permissions: "*" } : null);
+        },
+    },
+    debugMaxLength: 100000,
+    debugUseColors: false,
+    functionExternalModules: false,
+    externalModules: { autoInstall: false, palette: { allowInstall: false, allowUpload: false } },
+    diagnostics: { enabled: false },
+    telemetry: { enabled: false },
+    runtimeState: { enabled: true, ui: false },
+    editorTheme: { tours: false, projects: { enabled: false } },
+    logging: { console: { level: "info", metrics: false, audit: false } },
+};
