@@ -331,7 +331,7 @@ class PrivateRuntime(Runtime):
         raise NodeRedError(f"Node-RED did not answer within {timeout:.0f} s (log: {self.log_path})")
 
     def _log_reason(self) -> str:
-        lines = list(self.log)
+        lines = [ln for ln in self.log if ln.strip()]
         for line in reversed(lines):
             if "heap out of memory" in line or "Reached heap limit" in line:
                 return f"out of memory (its heap limit is {self.limits.heap_mb} MB)"
