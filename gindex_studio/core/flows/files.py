@@ -91,8 +91,9 @@ def _size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def _kind_problem(st: os.stat_result, what: str) -> str | None:
-    """Why a file of this stat is not readable as ``what`` (None for a regular file)."""
+def kind_problem(st: os.stat_result, what: str) -> str | None:
+    """Why a file of this stat is not readable as ``what`` ("is a named pipe (FIFO), not ..."),
+    None for a regular file."""
     m = st.st_mode
     if stat.S_ISREG(m):
         return None
@@ -127,7 +128,7 @@ def check_user_file(path: str | Path, what: str = "a file") -> os.stat_result:
     except (OSError, ValueError) as e:
         raise UserFileError(path, f"cannot read ({getattr(e, 'strerror', None) or e})",
                             getattr(e, "errno", 0) or 0) from None
-    why = _kind_problem(st, what) or _size_problem(st.st_size)
+    why = kind_problem(st, what) or _size_problem(st.st_size)
     if why:
         raise UserFileError(path, why, errno.EINVAL)
     return st
@@ -159,7 +160,7 @@ def read_user_bytes(path: str | Path, what: str = "a file") -> bytes:
         raise UserFileError(path, f"cannot read ({e.strerror or e})", e.errno or 0) from None
     try:
         st = os.fstat(fd)  # what was opened, in case the name was swapped since the stat
-        why = _kind_problem(st, what) or _size_problem(st.st_size)
+        why = kind_problem(st, what) or _size_problem(st.st_size)
         if why:
             raise UserFileError(path, why, errno.EINVAL)
         parts, total = [], 0
