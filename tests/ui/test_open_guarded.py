@@ -7,7 +7,6 @@ import json
 import os
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from .open_dialog import open_through_menu
 
@@ -18,19 +17,13 @@ FLOW = [{"id": "a", "type": "inject", "x": 100, "y": 100, "wires": [["b"]]},
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    from gindex_studio.ui.app import MainWindow
-    from gindex_studio.ui.library_access import bundled_library
+def window(window):
+    """The studio's window (tests/ui/conftest.py) with its real dialogs: the file dialog and the
+    message boxes a user sees."""
+    from gindex_studio.ui.dialogs import Dialogs
 
-    win = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
-                     autosave_dir=str(tmp_path / "autosave"), library=bundled_library())
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for ed in list(win.editors()):
-        win.close_editor(ed, ask=False)
-    win.autosave.close()
+    window.dialogs = Dialogs(window)
+    return window
 
 
 def test_a_good_flow_opens_through_the_menu_and_dialog(window, qtbot, tmp_path):
