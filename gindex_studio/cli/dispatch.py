@@ -124,11 +124,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return desktop.run(args)
     if args.command in ("gui", "compare"):
         return commands.module_of(args.command).run(args)
-    from gindex_studio.cli import bounded
+    from gindex_studio.cli import bounded, skipped
 
     # a large file is read in a child that Ctrl-C need not wait for; SIGTERM (``kill``, ``timeout``)
-    # unwinds the command as Ctrl-C does: its pools are stopped, not left searching
-    with bounded.installed(), _sigterm_unwinds():
+    # unwinds the command as Ctrl-C does: its pools are stopped, not left searching; entries of
+    # program folders that are no regular files are said in one line (or refused with --strict)
+    with bounded.installed(), _sigterm_unwinds(), skipped.reported(getattr(args, "strict", False)):
         return commands.module_of(args.command).run(args)
 
 

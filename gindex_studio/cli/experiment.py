@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError
 from gindex_studio.cli.options import flow_json_profiles
+from gindex_studio.cli.skipped import add_strict
 from gindex_studio.core.scoring import profiles
 
 
@@ -42,6 +43,7 @@ def add_parsers(sub) -> None:
     n.add_argument("--profile", choices=flow_json_profiles(), default=profiles.DEFAULT,
                    help="scoring profile recorded in the experiment (default: paper)")
     n.add_argument("-o", "--output", required=True, metavar="FILE", help="experiment file to write")
+    add_strict(n)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import argparse
 from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
 from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big, scoring_given
+from gindex_studio.cli.skipped import add_strict
 
 
 
@@ -37,6 +38,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--timeout", type=float, default=5.0, metavar="S",
                    help="with --probes: seconds each probe may take (default 5)")
     add_scoring(p)
+    add_strict(p)
     add_cluster(p, shards=True)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError, flow_files, json_out, read_strict, table
 from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big
+from gindex_studio.cli.skipped import add_strict
 from gindex_studio.core.flatland.profile import reads_flatland
 
 
@@ -23,6 +24,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--tasks", required=True, nargs="+", metavar=FILES_OR_DIRS, help="task reference files or folders")
     add_workers(p)
     add_scoring(p)
+    add_strict(p)
     add_cluster(p, shards=True)
 
 

@@ -24,19 +24,7 @@ class Dialogs:
         return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
 
     def ask_changed_on_disk(self, path: str) -> str:
-        """Another program changed (or removed) ``path`` since the studio read it:
-        'reload', 'overwrite', 'save_as' or 'cancel'."""
-        box = QMessageBox(QMessageBox.Warning, "File changed on disk",
-                          f"{path}\n\nwas changed by another program since you opened it. "
-                          "Saving now would replace those changes with yours.", QMessageBox.NoButton, self.parent)
-        buttons = {
-            box.addButton("Reload from disk", QMessageBox.DestructiveRole): "reload",
-            box.addButton("Overwrite", QMessageBox.AcceptRole): "overwrite",
-            box.addButton("Save As…", QMessageBox.ActionRole): "save_as",
-            box.addButton(QMessageBox.Cancel): "cancel",
-        }
-        box.exec()
-        return buttons.get(box.clickedButton(), "cancel")
+        return ask_changed_on_disk(self.parent, path)
 
     def ask_open_recovered(self, text: str) -> bool:
         """A damaged flow file: open what can be recovered (as a new, unsaved document)?"""
@@ -58,3 +46,19 @@ class Dialogs:
     def save_file(self, suggestion: str) -> str | None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save flow", suggestion, FILTER)
         return path or None
+
+
+def ask_changed_on_disk(parent, path: str) -> str:
+    """Another program changed (or removed) ``path`` since the studio read it: 'reload',
+    'overwrite', 'save_as' or 'cancel' (the editor's and the compare window's question)."""
+    box = QMessageBox(QMessageBox.Warning, "File changed on disk",
+                      f"{path}\n\nwas changed by another program since you opened it. "
+                      "Saving now would replace those changes with yours.", QMessageBox.NoButton, parent)
+    buttons = {
+        box.addButton("Reload from disk", QMessageBox.DestructiveRole): "reload",
+        box.addButton("Overwrite", QMessageBox.AcceptRole): "overwrite",
+        box.addButton("Save As…", QMessageBox.ActionRole): "save_as",
+        box.addButton(QMessageBox.Cancel): "cancel",
+    }
+    box.exec()
+    return buttons.get(box.clickedButton(), "cancel")

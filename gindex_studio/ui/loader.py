@@ -1,20 +1,22 @@
 """Reading flow files off the GUI thread, with limits that keep hostile files harmless.
 
-The only limit is memory (``core.limits``): a file whose estimated footprint exceeds the free
-memory is refused before it is read, with both figures. A node count never refuses a file: what
-the editor saves it opens again. Temporary files left next to it by a killed save are removed.
+Every file goes through the guarded reader (``core.flows.files.read_user_bytes``): a pipe, a
+device, a socket or a folder is refused without being read, and so is a file over the input size
+limit. Otherwise the only limit is memory (``core.limits``): a file whose estimated footprint
+exceeds the free memory is refused before it is read, with both figures. A node count never refuses
+a file: what the editor saves it opens again. Temporary files left next to it by a killed save are
+removed.
 
 ``LoadJob(path)`` runs in a QThreadPool; ``done(token, flow, error)`` arrives on the GUI thread.
 Errors are one-paragraph messages a person can act on; nothing raised escapes the worker.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
-from gindex_studio.core.flows.files import remove_stale_temps
+from gindex_studio.core.flows.files import UserFileError, check_user_file, read_user_bytes, remove_stale_temps
 from gindex_studio.core.flows.flow import FlowError, read_flow_bytes
 from gindex_studio.core.flows.sniff import binary_kind
 from gindex_studio.core.runtime.limits import editor_memory_needed, human_bytes, too_big
@@ -46,21 +48,21 @@ def load_flow(path: str):
     binary file is named for what it is ("a PNG image")."""
     from gindex_studio.ui.flatland.files import is_flatland_path, load_flatland_flow
 
-    if is_flatland_path(path) and os.path.isfile(path):
-        return load_flatland_flow(path)
     try:
-        size = os.path.getsize(path)
-    except OSError as e:
-        return None, f"{path}\n\ncannot be opened: {e.strerror or e}."
-    if os.path.isdir(path):
-        return None, f"{path}\n\nis a folder, not a flow file."
+        size = check_user_file(path, "a flow file").st_size
+    except UserFileError as e:
+        return None, _refusal(e)
+    if is_flatland_path(path):
+        return load_flatland_flow(path)
     reason = too_big(f"opening this {human_bytes(size)} file", editor_memory_needed(size))
     if reason:
         return None, f"{path}\n\ncannot be opened: {reason}."
     remove_stale_temps(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_user_bytes(path, "a flow file")
+    except UserFileError as e:  # swapped for a pipe, grown or unreadable since the check
+        return None, _refusal(e)
+    try:
         kind = binary_kind(data)
         if kind:
             return None, f"{path}\n\nis {kind}, not a flow."
@@ -81,6 +83,13 @@ def load_flow(path: str):
     if not flow.nodes and flow.invalid:
         return None, f"{path}\n\nholds {len(flow.invalid)} entries but none is a node object with a string id and type."
     return flow, ""
+
+
+def _refusal(e: UserFileError) -> str:
+    """The message for a file the guarded reader refused ("PATH\\n\\nis a named pipe ...")."""
+    if e.reason.startswith("is "):
+        return f"{e.path}\n\n{e.reason}."
+    return f"{e.path}\n\ncannot be opened: {e.reason}."
 
 
 def _recover(data: bytes) -> Recovered | None:

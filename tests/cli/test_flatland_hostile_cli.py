@@ -13,6 +13,7 @@ import pytest
 
 from gindex_studio.cli import main
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR
+from tests.core.test_flatland_hostile import _fan_out
 
 SQUARE = str(LIBRARY_DIR / "square.fbp")
 DEEP = 100_000
@@ -35,6 +36,10 @@ CASES = {
     "deep.json": ("[" * DEEP + "]" * DEEP, "deep.json: the JSON is nested deeper than 100 levels"),
     "state.fbp": (_program("1").replace("{}", '{"position":' + "[" * DEEP + "]" * DEEP + "}"),
                   "state.fbp:4:1: the start state is nested deeper than 4 levels"),
+    # issue 36, item 6: a 1 KB program expanding to 2**20 and 2**30 nodes (27.7 s and 1.2 GB in draw,
+    # a MemoryError traceback in compare, and running until killed)
+    "fan20.fbp": (_fan_out(20), "fan20.fbp:63:36: the run line's flow 'f20' expands to more than 100,000 nodes"),
+    "fan30.fbp": (_fan_out(30), "fan30.fbp:93:36: the run line's flow 'f30' expands to more than 100,000 nodes"),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from gindex_studio.core.flatland.program import program_from_json
 from gindex_studio.core.flatland.render import rasterise
 from gindex_studio.core.flatland.resolve import load_text
 from gindex_studio.core.flatland.sexpr import read
+from gindex_studio.paths import RESOURCES
 
 HOSTILE = [
     ("(factorial 100000000)", "factorial(100000000) would exceed the limit"),
@@ -113,3 +115,55 @@ def test_rasterise_long_segments_without_numpy_warnings():
     assert img[63, 64:].all()  # the row through y = 64, clipped by the canvas
     with pytest.raises(ValueError, match="not finite"):
         rasterise([(0, 0, np.inf, 0)])
+
+
+# ----- issue 36, item 6: sub-flow fan-out is bounded before anything is built; hostile includes
+
+def _fan_out(levels: int) -> str:
+    """A 1 KB program that doubles at each of ``levels`` sub-flows: 2**levels nodes expanded."""
+    lines = ["f0(start) -> a(move 1 0)", "a -> f0(end)"]
+    for k in range(1, levels + 1):
+        lines += [f"f{k}(start) -> x(f{k - 1})", f"x -> y(f{k - 1})", f"y -> f{k}(end)"]
+    return "\n".join(lines + ['{"position":[64,64], "theta":0} -> f%d()' % levels]) + "\n"
+
+
+@pytest.mark.parametrize("levels", [20, 24, 30, 3000])
+def test_a_fan_out_beyond_the_node_limit_is_refused_before_it_is_built(levels):
+    import resource
+
+    from gindex_studio.core.flatland.resolve import MAX_NODES
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.perf_counter()
+    with pytest.raises(FlatlandError) as info:
+        load_text(_fan_out(levels), "bomb.fbp")
+    assert time.perf_counter() - t < 2.0  # 2**20 nodes took 27.7 s and 1.2 GB to build
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) << 10 < 50 << 20
+    e = info.value
+    assert f"expands to more than {MAX_NODES:,} nodes" in e.message and e.file == "bomb.fbp"
+    assert "\n" not in str(e) and len(str(e)) < 300
+
+
+def test_a_fan_out_within_the_limit_is_built_whole():
+    program = load_text(_fan_out(14), "fan.fbp")
+    assert len(program.nodes) == 2 ** 14 + 1  # and the start node
+
+
+@pytest.mark.parametrize("length", [300, 100_000])
+def test_a_long_include_name_is_one_short_line(length):
+    name = "a" * length + ".fbp"
+    t = time.perf_counter()
+    with pytest.raises(FlatlandError) as info:
+        load_text(f'#include "{name}"\n' + _fan_out(1), "gen.fbp")  # 300: ENAMETOOLONG was an OSError
+    assert time.perf_counter() - t < 1.0
+    text = str(info.value)
+    assert "not found" in text and f"({len(name):,} characters)" in text and len(text) < 300, text[:400]
+
+
+def test_two_hundred_thousand_duplicate_includes_are_read_once(tmp_path):
+    (tmp_path / "polygon2.fbp").write_text((Path(RESOURCES) / "flatland" / "polygon.fbp").read_text())
+    text = '#include "polygon2.fbp"\n' * 200_000 + 'main(start) -> p(polygon 10 5)\np -> main(end)\n{} -> main()\n'
+    t = time.perf_counter()
+    program = load_text(text, str(tmp_path / "many.fbp"))
+    assert time.perf_counter() - t < 3.0, time.perf_counter() - t  # 18-23 s before
+    assert len(program.nodes) > 1

@@ -4,6 +4,7 @@ import os
 import resource
 import sqlite3
 import subprocess
+import time
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -225,3 +226,88 @@ def test_a_read_then_another_processs_write_leaves_the_cache_writable(tmp_path):
         (1, 2): Fraction(1, 3), (1, 3): Fraction(2, 3), (2, 3): Fraction(1, 2)}
     for c in (mine, other, later):
         c.close()
+
+
+# ----- issue 36, item 2: flipped bytes, a key file that is a pipe, a cache path that links to nothing
+
+def _schema_offset(path: Path) -> int:
+    """Where the text of the cache's schema (``CREATE TABLE delta``) starts in the file."""
+    _checkpoint(path)
+    return path.read_bytes().index(b"CREATE TABLE delta")
+
+
+def test_a_byte_of_the_schema_flipped_to_non_utf8_is_set_aside_and_rebuilt(clean, capsys):
+    """The issue's input: damage that leaves SQLite's check passing but puts a byte that is not
+    UTF-8 (0xb3) in the text SQLite hands over. It ended every run from then on with
+    "'utf-8' codec can't decode byte 0xb3", exit 1, naming no file."""
+    value, path = clean
+    data = bytearray(path.read_bytes())
+    data[_schema_offset(path) + 4] = 0xB3
+    path.write_bytes(bytes(data))
+    _check_rebuilt(capsys, clean, "not UTF-8 (byte 0xb3)")
+
+
+def test_a_stored_value_that_is_not_utf8_is_set_aside_and_rebuilt(clean, capsys):
+    value, path = clean
+    db = sqlite3.connect(path)
+    db.execute("UPDATE delta SET num = CAST(X'31b3' AS TEXT)")
+    db.commit()
+    db.close()
+    _check_rebuilt(capsys, clean, "damaged")
+
+
+def test_random_300_byte_damages_never_stop_a_run(clean, capsys):
+    """The issue's fault injector: 300 random bytes at a random place; every run ends 0 with the
+    clean report and at most one line, and the run after it says nothing more."""
+    import random
+
+    value, path = clean
+    _checkpoint(path)
+    good = path.read_bytes()
+    for seed in range(12):
+        rnd = random.Random(seed)
+        data = bytearray(good)
+        at = rnd.randrange(len(data) - 300)
+        data[at:at + 300] = rnd.randbytes(300)
+        for side in ("-wal", "-shm"):
+            Path(str(path) + side).unlink(missing_ok=True)
+        path.write_bytes(bytes(data))
+        for run in ("damaged", "after"):
+            code, again, err = curate(capsys)
+            assert code == 0 and again == value, (seed, run, err)
+            assert len(err) <= (1 if run == "damaged" else 0) and "Traceback" not in "".join(err), (seed, run, err)
+            assert all(str(path) in line for line in err), err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_key_file_that_is_a_pipe_is_never_opened(clean, capsys):
+    """It hung curate (killed at 60 s). Now the run goes on without the disk, said in one line,
+    and the cache's rows are kept (a new key would have made every row fail its checksum)."""
+    value, path = clean
+    rows = _count(path)
+    key = Path(str(path) + ".key")
+    good = key.read_bytes()
+    key.unlink()
+    os.mkfifo(key)
+    start = time.monotonic()
+    code, again, err = curate(capsys)
+    assert time.monotonic() - start < 10
+    assert code == 0 and again == value
+    assert len(err) == 1 and str(key) in err[0] and "named pipe" in err[0] and "running without it" in err[0], err
+    key.unlink()
+    key.write_bytes(good)
+    assert _count(path) == rows  # nothing was dropped
+
+
+def test_a_cache_path_that_links_to_nothing_creates_nothing(clean, capsys, tmp_path):
+    """It silently created the link's target; now the run goes on in memory and says why."""
+    value, path = clean
+    for p in [path] + [Path(str(path) + s) for s in ("-wal", "-shm")]:
+        p.unlink(missing_ok=True)
+    target = tmp_path / "elsewhere" / "target.sqlite"
+    target.parent.mkdir()
+    path.symlink_to(target)
+    code, again, err = curate(capsys)
+    assert code == 0 and again == value
+    assert len(err) == 1 and str(path) in err[0] and f"is a link to {target}, which does not exist" in err[0], err
+    assert list(target.parent.iterdir()) == [] and path.is_symlink()

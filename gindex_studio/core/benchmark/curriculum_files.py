@@ -7,13 +7,16 @@ from gindex_studio.core.flows.flow import Flow, FlowError, read_flow_file
 
 
 def flow_files(path: Path) -> list[Path]:
-    """``path`` itself when it is a file, else every ``.json`` file below it, sorted.
+    """``path`` itself when it is a file, else every ``.json`` file below it, sorted (entries that
+    are no regular file are said to ``core.flows.folders.on_skipped``).
 
     Raises FlowError when ``path`` does not exist."""
     if path.is_file():
         return [path]
     if path.is_dir():
-        return sorted(p for p in path.rglob("*.json") if p.is_file())
+        from gindex_studio.core.flows.folders import program_files
+
+        return program_files(path, [".json"], recursive=True)
     from gindex_studio.core.flows.files import path_problem
 
     why = path_problem(path, "a flow file")

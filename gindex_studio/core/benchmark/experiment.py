@@ -770,7 +770,9 @@ def _companion_programs(path: Path | str, domains_dir: Path | str, curriculum: l
             w = f"{where}.data[{i}].name"
             if not folder.is_dir():
                 raise ctx.fail(w, f"domain {d.name!r} has no folder {folder}")
-            files = sorted(f for f in folder.iterdir() if f.is_file() and f.suffix.lower() == PROGRAM_SUFFIX)
+            from gindex_studio.core.flows.folders import program_files as regular_files
+
+            files = regular_files(folder, [PROGRAM_SUFFIX])
             if not files:
                 raise ctx.fail(w, f"domain folder {folder} holds no {PROGRAM_SUFFIX} program files")
             progs = []

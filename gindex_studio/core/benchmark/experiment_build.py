@@ -30,6 +30,7 @@ from gindex_studio.core.benchmark.experiment import (
 )
 from gindex_studio.core.benchmark.validate import ExperimentError, rel_label
 from gindex_studio.core.flows.flow import FlowError, atomic_write_bytes, read_flow_file, read_user_file
+from gindex_studio.core.flows.folders import program_files as regular_files
 
 
 @dataclass
@@ -71,7 +72,7 @@ def parse_samples(items) -> tuple[int | None, dict[str, int]]:
 
 
 def _programs(folder: Path) -> list[Path]:
-    return sorted(f for f in folder.iterdir() if f.is_file() and f.suffix.lower() == PROGRAM_SUFFIX)
+    return regular_files(folder, [PROGRAM_SUFFIX])
 
 
 def read_outputs(path: Path) -> dict[str, list[str]]:
@@ -106,7 +107,7 @@ def _reference_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
-            found = sorted(f for f in p.rglob(f"*{PROGRAM_SUFFIX}") if f.is_file())
+            found = regular_files(p, [PROGRAM_SUFFIX], recursive=True)
             if not found:
                 raise ExperimentError(f"{p}: folder holds no {PROGRAM_SUFFIX} reference files")
             files += found

@@ -23,17 +23,22 @@ The file is only a cache, so nothing in it is trusted or allowed to stop a run:
   set aside (renamed to ``<cache>.damaged-<time>``, with its ``-wal``/``-shm``) and a new cache is
   started; a locked, read-only or full database, or one that fails later, is left alone and the run
   goes on without the disk (values kept in memory);
+- a cache path or key file that is not a regular file (a named pipe, a device, a folder, a link
+  to nothing) is never opened nor created through: the run goes on without the disk; text in the
+  file that is not UTF-8 is damage;
 - each such event is said once in ``notices`` (and passed to ``on_notice`` when given), one line
   naming the file.
 """
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
 import os
 import secrets
 import sqlite3
+import stat
 import struct
 import threading
 import time
@@ -47,6 +52,7 @@ import orjson
 
 from gindex_studio.core.scoring.divergence import ScoreOptions
 from gindex_studio.core.scoring import profiles
+from gindex_studio.core.flows.files import UserFileError, kind_problem, read_user_bytes
 from gindex_studio.core.flows.flow import Flow
 
 _POSITION = ("x", "y")
@@ -142,7 +148,7 @@ class DeltaCache:
         self.on_notice = on_notice
         self.on_disk = False  # True while values are read from and written to ``path``
         self._lock = threading.RLock()
-        self._key = self._secret()
+        self._key = secrets.token_bytes(32)  # a memory cache's; the key file's once the disk is used
         self._db = self._open()
 
     @classmethod
@@ -159,41 +165,54 @@ class DeltaCache:
     # ----- opening, damage and notices --------------------------------------------------------
 
     def _notice(self, text: str) -> None:
+        text = "; ".join(line.strip() for line in text.splitlines() if line.strip())  # one line
         if text not in self.notices:
             self.notices.append(text)
             if self.on_notice is not None:
                 self.on_notice(text)
 
-    def _secret(self) -> bytes:
-        """The checksum key: ``<cache>.key`` (made on first use, mode 0600); a random one for a
-        memory cache or when the key file cannot be read or made."""
-        if self.path is None:
-            return secrets.token_bytes(32)
+    def _secret(self) -> tuple[bytes | None, str | None]:
+        """(the checksum key, None), or (None, why it cannot be had). The key is ``<cache>.key``,
+        made on first use (mode 0600); a key of the wrong length is set aside and a new one made."""
         keyfile = self.path.with_name(self.path.name + ".key")
         for _ in range(2):
+            why = _not_a_file(keyfile, "a key file")
+            if why:
+                return None, f"its key file {keyfile} {why}"
             try:
-                data = keyfile.read_bytes()
+                data = read_user_bytes(keyfile, "a key file")
                 if len(data) == 32:
-                    return data
+                    return data, None
                 os.replace(keyfile, keyfile.with_name(keyfile.name + f".damaged-{int(time.time())}"))
-            except FileNotFoundError:
-                pass
-            except OSError:
-                break
+            except UserFileError as e:
+                if e.errno != errno.ENOENT:
+                    return None, f"its key file {e}"
+            except OSError as e:
+                return None, f"its key file {keyfile} cannot be set aside ({_reason(e)})"
             try:
                 keyfile.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(keyfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
                 continue  # another process made it meanwhile: read it
-            except OSError:
-                break
+            except OSError as e:
+                return None, f"its key file {keyfile} cannot be made ({_reason(e)})"
             with os.fdopen(fd, "wb") as f:
                 f.write(secrets.token_bytes(32))
-        return secrets.token_bytes(32)  # values written this run will not be trusted by the next one
+        return None, f"its key file {keyfile} keeps changing"
 
     def _open(self) -> sqlite3.Connection:
         if self.path is None:
             return self._memory()
+        why = _not_a_file(self.path, "a cache file")
+        if why:
+            self._notice(f"the curation cache {self.path} {why}; running without it (nothing is kept for the next run)")
+            return self._memory()
+        key, why = self._secret()
+        if key is None:
+            self._notice(f"the curation cache {self.path} cannot be used: {why}; running without it "
+                         "(nothing is kept for the next run)")
+            return self._memory()
+        self._key = key
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = self._connect()
@@ -231,11 +250,12 @@ class DeltaCache:
             db.execute("PRAGMA synchronous=NORMAL")
             check = db.execute("PRAGMA quick_check").fetchall()
             if check != [("ok",)]:
-                raise _Damaged(f"SQLite's check: {check[0][0]}")
+                lines = [ln for ln in str(check[0][0]).splitlines() if ln.strip() and not ln.startswith("***")]
+                raise _Damaged(f"SQLite's check: {(lines or ['failed'])[0]}")
             self._check_schema(db)
             db.executescript(_SCHEMA)
             db.commit()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             db.close()
             if _is_damage(e):
                 raise _Damaged(_reason(e)) from None
@@ -300,7 +320,7 @@ class DeltaCache:
                 return False
         return True
 
-    def _failed(self, e: sqlite3.Error) -> None:
+    def _failed(self, e: Exception) -> None:
         """A read or write failed while running: damage is set aside and a new file started;
         anything else (full, read-only, locked) goes on in memory."""
         with self._lock:
@@ -640,15 +660,38 @@ class _Damaged(Exception):
     """The cache file is damaged or not ours: set it aside."""
 
 
-def _is_damage(e: sqlite3.Error) -> bool:
+def _is_damage(e: Exception) -> bool:
+    """True for an error that means the file is damaged (set it aside), among SQLite's errors and
+    text that is not UTF-8 (which SQLite hands over undecoded)."""
+    if isinstance(e, UnicodeDecodeError):
+        return True
     name = getattr(e, "sqlite_errorname", "") or ""
-    return name.startswith(_DAMAGE) or "malformed" in str(e) or "not a database" in str(e)
+    return name.startswith(_DAMAGE) or any(w in str(e) for w in ("malformed", "not a database", "decode to UTF-8"))
 
 
 def _reason(e: BaseException) -> str:
+    if isinstance(e, UnicodeDecodeError):
+        return f"it holds text that is not UTF-8 (byte 0x{e.object[e.start]:02x})"
     if isinstance(e, OSError):
         return e.strerror or str(e)
     return str(e)
+
+
+def _not_a_file(path: Path, what: str) -> str | None:
+    """Why ``path`` cannot be opened as ``what`` ("is a named pipe (FIFO), not ...", "is a link to
+    X, which does not exist"), or None: a regular file, or nothing there yet. Opens nothing."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                return f"is a link to {os.readlink(path)}, which does not exist"
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot be read ({_reason(e)})"
+    return kind_problem(st, what)
 
 
 def _fraction(num, den) -> Fraction | None:
@@ -675,7 +718,7 @@ def _guarded(default):
                     out = method(self, *args, **kwargs)
                     self._end_transaction()
                     return out
-                except sqlite3.Error as e:
+                except (sqlite3.Error, UnicodeDecodeError) as e:
                     if last or not _is_busy(e) or not self._rolled_back():
                         self._failed(e)
                         return default()

@@ -29,6 +29,7 @@ from gindex_studio.core.benchmark.experiment import (
     save_experiment,
 )
 from gindex_studio.core.flows.flow import Flow, FlowError, read_flow_file
+from gindex_studio.core.flows.folders import program_files as regular_files
 from gindex_studio.core.flows.lenient import read_model_output
 
 ROLES = ("curriculum", "test", "excluded")
@@ -89,7 +90,7 @@ class Workspace:
 
 
 def _program_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() == PROGRAM_SUFFIX)
+    return regular_files(folder, [PROGRAM_SUFFIX], recursive=True)
 
 
 def _read(path: Path, base: Path) -> Flow:

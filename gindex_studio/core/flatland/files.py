@@ -80,9 +80,11 @@ def program_files(root: Path) -> list[Path]:
         return [root]
     if not root.is_dir():
         raise FlatlandError(path_problem(root, "a Flatland program") or f"{root}: no such file or folder")
+    from gindex_studio.core.flows.folders import program_files as regular_files
+
     best: dict[Path, Path] = {}
-    for p in root.rglob("*"):
-        if p.is_file() and p.suffix.lower() in SUFFIXES:
+    for p in regular_files(root, SUFFIXES, recursive=True):
+        if p.suffix.lower() in SUFFIXES:
             key = p.with_suffix("")
             if key not in best or SUFFIXES.index(p.suffix.lower()) < SUFFIXES.index(best[key].suffix.lower()):
                 best[key] = p

@@ -30,10 +30,12 @@ StrictError = FlatlandError  # what the strict readers raise (``flows.reading`` 
 def folder_files(folder: Path) -> list[Path]:
     """The programs directly inside ``folder``: one per stem (``.fbp`` before ``.lisp`` before
     ``.json``), sorted."""
+    from gindex_studio.core.flows.folders import program_files
+
     best: dict[str, Path] = {}
-    for p in Path(folder).iterdir():
+    for p in program_files(folder, SUFFIXES):
         s = p.suffix.lower()
-        if p.is_file() and s in SUFFIXES:
+        if s in SUFFIXES:
             if p.stem not in best or SUFFIXES.index(s) < SUFFIXES.index(best[p.stem].suffix.lower()):
                 best[p.stem] = p
     return sorted(best.values())

@@ -24,6 +24,10 @@ from gindex_studio.core.flatland.syntax import PRIMITIVES, FlowDef, Module, Pos
 
 LIBRARY_DIR = RESOURCES / "flatland"
 MAX_DEPTH = 64
+#: the most nodes a program may expand to (its sub-flows inlined); counted before any is built
+MAX_NODES = 100_000
+#: how much of an include name an error shows
+SHOWN_NAME = 80
 
 
 def parse_text(text: str, path: str | None = None, kind: str | None = None) -> Module:
@@ -48,6 +52,11 @@ def include_folders(library=None, program_path: str | None = None) -> list[Path]
     return folders
 
 
+def _shown(name: str) -> str:
+    """``name`` quoted for a message, cut to :data:`SHOWN_NAME` characters."""
+    return repr(name) if len(name) <= SHOWN_NAME else repr(name[:SHOWN_NAME]) + f"… ({len(name):,} characters)"
+
+
 def _include_path(name: str, pos: Pos, folders: list[Path], own_folder: bool) -> Path:
     """The file ``#include name`` reads: ``name`` (a bare file name or a relative path, no ``..``
     part) below one of ``folders``, the first that has it. Symbolic links are followed and the
@@ -55,23 +64,23 @@ def _include_path(name: str, pos: Pos, folders: list[Path], own_folder: bool) ->
     any other file holds."""
     parts = name.replace("\\", "/").split("/")
     if os.path.isabs(name) or name.startswith(("/", "~")) or ".." in parts or not name.strip():
-        raise FlatlandError(f"#include {name!r}: only a file name or a path inside a library folder may be "
+        raise FlatlandError(f"#include {_shown(name)}: only a file name or a path inside a library folder may be "
                             "included (no absolute path, no '..')", pos.line, pos.column, pos.file)
     where = "the library folders or the program's own folder" if own_folder else "the library folders"
     for folder in folders:
         try:
             root = folder.resolve()
             candidate = (root / name).resolve()
-        except (OSError, RuntimeError):  # a symlink loop
+            if not candidate.is_relative_to(root):
+                if os.path.lexists(root / name):
+                    raise FlatlandError(f"#include {_shown(name)}: a link to a file outside {where}; it is not read",
+                                        pos.line, pos.column, pos.file)
+                continue
+            if candidate.is_file() or path_problem(candidate):  # a pipe or a device: refused by the read
+                return candidate
+        except (OSError, RuntimeError):  # a symlink loop, a name too long for the file system
             continue
-        if not candidate.is_relative_to(root):
-            if os.path.lexists(root / name):
-                raise FlatlandError(f"#include {name!r}: a link to a file outside {where}; it is not read",
-                                    pos.line, pos.column, pos.file)
-            continue
-        if candidate.is_file() or path_problem(candidate):  # a pipe or a device: refused by the read
-            return candidate
-    raise FlatlandError(f"#include {name!r}: not found in {where}", pos.line, pos.column, pos.file)
+    raise FlatlandError(f"#include {_shown(name)}: not found in {where}", pos.line, pos.column, pos.file)
 
 
 def collect_flows(module: Module, library: Path | None = None, own_folder: bool = True) -> dict[str, FlowDef]:
@@ -84,7 +93,11 @@ def collect_flows(module: Module, library: Path | None = None, own_folder: bool 
     seen: set[Path] = set()
 
     def visit(mod: Module):
+        names: set[str] = set()
         for name, pos in mod.includes:
+            if name in names:
+                continue  # the same #include again: already read (the file system is not asked again)
+            names.add(name)
             path = _include_path(name, pos, folders, own_folder)
             if path in seen:
                 continue
@@ -92,7 +105,7 @@ def collect_flows(module: Module, library: Path | None = None, own_folder: bool 
             try:
                 text = read_user_text(path, "a Flatland program")
             except UserFileError as e:
-                raise FlatlandError(f"#include {name!r}: {e}", pos.line, pos.column, pos.file) from None
+                raise FlatlandError(f"#include {_shown(name)}: {e}", pos.line, pos.column, pos.file) from None
             visit(parse_text(text, str(path)))
         for f in mod.flows:
             flows[f.name] = f
@@ -205,6 +218,27 @@ class _Builder:
         self.origin[nid] = (nd.pos.line, nd.pos.column, nd.pos.file)
 
 
+def expanded_size(flows: dict[str, FlowDef], name: str) -> int:
+    """How many nodes flow ``name`` expands to with its sub-flows inlined, counted without building
+    any; at most ``MAX_NODES + 1`` (more is not counted). A flow that uses itself, or an unknown
+    type, counts as one node here: building the program reports it."""
+    memo: dict[str, int] = {}
+    open_: set[str] = set()  # flows being counted (on the path from ``name``)
+    stack = [(name, False)]
+    while stack:  # post-order, without recursion: a chain of thousands of flows is counted too
+        f, finish = stack.pop()
+        subs = [nd.type for nd in flows[f].nodes if nd.type not in PRIMITIVES and nd.type in flows]
+        if finish:
+            open_.discard(f)
+            own = len(flows[f].nodes) - len(subs)
+            memo[f] = min(own + sum(memo.get(t, 1) for t in subs), MAX_NODES + 1)
+        elif f not in memo and f not in open_:
+            open_.add(f)
+            stack.append((f, True))
+            stack.extend((t, False) for t in subs if t not in memo and t not in open_)
+    return memo[name]
+
+
 def resolve(module: Module, library: Path | str | None = None, augment=None, own_folder: bool = True) -> FlatProgram:
     """The flat program of ``module``. Raises FlatlandError (unknown sub-flow, bad arguments, no run
     line, a cycle no loop bounds …) with the file, line and column. ``own_folder``: includes may
@@ -216,6 +250,11 @@ def resolve(module: Module, library: Path | str | None = None, augment=None, own
                             None, None, module.path)
     if run.flow not in flows:
         raise FlatlandError(f"unknown flow {run.flow!r} in the run line", run.pos.line, run.pos.column, run.pos.file)
+    size = expanded_size(flows, run.flow)
+    if size > MAX_NODES:
+        raise FlatlandError(f"the run line's flow {run.flow!r} expands to more than {MAX_NODES:,} nodes "
+                            "(its sub-flows inlined); a Flatland program may have at most that many",
+                            run.pos.line, run.pos.column, run.pos.file)
     b = _Builder(flows, augment)
     start = FlatNode(START_ID, "info", {"position": [run.position[0], run.position[1]], "theta": run.theta}, {})
     b.nodes[START_ID] = start

@@ -10,9 +10,15 @@ the new content, never half of it, and otherwise behaves like writing the file i
 - a symbolic link stays a link: its final target receives the new content;
 - the file's user extended attributes (``user.*``) are copied to the new file;
 - a file with several hard links is written in place, so that every link sees the new content:
-  first a complete copy is written and synced beside it (so the disk is known to hold it), then
-  the space is reserved in the file itself (``posix_fallocate``) before its bytes are overwritten;
-  if writing in place fails anyway, the old bytes are put back and the error raised;
+  first a complete copy is written and synced beside it and renamed ``.NAME.<pid>.<random>.redo``
+  (so the disk is known to hold all of it), then the space is reserved in the file itself
+  (``posix_fallocate``) before its bytes are overwritten, then the copy is removed; if writing in
+  place fails, the old bytes are put back and the error raised. A save killed meanwhile (``kill
+  -9``, a power cut) leaves the ``.redo`` copy beside the name that was saved: the next save, the
+  studio's open, or a read of that name through :func:`read_user_bytes` finishes the save from the
+  copy (:func:`finish_interrupted_saves`), and every link sees the result. (A read through another
+  name of the file, before then, cannot know of the copy: a program reading only that name sees
+  the half-written file until the saved name is read or saved again.)
 - the temporary file is ``.NAME.<pid>.<random>.tmp`` next to the target; temporary files left by a
   process that no longer runs (killed mid-save) are removed by the next save of that file
   (:func:`remove_stale_temps`).
@@ -91,8 +97,9 @@ def _size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def _kind_problem(st: os.stat_result, what: str) -> str | None:
-    """Why a file of this stat is not readable as ``what`` (None for a regular file)."""
+def kind_problem(st: os.stat_result, what: str) -> str | None:
+    """Why a file of this stat is not readable as ``what`` ("is a named pipe (FIFO), not ..."),
+    None for a regular file."""
     m = st.st_mode
     if stat.S_ISREG(m):
         return None
@@ -127,7 +134,7 @@ def check_user_file(path: str | Path, what: str = "a file") -> os.stat_result:
     except (OSError, ValueError) as e:
         raise UserFileError(path, f"cannot read ({getattr(e, 'strerror', None) or e})",
                             getattr(e, "errno", 0) or 0) from None
-    why = _kind_problem(st, what) or _size_problem(st.st_size)
+    why = kind_problem(st, what) or _size_problem(st.st_size)
     if why:
         raise UserFileError(path, why, errno.EINVAL)
     return st
@@ -147,7 +154,10 @@ def path_problem(path: str | Path, what: str = "a file") -> str | None:
 def read_user_bytes(path: str | Path, what: str = "a file") -> bytes:
     """The bytes of a regular file the user named, refusing anything else without blocking (see
     module). Raises :class:`UserFileError` with one line."""
-    size = check_user_file(path, what).st_size
+    st = check_user_file(path, what)
+    if st.st_nlink > 1 and finish_interrupted_saves(path):  # a torn in-place save: finished first
+        st = check_user_file(path, what)
+    size = st.st_size
     if size >= LARGE_READ_BYTES and before_large_read is not None:
         before_large_read(str(path), size)
     limit = max_input_bytes()
@@ -159,7 +169,7 @@ def read_user_bytes(path: str | Path, what: str = "a file") -> bytes:
         raise UserFileError(path, f"cannot read ({e.strerror or e})", e.errno or 0) from None
     try:
         st = os.fstat(fd)  # what was opened, in case the name was swapped since the stat
-        why = _kind_problem(st, what) or _size_problem(st.st_size)
+        why = kind_problem(st, what) or _size_problem(st.st_size)
         if why:
             raise UserFileError(path, why, errno.EINVAL)
         parts, total = [], 0
@@ -226,8 +236,12 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         if st is not None and st.st_nlink > 1:
+            redo = tmp.with_name(tmp.name[: -len(".tmp")] + ".redo")
+            os.rename(tmp, redo)  # the complete copy, under the name that says "finish me"
+            tmp = redo
+            _fsync_folder(folder)
             _write_in_place(target, data)
-            os.unlink(tmp)
+            os.unlink(redo)
         else:
             os.replace(tmp, target)
     except BaseException:
@@ -296,12 +310,48 @@ def is_read_only(path: str | Path, st: os.stat_result | None = None) -> bool:
     return not (st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) or not os.access(path, os.W_OK)
 
 
+def finish_interrupted_saves(target: str | Path) -> list[Path]:
+    """Finish the in-place saves of the hard-linked file ``target`` whose writer was killed: the
+    complete copy each left (``.NAME.<pid>.<random>.redo``, oldest first) is written into the file
+    (every link sees it) and removed. Returns the copies used. Best effort: a copy that cannot be
+    applied now (read-only folder, full disk) is left for the next try."""
+    target = Path(target)
+    try:
+        copies = sorted(target.parent.glob(f".{_glob_escape(target.name)}.*.redo"), key=_mtime)
+    except OSError:
+        return []
+    done = []
+    for redo in copies:
+        pid_text = redo.name[len(target.name) + 2:].split(".", 1)[0]
+        if pid_text.isdigit() and _pid_alive(int(pid_text)) and time.time() - _mtime(redo) < STALE_AFTER_S:
+            continue  # its save is under way
+        try:
+            if os.path.lexists(target):
+                _write_in_place(Path(os.path.realpath(target)), redo.read_bytes())
+                os.unlink(redo)
+            else:  # the file went meanwhile: the copy becomes it
+                os.replace(redo, target)
+        except OSError:
+            continue
+        done.append(redo)
+    return done
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.lstat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def remove_stale_temps(target: str | Path) -> list[Path]:
-    """Remove ``.NAME.*.tmp`` files next to ``target`` whose writer is gone; returns them.
+    """Finish interrupted in-place saves of ``target`` (:func:`finish_interrupted_saves`), then
+    remove ``.NAME.*.tmp`` files next to it whose writer is gone; returns the files removed.
 
     A temporary file names its writer's process id; one whose process no longer runs, one without a
     process id (written by an older version) or one older than :data:`STALE_AFTER_S` is stale."""
     target = Path(target)
+    finish_interrupted_saves(target)
     removed = []
     try:
         candidates = list(target.parent.glob(f".{_glob_escape(target.name)}.*.tmp"))

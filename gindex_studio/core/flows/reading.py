@@ -126,7 +126,9 @@ def program_files(folder: str | Path, profile: str = "paper") -> list[Path]:
     reader = _reader(profile)
     if reader is not None:
         return reader.folder_files(Path(folder))
-    return sorted(f for f in Path(folder).iterdir() if f.is_file() and f.suffix.lower() == ".json")
+    from gindex_studio.core.flows.folders import program_files as regular_files
+
+    return regular_files(folder, [".json"])
 
 
 def program_kinds(profile: str = "paper") -> str:

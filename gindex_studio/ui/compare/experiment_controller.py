@@ -35,6 +35,7 @@ from gindex_studio.core.benchmark.gindex import (
     compute_gindex,
     recompute_task,
 )
+from gindex_studio.core.flows.files import FileStamp
 from gindex_studio.core.scoring.divergence import ScoreOptions
 
 from gindex_studio.ui.cluster import client_for
@@ -105,6 +106,7 @@ class ExperimentController(QObject):
         self._unscored: set[int] = set()
         self._pending: dict[int, dict[str, object]] = {}
         self.dirty = False
+        self.disk_stamp: FileStamp | None = None  # the experiment file as read or last saved here
         self.workers: int | None = None  # None: chosen by the experiment's size (PROCESS_PAIRS)
         self.scheduler: str | None = None  # a Dask scheduler: whole computations run on its cluster
         self.runner = ProcessRunner(self)
@@ -144,7 +146,9 @@ class ExperimentController(QObject):
             self.runner.submit_process(worker_jobs.companion_job, cexp)
             return
         self.companion = None
+        stamp = FileStamp.of(path)  # before reading: a change while it is read counts as a change
         self.experiment = load_experiment(path)
+        self.disk_stamp = stamp
         self.options = self.experiment.options
         self._submit_full(self._snapshot(), self.options)
 
@@ -309,6 +313,16 @@ class ExperimentController(QObject):
         return done
 
     # ----- saving -----------------------------------------------------------------------------
+    def changed_on_disk(self, path: str | None = None) -> bool:
+        """True when saving to ``path`` (default: where the experiment was read) would replace
+        what another program wrote there since the file was read or last saved here."""
+        exp = self.experiment
+        if exp is None or exp.path is None or self.disk_stamp is None:
+            return False
+        if path is not None and os.path.abspath(path) != os.path.abspath(exp.path):
+            return False
+        return self.disk_stamp.changed_on_disk(exp.path)
+
     def save(self, path: str | None = None) -> Path:
         """Write the experiment: the recorded programs as they were read, what-if edits beside
         them (``tasks[j].edited``). Raises ExperimentError / OSError."""
@@ -317,6 +331,7 @@ class ExperimentController(QObject):
         if self._pending:
             self.recompute_now()
         out = save_experiment(self.experiment, path)
+        self.disk_stamp = FileStamp.of(out)
         self.unsaved.clear()
         self._set_dirty(False)
         return out

@@ -38,6 +38,7 @@ from gindex_studio.core.flows.reading import read_reference_file
 from gindex_studio.ui.actions import ActionRegistry
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.docks import add_docks
+from gindex_studio.ui.dialogs import ask_changed_on_disk
 from gindex_studio.ui.panels.inspector import Inspector
 from gindex_studio.ui.panels.palette import Palette
 from gindex_studio.ui.compare.experiment import ExperimentController, ExperimentPanel
@@ -135,6 +136,9 @@ class CompareDialogs:
 
     def save_file(self, title: str, suggestion: str, filt: str = FLOW_FILTER) -> str | None:
         return QFileDialog.getSaveFileName(self.parent, title, suggestion, filt)[0] or None
+
+    def ask_changed_on_disk(self, path: str) -> str:
+        return ask_changed_on_disk(self.parent, path)
 
     def ask_save(self, name: str) -> str:
         r = QMessageBox.question(self.parent, "Unsaved changes", f"Save the changes to {name}?",
@@ -703,8 +707,20 @@ class CompareWindow(QMainWindow):
 
     def save_experiment(self, path: str | None = None) -> bool:
         """Save the experiment (to ``path``, default where it was read): the model's output as
-        recorded, the what-if edits beside it (``tasks[j].edited``)."""
+        recorded, the what-if edits beside it (``tasks[j].edited``). A file another program changed
+        since it was read or saved here is not overwritten without asking (reload, overwrite, save
+        as, or cancel), as in the flow editor."""
         c = self.controller
+        if c.changed_on_disk(path):
+            answer = self.dialogs.ask_changed_on_disk(str(c.experiment.path))
+            if answer == "reload":
+                c.forget_edits()
+                self.open_experiment(str(c.experiment.path))
+                return False
+            if answer == "save_as":
+                return self.save_experiment_as()
+            if answer != "overwrite":
+                return False
         try:
             out = c.save(path)
         except (ExperimentError, OSError) as e:
