@@ -28,11 +28,13 @@ from gindex_studio.ui.canvas.marks import paint_badge, paint_emphasis, paint_hat
 __all__ = ["Badge", "CanvasLook", "Decoration", "NodeItem", "NodeLook", "PortItem", "WireItem", "wire_path"]
 
 #: problem kinds drawn as errors (red); other kinds are warnings (amber)
-ERROR_KINDS = frozenset({"cycle", "self-loop", "dangling-wire", "duplicate-id", "invalid-json-attribute"})
+ERROR_KINDS = frozenset({"cycle", "self-loop", "dangling-wire", "duplicate-id", "invalid-json-attribute",
+                         "refused", "timeout", "runtime-crash"})
 
 
 #: the status line under a node names its problems briefly (details: tooltip, Problems panel)
 SHORT = {
+    "refused": "refused (sandbox)",
     "unknown-type": "unknown type",
     "dangling-wire": "wire to missing node",
     "cycle": "in a cycle",
