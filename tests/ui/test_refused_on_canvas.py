@@ -53,7 +53,7 @@ def test_refused_nodes_are_red_on_their_nodes_and_in_problems(window, qtbot, nod
     for node_id in ("ex", "rd"):
         item = ed.scene.nodes[node_id]
         qtbot.waitUntil(lambda: "refused" in dict(item.look.problems), timeout=3000)
-        assert item._status == "refused (sandbox)"
+        assert item._status == "refused"
         assert item._status_color == item.colors.color("error")
     qtbot.waitUntil(lambda: window.problems.topLevelItemCount() >= 2, timeout=3000)
     rows = [window.problems.topLevelItem(i) for i in range(window.problems.topLevelItemCount())]

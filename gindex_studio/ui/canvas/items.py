@@ -34,7 +34,7 @@ ERROR_KINDS = frozenset({"cycle", "self-loop", "dangling-wire", "duplicate-id", 
 
 #: the status line under a node names its problems briefly (details: tooltip, Problems panel)
 SHORT = {
-    "refused": "refused (sandbox)",
+    "refused": "refused",
     "unknown-type": "unknown type",
     "dangling-wire": "wire to missing node",
     "cycle": "in a cycle",
