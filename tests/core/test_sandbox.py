@@ -225,3 +225,36 @@ def test_node_22_runs_node_red_under_its_permission_model(available, nodered, mo
             s.close()
     assert [json.loads(v) for v in obs.debug] == [
         {"permission": True, "read": "ERR_ACCESS_DENIED", "spawn": "ERR_ACCESS_DENIED"}]
+
+
+def test_a_killed_studios_runtime_folder_is_removed_by_the_next_start(tmp_path):
+    """``remove_stale`` removes the folders whose lock nobody holds (their studio was killed) and
+    leaves a live runtime's folder alone."""
+    import sys
+
+    from gindex_studio.core.nodered.runtime import remove_stale
+
+    live, dead = tmp_path / "rt-live", tmp_path / "rt-dead"
+    for d in (live, dead):
+        d.mkdir()
+        (d / "admin.sock").write_text("")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, sys, time\n"
+        f"f = open({str(live / 'lock')!r}, 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+        "print('held', flush=True); time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    killed = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, time\n"
+        f"f = open({str(dead / 'lock')!r}, 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+        "print('held', flush=True); time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held" and killed.stdout.readline().strip() == "held"
+        assert remove_stale(tmp_path, younger=0) == []  # both studios live
+        killed.kill()
+        killed.wait(10)
+        assert remove_stale(tmp_path) == []  # just made: perhaps a runtime still starting
+        assert remove_stale(tmp_path, younger=0) == [dead]
+        assert live.is_dir() and not dead.exists()
+    finally:
+        for p in (holder, killed):
+            p.kill()
+            p.wait(10)

@@ -158,11 +158,18 @@ def runs_dir() -> Path:
     return d
 
 
-def remove_stale(folder: Path | None = None) -> list[Path]:
+def remove_stale(folder: Path | None = None, younger: float = 30.0) -> list[Path]:
     """Remove the runtime folders of studios that ended without stopping their runtime (their lock
-    is free); the folders removed."""
+    is free); the folders removed. Folders made in the last ``younger`` seconds are left alone (a
+    runtime starting in another process has made its folder but not yet locked it)."""
     gone = []
+    now = time.time()
     for d in (folder or runs_dir()).glob("rt-*"):
+        try:
+            if now - d.stat().st_mtime < younger:
+                continue
+        except OSError:
+            continue
         try:
             with open(d / "lock", "a") as f:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
