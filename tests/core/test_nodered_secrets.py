@@ -6,6 +6,7 @@ import os
 import stat
 from pathlib import Path
 
+import psutil  # distributed's dependency (the "dask" extra, in "test")
 import pytest
 
 
@@ -14,33 +15,14 @@ def _fake_keyrings():
     return pytest.importorskip("fake_keyring")
 
 
-def _tree(root: int) -> list[int]:
-    """``root`` and every process under it (bubblewrap or prlimit, then Node.js and anything under it;
-    a process in the sandbox's own session or pid namespace is still a child here)."""
-    parent = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            ppid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
-            parent[int(entry.name)] = int(ppid)
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo += [c for c, p in parent.items() if p == pid]
-    return out
-
-
 def test_no_argv_of_a_running_runtime_holds_its_token(nodered, user_nodered):
     """Sandboxed and not: the token went in on stdin; no argv (/proc/PID/cmdline) of bwrap, prlimit
     or node holds it, nor the argv they were started with (Node-RED retitles its process, which
     rewrites its cmdline), nor any file of the runtime's folder."""
     for rt in (nodered, user_nodered):
         assert rt.running() and len(rt.token) >= 24
-        pids = _tree(rt.pid)
+        # bubblewrap or prlimit, then Node.js and anything under it (also in the sandbox's pid namespace)
+        pids = [rt.pid] + [c.pid for c in psutil.Process(rt.pid).children(recursive=True)]
         names = set()
         for pid in pids:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes()
