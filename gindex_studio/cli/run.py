@@ -32,7 +32,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--lint", nargs="?", const="default", metavar="R",
                    help="also report nrlint's findings (R: the rules, as for `gindex-studio lint --rules`)")
     p.add_argument("--install-missing", action="store_true",
-                   help="install the npm module of each missing node type into the private runtime first")
+                   help="install the npm module of each missing node type into the private runtime first (plain "
+                        "npm names the registry knows, without running their install scripts)")
     add_runtime_options(p)
 
 
