@@ -4,6 +4,9 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # pytest-qt's binding (an env var, not an ini key: the core's tests also run where pytest-qt is absent)
 os.environ.setdefault("PYTEST_QT_API", "pyside6")
+# Preferences keep the Node-RED token in the desktop keyring: never the developer's real one in tests
+# (the tests that need a keyring set a fake backend in code)
+os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 
 
 def _laptop_screen() -> None:

@@ -8,6 +8,7 @@ from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
 from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big, scoring_given
 from gindex_studio.cli.skipped import add_strict
+from gindex_studio.cli.token import add_token_options
 
 
 
@@ -34,7 +35,7 @@ def add_parsers(sub) -> None:
                         "probes and report, per task, whether it runs and on how many probes it behaves like the "
                         "reference (a column beside θ; the g-index is unchanged)")
     p.add_argument("--node-red", metavar="URL", help="with --probes: this running Node-RED instead of the private one")
-    p.add_argument("--token", metavar="T", help="admin API token of --node-red")
+    add_token_options(p)
     p.add_argument("--timeout", type=float, default=5.0, metavar="S",
                    help="with --probes: seconds each probe may take (default 5)")
     add_scoring(p)
@@ -45,8 +46,8 @@ def add_parsers(sub) -> None:
 def check_usage(args, parser) -> None:
     if args.probes and args.domains:
         parser.error("--probes needs the programs of each task: the companion's experiments (--domains) hold none")
-    if (args.node_red or args.token) and not args.probes:
-        parser.error("--node-red and --token go with --probes")
+    if (args.node_red or args.token or args.token_file) and not args.probes:
+        parser.error("--node-red, --token and --token-file go with --probes")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""``gindex-studio run FLOW [--json] [--node-red URL] [--token T] [--no-inputs] [--lint [R]]
+"""``gindex-studio run FLOW [--json] [--node-red URL [--token - | --token-file F]] [--no-inputs] [--lint [R]]
 [--install-missing]``: deploy a flow in a
 real Node-RED (the studio's private one, installed on first use, or the user's: then as a tab that
 is removed afterwards), fire every inject node and request every ``http in`` endpoint once, and
@@ -14,9 +14,11 @@ import sys
 
 
 def add_runtime_options(p: argparse.ArgumentParser) -> None:
+    from gindex_studio.cli.token import add_token_options
+
     p.add_argument("--node-red", metavar="URL", help="use this running Node-RED (admin API URL) instead of the "
                                                     "studio's private one; the flow is added as a tab and removed")
-    p.add_argument("--token", metavar="T", help="admin API token of --node-red")
+    add_token_options(p)
     p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds each input may take (default 5)")
 
 
@@ -30,7 +32,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--lint", nargs="?", const="default", metavar="R",
                    help="also report nrlint's findings (R: the rules, as for `gindex-studio lint --rules`)")
     p.add_argument("--install-missing", action="store_true",
-                   help="install the npm module of each missing node type into the private runtime first")
+                   help="install the npm module of each missing node type into the private runtime first (plain "
+                        "npm names the registry knows, without running their install scripts)")
     add_runtime_options(p)
 
 
@@ -64,14 +67,16 @@ def install_progress():
 def open_session(args):
     """(runtime, session) for the command's options; InputError (one line) on failure."""
     from gindex_studio.cli.common import InputError
+    from gindex_studio.cli.token import token_from
     from gindex_studio.core.nodered.deploy import Session
     from gindex_studio.core.nodered.install import InstallError
     from gindex_studio.core.nodered.runtime import NodeRedError, connect
 
     if args.timeout <= 0:
         raise InputError(f"--timeout {args.timeout:g}: give a positive number of seconds")
+    token = token_from(args)
     try:
-        rt = connect(args.node_red, args.token, install_progress())
+        rt = connect(args.node_red, token, install_progress())
     except (InstallError, NodeRedError) as e:
         raise InputError(str(e)) from None
     try:
@@ -150,7 +155,8 @@ def lint_problem(p, nodes):
 
 
 def _install_missing(nodes) -> list[str]:
-    """Install the npm modules of the node types the private runtime lacks; their names."""
+    """Install the npm modules of the node types the private runtime lacks (plain registry names
+    only, without their install scripts: core.nodered.modules); their names."""
     from gindex_studio.cli.common import InputError
     from gindex_studio.core.nodered.modules import ModuleError, install_modules, missing_modules
 

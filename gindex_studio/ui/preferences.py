@@ -5,13 +5,19 @@ scoring profile and deadline for new compare windows, the Dask scheduler experim
 on (empty: this computer), snap to grid and the grid's visibility, the user's node library
 folders (read when the studio starts, before the library loads), the Node-RED that Deploy & run and
 Run Probes use (empty: the studio's private one) with its admin token, and the nrlint rules.
+
+The admin token is never written to the settings file: it is kept in the desktop keyring, else in
+a file only the user can read beside the settings (core.nodered.token_store); the dialog says
+which. A token an older studio left in the settings file is moved there when the settings are
+read, and removed from the file.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, QStandardPaths, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -30,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.nodered.lint import DEFAULT_RULES, RULES
+from gindex_studio.core.nodered.token_store import TokenStore
 from gindex_studio.core.scoring import profiles
 from gindex_studio.ui.theme import MODES
 
@@ -45,6 +52,19 @@ def _bool(v, default: bool) -> bool:
     return bool(v)
 
 
+#: the settings key an older studio kept the token under, in plain text
+_PLAIN_TOKEN = "prefs/node_red_token"
+
+
+def token_store(settings: QSettings) -> TokenStore:
+    """Where the Node-RED token of these settings is kept: the desktop keyring, else a private file
+    in the settings file's folder (the user's config folder for the studio's own settings)."""
+    name = settings.fileName()
+    folder = Path(name).parent if name and Path(name).is_absolute() else \
+        Path(QStandardPaths.writableLocation(QStandardPaths.AppConfigLocation))
+    return TokenStore(folder)
+
+
 @dataclass
 class Preferences:
     theme: str = "system"
@@ -55,11 +75,23 @@ class Preferences:
     library_folders: list[str] = field(default_factory=list)
     scheduler: str = ""  # a Dask scheduler address (tcp://HOST:PORT); "" = this computer
     node_red_url: str = ""  # a running Node-RED's admin URL; "" = the studio's private runtime
-    node_red_token: str = ""  # its admin token (kept in the settings file, in clear)
+    node_red_token: str = ""  # its admin token (kept by token_store(settings), never in the settings file)
     lint_rules: list[str] = field(default_factory=lambda: sorted(DEFAULT_RULES))  # nrlint rules on
 
     @classmethod
-    def load(cls, settings: QSettings) -> "Preferences":
+    def load(cls, settings: QSettings, store: TokenStore | None = None) -> "Preferences":
+        """The preferences in ``settings``, the token from ``store`` (default ``token_store(settings)``);
+        a plain token in the settings file (an older studio's) is moved to the store first."""
+        store = store or token_store(settings)
+        plain = str(settings.value(_PLAIN_TOKEN, "") or "").strip()
+        if settings.contains(_PLAIN_TOKEN):
+            try:
+                if plain and not store.get():
+                    store.set(plain)
+                settings.remove(_PLAIN_TOKEN)
+                settings.sync()
+            except OSError:
+                pass  # the config folder cannot be written: the token stays where it was, nothing is lost
         d = cls()
         theme = settings.value("prefs/theme", d.theme)
         profile = settings.value("prefs/profile", d.profile)
@@ -84,11 +116,15 @@ class Preferences:
             library_folders=[f for f in (folders or []) if isinstance(f, str) and f],
             scheduler=str(settings.value("prefs/scheduler", "") or "").strip(),
             node_red_url=str(settings.value("prefs/node_red_url", "") or "").strip(),
-            node_red_token=str(settings.value("prefs/node_red_token", "") or "").strip(),
+            node_red_token=store.get(),
             lint_rules=sorted(r for r in (rules or []) if r in RULES),
         )
 
-    def save(self, settings: QSettings) -> None:
+    def save(self, settings: QSettings, store: TokenStore | None = None) -> None:
+        """Write the preferences to ``settings`` and the token to ``store`` (default ``token_store(settings)``)."""
+        store = store or token_store(settings)
+        if store.get() != self.node_red_token.strip():
+            store.set(self.node_red_token)
         settings.setValue("prefs/theme", self.theme)
         settings.setValue("prefs/profile", self.profile)
         settings.setValue("prefs/deadline", self.deadline)
@@ -97,7 +133,7 @@ class Preferences:
         settings.setValue("prefs/library_folders", list(self.library_folders))
         settings.setValue("prefs/scheduler", self.scheduler)
         settings.setValue("prefs/node_red_url", self.node_red_url)
-        settings.setValue("prefs/node_red_token", self.node_red_token)
+        settings.remove(_PLAIN_TOKEN)
         # an empty list would read back as "unset" (the default rules): store one empty string instead
         settings.setValue("prefs/lint_rules", list(self.lint_rules) or "")
         settings.sync()
@@ -114,7 +150,8 @@ def add_library_folders_to_environment(prefs: Preferences) -> None:
 class PreferencesDialog(QDialog):
     """Edits a copy of the preferences; ``value()`` after Accept."""
 
-    def __init__(self, prefs: Preferences, parent=None):
+    def __init__(self, prefs: Preferences, parent=None, store: TokenStore | None = None):
+        """``store``: where the token will be kept (default: the studio settings' store), said under its field."""
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.setObjectName("preferences")
@@ -157,6 +194,10 @@ class PreferencesDialog(QDialog):
         self.node_red_token.setObjectName("pref-node-red-token")
         self.node_red_token.setEchoMode(QLineEdit.Password)
         self.node_red_token.setPlaceholderText("admin token, if its admin API needs one")
+        self.token_where = QLabel(f"Kept in {(store or token_store(studio_settings())).where}")
+        self.token_where.setObjectName("pref-node-red-token-where")
+        self.token_where.setWordWrap(True)
+        self.token_where.setEnabled(False)
         self.lint = QListWidget()
         self.lint.setObjectName("pref-lint-rules")
         self.lint.setMaximumHeight(120)
@@ -208,6 +249,7 @@ class PreferencesDialog(QDialog):
         form.addRow("Node library folders", lib)
         form.addRow("Node-RED", self.node_red)
         form.addRow("Node-RED token", self.node_red_token)
+        form.addRow("", self.token_where)
         form.addRow("nrlint rules", self.lint)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.accept)

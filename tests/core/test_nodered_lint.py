@@ -1,10 +1,7 @@
-"""nrlint on flows (issue 25, item 5) and extra node modules for the private runtime (item 4):
-the real nrlint run by Node.js, the real npm."""
+"""nrlint on flows (issue 25, item 5), the real nrlint run by Node.js."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import pytest
 
@@ -77,75 +74,7 @@ def test_nrlint_failure_is_one_line(cache, monkeypatch, tmp_path):
 
 
 # ----- extra node modules ---------------------------------------------------------------------
-NODE_JS = """module.exports = function (RED) {
-    function Double(config) {
-        RED.nodes.createNode(this, config);
-        this.on("input", (msg, send, done) => { msg.payload = msg.payload * 2; send(msg); done(); });
-    }
-    RED.nodes.registerType("gindex-double", Double);
-};
-"""
-
-
-def _package(tmp_path):
-    src = tmp_path / "node-red-contrib-gindex-double"
-    src.mkdir()
-    (src / "package.json").write_text(json.dumps({"name": "node-red-contrib-gindex-double", "version": "1.0.0",
-                                                  "node-red": {"nodes": {"double": "double.js"}}}))
-    (src / "double.js").write_text(NODE_JS)
-    (src / "double.html").write_text('<script type="text/javascript">RED.nodes.registerType("gindex-double", '
-                                     '{category: "function", defaults: {}, inputs: 1, outputs: 1});</script>')
-    out = subprocess.run([shutil.which("npm"), "pack", "--silent", str(src)], cwd=tmp_path, capture_output=True,
-                         text=True, check=True).stdout.strip().splitlines()[-1]
-    return tmp_path / out
-
-
-@pytest.mark.slow
-def test_missing_module_installed_and_loaded(nodered, tmp_path):
-    """The module of a missing type, installed from a package file (offline), runs after a start."""
-    from gindex_studio.core.nodered.deploy import Session
-    from gindex_studio.core.nodered.modules import install_modules, installed_modules, missing_modules
-    from gindex_studio.core.nodered.runtime import PrivateRuntime
-
-    flow = [{"id": "t", "type": "tab"},
-            {"id": "i", "type": "inject", "z": "t", "payload": "21", "payloadType": "num", "wires": [["d"]]},
-            {"id": "d", "type": "gindex-double", "z": "t", "module": "node-red-contrib-gindex-double", "wires": [["o"]]},
-            {"id": "o", "type": "debug", "z": "t", "active": True, "tosidebar": True, "complete": "false", "wires": []},
-            {"id": "tg", "type": "telegram sender", "z": "t", "module": "node-red-contrib-telegrambot", "wires": []}]
-    extra = tmp_path / "extra"
-    # the telegram node needs the network: installing its module would not let it run here
-    assert missing_modules(flow, nodered.node_types(), extra) == ["node-red-contrib-gindex-double"]
-    install_modules([str(_package(tmp_path))], folder=extra)
-    assert installed_modules(extra) == {"node-red-contrib-gindex-double"}
-    assert missing_modules(flow, nodered.node_types(), extra) == []
-    with PrivateRuntime.start(timeout=120, extra_nodes=extra) as rt:
-        s = Session(rt)
-        try:
-            assert "gindex-double" in s.types
-            result = s.deploy(flow, quiet_injects=True)
-            assert [p.kind for p in result.problems] == ["needs-network"]
-            pos = s.comms.position
-            s.fire_inject("i")
-            s.comms.wait_quiet(pos, 0.3, 5.0)
-            assert [e.value for e in s.debug_messages(pos)] == [42]
-        finally:
-            s.close()
-
-
-def test_unreachable_registry_for_a_module_is_one_clear_line(tmp_path, monkeypatch, nodered):
-    from gindex_studio.core.nodered.modules import ModuleError, install_modules
-    from gindex_studio.core.nodered.runtime import free_port
-
-    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{free_port()}/")
-    monkeypatch.setenv("npm_config_fetch_retries", "0")
-    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
-    with pytest.raises(ModuleError) as e:
-        install_modules(["node-red-node-random"], folder=tmp_path / "extra")
-    msg = str(e.value)
-    assert msg.startswith("cannot reach the npm registry to install node-red-node-random (npm: ")
-    assert "offline" in msg and "\n" not in msg
-    with pytest.raises(ModuleError, match="neither an npm module name"):
-        install_modules(["rm -rf /"], folder=tmp_path / "extra")
+# installing a missing node type's module: tests/core/test_nodered_install.py
 
 
 def test_behaviour_in_json_and_words(nodered_session):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QPushButton
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "resources" / "demo" / "runtime"
@@ -125,7 +126,9 @@ def test_lint_and_install_offer_in_problems(window, qtbot, nodered, user_nodered
     from gindex_studio.core.nodered import modules
 
     monkeypatch.setattr(modules, "extras_dir", lambda base=None: tmp_path / "extra")
-    QTest.mouseClick(button, Qt.LeftButton)
+    QTest.mouseClick(button, Qt.LeftButton)  # the studio asks first (tests/ui/test_install_offer.py)
+    qtbot.waitUntil(lambda: ctl.install_box.isVisible(), timeout=3000)
+    QTest.mouseClick(ctl.install_box.findChild(QPushButton, "install-confirm-yes"), Qt.LeftButton)
     qtbot.waitUntil(lambda: any("cannot reach the npm registry" in t for t in ctl.panel.visible_texts()),
                     timeout=60_000)
     assert "node-red-contrib-gindex-double" in window.statusBar().currentMessage()

@@ -4,6 +4,15 @@ The install lives in ``<home>/<version>-<lock digest>`` where ``home`` is ``$GIN
 ``<user data>/nodered``. It is built in a ``.partial`` folder and renamed when complete, under a file
 lock, so a crash or a second process never sees half an install. Every failure is an
 :class:`InstallError` whose message is one line saying what to do.
+
+When ``npm ci`` completes, an exact record of the tree (:mod:`core.nodered.integrity`: every
+entry's path, kind and mode, every file's size and SHA-256) is saved beside the install, outside
+it (``<install>.manifest.json``, which no runtime sees), and :func:`ensure_installed` checks the
+tree against it before every use: a file added, removed or changed is an InstallError naming it.
+It is not repaired automatically: something wrote into the install (a runtime without the
+sandbox, another program), which a quiet reinstall would hide; the message says to remove the
+folder, and the next start installs it again. An install without a record (an older studio's) is
+not trusted: it is installed again.
 """
 from __future__ import annotations
 
@@ -17,6 +26,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable
 
+from gindex_studio.core.nodered import integrity
 from gindex_studio.paths import RESOURCES, user_data_dir
 
 LOCK_DIR = RESOURCES / "nodered"
@@ -75,8 +85,13 @@ def npm_path() -> str:
     return npm
 
 
+#: part of the install folder's name: installs made before their tree was recorded get a new folder
+#: (and are never trusted), without touching a folder another studio may be running from
+INSTALL_SCHEME = b"install with a manifest (integrity.FORMAT 1)"
+
+
 def _digest() -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(INSTALL_SCHEME)
     for name in ("package.json", "package-lock.json"):
         h.update((LOCK_DIR / name).read_bytes())
     return h.hexdigest()[:12]
@@ -95,9 +110,40 @@ def nrlint_js(folder: Path) -> Path:
     return folder / "node_modules" / "nrlint" / "bin" / "nrlint.js"
 
 
+def manifest_path(folder: Path) -> Path:
+    """Where the record of the install ``folder`` is kept: beside it, outside the tree."""
+    return folder.with_name(folder.name + ".manifest.json")
+
+
 def is_installed(base: Path | None = None) -> bool:
+    """The install is complete and has its record (it may still have been changed since: :func:`verify`)."""
     folder = install_dir(base)
-    return red_js(folder).is_file() and (folder / ".complete").is_file()
+    return red_js(folder).is_file() and (folder / ".complete").is_file() and manifest_path(folder).is_file()
+
+
+def verify(folder: Path) -> None:
+    """InstallError (one line naming the first entry) when the tree under ``folder`` differs from
+    its record in any entry; an unreadable record counts as a difference."""
+    path = manifest_path(folder)
+    manifest = integrity.load(path)
+    if manifest is None:
+        raise InstallError(f"the record of the Node-RED install is missing or unreadable ({path}): remove "
+                           f"{folder} and it is installed again at the next start")
+    try:
+        found, refreshed = integrity.changes(folder, manifest)
+    except OSError as e:
+        raise InstallError(f"the Node-RED install in {folder} cannot be checked ({e.strerror}: {e.filename}): "
+                           "remove the folder and it is installed again at the next start") from None
+    if found:
+        rel, what = found[0]
+        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+        raise InstallError(f"the Node-RED install was changed since it was installed ({rel}: {what}{more}): "
+                           f"remove {folder} and it is installed again at the next start")
+    if refreshed:
+        try:
+            integrity.save(manifest, path)  # same content, new identities (e.g. the folder was copied)
+        except OSError:
+            pass
 
 
 _NETWORK = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET|ENETUNREACH|network|proxy", re.I)
@@ -105,18 +151,21 @@ _NETWORK = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET|EN
 
 def ensure_installed(progress: Progress | None = None, base: Path | None = None) -> Path:
     """The install folder, installing Node-RED there first when needed (``npm ci``, a minute at most
-    on a fresh machine). Raises InstallError with one line when Node.js/npm is missing or too old,
-    the registry cannot be reached, or npm fails otherwise."""
+    on a fresh machine), checked unchanged since (:func:`verify`). Raises InstallError with one
+    line when Node.js/npm is missing or too old, the registry cannot be reached, npm fails
+    otherwise, or the install was changed."""
     report = progress or (lambda _f, _t: None)
     node_version()
     folder = install_dir(base)
     if is_installed(base):
+        verify(folder)
         return folder
     npm = npm_path()
     folder.parent.mkdir(parents=True, exist_ok=True)
     with open(folder.parent / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits here, then finds the install done
         if is_installed(base):
+            verify(folder)
             return folder
         partial = folder.with_name(folder.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
@@ -127,6 +176,7 @@ def ensure_installed(progress: Progress | None = None, base: Path | None = None)
         report(0.0, f"installing Node-RED {pinned_version()} (npm ci, {total} packages)")
         _npm_ci(npm, partial, total, report)
         (partial / ".complete").write_text(pinned_version() + "\n")
+        integrity.save(integrity.record(partial), manifest_path(folder))  # relative paths: valid after the rename
         shutil.rmtree(folder, ignore_errors=True)
         partial.rename(folder)
         report(1.0, f"Node-RED {pinned_version()} installed in {folder}")

@@ -85,7 +85,31 @@ class RunController(QObject):
         self._lint.emit(target[1], sorted(preferred_lint_rules()))
 
     def install_module(self, module: str) -> None:
-        """Install ``module`` into the private runtime (then it is started again and the flow redeployed)."""
+        """Ask first (:attr:`install_box`, naming the module), then install ``module`` into the private
+        runtime (then it is started again and the flow redeployed). A name that is not a plain npm
+        package name (a path, URL, git spec…: the flow is a model's) is refused without asking."""
+        from PySide6.QtWidgets import QMessageBox
+
+        from gindex_studio.core.nodered.modules import name_problem
+
+        why = name_problem(module)
+        if why:
+            self._failed(f"{str(module)[:200]!r} is not installed: {why}")
+            return
+        box = self.install_box = QMessageBox(QMessageBox.Question, "Install a node module",
+                                             f"Install the npm module {module} into the studio's private Node-RED?",
+                                             QMessageBox.Cancel, self.window)
+        box.setObjectName("install-confirm")
+        box.setTextFormat(Qt.PlainText)
+        box.setInformativeText("It is downloaded from the npm registry, without running its install scripts, "
+                               "and loaded by the private Node-RED inside its sandbox; the flow then runs again.")
+        yes = box.addButton(f"Install {module}", QMessageBox.AcceptRole)
+        yes.setObjectName("install-confirm-yes")
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.finished.connect(lambda _r: self._install_confirmed(module) if box.clickedButton() is yes else None)
+        box.open()
+
+    def _install_confirmed(self, module: str) -> None:
         self.window.statusBar().showMessage(f"Node-RED: installing {module}…", 10000)
         self._start()
         self._install.emit([module])
