@@ -21,6 +21,10 @@ def add_parsers(sub) -> None:
     p.add_argument("--symmetrise-directory-order", action="store_true",
                    help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
                         "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
+    p.add_argument("--leave-self-out", action="store_true",
+                   help="measure each task's Ω without its own reference program: a curriculum program read "
+                        "from the task's reference file (with --domains: each program of a test domain against "
+                        "the others of its curriculum domain) is left out; copies under other names stay")
     add_workers(p)
     p.add_argument("--leak-threshold", type=fraction_01, default=None, metavar="T",
                    help="flag a task as a leak when its reference lies within Ω <= T of a curriculum program "
@@ -58,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         if args.domains:
             exp = ex.load_companion_experiment(args.experiment, args.domains)
             result = gi.compute_companion_gindex(exp, args.domains,
-                                                 symmetrise_in_directory_order=args.symmetrise_directory_order)
+                                                 symmetrise_in_directory_order=args.symmetrise_directory_order,
+                                                 leave_self_out=args.leave_self_out)
         else:
             exp = ex.load_experiment(args.experiment)
             edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
@@ -71,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
             listener = _Progress() if progress.wanted(args) else None
             with cluster(args) as client:
                 result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
-                                           workers_read_files=read_by_workers, listener=listener, **extra)
+                                           workers_read_files=read_by_workers, listener=listener,
+                                           leave_self_out=args.leave_self_out, **extra)
             if listener is not None:
                 listener.done()
     except ex.ExperimentError as e:
@@ -190,11 +196,16 @@ def format_gindex(result, behaviours: dict | None = None) -> str:
         undecided = [t.id for t in result.tasks if t.leak is None]
         if undecided:
             lines.append(f"leak undecided (a deadline cut the Ω search): {', '.join(undecided)}")
+    else:
+        lines += ["", COMPANION_LEAK_NOTE]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 
 
 _LEAK_WORD = {True: "leak", False: "", None: "?"}
+#: under the task table of a companion experiment, whose leak column is "?" on every row
+COMPANION_LEAK_NOTE = ("leak ?: the companion's experiment files hold per-domain results, not each task's "
+                       "program, so no task can be checked against the curriculum programs")
 
 
 def _warn_about_edits(result, edited: list[str], use_edited: bool) -> None:

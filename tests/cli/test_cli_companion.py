@@ -72,3 +72,22 @@ def test_symmetrise_directory_order_needs_domains(tmp_path):
     path, _dom = _companion(tmp_path)
     code, _out, err = run("gindex", path, "--symmetrise-directory-order")
     assert code == 1 and "--domains" in err and len(err.strip().splitlines()) == 1
+
+
+def test_leave_self_out_on_the_command_line(tmp_path):
+    """Every test domain at Ω = 0 prints one warning naming --leave-self-out, and the leak column's
+    "?" is explained under the table; with the flag each program is measured without itself:
+    alpha's two programs are 1 apart, beta's only program is left with none (1)."""
+    path, dom = _companion(tmp_path)
+    code, out, err = run("gindex", path, "--domains", dom)
+    assert code == 0, err
+    warned = [ln for ln in out.splitlines() if ln.startswith("warning:") and "Ω = 0 for all 2" in ln]
+    assert len(warned) == 1 and "--leave-self-out" in warned[0]
+    assert [ln for ln in out.splitlines() if ln.startswith("leak ?:")]
+    code, out, err = run("gindex", path, "--domains", dom, "--leave-self-out", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["leave_self_out"] is True
+    assert {t["id"]: t["omega_per_domain"] for t in got["tasks"]} == {
+        "alpha": {"alpha": 1.0, "beta": 0.5}, "beta": {"alpha": 0.0, "beta": 1.0}}
+    assert not [w for w in got["warnings"] if "Ω = 0 for all" in w]

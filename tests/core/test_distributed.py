@@ -102,6 +102,23 @@ def test_omega_on_the_cluster_equals_local_on_the_demo_curriculum(client):
             _same(lo, re, cur, t)
 
 
+def test_programs_left_out_on_the_cluster_are_those_left_out_locally(client):
+    """Tasks that are curriculum programs, each measured without itself (``leave_self_out``), the
+    left-out programs falling in different shards: the cluster's Ω equals the local one, and
+    differs from Ω with every program in."""
+    cur, _ = _generated(120, 0)
+    picked = list(range(0, 120, 13))
+    tasks = [cur.programs[k] for k in picked]
+    exclude = [[k] for k in picked]
+    local = omega_many(tasks, cur, workers=1, exclude=exclude)
+    run = omega_many_dask(tasks, cur, client, batch=3, shards_per_worker=3, exclude=exclude)
+    assert run.missing == []
+    for t, lo, re in zip(tasks, local, run.results):
+        _same(lo, re, cur, t)
+    assert all(overall(r).omega == 0 for r in omega_many(tasks, cur, workers=1))
+    assert any(overall(r).omega > 0 for r in run.results)
+
+
 def test_matrix_on_the_cluster_equals_local(client):
     flows, _, _ = read_curriculum_folder(DEMO_DIR / "programs")
     sample = flows[::5]

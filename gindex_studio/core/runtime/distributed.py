@@ -290,11 +290,14 @@ def _build_shard_from_files(paths: list[str], digests: list[str], domains: list[
     return snapshot((programs, domains, labels, options, [canonical_hash(p.graph) for p in programs]))
 
 
-def _shard_nearest(shard: "Snapshot", batch: "Snapshot", deadline: float | None) -> list[dict[str, Nearest]]:
+def _shard_nearest(shard: "Snapshot", batch: "Snapshot", deadline: float | None,
+                   exclude: list[list[int]] | None = None) -> list[dict[str, Nearest]]:
     """``nearest_by_domain`` of each task of ``batch`` on this process's Curriculum of ``shard``
-    (both snapshots: the tasks are unpickled afresh, so no search touches what Dask holds)."""
+    (both snapshots: the tasks are unpickled afresh, so no search touches what Dask holds);
+    ``exclude[k]``: the shard's programs (shard indices) task k is not measured against."""
     cur = _local(shard, lambda parts: _warm(Curriculum(*parts)))
-    return [cur.nearest_by_domain(t, deadline) for t in batch.load()]
+    return [cur.nearest_by_domain(t, deadline, exclude=exclude[k] if exclude else ())
+            for k, t in enumerate(batch.load())]
 
 
 def _warm(cur: Curriculum) -> Curriculum:
@@ -329,7 +332,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
                     shards_per_worker: int = 1, deadline: float | None = None,
                     progress: Progress | None = None, cancel=None,
                     on_result: Callable[[int, dict[str, Nearest]], None] | None = None,
-                    watchdog: Watchdog | None = None) -> DaskRun:
+                    watchdog: Watchdog | None = None, exclude: Sequence[Sequence[int]] | None = None) -> DaskRun:
     """``nearest_by_domain`` for every task on the cluster behind ``client``; same values as
     :func:`gindex_studio.core.benchmark.curriculum.omega_many`.
 
@@ -341,7 +344,8 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     futures are cancelled on the cluster and Cancelled is raised. Work lost beyond Dask's retries
     leaves those tasks in ``missing``; a curriculum file a worker cannot read as the client did
     raises ClusterError, and so does a cluster left without workers (``watchdog``, by default
-    one with :func:`no_workers_limit`).
+    one with :func:`no_workers_limit`). ``exclude[i]``: the curriculum programs (indices) task i
+    is not measured against.
 
     No single message to the scheduler is large: a shard's programs and a batch's tasks travel
     with :func:`put_snapshot` (a batch once for all shards).
@@ -361,7 +365,9 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     for b, idx in enumerate(batches):
         sent = put_snapshot(client, [tasks[i] for i in idx])
         for s, sf in enumerate(shard_futures):
-            fut = client.submit(_shard_nearest, sf, sent, deadline, pure=False, retries=2)
+            r = shards[s]
+            left_out = [[k - r.start for k in exclude[i] if k in r] for i in idx] if exclude else None
+            fut = client.submit(_shard_nearest, sf, sent, deadline, left_out, pure=False, retries=2)
             units[fut] = (s, b)
     parts: list[list[tuple[int, dict]]] = [[] for _ in range(n)]
     failed: set[int] = set()
