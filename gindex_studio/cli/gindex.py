@@ -6,7 +6,16 @@ import argparse
 
 from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
-from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big, scoring_given
+from gindex_studio.cli.options import (
+    add_companion,
+    add_scoring,
+    add_workers,
+    at_once,
+    check_companion,
+    options,
+    refuse_too_big,
+    scoring_given,
+)
 
 
 
@@ -17,14 +26,7 @@ def add_parsers(sub) -> None:
                                    "(Ω) and down for the priors and experience (samples, compute) it was given.")
     p.add_argument("experiment", metavar="EXPERIMENT",
                    help="experiment file (gindex-studio format, or the companion's with --domains)")
-    p.add_argument("--domains", metavar="DIR", help="the companion's domain folder (for its experiment files)")
-    p.add_argument("--symmetrise-directory-order", action="store_true",
-                   help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
-                        "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
-    p.add_argument("--leave-self-out", action="store_true",
-                   help="measure each task's Ω without its own reference program: a curriculum program read "
-                        "from the task's reference file (with --domains: each program of a test domain against "
-                        "the others of its curriculum domain) is left out; copies under other names stay")
+    add_companion(p)
     add_workers(p)
     p.add_argument("--leak-threshold", type=fraction_01, default=None, metavar="T",
                    help="flag a task as a leak when its reference lies within Ω <= T of a curriculum program "
@@ -56,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from gindex_studio.core.benchmark import experiment as ex
     from gindex_studio.core.benchmark import gindex as gi
 
-    if args.symmetrise_directory_order and not args.domains:
-        raise InputError("--symmetrise-directory-order applies to the companion's experiments: give --domains too")
+    check_companion(args)
     try:
         if args.domains:
             exp = ex.load_companion_experiment(args.experiment, args.domains)

@@ -91,3 +91,22 @@ def test_leave_self_out_on_the_command_line(tmp_path):
     assert {t["id"]: t["omega_per_domain"] for t in got["tasks"]} == {
         "alpha": {"alpha": 1.0, "beta": 0.5}, "beta": {"alpha": 0.0, "beta": 1.0}}
     assert not [w for w in got["warnings"] if "Ω = 0 for all" in w]
+
+
+def test_report_reads_the_companions_experiments_with_domains(tmp_path):
+    """``report --domains`` takes the companion's files (or their folder), one system per file named
+    by it, each g-index the aggregate mode's; without --domains such a file is one line, exit 1."""
+    path, dom = _companion(tmp_path)
+    other = json.loads(path.read_text())
+    other["performance"]["domains"][0]["divergence"] = 0.0
+    second = _write(tmp_path / "more" / "better.json", other)
+    code, out, err = run("report", "--domains", dom, path, second.parent, "--symmetrise-directory-order", "--json")
+    assert code == 0, err
+    got = {s["label"]: s["g_index"]["value"] for s in json.loads(out)["systems"]}
+    want = {p.stem: compute_companion_gindex(load_companion_experiment(p, dom), symmetrise_in_directory_order=True).g_index
+            for p in (path, second)}
+    assert got == want and got["better"] > got["exp"]
+    code, out, err = run("report", path, "--json")
+    assert code == 1 and "--domains" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run("report", path, "--json", "--symmetrise-directory-order")
+    assert code == 1 and "--domains" in err and len(err.strip().splitlines()) == 1
