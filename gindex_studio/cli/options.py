@@ -42,7 +42,7 @@ def add_companion(p: argparse.ArgumentParser) -> None:
     p.add_argument("--symmetrise-directory-order", action="store_true",
                    help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
                         "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order "
-                        "(the companion's published numbers depend on it)")
+                        "(use it to get the companion's code's numbers)")
     p.add_argument("--leave-self-out", action="store_true",
                    help="measure each task's Ω without its own reference program: a curriculum program read "
                         "from the task's reference file (with --domains: each program of a test domain against "
