@@ -6,8 +6,8 @@ links to the checkout's ``resources/`` and ``bench/`` (so relative paths read as
 repository root and whatever the commands write lands in the temporary folder), with
 ``gindex-studio`` and ``python3`` meaning this checkout and this interpreter. The exit status must
 be 0, or the one the line's comment states (``# exit 1, …``). The lines of one block share the
-folder and run in README order (a line first runs the earlier lines of its block that it may read
-the output of). Skipped, each with its reason: lines that open a window, lines whose comment says
+folder and run in README order (a line first runs the earlier lines of its block that write, with
+``-o``, a path it names). Skipped, each with its reason: lines that open a window, lines whose comment says
 they need a local copy of another repository, the Node-RED lines when Node.js is missing, and the
 benchmarks that measure for minutes by design.
 """
@@ -131,6 +131,12 @@ def check_status(line: Line, p: subprocess.CompletedProcess) -> None:
     assert "no such file" not in p.stderr, f"README line {line.lineno}: {p.stderr[-1000:]}"
 
 
+def _reads(line: Line, earlier: Line) -> bool:
+    """Whether ``line`` names a file or folder that ``earlier`` writes (``-o PATH``), or a path inside it."""
+    written = [w.rstrip("/") for w in re.findall(r"-o (\S+)", earlier.command)]
+    return any(word == w or word.startswith(w + "/") for w in written for word in line.command.split())
+
+
 def _param(line: Line):
     marks = [pytest.mark.slow] if _lookup(SLOW, line.command) else []
     return pytest.param(line, id=line.label, marks=marks)
@@ -188,8 +194,8 @@ def test_readme_command_runs_as_written(line: Line, workspaces, tmp_path_factory
         workspaces[line.block] = (cwd, set())
     cwd, done = workspaces[line.block]
     before = _resources_state()
-    # earlier lines of the block first (a later line may read what they wrote), once per block
-    for earlier in [ln for ln in RUN if ln.block == line.block and ln.lineno < line.lineno]:
+    # first the earlier lines of the block that write what this one reads, once per block
+    for earlier in [ln for ln in RUN if ln.block == line.block and ln.lineno < line.lineno and _reads(line, ln)]:
         if earlier.lineno not in done and not skip_reason(earlier):
             check_status(earlier, _run(earlier, cwd, shims))
             done.add(earlier.lineno)
