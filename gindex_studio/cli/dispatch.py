@@ -100,12 +100,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return _guarded(lambda: open_studio(argv))
     parser = build_parser(argv[0] if argv[0] in commands.names() else None)
-    args = parser.parse_args(argv)  # exits 2 on usage errors
+    args, unknown = parser.parse_known_args(argv)  # exits 2 on usage errors
+    if unknown:  # the usage of the command they were given to, not the top level's
+        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is not None:
         check = getattr(commands.module_of(args.command), "check_usage", None)
         if check is not None:
             check(args, args.command_parsers[args.command])
     return _guarded(lambda: _run(args, parser))
+
+
+def _chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost parser ``args`` went through (``flatland draw``'s for ``flatland draw …``)."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        chosen = getattr(args, subs[0].dest, None) if subs else None
+        if chosen not in (subs[0].choices if subs else {}):
+            return parser
+        parser = subs[0].choices[chosen]
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -50,8 +50,8 @@ def add_parsers(sub) -> None:
     c = fsub.add_parser("compare", help="Δ and image similarity of a generated program against a reference",
                         description="Δ (flatland profile) of a generated program against its reference, and "
                                     "the similarity of their drawings.")
-    c.add_argument("reference", help="reference program")
-    c.add_argument("generated", help="generated program (read leniently: model output)")
+    c.add_argument("reference", metavar="REF", help="reference program")
+    c.add_argument("generated", metavar="GEN", help="generated program (read leniently: model output)")
     c.add_argument("--json", action="store_true", help="machine-readable output")
     for q in (d, a, s, c):
         q.add_argument("--library", metavar="DIR", default=None,

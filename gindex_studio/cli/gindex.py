@@ -6,7 +6,16 @@ import argparse
 
 from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
-from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big, scoring_given
+from gindex_studio.cli.options import (
+    add_companion,
+    add_scoring,
+    add_workers,
+    at_once,
+    check_companion,
+    options,
+    refuse_too_big,
+    scoring_given,
+)
 from gindex_studio.cli.skipped import add_strict
 from gindex_studio.cli.token import add_token_options
 
@@ -19,10 +28,7 @@ def add_parsers(sub) -> None:
                                    "(Ω) and down for the priors and experience (samples, compute) it was given.")
     p.add_argument("experiment", metavar="EXPERIMENT",
                    help="experiment file (gindex-studio format, or the companion's with --domains)")
-    p.add_argument("--domains", metavar="DIR", help="the companion's domain folder (for its experiment files)")
-    p.add_argument("--symmetrise-directory-order", action="store_true",
-                   help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
-                        "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order")
+    add_companion(p)
     add_workers(p)
     p.add_argument("--leak-threshold", type=fraction_01, default=None, metavar="T",
                    help="flag a task as a leak when its reference lies within Ω <= T of a curriculum program "
@@ -55,13 +61,13 @@ def run(args: argparse.Namespace) -> int:
     from gindex_studio.core.benchmark import experiment as ex
     from gindex_studio.core.benchmark import gindex as gi
 
-    if args.symmetrise_directory_order and not args.domains:
-        raise InputError("--symmetrise-directory-order applies to the companion's experiments: give --domains too")
+    check_companion(args)
     try:
         if args.domains:
             exp = ex.load_companion_experiment(args.experiment, args.domains)
             result = gi.compute_companion_gindex(exp, args.domains,
-                                                 symmetrise_in_directory_order=args.symmetrise_directory_order)
+                                                 symmetrise_in_directory_order=args.symmetrise_directory_order,
+                                                 leave_self_out=args.leave_self_out)
         else:
             exp = ex.load_experiment(args.experiment)
             edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
@@ -74,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
             listener = _Progress() if progress.wanted(args) else None
             with cluster(args) as client:
                 result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
-                                           workers_read_files=read_by_workers, listener=listener, **extra)
+                                           workers_read_files=read_by_workers, listener=listener,
+                                           leave_self_out=args.leave_self_out, **extra)
             if listener is not None:
                 listener.done()
     except ex.ExperimentError as e:
@@ -193,11 +200,16 @@ def format_gindex(result, behaviours: dict | None = None) -> str:
         undecided = [t.id for t in result.tasks if t.leak is None]
         if undecided:
             lines.append(f"leak undecided (a deadline cut the Ω search): {', '.join(undecided)}")
+    else:
+        lines += ["", COMPANION_LEAK_NOTE]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 
 
 _LEAK_WORD = {True: "leak", False: "", None: "?"}
+#: under the task table of a companion experiment, whose leak column is "?" on every row
+COMPANION_LEAK_NOTE = ("leak ?: the companion's experiment files hold per-domain results, not each task's "
+                       "program, so no task can be checked against the curriculum programs")
 
 
 def _warn_about_edits(result, edited: list[str], use_edited: bool) -> None:

@@ -33,6 +33,28 @@ def add_workers(p: argparse.ArgumentParser, what: str = "Ω") -> None:
                    help=f"processes for {what} (default: all cores; at most {MAX_PROCESSES})")
 
 
+def add_companion(p: argparse.ArgumentParser) -> None:
+    """``--domains DIR`` (the inputs are the companion's experiment files), with
+    ``--symmetrise-directory-order`` and ``--leave-self-out``."""
+    p.add_argument("--domains", metavar="DIR",
+                   help="the companion's domain folder (one subfolder of programs per domain): read the "
+                        "companion's experiment files, scored per domain (its aggregate mode)")
+    p.add_argument("--symmetrise-directory-order", action="store_true",
+                   help="with --domains: reproduce the companion's cache_dd, which makes dd symmetric by "
+                        "reusing dd(b, a) for dd(a, b) when b's folder comes first in directory order "
+                        "(use it to get the companion's code's numbers)")
+    p.add_argument("--leave-self-out", action="store_true",
+                   help="measure each task's Ω without its own reference program: a curriculum program read "
+                        "from the task's reference file (with --domains: each program of a test domain against "
+                        "the others of its curriculum domain) is left out; copies under other names stay")
+
+
+def check_companion(args) -> None:
+    """InputError (exit 1) for ``--symmetrise-directory-order`` without ``--domains``."""
+    if args.symmetrise_directory_order and not args.domains:
+        raise InputError("--symmetrise-directory-order applies to the companion's experiments: give --domains too")
+
+
 def options(args):
     """The ScoreOptions the scoring options ask for."""
     from gindex_studio.core.scoring.divergence import ScoreOptions

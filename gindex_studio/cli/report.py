@@ -16,8 +16,11 @@ def add_parsers(sub) -> None:
                        description="Compare the systems of studies and experiments: g-index, pass@k and their "
                                    "bootstrap intervals, paired comparisons, figures and the worst tasks. Give "
                                    "-o FILE for the HTML report (needs the [gui] extra for its figures), "
-                                   "--json for the numbers, or both.")
-    p.add_argument("inputs", nargs="+", metavar="STUDY_OR_EXPERIMENT", help="study files and experiment files")
+                                   "--json for the numbers, or both. With --domains the inputs are the companion's "
+                                   "experiment files (or folders of them), one system each, named by file: the "
+                                   "comparison table is then the companion's table of results.")
+    p.add_argument("inputs", nargs="+", metavar="STUDY_OR_EXPERIMENT",
+                   help="study files and experiment files (with --domains: the companion's experiment files or folders)")
     p.add_argument("-o", "--output", metavar="FILE", help="HTML file to write")
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
     p.add_argument("-k", type=int_at_most(MAX_K), default=1, metavar="K", help=f"k of pass@k, 1 to {MAX_K:,} (default 1)")
@@ -26,8 +29,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--seed", type=SEED, default=0, metavar="N",
                    help="seed of every resampling, 0 to 2**32 − 1 (default 0)")
     p.add_argument("--title", default=None, help="the report's title (default: the study's name)")
-    from gindex_studio.cli.options import add_workers
+    from gindex_studio.cli.options import add_companion, add_workers
 
+    add_companion(p)
     add_workers(p)
 
 
@@ -45,15 +49,22 @@ def check_usage(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.core.benchmark.analysis import analyse, score_systems
+    from gindex_studio.cli.options import check_companion
+    from gindex_studio.core.benchmark.analysis import analyse, companion_systems, score_systems
     from gindex_studio.core.benchmark.experiment import ExperimentError
     from gindex_studio.core.benchmark.study import open_inputs
 
+    check_companion(args)
     if args.output:
         _check_qt()
     try:
-        name, pairs = open_inputs(args.inputs)
-        systems = score_systems(pairs, workers=args.workers)
+        if args.domains:
+            name = "the companion's experiments"
+            systems = companion_systems(args.inputs, args.domains, leave_self_out=args.leave_self_out,
+                                        symmetrise_in_directory_order=args.symmetrise_directory_order)
+        else:
+            name, pairs = open_inputs(args.inputs)
+            systems = score_systems(pairs, workers=args.workers, leave_self_out=args.leave_self_out)
         analysis = analyse(systems, k=args.k, resamples=args.resamples, seed=args.seed)
     except ExperimentError as e:
         raise InputError(str(e)) from None

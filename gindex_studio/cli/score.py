@@ -20,8 +20,8 @@ def add_parsers(sub) -> None:
                                    "(|V'|·|V''|), S the weight of the best node mapping) and θ = 1 − Δ, "
                                    "with the mapping, missing and extra nodes and edges, and the errors "
                                    "found in the generated program.")
-    p.add_argument("reference", help="reference flow file")
-    p.add_argument("generated", help="generated flow file (read leniently: raw model output is fine)")
+    p.add_argument("reference", metavar="REF", help="reference flow file")
+    p.add_argument("generated", metavar="GEN", help="generated flow file (read leniently: raw model output is fine)")
     add_scoring(p)
 
 

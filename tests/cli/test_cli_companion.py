@@ -72,3 +72,41 @@ def test_symmetrise_directory_order_needs_domains(tmp_path):
     path, _dom = _companion(tmp_path)
     code, _out, err = run("gindex", path, "--symmetrise-directory-order")
     assert code == 1 and "--domains" in err and len(err.strip().splitlines()) == 1
+
+
+def test_leave_self_out_on_the_command_line(tmp_path):
+    """Every test domain at Ω = 0 prints one warning naming --leave-self-out, and the leak column's
+    "?" is explained under the table; with the flag each program is measured without itself:
+    alpha's two programs are 1 apart, beta's only program is left with none (1)."""
+    path, dom = _companion(tmp_path)
+    code, out, err = run("gindex", path, "--domains", dom)
+    assert code == 0, err
+    warned = [ln for ln in out.splitlines() if ln.startswith("warning:") and "Ω = 0 for all 2" in ln]
+    assert len(warned) == 1 and "--leave-self-out" in warned[0]
+    assert [ln for ln in out.splitlines() if ln.startswith("leak ?:")]
+    code, out, err = run("gindex", path, "--domains", dom, "--leave-self-out", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["leave_self_out"] is True
+    assert {t["id"]: t["omega_per_domain"] for t in got["tasks"]} == {
+        "alpha": {"alpha": 1.0, "beta": 0.5}, "beta": {"alpha": 0.0, "beta": 1.0}}
+    assert not [w for w in got["warnings"] if "Ω = 0 for all" in w]
+
+
+def test_report_reads_the_companions_experiments_with_domains(tmp_path):
+    """``report --domains`` takes the companion's files (or their folder), one system per file named
+    by it, each g-index the aggregate mode's; without --domains such a file is one line, exit 1."""
+    path, dom = _companion(tmp_path)
+    other = json.loads(path.read_text())
+    other["performance"]["domains"][0]["divergence"] = 0.0
+    second = _write(tmp_path / "more" / "better.json", other)
+    code, out, err = run("report", "--domains", dom, path, second.parent, "--symmetrise-directory-order", "--json")
+    assert code == 0, err
+    got = {s["label"]: s["g_index"]["value"] for s in json.loads(out)["systems"]}
+    want = {p.stem: compute_companion_gindex(load_companion_experiment(p, dom), symmetrise_in_directory_order=True).g_index
+            for p in (path, second)}
+    assert got == want and got["better"] > got["exp"]
+    code, out, err = run("report", path, "--json")
+    assert code == 1 and "--domains" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run("report", path, "--json", "--symmetrise-directory-order")
+    assert code == 1 and "--domains" in err and len(err.strip().splitlines()) == 1

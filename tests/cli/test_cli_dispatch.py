@@ -91,6 +91,20 @@ def test_every_command_has_a_description_and_shared_ideas_share_a_metavar():
                 metavars.setdefault(opt, set()).add(a.metavar)
     assert metavars["--tasks"] == {"FILE_OR_DIR"} and metavars["--curriculum"] == {"DIR"}
     assert metavars["--library"] == {"DIR"} and metavars["--workers"] == {"N"} and metavars["--seed"] == {"N"}
+    pairs = {n: [a.metavar for a in p._actions if not a.option_strings and a.dest in ("reference", "generated")]
+             for n, p in found.items()}
+    assert {n: m for n, m in pairs.items() if m} == {
+        f"gindex-studio {c}": ["REF", "GEN"] for c in ("score", "compare", "probe", "flatland compare")}
+
+
+@pytest.mark.parametrize("args, usage", [
+    (("score", "a.json", "b.json", "--bogus"), "usage: gindex-studio score "),
+    (("flatland", "draw", "a.fbp", "-o", "a.png", "--bogus"), "usage: gindex-studio flatland draw "),
+    (("--bogus",), "usage: gindex-studio [-h]"),
+])
+def test_an_unknown_option_shows_the_usage_of_its_command(args, usage):
+    code, _out, err = run(*args)
+    assert code == 2 and err.startswith(usage) and err.strip().endswith("unrecognized arguments: --bogus")
 
 
 def test_the_command_table_names_what_each_module_adds():

@@ -1,6 +1,8 @@
 """Ω, the Δ matrix and the g-index on a real Dask cluster (2 worker processes) equal the local
 computation; a worker killed mid-run costs nothing but time."""
+import io
 import os
+import pickle
 import random
 import signal
 import threading
@@ -18,7 +20,10 @@ from gindex_studio.core.runtime.distributed import (
     delta_matrix_dask,
     merge_nearest,
     omega_many_dask,
+    _shard_nearest,
+    _submit_shard,
     plan_shards,
+    put_snapshot,
 )
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare  # noqa: E402
 from gindex_studio.core.benchmark.curriculum import Nearest  # noqa: E402
@@ -95,6 +100,23 @@ def test_omega_on_the_cluster_equals_local_on_the_demo_curriculum(client):
         run = omega_many_dask(tasks, cur, client)
         for t, lo, re in zip(tasks, local, run.results):
             _same(lo, re, cur, t)
+
+
+def test_programs_left_out_on_the_cluster_are_those_left_out_locally(client):
+    """Tasks that are curriculum programs, each measured without itself (``leave_self_out``), the
+    left-out programs falling in different shards: the cluster's Ω equals the local one, and
+    differs from Ω with every program in."""
+    cur, _ = _generated(120, 0)
+    picked = list(range(0, 120, 13))
+    tasks = [cur.programs[k] for k in picked]
+    exclude = [[k] for k in picked]
+    local = omega_many(tasks, cur, workers=1, exclude=exclude)
+    run = omega_many_dask(tasks, cur, client, batch=3, shards_per_worker=3, exclude=exclude)
+    assert run.missing == []
+    for t, lo, re in zip(tasks, local, run.results):
+        _same(lo, re, cur, t)
+    assert all(overall(r).omega == 0 for r in omega_many(tasks, cur, workers=1))
+    assert any(overall(r).omega > 0 for r in run.results)
 
 
 def test_matrix_on_the_cluster_equals_local(client):
@@ -265,3 +287,46 @@ def test_a_cancel_is_seen_while_a_long_unit_still_runs(client):
     end = time.time() + 30  # the workers finish the searches they had begun (Dask cannot stop them)
     while any(client.processing().values()) and time.time() < end:
         time.sleep(0.1)
+
+
+class _Inline:
+    """A client that runs each submitted function at once (a future is its value)."""
+
+    def submit(self, fn, *args, **_kw):
+        return fn(*args)
+
+
+class _SearchWhilePickling(pickle.Pickler):
+    """Pickles as Dask does when it copies a value to another worker, while this worker's thread
+    searches on the same value: ``search`` runs at the second object (not a class) the pickler
+    meets, the first one inside the value, so any table it adds appears in the middle of the pickling."""
+
+    def __init__(self, file, search):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.search, self.met = search, 0
+
+    def reducer_override(self, obj):
+        if isinstance(obj, type):
+            return NotImplemented
+        self.met += 1
+        if self.met == 2:
+            self.search()
+        return NotImplemented
+
+
+def test_a_shard_pickled_while_a_search_runs_on_its_worker_is_unchanged():
+    """What the cluster holds for a shard and a batch does not change when the worker searches: a
+    search in the middle of pickling it (as when Dask moves it to another worker) neither fails
+    ("dictionary changed size during iteration") nor changes its bytes; the search's Ω is the local one."""
+    cur, tasks = _generated(30, 4)
+    shard = _submit_shard(_Inline(), cur, range(len(cur)))
+    batch = put_snapshot(_Inline(), tasks)
+    before = pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)
+    found = []
+    out = io.BytesIO()
+    _SearchWhilePickling(out, lambda: found.append(_shard_nearest(shard, batch, None))).dump(shard)
+    found.append(_shard_nearest(shard, batch, None))  # and once more after: the worker's tables are filled
+    assert out.getvalue() == before == pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)
+    for per_task in found:
+        assert [{d: n.omega for d, n in r.items()} for r in per_task] == \
+               [{d: n.omega for d, n in cur.nearest_by_domain(t).items()} for t in tasks]

@@ -464,6 +464,54 @@ def test_companion_gindex_by_hand(tmp_path):
         compute_companion_gindex(c, dd={("alpha", "alpha"): 0.0})
 
 
+def test_companion_leave_self_out_by_hand(tmp_path):
+    """With each program's own file left out, dd(D, D) is the mean distance of D's programs to the
+    others of D; a domain of one program is left with none (1); a twin in another folder stays.
+    Every test domain at Ω = 0 draws the one-line warning, which leaving self out removes here."""
+    path, dom = tiny_companion(tmp_path)
+    c = load_companion_experiment(path, dom)
+    dd = companion_dd_matrix(c, leave_self_out=True)
+    # alpha-1 (inject) to the two http programs: 1; alpha-2 and alpha-3 are each other's twin: 0
+    assert dd[("alpha", "alpha")] == round((1 + 0 + 0) / 3, 3) == 0.333
+    assert dd[("beta", "beta")] == 1.0
+    assert dd[("alpha", "beta")] == 0.667 and dd[("beta", "alpha")] == 0.0
+    plain, out = compute_companion_gindex(c), compute_companion_gindex(c, leave_self_out=True)
+    assert [t.omega for t in plain.tasks] == [0.0, 0.0]
+    assert [w for w in plain.warnings if "Ω = 0 for all 2 domains" in w and "--leave-self-out" in w]
+    assert [t.omega for t in out.tasks] == [0.333, 0.0] and out.leave_self_out
+    assert not [w for w in out.warnings if "Ω = 0 for all" in w]
+    assert out.g_index > plain.g_index and out.to_dict()["leave_self_out"] is True
+
+
+def test_leave_self_out_leaves_out_the_task_file_only(tmp_path):
+    """Tasks whose references are curriculum files: Ω = 0 for every task, with the warning. Left
+    out, t1's own file gives way to its neighbour at Δ 0.75 (spec §3, example 2), while t2 keeps a
+    copy of itself under another name, at Ω = 0 and flagged as a leak; the local pool agrees."""
+    write_json(tmp_path / "cur" / "a" / "a1.json", inject_debug("a1"))
+    write_json(tmp_path / "cur" / "a" / "a2.json", inject_debug("a2", topic="u"))
+    write_json(tmp_path / "cur" / "b" / "b1.json", http_pair("b1"))
+    write_json(tmp_path / "cur" / "b" / "b2.json", http_pair("b2"))
+    exp = write_json(tmp_path / "exp.json", {
+        "format": "gindex-studio.experiment/1", "name": "self", "system": "hand", "compute": {"total": 16},
+        "curriculum": [{"domain": "A", "programs": ["cur/a"], "samples": 8},
+                       {"domain": "B", "programs": ["cur/b"], "samples": 8}],
+        "tasks": [{"id": "t1", "domain": "A", "reference": "cur/a/a1.json", "generated": {"json": inject_debug("g1")}},
+                  {"id": "t2", "domain": "B", "reference": "cur/b/../b/b1.json", "generated": {"json": http_pair("g2")}}],
+    })
+    e = load_experiment(exp)
+    plain = compute_gindex(e, workers=1)
+    assert [t.omega for t in plain.tasks] == [0.0, 0.0]
+    assert [w for w in plain.warnings if "Ω = 0 for all 2 tasks" in w and "--leave-self-out" in w]
+    out = compute_gindex(e, workers=1, leave_self_out=True)
+    t1, t2 = out.tasks
+    assert (t1.omega, t1.nearest, t1.omega_per_domain) == (0.75, "cur/a/a2.json", {"A": 0.75, "B": 1.0})
+    assert (t2.omega, t2.nearest, t2.leak) == (0.0, "cur/b/b2.json", True)
+    assert not [w for w in out.warnings if "Ω = 0 for all" in w]
+    pooled = compute_gindex(e, workers=2, leave_self_out=True)
+    assert [t.omega_per_domain for t in pooled.tasks] == [t.omega_per_domain for t in out.tasks]
+    assert pooled.g_index == out.g_index
+
+
 def test_companion_zero_samples(tmp_path):
     path, dom = tiny_companion(tmp_path, alpha_samples=0)
     r = compute_companion_gindex(load_companion_experiment(path, dom))

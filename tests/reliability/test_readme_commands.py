@@ -6,8 +6,8 @@ links to the checkout's ``resources/`` and ``bench/`` (so relative paths read as
 repository root and whatever the commands write lands in the temporary folder), with
 ``gindex-studio`` and ``python3`` meaning this checkout and this interpreter. The exit status must
 be 0, or the one the line's comment states (``# exit 1, …``). The lines of one block share the
-folder and run in README order (a line first runs the earlier lines of its block that it may read
-the output of). Skipped, each with its reason: lines that open a window, lines whose comment says
+folder and run in README order (a line first runs the earlier lines of its block that write, with
+``-o``, a path it names). Skipped, each with its reason: lines that open a window, lines whose comment says
 they need a local copy of another repository, the Node-RED lines when Node.js is missing, and the
 benchmarks that measure for minutes by design.
 """
@@ -37,23 +37,10 @@ SLOW = {
     "gindex-studio run": "starts a private Node-RED (about 5 s)",
     "gindex-studio probe": "starts a private Node-RED (about 5 s)",
     "gindex-studio lint": "starts Node.js (about 2 s busy)",
-    "python3 bench/bench_targets.py": "a benchmark (1.4 s wall busy)",
-    "python3 bench/bench_editor.py": "a benchmark (11 s wall busy)",
-    "python3 bench/bench_lint.py": "a benchmark (13 s wall busy)",
-    "python3 bench/bench_large_flow.py": "a benchmark: 16 fresh processes on up to 100,000 nodes (13 s wall busy)",
-    "python3 bench/bench_startup.py": "a benchmark: 63 fresh interpreters (about 6 s)",
 }
 # Benchmarks that measure for longer than a test should take (wall time measured here with other
 # jobs running): not run here.
-LONG = {
-    "python3 bench/bench_scoring.py": "a benchmark: Δ and Ω over thousands of pairs, minutes by design",
-    "python3 bench/bench_flatland.py": "a benchmark: Ω on the paper's full data set (33 s)",
-    "python3 bench/bench_analysis.py": "a benchmark: 3 systems × 500 tasks × 5 attempts (28 s)",
-    "python3 bench/bench_curation.py": "a benchmark: 5,000 programs and a 1,000-program heatmap, minutes by design",
-    "python3 bench/bench_experiment_progress.py": "a benchmark: 40 tasks × 1,200 programs (40 s)",
-    "python3 bench/bench_gui_gaps.py": "a benchmark: three windows computing a 40 × 1,200 experiment, a 1,000-program "
-                                       "matrix and a 3 × 500 × 5 study (minutes)",
-}
+LONG: dict[str, str] = {}  # none now: the benchmarks are in docs/benchmarks.md, not the README
 WINDOW_COMMANDS = {"compare"}  # first words after gindex-studio that open a window
 NODE_RED_COMMANDS = {"run", "probe", "lint"}
 
@@ -144,6 +131,12 @@ def check_status(line: Line, p: subprocess.CompletedProcess) -> None:
     assert "no such file" not in p.stderr, f"README line {line.lineno}: {p.stderr[-1000:]}"
 
 
+def _reads(line: Line, earlier: Line) -> bool:
+    """Whether ``line`` names a file or folder that ``earlier`` writes (``-o PATH``), or a path inside it."""
+    written = [w.rstrip("/") for w in re.findall(r"-o (\S+)", earlier.command)]
+    return any(word == w or word.startswith(w + "/") for w in written for word in line.command.split())
+
+
 def _param(line: Line):
     marks = [pytest.mark.slow] if _lookup(SLOW, line.command) else []
     return pytest.param(line, id=line.label, marks=marks)
@@ -201,8 +194,8 @@ def test_readme_command_runs_as_written(line: Line, workspaces, tmp_path_factory
         workspaces[line.block] = (cwd, set())
     cwd, done = workspaces[line.block]
     before = _resources_state()
-    # earlier lines of the block first (a later line may read what they wrote), once per block
-    for earlier in [ln for ln in RUN if ln.block == line.block and ln.lineno < line.lineno]:
+    # first the earlier lines of the block that write what this one reads, once per block
+    for earlier in [ln for ln in RUN if ln.block == line.block and ln.lineno < line.lineno and _reads(line, ln)]:
         if earlier.lineno not in done and not skip_reason(earlier):
             check_status(earlier, _run(earlier, cwd, shims))
             done.add(earlier.lineno)
@@ -244,3 +237,106 @@ def test_the_demo_study_layout_matches_its_sources():
     have = {str(p.relative_to(study)): p.read_bytes() for top in ("curriculum", "tasks")
             for p in (study / top).rglob("*") if p.is_file()}
     assert have == want
+
+
+# ----- the README's command list against the parser ----------------------------------------------
+
+
+def _command_list(text: str) -> list[str]:
+    """The lines of the ```text block under "## The command line", comments removed."""
+    section = text.split("## The command line\n", 1)[1]
+    block = section.split("```text\n", 1)[1].split("\n```", 1)[0]
+    return [_split_comment(line)[0] for line in block.splitlines() if line.strip()]
+
+
+def _parsers():
+    """Every parser by its command path ("", "score", "flatland draw", …)."""
+    import argparse
+
+    from gindex_studio.cli.dispatch import build_parser
+
+    def walk(p, path):
+        yield path, p
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    yield from walk(sub, f"{path} {name}".strip())
+
+    return dict(walk(build_parser(), ""))
+
+
+def _synopsis(line: str, parsers: dict) -> tuple[str, list[str], list[str]]:
+    """(command path, option tokens with their values, positional placeholders) of a README line."""
+    words = line.replace("[", " ").replace("]", " ").replace("(", " ").replace(")", " ").split()[1:]
+    path = ""
+    while words and f"{path} {words[0]}".strip() in parsers:
+        path = f"{path} {words.pop(0)}".strip()
+    return path, words, [w for w in words if not w.startswith("-")]
+
+
+def test_the_readme_command_list_agrees_with_the_parser():
+    """Every command and sub-action of the parser has a line in the README's command list (and the
+    top level's own options too); on each line every option exists for that command, its value
+    placeholder is the parser's metavar, a ``a|b|c`` list is exactly its choices, and the positional
+    placeholders are the command's, in order (``X...`` for a repeatable one)."""
+    parsers = _parsers()
+    lines = _command_list(README.read_text(encoding="utf-8"))
+    seen_paths, seen_top = set(), set()
+    for line in lines:
+        assert line.startswith("gindex-studio"), line
+        path, words, _ = _synopsis(line, parsers)
+        seen_paths.update(" ".join(path.split()[:n]) for n in range(len(path.split()) + 1))  # "flatland draw": both
+        p = parsers[path]
+        by_option = {o: a for a in p._actions for o in a.option_strings}
+        positionals = [a for a in p._actions if not a.option_strings and a.dest != "help"
+                       and not a.__class__.__name__.startswith("_SubParsers")]
+        want = [(a.metavar or a.dest) + ("..." if a.nargs in ("+", "*") else "") for a in positionals]
+        got, k = [], 0
+        while k < len(words):
+            w = words[k]
+            if w == "|":
+                k += 1
+                continue
+            if not w.startswith("-"):
+                got.append(w)
+                k += 1
+                continue
+            assert w in by_option, f"README: {line!r}: {w} is not an option of 'gindex-studio {path}'"
+            if not path:
+                seen_top.add(w)
+            a = by_option[w]
+            if a.nargs == 0:
+                k += 1
+                continue
+            value = words[k + 1]
+            if "|" in value and a.choices:
+                assert value.split("|") == list(a.choices), f"README: {line!r}: {w} {value} vs {list(a.choices)}"
+            elif a.nargs != "?" or not value.startswith("-"):
+                metavar = (a.metavar or a.dest.upper()) + ("..." if a.nargs in ("+", "*") else "")
+                assert value == metavar, f"README: {line!r}: {w} {value} vs the parser's {metavar}"
+            k += 2
+        if not path:  # the files the studio opens are no argparse positional: its usage names them
+            want = ["FILE..."] if got and "[FILE …]" in p.usage else []
+        assert got == want, f"README: {line!r}: placeholders {got} vs the parser's {want}"
+    assert seen_paths == set(parsers), f"missing from the README's command list: {set(parsers) - seen_paths}"
+    top = {o for a in parsers[""]._actions for o in a.option_strings if o not in ("-h", "--help")}
+    assert seen_top == top
+
+
+def test_every_option_the_readme_names_exists():
+    """An option named in the README (``--leave-self-out``, ``--profile …``) is an option of some
+    command; one in a ``gindex-studio COMMAND …`` example is an option of that command."""
+    parsers = _parsers()
+    text = README.read_text(encoding="utf-8")
+    everywhere = {o for p in parsers.values() for a in p._actions for o in a.option_strings}
+    named = set(re.findall(r"`(--[a-z][a-z-]*)", text)) | set(re.findall(r"`[^`]*?\s(--[a-z][a-z-]*)[^`]*`", text))
+    others = {"--durations"}  # pytest's, in the test commands
+    assert named - everywhere - others == set()
+    examples = [ln.command for ln in LINES if ln.command.startswith("gindex-studio")]
+    examples += re.findall(r"`(gindex-studio [^`]+)`", text)
+    for ex in examples:
+        path, words, _ = _synopsis(" ".join(ex.split()), parsers)
+        options = {o for a in parsers[path]._actions for o in a.option_strings}
+        for w in words:
+            if re.fullmatch(r"--?[a-z][\w-]*", w):
+                assert w in options, f"README: {ex!r}: {w} is not an option of 'gindex-studio {path}'"

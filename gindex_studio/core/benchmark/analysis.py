@@ -8,6 +8,7 @@ Pure numpy, no Qt: the UI and the HTML report draw exactly these arrays.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -30,10 +31,34 @@ class System:
 
 
 def score_systems(pairs: Sequence[tuple[str, Experiment]], workers: int | None = None,
-                  cancel=None) -> list[System]:
+                  cancel=None, leave_self_out: bool = False) -> list[System]:
     """Score every experiment (``compute_gindex``) into systems. ``cancel`` (anything with
     ``is_set()``): once set, the running computation stops and ``Cancelled`` is raised."""
-    return [System(label, exp, compute_gindex(exp, workers=workers, cancel=cancel)) for label, exp in pairs]
+    return [System(label, exp, compute_gindex(exp, workers=workers, cancel=cancel, leave_self_out=leave_self_out))
+            for label, exp in pairs]
+
+
+def companion_systems(paths: Sequence[str | Path], domains_dir: str | Path, *, symmetrise_in_directory_order: bool = False,
+                      leave_self_out: bool = False) -> list[System]:
+    """The companion's experiment files (a folder stands for its ``*.json`` files, sorted) scored in
+    aggregate mode against ``domains_dir`` (``compute_companion_gindex``), each labelled with its
+    file name; dd is computed once for every experiment. Raises ExperimentError."""
+    from gindex_studio.core.benchmark.experiment import load_companion_experiment
+    from gindex_studio.core.benchmark.gindex import companion_dd_matrix, compute_companion_gindex
+
+    from gindex_studio.core.benchmark.study import unique_labels
+
+    files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
+    dd: dict[tuple[str, str], float] = {}
+    out = []
+    for f, label in zip(files, unique_labels([f.stem for f in files])):
+        cexp = load_companion_experiment(f, domains_dir)
+        if any((t.name, c.name) not in dd for t in cexp.tasks for c in cexp.curriculum):
+            dd.update(companion_dd_matrix(cexp, symmetrise_in_directory_order=symmetrise_in_directory_order,
+                                          leave_self_out=leave_self_out))
+        result = compute_companion_gindex(cexp, dd=dd, leave_self_out=leave_self_out)
+        out.append(System(label, None, result))
+    return out
 
 
 # ----- per-task arrays --------------------------------------------------------------------------

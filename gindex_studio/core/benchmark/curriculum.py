@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -261,22 +261,28 @@ class Curriculum:
         lb = np.where(denom > 0, 1.0 - s_ub * s_ub / np.where(denom > 0, denom, 1.0), 1.0)
         return np.clip(lb, 0.0, 1.0) - 1e-9  # margin for float rounding: never above the true bound
 
-    def nearest_by_domain(self, task: Prepared, deadline: float | None = None, cancel=None) -> dict[str, Nearest]:
+    def nearest_by_domain(self, task: Prepared, deadline: float | None = None, cancel=None,
+                          exclude: Collection[int] = ()) -> dict[str, Nearest]:
         """Ω(T', C_i) for every domain i, exact, with pruning. Keys: domain names. Raises
-        ``Cancelled`` once ``cancel`` is set (checked between programs and inside the search)."""
-        return self._nearest(task, self.domains, self.domain_names, deadline, cancel)
+        ``Cancelled`` once ``cancel`` is set (checked between programs and inside the search).
+        ``exclude``: indices of programs left out (the task's own program, ``leave_self_out``); a
+        domain left with no program has Ω = 1 and no nearest program."""
+        return self._nearest(task, self.domains, self.domain_names, deadline, cancel, exclude)
 
-    def nearest(self, task: Prepared, deadline: float | None = None, cancel=None) -> Nearest:
+    def nearest(self, task: Prepared, deadline: float | None = None, cancel=None,
+                exclude: Collection[int] = ()) -> Nearest:
         """Ω(T', C) over the whole curriculum (one minimum: prunes more than per domain)."""
-        return self._nearest(task, [""] * len(self.programs), [""], deadline, cancel)[""]
+        return self._nearest(task, [""] * len(self.programs), [""], deadline, cancel, exclude)[""]
 
     def _nearest(self, task: Prepared, group_of: Sequence[str], groups: Sequence[str],
-                 deadline: float | None, cancel=None) -> dict[str, Nearest]:
+                 deadline: float | None, cancel=None, exclude: Collection[int] = ()) -> dict[str, Nearest]:
         counts = self.task_counts(task)
         lb = self.lower_bounds(task, counts)
         th = canonical_hash(task.graph)
         first = np.array([h == th for h in self.hashes], dtype=bool)
         order = np.lexsort((np.arange(len(lb)), lb, ~first))  # hash matches first, then by bound
+        if len(exclude):
+            order = order[~np.isin(order, np.fromiter(exclude, dtype=np.int64))]
         if len(groups) == 1:
             per_group = {groups[0]: order}
         else:  # each group's programs in that order (a group's minimum depends on its own programs only)
@@ -440,14 +446,16 @@ def _init_worker(curriculum: Curriculum | None = None) -> None:
 
 
 def _worker_nearest(args):
-    task, deadline = args
-    return _WORKER_CURRICULUM.nearest_by_domain(task, deadline)
+    task, deadline, exclude = args
+    return _WORKER_CURRICULUM.nearest_by_domain(task, deadline, exclude=exclude)
 
 
 def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: int | None = None,
                deadline: float | None = None, progress: Progress | None = None, cancel=None,
-               on_result: Callable[[int, dict[str, Nearest]], None] | None = None) -> list[dict[str, Nearest]]:
-    """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores).
+               on_result: Callable[[int, dict[str, Nearest]], None] | None = None,
+               exclude: Sequence[Collection[int]] | None = None) -> list[dict[str, Nearest]]:
+    """``nearest_by_domain`` for every task, on ``workers`` processes (default: all cores);
+    ``exclude[i]``: the programs task i is not measured against.
 
     ``progress(done, total)`` is called after each task, ``on_result(i, nearest)`` as soon as
     task ``i`` is done (in completion order). Results are in task order. ``cancel`` (anything with
@@ -464,7 +472,7 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     if workers <= 1 or total <= 1:
         with frozen_heap():  # no full garbage collection walks the curriculum meanwhile
             for i, t in enumerate(tasks):
-                results[i] = curriculum.nearest_by_domain(t, deadline, cancel)
+                results[i] = curriculum.nearest_by_domain(t, deadline, cancel, exclude[i] if exclude else ())
                 if on_result:
                     on_result(i, results[i])
                 if progress:
@@ -491,7 +499,8 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
             # long task at the end while the others idle
             order = sorted(range(total), key=lambda i: -tasks[i].n)
             with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
-                futures = {pool.submit(_worker_nearest, (tasks[i], deadline)): i for i in order}
+                futures = {pool.submit(_worker_nearest, (tasks[i], deadline, tuple(exclude[i]) if exclude else ())): i
+                           for i in order}
             pending, done = set(futures), 0
             while pending:
                 _check(cancel)
@@ -529,11 +538,15 @@ def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), 
 
 
 def domain_distance(task_programs: Sequence[Flow], curriculum_programs: Sequence[Flow],
-                    options: ScoreOptions = ScoreOptions(profile="companion"), library=None) -> float:
+                    options: ScoreOptions = ScoreOptions(profile="companion"), library=None,
+                    exclude: Sequence[Collection[int]] | None = None) -> float:
     """The companion's dd(D_task, D_cur): mean over P in D_task of min over Q in D_cur of Δ(P, Q),
-    rounded to 3 decimals (spec §5). Not symmetric. 1.0 when either side is empty."""
+    rounded to 3 decimals (spec §5). Not symmetric. 1.0 when either side is empty. ``exclude[k]``:
+    the curriculum programs left out for task program k (itself, with ``leave_self_out``); a
+    program left with none counts 1."""
     if not task_programs or not curriculum_programs:
         return 1.0
     cur = Curriculum.from_flows(curriculum_programs, ["d"] * len(curriculum_programs), options=options, library=library)
-    mins = [cur.nearest(prepare(p, options, library)).omega for p in task_programs]
+    mins = [cur.nearest(prepare(p, options, library), exclude=exclude[k] if exclude else ()).omega
+            for k, p in enumerate(task_programs)]
     return round(sum(mins) / len(mins), 3)

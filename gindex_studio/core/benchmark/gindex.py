@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+from pathlib import Path
 from dataclasses import asdict, dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Callable, Iterable, Sequence
@@ -45,6 +46,7 @@ from gindex_studio.core.benchmark.experiment import (
     ExperimentError,
     _companion_programs,
 )
+from gindex_studio.core.benchmark.validate import resolve
 from gindex_studio.core.flows.flow import Flow, FlowError
 from gindex_studio.core.runtime.gcpause import frozen_heap
 
@@ -171,6 +173,7 @@ class GIndexResult:
     g_index_rounded: float
     warnings: list[str] = field(default_factory=list)
     leak_threshold: Fraction = LEAK_THRESHOLD
+    leave_self_out: bool = False
     _state: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -213,6 +216,7 @@ class GIndexResult:
             "theta_mean": self.theta_mean,
             "exact": self.exact,
             "leak_threshold": float(self.leak_threshold),
+            "leave_self_out": self.leave_self_out,
             "domains": [asdict(d) for d in self.domains],
             "tasks": tasks,
             "warnings": list(self.warnings),
@@ -253,11 +257,48 @@ def _tc(theta: float, gd: dict[str, float], domains: Sequence[DomainTerm], rho: 
 
 
 def _finish(result: GIndexResult) -> GIndexResult:
+    found = _all_found_warning(result)
+    if found and found not in result.warnings:
+        result.warnings.append(found)
     for t in result.tasks:
         t.tc, t.terms = _tc(t.theta, t.gd, result.domains, result.rho)
     result.g_index = g_index_of([t.tc for t in result.tasks])
     result.g_index_rounded = round(result.g_index, 3)
     return result
+
+
+def _all_found_warning(result: GIndexResult) -> str | None:
+    """One line when every task's reference is in the curriculum it is measured against (Ω = 0,
+    exact, for all of them): then no task counts as hard to generalise to."""
+    if not result.tasks or not all(t.omega == 0 and t.omega_exact for t in result.tasks):
+        return None
+    n = len(result.tasks)
+    if result.mode == "companion":
+        found = f"every test domain's programs are in the curriculum (Ω = 0 for all {n} domains)"
+        fix = "--leave-self-out measures each program without itself"
+    else:
+        found = f"every task's reference program is in the curriculum (Ω = 0 for all {n} tasks)"
+        fix = "--leave-self-out measures each task without its own program"
+    if result.leave_self_out:
+        return f"{found}, even with each one's own file left out: the curriculum holds copies of them"
+    return f"{found}: no task counts as far from what the system was trained on; {fix}"
+
+
+def own_programs(experiment: Experiment) -> list[list[int]]:
+    """Per task, the curriculum programs (indices in curriculum order) read from the very file of
+    its reference: what ``leave_self_out`` leaves out. A copy under another name is not the task
+    itself (it stays, and is flagged as a leak); an inline reference has none."""
+    at: dict[Path, list[int]] = {}
+    k = 0
+    for c in experiment.curriculum:
+        for p in c.programs:
+            at.setdefault(Path(p.path).resolve(), []).append(k)
+            k += 1
+    out = []
+    for t in experiment.tasks:
+        src = t.reference_source
+        out.append(list(at.get(resolve(experiment.base_dir, src.path).resolve(), [])) if src.kind == "file" else [])
+    return out
 
 
 def _fingerprint(flow: Flow) -> bytes:
@@ -362,7 +403,7 @@ class Listener:
 def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, workers: int | None = None,
                    progress: Progress | None = None, client=None, workers_read_files: bool = False, *,
                    listener: Listener | None = None, cancel=None,
-                   leak_threshold: Fraction = LEAK_THRESHOLD) -> GIndexResult:
+                   leak_threshold: Fraction = LEAK_THRESHOLD, leave_self_out: bool = False) -> GIndexResult:
     """The g-index of an experiment in our format, with every component.
 
     ``options``: scoring options (default: the experiment's profile and options). Δ of every task
@@ -375,7 +416,9 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     receives each task's Δ, then each complete task, as soon as known. ``cancel`` (a
     ``CancelToken`` or anything with ``is_set()``): once set, the searches stop, worker processes
     are terminated and ``Cancelled`` is raised. A task is flagged as a leak when Ω ≤
-    ``leak_threshold`` (from the nearest program Ω found: no extra search). Raises ExperimentError
+    ``leak_threshold`` (from the nearest program Ω found: no extra search). ``leave_self_out``:
+    each task's Ω leaves out the curriculum programs read from its own reference file
+    (``own_programs``). Raises ExperimentError
     for ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them). The cyclic garbage
     collector is kept off the data meanwhile (``gcpause.frozen_heap``: a full collection held the
     GIL, and so the GUI thread, for up to 250 ms)."""
@@ -403,6 +446,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
         for t in experiment.tasks:
             _raise_if_set(cancel)
             prepared.append(prepare(t.reference, opts))
+        exclude = own_programs(experiment) if leave_self_out else None
 
         def finished(j: int, per: dict[str, Nearest]) -> None:
             t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included, leak_threshold)
@@ -416,7 +460,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
 
         if client is None:
             nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
-                                 on_result=finished)
+                                 on_result=finished, exclude=exclude)
         else:
             from gindex_studio.core.runtime.distributed import CurriculumFiles, omega_many_dask
 
@@ -428,7 +472,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
                 except FlowError as e:
                     raise ExperimentError(str(e)) from None
             run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner, cancel=cancel,
-                                  on_result=finished)
+                                  on_result=finished, exclude=exclude)
             if run.missing:
                 lost = ", ".join(experiment.tasks[j].id for j in run.missing)
                 raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
@@ -440,7 +484,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
             mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
             options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
             g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
-            leak_threshold=leak_threshold,
+            leak_threshold=leak_threshold, leave_self_out=leave_self_out,
         )
         result._state = {
             "curriculum": cur,
@@ -497,7 +541,8 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
         or st.get("ids") != [t.id for t in experiment.tasks]
         or st.get("curriculum_key") != _curriculum_key(experiment)
     ):
-        return compute_gindex(experiment, options, workers=None, leak_threshold=result.leak_threshold)
+        return compute_gindex(experiment, options, workers=None, leak_threshold=result.leak_threshold,
+                              leave_self_out=result.leave_self_out)
     task = experiment.tasks[task_index]
     cur: Curriculum = st["curriculum"]
     old = result.tasks[task_index]
@@ -510,7 +555,8 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
     references = list(st["references"])
     fp = _fingerprint(task.reference)
     if fp != references[task_index]:
-        nearest[task_index] = cur.nearest_by_domain(prepare(task.reference, opts), opts.deadline)
+        left_out = own_programs(experiment)[task_index] if result.leave_self_out else ()
+        nearest[task_index] = cur.nearest_by_domain(prepare(task.reference, opts), opts.deadline, exclude=left_out)
         references[task_index] = fp
     domains, warnings = _experiment_terms(experiment)
     included = {d.domain for d in domains if d.included}
@@ -528,7 +574,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
         mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
         options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
         g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
-        leak_threshold=result.leak_threshold,
+        leak_threshold=result.leak_threshold, leave_self_out=result.leave_self_out,
     )
     new._state = dict(st, nearest=nearest, references=references)
     return _finish(new)
@@ -538,19 +584,24 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
 
 
 def companion_dd_matrix(cexp: CompanionExperiment, options: ScoreOptions = ScoreOptions(profile="companion"),
-                        symmetrise_in_directory_order: bool = False) -> dict[tuple[str, str], float]:
+                        symmetrise_in_directory_order: bool = False,
+                        leave_self_out: bool = False) -> dict[tuple[str, str], float]:
     """dd(task domain, curriculum domain) for every test × train domain of ``cexp`` (spec §5),
-    computed with ``domain_distance`` on the domain folders; not symmetric.
+    computed with ``domain_distance`` on the domain folders; not symmetric. ``leave_self_out``:
+    each task program's minimum leaves out the curriculum program read from its own file (so
+    dd(D, D) is each program's distance to the others of its domain).
 
     ``symmetrise_in_directory_order`` reproduces the companion's ``cache_dd`` quirk instead: it
     walks the domain folders in ``os.listdir`` order and fills dd(a, b) with the already computed
     dd(b, a) when b came first, so its dd is symmetric and depends on directory order."""
     flows = {name: [p.flow for p in progs] for name, progs in cexp.programs.items()}
+    files = {name: [Path(p.path).resolve() for p in progs] for name, progs in cexp.programs.items()}
     cache: dict[tuple[str, str], float] = {}
 
     def dd(a: str, b: str) -> float:
         if (a, b) not in cache:
-            cache[(a, b)] = domain_distance(flows[a], flows[b], options)
+            own = [[k for k, q in enumerate(files[b]) if q == p] for p in files[a]] if leave_self_out else None
+            cache[(a, b)] = domain_distance(flows[a], flows[b], options, exclude=own)
         return cache[(a, b)]
 
     out = {}
@@ -571,21 +622,23 @@ def companion_dd_matrix(cexp: CompanionExperiment, options: ScoreOptions = Score
 def compute_companion_gindex(companion_experiment: CompanionExperiment, domains_dir=None, *,
                              dd: dict[tuple[str, str], float] | None = None,
                              options: ScoreOptions | None = None,
-                             symmetrise_in_directory_order: bool = False) -> GIndexResult:
+                             symmetrise_in_directory_order: bool = False,
+                             leave_self_out: bool = False) -> GIndexResult:
     """The companion's aggregate mode (spec §6): tasks are the test domains, θ of a domain is
     1 − its ``divergence`` in ``performance.domains``, GD_i = exp(10 · dd(task domain, C_i)),
     W from ``num_samples``, E = log2(train_cost.compute) for every domain, ρ = 1e-4.
 
     ``domains_dir``: read the domain programs from this folder instead of the one the experiment
     was loaded with. ``dd``: {(task domain, curriculum domain): value} given directly (skips the
-    computation). ``options``: Δ options for dd (default: companion profile)."""
+    computation). ``options``: Δ options for dd (default: companion profile). ``leave_self_out``:
+    see ``companion_dd_matrix``."""
     cexp = companion_experiment
     if domains_dir is not None and os.path.abspath(domains_dir) != os.path.abspath(cexp.domains_dir):
         cexp = replace(cexp, domains_dir=domains_dir,
                        programs=_companion_programs(cexp.path, domains_dir, cexp.curriculum, cexp.tasks))
     opts = options or ScoreOptions(profile="companion")
     if dd is None:
-        dd = companion_dd_matrix(cexp, opts, symmetrise_in_directory_order)
+        dd = companion_dd_matrix(cexp, opts, symmetrise_in_directory_order, leave_self_out)
     domains, warnings = _domain_terms([c.name for c in cexp.curriculum], [c.samples for c in cexp.curriculum],
                                       [cexp.compute] * len(cexp.curriculum), cexp.priors, str(cexp.path))
     included = {d.domain for d in domains if d.included}
@@ -611,6 +664,7 @@ def compute_companion_gindex(companion_experiment: CompanionExperiment, domains_
     result = GIndexResult(
         mode="companion", name=cexp.path.stem, system=cexp.system, profile=opts.profile, options=opts.to_dict(),
         rho=cexp.priors, domains=domains, tasks=tasks, g_index=0.0, g_index_rounded=0.0, warnings=warnings,
+        leave_self_out=leave_self_out,
     )
     return _finish(result)
 

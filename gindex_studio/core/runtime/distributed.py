@@ -2,11 +2,15 @@
 
 The work is split so that it scales with the cluster, not with the number of pairs:
 
-- the curriculum is cut into *shards* (contiguous runs of programs). Each shard is built into a
-  ``Curriculum`` once, on a worker, from its programs sent in small pieces (``put``): the programs
-  cross the network once per shard, never per pair, no message to the scheduler is large, and a
-  worker that dies takes only its shards with it (the scheduler still holds the pieces and the
-  task that builds them, and reruns it elsewhere). With
+- the curriculum is cut into *shards* (contiguous runs of programs). A shard travels as a
+  ``Snapshot`` (its prepared programs pickled once, sent in small pieces with ``put_snapshot``):
+  the programs cross the network once per shard, never per pair, no message to the scheduler is
+  large, and a worker that dies takes only its shards with it (the scheduler still holds the
+  pieces and the task that joins them, and reruns it elsewhere). Each worker process builds its
+  own ``Curriculum`` from a shard's snapshot once (``_local``) and searches on that; what Dask
+  stores and copies between workers is only ever the immutable bytes, never an object a search
+  fills tables in (Dask pickling a shared ``Curriculum`` while a search on the same worker added to
+  its tables failed with "dictionary changed size during iteration"). With
   ``CurriculumFiles`` (a curriculum on storage every worker sees) the task carries only the
   shard's paths and a digest of each file: the workers read the programs themselves, the task
   graph stays small however large the curriculum, and a file that reads differently stops the run;
@@ -25,11 +29,19 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import pickle
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from gindex_studio.core.benchmark.curriculum import Cancelled, Curriculum, Nearest  # Cancelled: the cluster's work for the run is cancelled too
+from gindex_studio.core.benchmark.curriculum import (  # Cancelled: the cluster's work for the run is cancelled too
+    Cancelled,
+    Curriculum,
+    Nearest,
+    canonical_hash,
+)
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring import profiles
@@ -262,7 +274,8 @@ class ShardFileError(Exception):
 
 
 def _build_shard_from_files(paths: list[str], digests: list[str], domains: list[str], labels: list[str],
-                            options: ScoreOptions) -> Curriculum:
+                            options: ScoreOptions) -> "Snapshot":
+    """The shard's snapshot, its programs read and prepared here (each file checked against its digest)."""
     from gindex_studio.core.flows.flow import FlowError, read_flow_bytes, read_user_file
 
     programs = []
@@ -274,11 +287,22 @@ def _build_shard_from_files(paths: list[str], digests: list[str], domains: list[
             programs.append(prepare(read_flow_bytes(data), options))
         except FlowError as e:
             raise ShardFileError(f"a worker cannot read the curriculum file {path}: {e}") from None
-    return Curriculum(programs, domains, labels, options)
+    return snapshot((programs, domains, labels, options, [canonical_hash(p.graph) for p in programs]))
 
 
-def _shard_nearest(shard: Curriculum, batch: list[Prepared], deadline: float | None) -> list[dict[str, Nearest]]:
-    return [shard.nearest_by_domain(t, deadline) for t in batch]
+def _shard_nearest(shard: "Snapshot", batch: "Snapshot", deadline: float | None,
+                   exclude: list[list[int]] | None = None) -> list[dict[str, Nearest]]:
+    """``nearest_by_domain`` of each task of ``batch`` on this process's Curriculum of ``shard``
+    (both snapshots: the tasks are unpickled afresh, so no search touches what Dask holds);
+    ``exclude[k]``: the shard's programs (shard indices) task k is not measured against."""
+    cur = _local(shard, lambda parts: _warm(Curriculum(*parts)))
+    return [cur.nearest_by_domain(t, deadline, exclude=exclude[k] if exclude else ())
+            for k, t in enumerate(batch.load())]
+
+
+def _warm(cur: Curriculum) -> Curriculum:
+    cur.warm()
+    return cur
 
 
 def merge_nearest(parts: Sequence[tuple[int, dict[str, Nearest]]]) -> dict[str, Nearest]:
@@ -308,7 +332,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
                     shards_per_worker: int = 1, deadline: float | None = None,
                     progress: Progress | None = None, cancel=None,
                     on_result: Callable[[int, dict[str, Nearest]], None] | None = None,
-                    watchdog: Watchdog | None = None) -> DaskRun:
+                    watchdog: Watchdog | None = None, exclude: Sequence[Sequence[int]] | None = None) -> DaskRun:
     """``nearest_by_domain`` for every task on the cluster behind ``client``; same values as
     :func:`gindex_studio.core.benchmark.curriculum.omega_many`.
 
@@ -320,10 +344,11 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     futures are cancelled on the cluster and Cancelled is raised. Work lost beyond Dask's retries
     leaves those tasks in ``missing``; a curriculum file a worker cannot read as the client did
     raises ClusterError, and so does a cluster left without workers (``watchdog``, by default
-    one with :func:`no_workers_limit`).
+    one with :func:`no_workers_limit`). ``exclude[i]``: the curriculum programs (indices) task i
+    is not measured against.
 
     No single message to the scheduler is large: a shard's programs and a batch's tasks travel
-    with :func:`put` (a batch once for all shards).
+    with :func:`put_snapshot` (a batch once for all shards).
     """
     from distributed import as_completed
 
@@ -338,9 +363,11 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
     batches = [list(range(s, min(s + batch, n))) for s in range(0, n, batch)]
     units = {}
     for b, idx in enumerate(batches):
-        sent = put(client, [tasks[i] for i in idx])
+        sent = put_snapshot(client, [tasks[i] for i in idx])
         for s, sf in enumerate(shard_futures):
-            fut = client.submit(_shard_nearest, sf, sent, deadline, pure=False, retries=2)
+            r = shards[s]
+            left_out = [[k - r.start for k in exclude[i] if k in r] for i in idx] if exclude else None
+            fut = client.submit(_shard_nearest, sf, sent, deadline, left_out, pure=False, retries=2)
             units[fut] = (s, b)
     parts: list[list[tuple[int, dict]]] = [[] for _ in range(n)]
     failed: set[int] = set()
@@ -410,50 +437,98 @@ def watched_result(fut, check: Callable[[], None], poll: float = 0.5):
 PART_BYTES = 2 << 20
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """A value sent to the cluster as its pickled bytes (``token``: their digest). Bytes cannot
+    change, so Dask may pickle a snapshot (to move it to another worker) while a search runs on
+    the value built from it; :func:`_local` builds that value once per worker process."""
+
+    blob: bytes
+    token: str
+
+    def load(self):
+        """A fresh copy of the value."""
+        return pickle.loads(self.blob)
+
+
+def snapshot(obj) -> Snapshot:
+    """``obj`` pickled now: later changes to ``obj`` are not in it."""
+    return _snapshot_of(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _snapshot_of(*pieces: bytes) -> Snapshot:
+    blob = b"".join(pieces)
+    return Snapshot(blob, hashlib.blake2b(blob, digest_size=16).hexdigest())
+
+
 def _piece(blob: bytes) -> bytes:
     return blob
 
 
 def _unpickle(*pieces: bytes):
-    import pickle
-
     return pickle.loads(b"".join(pieces))
+
+
+def _pieces(client, obj) -> list:
+    """``obj`` pickled and submitted in pieces of at most ``PART_BYTES``, each its own small task."""
+    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    return [client.submit(_piece, blob[i:i + PART_BYTES], pure=False, retries=2)
+            for i in range(0, max(1, len(blob)), PART_BYTES)]
 
 
 def put(client, obj):
     """The future of ``obj`` on the cluster, sent as pickled pieces of at most ``PART_BYTES``,
     each its own small task: no message to the scheduler is large (Dask's "Sending large graph"
     has no cause), and the scheduler, which holds the pieces, rebuilds ``obj`` elsewhere when the
-    worker holding it dies (data scattered to workers could not be rebuilt)."""
-    import pickle
+    worker holding it dies (data scattered to workers could not be rebuilt). For a value the
+    workers' searches would change, use :func:`put_snapshot`."""
+    return client.submit(_unpickle, *_pieces(client, obj), pure=False, retries=2)
 
-    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    pieces = [client.submit(_piece, blob[i:i + PART_BYTES], pure=False, retries=2)
-              for i in range(0, max(1, len(blob)), PART_BYTES)]
-    return client.submit(_unpickle, *pieces, pure=False, retries=2)
+
+def put_snapshot(client, obj):
+    """As :func:`put`, but the future's value is ``obj``'s :class:`Snapshot`."""
+    return client.submit(_snapshot_of, *_pieces(client, obj), pure=False, retries=2)
+
+
+#: how many values built from snapshots a worker process keeps (the least recently used goes)
+LOCAL_KEPT = 8
+_LOCAL: "OrderedDict[str, Any]" = OrderedDict()
+_LOCAL_LOCK = threading.Lock()
+
+
+def _local(snap: Snapshot, build: Callable[[Any], Any] = lambda value: value):
+    """This process's own ``build(snap.load())``, built once (under a lock) and kept among the last
+    ``LOCAL_KEPT``: searches fill its tables freely, since Dask never pickles it."""
+    with _LOCAL_LOCK:
+        value = _LOCAL.get(snap.token)
+        if value is None:
+            value = _LOCAL[snap.token] = build(snap.load())
+            while len(_LOCAL) > LOCAL_KEPT:
+                _LOCAL.popitem(last=False)
+        else:
+            _LOCAL.move_to_end(snap.token)
+        return value
 
 
 def _submit_shard(client, curriculum: Curriculum | CurriculumFiles, r: range):
-    """The future of shard ``r``'s Curriculum: built from its programs (sent with ``put``), or
-    read from its files."""
+    """The future of shard ``r``'s Snapshot (programs, domains, labels, options, hashes): sent
+    with ``put_snapshot``, or read from its files on a worker."""
     domains, labels = [curriculum.domains[i] for i in r], [curriculum.labels[i] for i in r]
     if isinstance(curriculum, CurriculumFiles):
         return client.submit(_build_shard_from_files, [curriculum.paths[i] for i in r],
                              [curriculum.digests[i] for i in r], domains, labels, curriculum.options,
                              pure=False, retries=2)
-    programs = put(client, [curriculum.programs[i] for i in r])
-    return client.submit(_build_shard, programs, domains, labels, curriculum.options, pure=False, retries=2)
+    return put_snapshot(client, ([curriculum.programs[i] for i in r], domains, labels, curriculum.options,
+                                 [curriculum.hashes[i] for i in r]))
 
 
-def _build_shard(programs: list[Prepared], domains: list[str], labels: list[str], options: ScoreOptions) -> Curriculum:
-    return Curriculum(programs, domains, labels, options)
-
-
-def _matrix_rows(prepared: list[Prepared], rows: range, profile: str, deadline: float | None) -> list[list]:
-    """Rows of the Δ matrix; with a symmetric profile (paper) only the entries right of the
-    diagonal are searched (the rest are None and mirrored by the caller)."""
+def _matrix_rows(data: Snapshot, rows: range, profile: str, deadline: float | None) -> list[list]:
+    """Rows of the Δ matrix of the prepared flows in ``data``; with a symmetric profile (paper)
+    only the entries right of the diagonal are searched (the rest are None and mirrored by the
+    caller)."""
     from gindex_studio.core.benchmark.matrix import delta_value, pair_match
 
+    prepared = _local(data)
     symmetric = profiles.get(profile).symmetric
     out = []
     for i in rows:
@@ -481,7 +556,7 @@ def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = Sco
     if n == 0:
         return []
     watchdog = watchdog or Watchdog(client, "bands of rows")
-    data = put(client, prepared)
+    data = put_snapshot(client, prepared)
     bands = [range(s, min(s + rows_per_unit, n)) for s in range(0, n, rows_per_unit)]
     futures = {client.submit(_matrix_rows, data, r, options.profile, deadline, pure=False, retries=2): r
                for r in bands}
