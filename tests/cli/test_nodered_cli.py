@@ -48,10 +48,11 @@ def test_probe_prints_behaviour_beside_delta(nodered, capsys):
     assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), *_remote(nodered)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Δ = 0.489796 · runs: yes · behaves like the reference on 2 of 2 probes"
+    # the programs behave differently: exit 1, as diff's
     assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "one-constant.json"), "--json",
-                 *_remote(nodered)]) == 0
+                 *_remote(nodered)]) == 1
     res = json.loads(capsys.readouterr().out)
-    assert (res["agree"], res["probes"], round(res["delta"], 6)) == (1, 2, 0.047052)
+    assert (res["agree"], res["probes"], round(res["delta"], 6), res["exit"]) == (1, 2, 0.047052, 1)
     assert [o["agrees"] for o in res["outcomes"]] == [False, True]
     assert res["outcomes"][0]["generated"]["debug"] == [66]
 
