@@ -242,6 +242,15 @@ class Session:
         running = getattr(self.runtime, "running", None)
         return running() if running is not None else not self.comms.closed
 
+    def ended(self, within: float) -> bool:
+        """Whether the runtime's process ends within ``within`` seconds (a request to it just failed)."""
+        end = time.monotonic() + within
+        while self.running():
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.05)
+        return True
+
     def ours(self, ev: Event) -> bool:
         """Whether ``ev`` is about the deployed flow (not another tab's node of a user's runtime)."""
         return self.file_id(ev.node_id) is not None

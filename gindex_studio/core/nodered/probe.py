@@ -30,6 +30,7 @@ from typing import Any
 
 from gindex_studio.core.nodered.comms import ERROR
 from gindex_studio.core.nodered.deploy import RunProblem, Session, error_text, node_dicts
+from gindex_studio.core.nodered.runtime import NodeRedError
 
 #: seconds a flow must be quiet (no event, no pending timer) before a probe is over
 SETTLE_S = 2.0
@@ -268,7 +269,12 @@ def observe(session: Session, probe: Probe, nodes: list[dict], settle: float = S
         target = find_inject(probe, nodes)
         if target is None or (session.prepared and target in session.prepared.left_out):
             return Observation(note="no matching inject node", ended="")
-        session.fire_inject(target)
+        try:
+            session.fire_inject(target)
+        except NodeRedError:
+            if not session.ended(within=3.0):
+                raise
+            return Observation(note="the runtime stopped" + session.runtime.why_down(), ended=STOPPED)
     else:
         limit = max(0.1, end - time.monotonic())
         t = threading.Thread(target=_http, args=(session.runtime, probe, result, limit), daemon=True)
