@@ -74,6 +74,9 @@ def _probe(args: argparse.Namespace) -> int:
         session.runtime.stop()
         rt.stop()
     code = COULD_NOT_RUN if not b.reference_ran else SAME if b.same else DIFFERENT
+    if code == COULD_NOT_RUN:
+        print(f"gindex-studio: the reference {b.reference_verdict}: the programs could not be compared",
+              file=sys.stderr)
     if args.json:
         json_out({"reference": args.reference, "generated": args.generated, "delta": float(delta), "exit": code,
                   **b.to_dict()})
@@ -87,7 +90,4 @@ def _probe(args: argparse.Namespace) -> int:
     for label, found in (("reference", b.reference_problems), ("generated", b.generated_problems)):
         for p in found:
             print(f"  {label}: {p.line()}")
-    if code == COULD_NOT_RUN:
-        print(f"gindex-studio: the reference {b.reference_verdict}: the programs could not be compared",
-              file=sys.stderr)
     return code
