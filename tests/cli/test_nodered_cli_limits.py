@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -34,8 +35,7 @@ def test_impossible_timeouts_are_usage_errors(value, capsys):
             main([*cmd, "--timeout", value])
         assert e.value.code == 2
         err = capsys.readouterr().err
-        assert "--timeout: must be a positive, finite number of seconds" in err or \
-               "--timeout: it must be a number of seconds" in err.replace("must be a number", "it must be a number")
+        assert re.search(r"argument --timeout: must be a (positive, finite )?number of seconds, not '", err)
         assert "Traceback" not in err
 
 
