@@ -17,7 +17,6 @@ from gindex_studio.cli.options import (
     scoring_given,
 )
 from gindex_studio.cli.skipped import add_strict
-from gindex_studio.cli.token import add_token_options
 
 
 
@@ -40,10 +39,9 @@ def add_parsers(sub) -> None:
                    help="also run each task's reference and (first) generated program in Node-RED on the same "
                         "probes and report, per task, whether it runs and on how many probes it behaves like the "
                         "reference (a column beside θ; the g-index is unchanged)")
-    p.add_argument("--node-red", metavar="URL", help="with --probes: this running Node-RED instead of the private one")
-    add_token_options(p)
-    p.add_argument("--timeout", type=float, default=5.0, metavar="S",
-                   help="with --probes: seconds each probe may take (default 5)")
+    from gindex_studio.cli.run import add_runtime_options
+
+    add_runtime_options(p)
     add_scoring(p)
     add_strict(p)
     add_cluster(p, shards=True)
@@ -52,8 +50,11 @@ def add_parsers(sub) -> None:
 def check_usage(args, parser) -> None:
     if args.probes and args.domains:
         parser.error("--probes needs the programs of each task: the companion's experiments (--domains) hold none")
-    if (args.node_red or args.token or args.token_file) and not args.probes:
-        parser.error("--node-red, --token and --token-file go with --probes")
+    if (args.node_red or args.token or args.token_file or args.trust_flows or args.no_sandbox) and not args.probes:
+        parser.error("--node-red, --token, --token-file, --trust-flows and --no-sandbox go with --probes")
+    from gindex_studio.cli.run import check_runtime_usage
+
+    check_runtime_usage(args, parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,7 +103,10 @@ def run(args: argparse.Namespace) -> int:
 
 def probe_tasks(exp, args) -> dict:
     """Each task's behaviour (core.nodered.behaviour): its reference and first generated program
-    run on the reference's probes in one Node-RED. InputError (one line) when the runtime fails."""
+    run on the reference's probes in one Node-RED. A task whose programs cannot be run gets a
+    :class:`_NotRun` in its row (the runtime is started afresh) and the table goes on; InputError
+    (one line) when no runtime can be had at all."""
+    from gindex_studio.cli import progress
     from gindex_studio.cli.run import open_session
     from gindex_studio.core.nodered.behaviour import behaviour, probes_for
     from gindex_studio.core.nodered.runtime import NodeRedError
@@ -112,20 +116,37 @@ def probe_tasks(exp, args) -> dict:
     try:
         for k, task in enumerate(exp.tasks):
             try:
-                probes = probes_for(task.reference, timeout=args.timeout)
+                probes = probes_for(task.reference)
             except ValueError as e:
                 raise InputError(f"task {task.id}: {e}") from None
-            out[task.id] = behaviour(session, task.reference, task.generated, probes)
-            from gindex_studio.cli import progress
-
+            try:
+                out[task.id] = behaviour(session, task.reference, task.generated, probes, args.settle, args.timeout)
+            except NodeRedError as e:
+                out[task.id] = _NotRun(str(e))
+                try:
+                    session.revive()
+                except NodeRedError as again:
+                    raise InputError(f"task {task.id}: {again}") from None
             if progress.wanted(args):
                 progress.say(f"probes: {k + 1:,} of {len(exp.tasks):,} tasks")
-    except NodeRedError as e:
-        raise InputError(str(e)) from None
     finally:
         session.close()
+        session.runtime.stop()
         rt.stop()
     return out
+
+
+class _NotRun:
+    """A task whose programs could not be run (the runtime failed): its cell says so."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+    def cell(self) -> str:
+        return "could not run"
+
+    def to_dict(self) -> dict:
+        return {"verdict": "could not run", "message": self.why}
 
 
 class _Progress:

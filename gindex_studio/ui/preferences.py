@@ -76,6 +76,7 @@ class Preferences:
     scheduler: str = ""  # a Dask scheduler address (tcp://HOST:PORT); "" = this computer
     node_red_url: str = ""  # a running Node-RED's admin URL; "" = the studio's private runtime
     node_red_token: str = ""  # its admin token (kept by token_store(settings), never in the settings file)
+    node_red_trust: bool = False  # run a model's flows there, outside any sandbox (needed to use it)
     lint_rules: list[str] = field(default_factory=lambda: sorted(DEFAULT_RULES))  # nrlint rules on
 
     @classmethod
@@ -117,6 +118,7 @@ class Preferences:
             scheduler=str(settings.value("prefs/scheduler", "") or "").strip(),
             node_red_url=str(settings.value("prefs/node_red_url", "") or "").strip(),
             node_red_token=store.get(),
+            node_red_trust=_bool(settings.value("prefs/node_red_trust"), d.node_red_trust),
             lint_rules=sorted(r for r in (rules or []) if r in RULES),
         )
 
@@ -134,6 +136,7 @@ class Preferences:
         settings.setValue("prefs/scheduler", self.scheduler)
         settings.setValue("prefs/node_red_url", self.node_red_url)
         settings.remove(_PLAIN_TOKEN)
+        settings.setValue("prefs/node_red_trust", self.node_red_trust)
         # an empty list would read back as "unset" (the default rules): store one empty string instead
         settings.setValue("prefs/lint_rules", list(self.lint_rules) or "")
         settings.sync()
@@ -198,6 +201,12 @@ class PreferencesDialog(QDialog):
         self.token_where.setObjectName("pref-node-red-token-where")
         self.token_where.setWordWrap(True)
         self.token_where.setEnabled(False)
+        self.node_red_trust = QCheckBox("Run the models' flows in this Node-RED")
+        self.node_red_trust.setObjectName("pref-node-red-trust")
+        self.node_red_trust.setChecked(prefs.node_red_trust)
+        self.node_red_trust.setToolTip("A flow a model wrote is hostile input. The studio's private Node-RED runs it in "
+                                       "a sandbox; your own Node-RED runs it with all its rights (your files, network "
+                                       "and programs). Deploy & run and Run Probes use it only when this is ticked")
         self.lint = QListWidget()
         self.lint.setObjectName("pref-lint-rules")
         self.lint.setMaximumHeight(120)
@@ -250,6 +259,7 @@ class PreferencesDialog(QDialog):
         form.addRow("Node-RED", self.node_red)
         form.addRow("Node-RED token", self.node_red_token)
         form.addRow("", self.token_where)
+        form.addRow("", self.node_red_trust)
         form.addRow("nrlint rules", self.lint)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.accept)
@@ -286,6 +296,7 @@ class PreferencesDialog(QDialog):
             library_folders=[self.folders.item(k).text() for k in range(self.folders.count())],
             scheduler=self.scheduler.text().strip(),
             node_red_url=self.node_red.text().strip(), node_red_token=self.node_red_token.text().strip(),
+            node_red_trust=self.node_red_trust.isChecked(),
             lint_rules=sorted(self.lint.item(k).text() for k in range(self.lint.count())
                               if self.lint.item(k).checkState() == Qt.Checked),
         )
@@ -317,6 +328,11 @@ def preferred_remote() -> tuple[str | None, str | None]:
     """(URL, token) of the Node-RED chosen in Preferences, or (None, None) for the private one."""
     prefs = Preferences.load(studio_settings())
     return (prefs.node_red_url or None, prefs.node_red_token or None)
+
+
+def preferred_trust() -> bool:
+    """Whether Preferences allow running the models' flows in the user's own Node-RED."""
+    return Preferences.load(studio_settings()).node_red_trust
 
 
 def preferred_lint_rules() -> frozenset[str]:

@@ -88,8 +88,47 @@ RED.hooks.add("onReceive.gindexWatchdog", (event) => {
     if (node && node.type === "function") Atomics.store(beat, 1, k);
 });
 
+// ----- flow timers: what a probe waits for -------------------------------------------------------
+// A timer (setTimeout/setInterval) set while a node handles a message, or by such a timer, is the
+// flow's (a delay, a trigger, a function's setTimeout): pending until it fires or is cleared.
+// GET <admin>/gindex/activity answers {"timers": n} (with the admin token); a deploy forgets them.
+const { AsyncLocalStorage } = require("async_hooks");
+const inFlow = new AsyncLocalStorage();
+const pendingTimers = new Set();
+const timers = { setTimeout, setInterval, clearTimeout, clearInterval };
+function tracked(make, once) {
+    return function (fn, ...rest) {
+        if (typeof fn !== "function" || !inFlow.getStore()) return make(fn, ...rest);
+        let timer;
+        const run = once ? function (...a) { pendingTimers.delete(timer); return fn.apply(this, a); } : fn;
+        timer = make(run, ...rest);
+        pendingTimers.add(timer);
+        return timer;
+    };
+}
+function untracked(clear) {
+    return function (t) {
+        if (t !== null && typeof t === "object") pendingTimers.delete(t);
+        else if (t !== undefined && t !== null) for (const p of pendingTimers) if (+p === +t) pendingTimers.delete(p);
+        return clear(t);
+    };
+}
+global.setTimeout = tracked(timers.setTimeout, true);
+global.setInterval = tracked(timers.setInterval, false);
+global.clearTimeout = untracked(timers.clearTimeout);
+global.clearInterval = untracked(timers.clearInterval);
+RED.hooks.add("onReceive.gindexTimers", (event) => { inFlow.enterWith(event.destination ? event.destination.id || 1 : 1); });
+RED.hooks.add("postReceive.gindexTimers", () => { inFlow.enterWith(undefined); });
+RED.events.on("flows:starting", () => pendingTimers.clear());
+
 const token = cfg.token;
+function activity(req, res, next) {
+    if (req.path !== "/gindex/activity") return next();
+    if (req.headers.authorization !== "Bearer " + token) { res.status(401).end(); return; }
+    res.json({ timers: pendingTimers.size });
+}
 module.exports = {
+    httpAdminMiddleware: activity,
     uiHost: "127.0.0.1",
     uiPort: cfg.port,
     userDir: cfg.userDir,

@@ -48,10 +48,11 @@ def test_probe_prints_behaviour_beside_delta(nodered, capsys):
     assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), *_remote(nodered)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Δ = 0.489796 · runs: yes · behaves like the reference on 2 of 2 probes"
+    # the programs behave differently: exit 1, as diff's
     assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "one-constant.json"), "--json",
-                 *_remote(nodered)]) == 0
+                 *_remote(nodered)]) == 1
     res = json.loads(capsys.readouterr().out)
-    assert (res["agree"], res["probes"], round(res["delta"], 6)) == (1, 2, 0.047052)
+    assert (res["agree"], res["probes"], round(res["delta"], 6), res["exit"]) == (1, 2, 0.047052, 1)
     assert [o["agrees"] for o in res["outcomes"]] == [False, True]
     assert res["outcomes"][0]["generated"]["debug"] == [66]
 
@@ -91,12 +92,26 @@ def test_run_with_lint(nodered, capsys, tmp_path):
     assert capsys.readouterr().out.strip() == "lint: function f: function-eslint: [msg] 'total' is not defined."
 
 
+def _crashing(tmp_path):
+    """The reference with its converter replaced by a function that ends Node-RED (an unhandled
+    rejection)."""
+    flow = json.loads((DEMO / "reference.json").read_text())
+    for n in flow["flow"]:
+        if n["id"] == "m1":
+            n.update(type="function", func="Promise.reject(new Error('gone')); return msg;", outputs=1)
+    path = tmp_path / "crash.json"
+    path.write_text(json.dumps(flow))
+    return path
+
+
 def _experiment(tmp_path):
     exp = {"format": "gindex-studio.experiment/1", "name": "probes", "system": "s", "priors": 0.0001,
            "compute": {"total": 4},
            "curriculum": [{"domain": "http", "programs": [str(HTTP1)], "samples": 10}],
            "tasks": [{"id": "same", "domain": "calc", "reference": str(DEMO / "reference.json"),
                       "generated": {"file": str(DEMO / "same-behaviour.json")}},
+                     {"id": "crash", "domain": "calc", "reference": str(DEMO / "reference.json"),
+                      "generated": {"file": str(_crashing(tmp_path))}},
                      {"id": "const", "domain": "calc", "reference": str(DEMO / "reference.json"),
                       "generated": {"file": str(DEMO / "one-constant.json")}}]}
     path = tmp_path / "exp.json"
@@ -109,11 +124,13 @@ def test_gindex_probes_column_beside_theta(nodered, capsys, tmp_path):
     path = _experiment(tmp_path)
     assert main(["gindex", str(path), "--json"]) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert main(["gindex", str(path), "--probes", *_remote(nodered)]) == 0
+    assert main(["gindex", str(path), "--probes", "--settle", "1", *_remote(nodered)]) == 0
     out = capsys.readouterr().out.splitlines()
     # behaviour is reported beside the g-index, never folded into it
     assert out[0].startswith(f"g-index = {plain['g_index']:.6f} ")
     header = next(line for line in out if line.startswith("task "))
     assert header.split()[:5] == ["task", "domain", "Δ", "θ", "behaves"]
     assert next(line for line in out if line.startswith("same ")).split()[4] == "2/2"
+    # the program that ends the runtime gets its own verdict; the table goes on on a fresh runtime
+    assert next(line for line in out if line.startswith("crash ")).split()[4:6] == ["crashed", "(0/2)"]  # its second probe is not run
     assert next(line for line in out if line.startswith("const ")).split()[4] == "1/2"

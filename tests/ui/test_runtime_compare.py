@@ -23,7 +23,8 @@ def prefs_to(user_nodered, tmp_path, monkeypatch):
     from gindex_studio.ui import preferences
 
     settings = QSettings(str(tmp_path / "studio.ini"), QSettings.IniFormat)
-    preferences.Preferences(node_red_url=user_nodered.url, node_red_token=user_nodered.token).save(settings)
+    preferences.Preferences(node_red_url=user_nodered.url, node_red_token=user_nodered.token,
+                            node_red_trust=True).save(settings)
     monkeypatch.setattr(preferences, "STUDIO_SETTINGS", [settings])
     return settings
 

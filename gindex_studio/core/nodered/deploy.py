@@ -6,12 +6,20 @@ and reported, the rest runs; every node is given a tab; function nodes get a tim
 loop in their code cannot freeze the runtime), deploys it (the whole flow set on the private
 runtime; a new tab that :meth:`Session.close` removes on a remote one), and collects the problems
 Node-RED reports: errors and warnings nodes log, red node status, runtime notices.
+
+On a remote runtime (the user's own Node-RED) only the studio's tab is ever added, restarted or
+removed (the admin API's ``/flow`` calls restart that tab alone); the tab is marked with
+:data:`MARK` (this host and process), and a marked tab whose process has ended (a killed run) is
+removed when the next session opens.
 """
 from __future__ import annotations
 
+import html
 import json
+import os
 import re
 import secrets
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -33,6 +41,18 @@ KINDS = ("refused", "missing-type", "needs-network", "config-error", "runtime-er
 #: a runtime error that says a node tried to reach a host the sandbox has no route to
 _NO_NETWORK = re.compile(r"\b(ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b|getaddrinfo")
 _VM_TIMEOUT = re.compile(r"Script execution timed out after (\d+)ms")
+#: the environment variable on the tabs the studio adds to a remote runtime: ``host:pid`` of the run
+MARK = "GINDEX_STUDIO_RUN"
+
+
+def one_line(text: Any, limit: int = 300) -> str:
+    """``text`` (e.g. an HTML error page) as one line of plain text, at most ``limit`` characters."""
+    t = str(text)
+    if "<" in t and ">" in t:
+        body = re.search(r"<pre>(.*?)</pre>", t, re.S) or re.search(r"<title>(.*?)</title>", t, re.S)
+        t = html.unescape(re.sub(r"<[^>]*>", " ", body.group(1) if body else t))
+    t = " ".join(t.split())
+    return t if len(t) <= limit else t[:limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -106,7 +126,10 @@ def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, q
             continue
         mod = npm_module(n)
         hint = f" (provided by the npm module {mod})" if mod else ""
-        why = network_reason(n, by_id)
+        try:
+            why = network_reason(n, by_id)
+        except ValueError as e:  # a URL urllib cannot read
+            why = f"an unreadable address ({e})"
         if refuse and t in REFUSED_TYPES:
             problems.append(RunProblem("refused", f"refused: {REFUSED_TYPES[t]} (not run in the studio's sandbox)",
                                        n["id"], t))
@@ -126,8 +149,12 @@ def prepare(nodes: list[dict], known_types: set[str], fresh_ids: bool = False, q
         if n["id"] in left_out:
             continue
         d = dict(n)
-        if isinstance(d.get("wires"), list):
-            d["wires"] = [[t for t in (p if isinstance(p, list) else [p]) if t not in left_out] for p in d["wires"]]
+        if "wires" in d:  # ports of node ids; anything else (a string, objects) is dropped
+            wires = d["wires"] if isinstance(d["wires"], list) else []
+            d["wires"] = [[t for t in (p if isinstance(p, list) else [p]) if isinstance(t, str) and t not in left_out]
+                          for p in wires]
+        if "z" in d and not isinstance(d["z"], str):
+            del d["z"]
         if d["type"] not in WORKSPACES:
             z = d.get("z")
             if isinstance(z, str) and z and z not in tabs:
@@ -167,18 +194,74 @@ class Session:
 
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
-        self.comms = Comms(runtime)
         self.prepared: Prepared | None = None
         self._remote_tab: str | None = None
+        self._remote_body: dict | None = None
         self._start = 0
         self._started = 0
-        self.types = runtime.node_types()
-        self.settings = runtime.request("GET", "/settings")[1] or {}
+        self._connect()
+        #: marked tabs of ended runs removed from a remote runtime when this session opened
+        self.abandoned = [] if runtime.private else remove_abandoned_tabs(runtime)
+
+    def _connect(self) -> None:
+        self.comms = Comms(self.runtime)
+        self.types = self.runtime.node_types()
+        self.settings = self.runtime.request("GET", "/settings")[1] or {}
+
+    def revive(self) -> bool:
+        """A private runtime that died or stopped answering is replaced by a fresh one (the comms
+        listeners move over); True when that happened. A remote runtime is left alone (False).
+        NodeRedError when the new one cannot start."""
+        restart = getattr(self.runtime, "restart", None)
+        if restart is None:
+            return False
+        listeners = list(self.comms.listeners)
+        self.comms.close()
+        self.prepared = None
+        self.runtime = restart()
+        self._connect()
+        self.comms.listeners.extend(listeners)
+        return True
+
+    def activity(self) -> int | None:
+        """How many timers the deployed flow has pending (a delay, a trigger, a function's
+        setTimeout: the private runtime counts them, see resources/nodered/settings.js; 0 on a
+        remote runtime, which cannot say), or None when the runtime does not answer within 1 s."""
+        if self.comms.closed:
+            return None
+        if not self.runtime.private:
+            return 0
+        try:
+            status, body = self.runtime.request("GET", "/gindex/activity", timeout=1.0)
+        except NodeRedError:
+            return None
+        return int(body.get("timers", 0)) if status == 200 and isinstance(body, dict) else 0
+
+    def running(self) -> bool:
+        """False when the runtime's process has ended (a remote one: when /comms closed)."""
+        running = getattr(self.runtime, "running", None)
+        return running() if running is not None else not self.comms.closed
+
+    def ended(self, within: float) -> bool:
+        """Whether the runtime's process ends within ``within`` seconds (a request to it just failed)."""
+        end = time.monotonic() + within
+        while self.running():
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def ours(self, ev: Event) -> bool:
+        """Whether ``ev`` is about the deployed flow (not another tab's node of a user's runtime)."""
+        return self.file_id(ev.node_id) is not None
 
     # ----- deploying ---------------------------------------------------------------------------
-    def deploy(self, source: Any, settle: float = 0.5, quiet_injects: bool = False) -> DeployResult:
+    def deploy(self, source: Any, settle: float = 0.5, quiet_injects: bool = False,
+               timeout: float = 30.0) -> DeployResult:
         """Deploy the flow (see the module's docstring); problems found on the way and while the flow
-        starts (``settle`` seconds after Node-RED accepted it). NodeRedError when the runtime fails."""
+        starts (``settle`` seconds after Node-RED accepted it), all within about ``timeout``
+        seconds. NodeRedError when the runtime fails."""
+        end = time.monotonic() + timeout
         nodes = node_dicts(source)
         remote = not self.runtime.private
         self.remove()
@@ -189,27 +272,34 @@ class Session:
             tab = "gindex-" + secrets.token_hex(6)
             body_nodes = [dict(n, z=tab) if n.get("z") and n["type"] not in WORKSPACES else n
                           for n in prepared.nodes if n["type"] != "tab"]
-            configs = [n for n in body_nodes if not n.get("z")]
-            flow_nodes = [n for n in body_nodes if n.get("z")]
-            status, body = self.runtime.request("POST", "/flow", {"id": tab, "label": "gindex-studio run",
-                                                                  "nodes": flow_nodes, "configs": configs})
-            if status == 200 and isinstance(body, dict):
-                self._remote_tab = body.get("id", tab)
-                prepared.tab = self._remote_tab
+            self._remote_body = {"id": tab, "label": "gindex-studio run", "env": [
+                {"name": MARK, "type": "str", "value": f"{socket.gethostname()}:{os.getpid()}"}],
+                "info": "Added by gindex-studio for one run of a flow and removed when it ends.",
+                "nodes": [n for n in body_nodes if n.get("z")], "configs": [n for n in body_nodes if not n.get("z")]}
+            status, body = self._post_remote_tab(max(1.0, end - time.monotonic()))
+            prepared.tab = self._remote_tab
         else:
             status, body = self.runtime.request("POST", "/flows", {"flows": prepared.nodes}, headers={
-                "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"}, timeout=30)
+                "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"},
+                timeout=max(1.0, end - time.monotonic()))
         self.prepared = prepared
         if status in (200, 204):
-            self.wait_started(self._start)
+            self.wait_started(self._start, min(10.0, max(0.5, end - time.monotonic())))
         if status not in (200, 204):
             msg = body.get("message", body) if isinstance(body, dict) else body
             return DeployResult(prepared.problems + [RunProblem("deploy-error", f"Node-RED refused the flow "
-                                                                f"(HTTP {status}): {msg}")], prepared)
+                                                                f"(HTTP {status}): {one_line(msg)}")], prepared)
         time.sleep(0.1)  # comms batches events every 50 ms: errors raised while nodes start arrive by now
         self._started = self.comms.position
         time.sleep(settle)
         return DeployResult(prepared.problems + self.problems(self._start, starting=True), prepared)
+
+    def _post_remote_tab(self, timeout: float = 30.0) -> tuple[int, Any]:
+        """Add the studio's marked tab to the remote runtime (its other flows keep running)."""
+        status, body = self.runtime.request("POST", "/flow", self._remote_body, timeout=timeout)
+        if status == 200 and isinstance(body, dict):
+            self._remote_tab = body.get("id", self._remote_body["id"])
+        return status, body
 
     def remove(self) -> None:
         """Take the deployed flow away: delete the tab on a remote runtime (nothing else there is
@@ -219,6 +309,7 @@ class Session:
                 self.runtime.request("DELETE", f"/flow/{self._remote_tab}")
             finally:
                 self._remote_tab = None
+                self._remote_body = None
         elif self.prepared is not None and self.runtime.private:
             self.runtime.request("POST", "/flows", {"flows": []}, headers={
                 "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"})
@@ -244,8 +335,10 @@ class Session:
         if self.runtime.private:
             self.runtime.request("POST", "/flows", {"flows": self.prepared.nodes}, headers={
                 "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"}, timeout=30)
-        else:
-            self.runtime.request("POST", "/flows", None, headers={"Node-RED-Deployment-Type": "reload"})
+        elif self._remote_tab and self._remote_body:  # only the studio's tab: taken away and added again
+            self.runtime.request("DELETE", f"/flow/{self._remote_tab}")
+            self._remote_tab = None
+            self._post_remote_tab()
         self.wait_started(pos)
 
     # ----- reading ---------------------------------------------------------------------------
@@ -267,9 +360,12 @@ class Session:
                 return n["type"]
         return None
 
-    def problems(self, since: int | None = None, starting: bool = False) -> list[RunProblem]:
+    def problems(self, since: int | None = None, starting: bool = False, wait: float = STALL_S + 3
+                 ) -> list[RunProblem]:
         """Problems in the events from ``since`` on (default: since the last deploy), one per node,
-        kind and message. ``starting``: errors count as ``config-error`` (raised while nodes start)."""
+        kind and message. ``starting``: errors count as ``config-error`` (raised while nodes start).
+        A runtime that does not answer is given up to ``wait`` seconds to answer or be ended by its
+        watchdog (then the crash is one of the problems)."""
         events = self.comms.events_since(self._start if since is None else since)
         out: list[RunProblem] = []
         seen: set[tuple] = set()
@@ -278,18 +374,18 @@ class Session:
             if p is not None and (p.kind, p.node_id, p.message) not in seen:
                 seen.add((p.kind, p.node_id, p.message))
                 out.append(p)
-        if not self.runtime.alive() and not self._recovers():
+        if not self.runtime.alive() and not self._recovers(wait):
             out.append(self._crash())
         return out
 
-    def _recovers(self) -> bool:
+    def _recovers(self, wait: float) -> bool:
         """A private runtime that does not answer but still runs is either busy for a moment or
-        stuck in a loop that its watchdog ends: wait for one or the other (at most the watchdog's
-        limit and 3 s). True when it answers again."""
+        stuck in a loop that its watchdog ends: wait for one or the other (at most ``wait``
+        seconds). True when it answers again."""
         running = getattr(self.runtime, "running", None)
         if running is None:
             return False
-        end = time.monotonic() + STALL_S + 3
+        end = time.monotonic() + wait
         while running() and time.monotonic() < end:
             if self.runtime.alive():
                 return True
@@ -303,6 +399,8 @@ class Session:
         fid = self.file_id(node.get("id")) if node else None
         if stall:
             return RunProblem("timeout", self.runtime.why_down().lstrip(": "), fid, self.node_type(fid))
+        if getattr(self.runtime, "running", lambda: False)():
+            return RunProblem("timeout", "the runtime stopped answering (an endless loop?) and was stopped")
         return RunProblem("runtime-crash", "Node-RED stopped while the flow ran" + self.runtime.why_down())
 
     def _label(self, file_id: str | None) -> str:
@@ -356,6 +454,34 @@ class Session:
         except NodeRedError:
             pass
         self.comms.close()
+
+
+def remove_abandoned_tabs(runtime: Runtime) -> list[str]:
+    """Remove from a remote runtime the tabs marked :data:`MARK` by a run on this host whose
+    process has ended (a killed run); their ids. Tabs of live runs and of other hosts stay."""
+    status, flows = runtime.request("GET", "/flows")
+    if status != 200 or not isinstance(flows, list):
+        return []
+    host, gone = socket.gethostname(), []
+    for n in flows:
+        if not (isinstance(n, dict) and n.get("type") == "tab" and isinstance(n.get("env"), list)):
+            continue
+        mark = next((e.get("value") for e in n["env"] if isinstance(e, dict) and e.get("name") == MARK), None)
+        owner, _, pid = str(mark or "").rpartition(":")
+        if owner == host and pid.isdigit() and not _alive(int(pid)):
+            if runtime.request("DELETE", f"/flow/{n['id']}")[0] in (200, 204):
+                gone.append(n["id"])
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def error_text(value: Any) -> str:

@@ -3,9 +3,17 @@
 A probe is an input — fire an inject node, or an HTTP request to an ``http in`` path (method,
 headers, body) — and what follows it: the messages reaching debug nodes (as a multiset of values:
 the two programs' debug nodes are different nodes) and, for a request, the response's status and
-body. Observations are normalised: ``_msgid`` and other per-message bookkeeping, ``req``/``res``
-objects and timestamps are left out. Each probe runs on a freshly restarted flow and is bounded by
-its timeout (a flow that never goes quiet, or never answers, is observed as timed out).
+body, and the errors its nodes log. Observations are normalised: ``_msgid`` and other per-message
+bookkeeping, ``req``/``res`` objects and timestamps are left out. Each probe runs on a freshly
+restarted flow.
+
+A probe is over when the flow has been quiet for ``settle`` seconds (default :data:`SETTLE_S`: no
+event of its nodes, no timer of its pending — a delay, a trigger, a function's setTimeout — no
+request open), or at its limit: the probe's own ``timeout`` or the run's deadline (default
+:data:`RUN_TIMEOUT_S` for all the probes of one program). A runtime that stops answering is not
+"quiet": the probe ends with the runtime's fate (stopped by its watchdog, crashed, or still stuck
+at the limit), the program's remaining probes are not run, and a private runtime is started
+afresh for the next program.
 
 A task file may carry ``"probes": [...]`` (see :meth:`Probe.from_dict`); without them
 :func:`default_probes` fires every inject node once and requests every ``http in`` endpoint.
@@ -13,13 +21,24 @@ A task file may carry ``"probes": [...]`` (see :meth:`Probe.from_dict`); without
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gindex_studio.core.nodered.deploy import RunProblem, Session, node_dicts
+from gindex_studio.core.nodered.comms import ERROR
+from gindex_studio.core.nodered.deploy import RunProblem, Session, error_text, node_dicts
+from gindex_studio.core.nodered.runtime import NodeRedError
+
+#: seconds a flow must be quiet (no event, no pending timer) before a probe is over
+SETTLE_S = 2.0
+#: seconds one program's run (its deploy and all its probes) may take
+RUN_TIMEOUT_S = 60.0
+#: how an observation ended besides "quiet": still active at its limit, the runtime not
+#: answering at its limit, the runtime gone
+BUSY, STUCK, STOPPED = "busy", "stuck", "stopped"
 
 DROP_KEYS = frozenset({"_msgid", "_event", "_linkSource", "_session", "req", "res", "_parts"})
 _ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
@@ -29,7 +48,8 @@ _ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d
 class Probe:
     """One input. ``inject``: the inject node to fire, by name or id (default probes: its id in the
     reference, with ``match`` — payload, topic, position — to find its counterpart elsewhere);
-    else an HTTP request: ``method``, ``path``, ``headers``, ``body``. ``timeout`` in seconds."""
+    else an HTTP request: ``method``, ``path``, ``headers``, ``body``. ``timeout``: this probe's
+    own limit in seconds (None: the run's deadline alone)."""
 
     name: str
     inject: str | None = None
@@ -38,15 +58,17 @@ class Probe:
     path: str | None = None
     headers: dict = field(default_factory=dict)
     body: Any = None
-    timeout: float = 5.0
+    timeout: float | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> "Probe":
         """``{"inject": "name or id"}`` or ``{"request": {"method", "path", "headers", "body"}}``, plus
-        optional ``name`` and ``timeout``. ValueError on anything else."""
+        optional ``name`` and ``timeout`` (positive seconds). ValueError on anything else."""
         if not isinstance(d, dict):
             raise ValueError(f"a probe must be an object, not {d!r}")
-        timeout = float(d.get("timeout", 5.0))
+        timeout = d.get("timeout")
+        if timeout is not None:
+            timeout = seconds(timeout, "a probe's timeout")
         if isinstance(d.get("inject"), str):
             return cls(d.get("name") or f"inject {d['inject']}", inject=d["inject"], timeout=timeout)
         r = d.get("request")
@@ -60,11 +82,22 @@ class Probe:
         return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
 
 
+def seconds(value: Any, what: str = "a time") -> float:
+    """``value`` as a finite, positive number of seconds; ValueError (one line) otherwise."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number of seconds, not {value!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{what} must be a positive, finite number of seconds, not {value!r}")
+    return v
+
+
 def _inject_signature(n: dict) -> tuple:
     return (str(n.get("payloadType", "")), json.dumps(n.get("payload"), sort_keys=True), str(n.get("topic", "")))
 
 
-def default_probes(source: Any, timeout: float = 5.0) -> list[Probe]:
+def default_probes(source: Any, timeout: float | None = None) -> list[Probe]:
     """Fire every inject node once (file order), request every ``http in`` endpoint."""
     nodes = node_dicts(source)
     out: list[Probe] = []
@@ -129,19 +162,24 @@ def normalise(value: Any, now_ms: float | None = None) -> Any:
 
 @dataclass
 class Observation:
-    """What a probe saw: debug values (sorted canonical JSON), the HTTP response, and a note when
-    it could not run or timed out."""
+    """What a probe saw: debug values (sorted canonical JSON), the errors the flow's nodes logged
+    (sorted), the HTTP response, and a note when it could not run or did not end quietly
+    (``ended``: "quiet", or :data:`BUSY`, :data:`STUCK`, :data:`STOPPED`; "" when not run)."""
 
     debug: list[str] = field(default_factory=list)
     status: int | None = None
     body: Any = None
     note: str = ""
+    errors: list[str] = field(default_factory=list)
+    ended: str = "quiet"
 
     def key(self) -> tuple:
-        return (tuple(self.debug), self.status, json.dumps(self.body, sort_keys=True), self.note)
+        return (tuple(self.debug), tuple(self.errors), self.status, json.dumps(self.body, sort_keys=True), self.note)
 
     def to_dict(self) -> dict:
         d = {"debug": [json.loads(x) for x in self.debug]}
+        if self.errors:
+            d["errors"] = list(self.errors)
         if self.status is not None:
             d.update(status=self.status, body=self.body)
         if self.note:
@@ -154,12 +192,14 @@ class Observation:
             parts.append(f"HTTP {self.status} {json.dumps(self.body)[:60]}")
         if self.debug:
             parts.append("debug " + ", ".join(x[:40] for x in self.debug[:4]) + (" …" if len(self.debug) > 4 else ""))
+        if self.errors:
+            parts.append("error " + "; ".join(x[:60] for x in self.errors[:2]) + (" …" if len(self.errors) > 2 else ""))
         if self.note:
             parts.append(self.note)
         return "; ".join(parts) or "nothing"
 
 
-def _http(runtime, probe: Probe, result: dict) -> None:
+def _http(runtime, probe: Probe, result: dict, timeout: float) -> None:
     data = None
     headers = {str(k): str(v) for k, v in probe.headers.items()}
     if probe.body is not None:
@@ -169,7 +209,7 @@ def _http(runtime, probe: Probe, result: dict) -> None:
             data = json.dumps(probe.body).encode()
             headers.setdefault("Content-Type", "application/json")
     try:
-        r = runtime.transport.http(probe.method, probe.path, data, headers, probe.timeout)
+        r = runtime.transport.http(probe.method, probe.path, data, headers, timeout)
         result.update(status=r.status, raw=r.body, ctype=r.content_type)
     except OSError as e:
         result.update(error=str(e) or type(e).__name__)
@@ -183,34 +223,83 @@ def _body(raw: bytes, ctype: str) -> Any:
         return text
 
 
-def observe(session: Session, probe: Probe, nodes: list[dict], quiet: float = 0.3) -> Observation:
-    """Run one probe on the flow deployed in ``session`` (``nodes``: its file nodes)."""
+def wait_settled(session: Session, pos: int, settle: float, end: float, busy=lambda: False) -> str:
+    """Wait until the deployed flow has been quiet for ``settle`` seconds (no event of its nodes
+    from ``pos`` on, no timer of its pending, ``busy()`` false, the runtime answering), at most
+    until ``end`` (``time.monotonic()``). "quiet", or :data:`BUSY` / :data:`STUCK` (not answering)
+    at ``end``, or :data:`STOPPED` when the runtime ended."""
+    last = time.monotonic()
+    seen = pos
+    while True:
+        events = session.comms.events_since(seen)
+        seen += len(events)
+        for ev in events:
+            if session.ours(ev):
+                last = max(last, ev.time)
+        timers = session.activity()
+        now = time.monotonic()
+        if timers is None and not session.running():
+            return STOPPED
+        if timers is None or timers or busy():
+            last = now if timers is not None else last
+            state = STUCK if timers is None else BUSY
+        elif now - last >= settle:
+            return "quiet"
+        else:
+            state = BUSY
+        if now >= end:
+            return state
+        time.sleep(min(0.1, max(0.0, end - now)))
+
+
+def observe(session: Session, probe: Probe, nodes: list[dict], settle: float = SETTLE_S,
+            deadline: float | None = None) -> Observation:
+    """Run one probe on the flow deployed in ``session`` (``nodes``: its file nodes); it is over
+    when the flow is quiet for ``settle`` seconds, at the probe's timeout or at ``deadline``
+    (``time.monotonic()``; default: :data:`RUN_TIMEOUT_S` from now)."""
+    begin = time.monotonic()
+    ends = [deadline if deadline is not None else begin + RUN_TIMEOUT_S]
+    if probe.timeout is not None:
+        ends.append(begin + probe.timeout)
+    end = min(ends)
     pos = session.comms.position
     busy = lambda: False  # noqa: E731
     result: dict = {}
     if probe.path is None:
         target = find_inject(probe, nodes)
         if target is None or (session.prepared and target in session.prepared.left_out):
-            return Observation(note="no matching inject node")
-        session.fire_inject(target)
+            return Observation(note="no matching inject node", ended="")
+        try:
+            session.fire_inject(target)
+        except NodeRedError:
+            if not session.ended(within=3.0):
+                raise
+            return Observation(note="the runtime stopped" + session.runtime.why_down(), ended=STOPPED)
     else:
-        t = threading.Thread(target=_http, args=(session.runtime, probe, result), daemon=True)
+        limit = max(0.1, end - time.monotonic())
+        t = threading.Thread(target=_http, args=(session.runtime, probe, result, limit), daemon=True)
         t.start()
         busy = t.is_alive
-    went_quiet = session.comms.wait_quiet(pos, quiet, probe.timeout, busy)
+    ended = wait_settled(session, pos, settle, end, busy)
     now = time.time() * 1000
-    values = [json.dumps(normalise(e.value, now), sort_keys=True) for e in session.debug_messages(pos)
-              if session.file_id(e.node_id) is not None]
-    obs = Observation(debug=sorted(values))
+    events = [e for e in session.comms.events_since(pos) if e.kind == "debug" and session.ours(e)]
+    values = [json.dumps(normalise(e.value, now), sort_keys=True) for e in events if e.level is None]
+    errors = [error_text(e.value) for e in events if e.level == ERROR]
+    obs = Observation(debug=sorted(values), errors=sorted(errors), ended=ended)
+    waited = f"{round(end - begin, 1):g}"
     if probe.path is not None:
         if "status" in result:
             obs.status, obs.body = result["status"], normalise(_body(result["raw"], result.get("ctype", "")), now)
-        elif "error" in result and "timed out" not in result["error"]:
+        elif "error" in result and "timed out" not in result["error"] and ended != STOPPED:
             obs.note = f"request failed: {result['error']}"
-        else:
-            obs.note = f"no response within {probe.timeout:g} s"
-    if not went_quiet and not obs.note:
-        obs.note = f"still busy after {probe.timeout:g} s"
+        elif ended not in (STOPPED, STUCK):
+            obs.note = f"no response within {waited} s"
+    if ended == STOPPED:
+        obs.note = "the runtime stopped" + session.runtime.why_down()
+    elif ended == STUCK:
+        obs.note = f"the runtime stopped answering (an endless loop?) within {waited} s"
+    elif ended == BUSY and not obs.note:
+        obs.note = f"still busy after {waited} s"
     return obs
 
 
@@ -222,7 +311,10 @@ class ProbeOutcome:
 
     @property
     def agrees(self) -> bool:
-        return self.reference.key() == self.generated.key() and "no matching" not in self.reference.note
+        """Both ran the probe to its end and saw the same (a probe that was not run, or whose
+        runtime stopped, agrees with nothing)."""
+        ran = all(o.ended not in ("", STOPPED, STUCK) for o in (self.reference, self.generated))
+        return ran and self.reference.key() == self.generated.key()
 
     def to_dict(self) -> dict:
         return {"probe": self.probe.to_dict(), "agrees": self.agrees, "reference": self.reference.to_dict(),
@@ -231,30 +323,65 @@ class ProbeOutcome:
 
 @dataclass
 class RunReport:
-    """One program run on the probes: the deploy problems and an observation per probe."""
+    """One program run on the probes: the deploy problems, an observation per probe and the
+    program's verdict (:meth:`verdict`)."""
 
     problems: list[RunProblem]
     observations: list[Observation]
 
+    def verdict(self) -> str:
+        """"ran", "does not run" (a missing or refused type, a refused deploy), "crashed" (the
+        runtime died) or "timed out" (a node ran past its limit, the runtime stopped answering, or
+        a probe was still busy at its limit)."""
+        kinds = {p.kind for p in self.problems}
+        if kinds & {"missing-type", "refused", "deploy-error"}:
+            return "does not run"
+        if "runtime-crash" in kinds:
+            return "crashed"
+        if "timeout" in kinds or any(o.ended in (BUSY, STUCK) for o in self.observations):
+            return "timed out"
+        return "ran"
 
-def run_probes(session: Session, source: Any, probes: list[Probe]) -> RunReport:
-    """Deploy ``source`` (injects fire only when probed) and observe each probe on a fresh start."""
+
+def run_probes(session: Session, source: Any, probes: list[Probe], settle: float = SETTLE_S,
+               timeout: float = RUN_TIMEOUT_S) -> RunReport:
+    """Deploy ``source`` (injects fire only when probed) and observe each probe on a fresh start,
+    all within ``timeout`` seconds. When the runtime stops or is stuck, the remaining probes are
+    not run and a private runtime is started afresh (``session.revive``) for what comes next.
+    NodeRedError when the runtime cannot be reached at all."""
+    deadline = time.monotonic() + timeout
     nodes = node_dicts(source)
-    result = session.deploy(nodes, settle=0.2, quiet_injects=True)
+    result = session.deploy(nodes, settle=0.2, quiet_injects=True, timeout=timeout)
     obs: list[Observation] = []
+    problems = list(result.problems)
     for k, p in enumerate(probes):
+        if time.monotonic() >= deadline:
+            obs += [Observation(note=f"not run: the run's limit of {timeout:g} s was reached", ended=BUSY)
+                    for _ in probes[k:]]
+            problems.append(RunProblem("timeout", f"the run's limit of {timeout:g} s was reached with "
+                                                  f"{len(probes) - k} of {len(probes)} probes not run"))
+            break
         if k:
             session.redeploy()
-        obs.append(observe(session, p, nodes))
-    problems = result.problems + [q for q in session.problems() if q not in result.problems]
+        o = observe(session, p, nodes, settle, deadline)
+        obs.append(o)
+        if o.ended in (STOPPED, STUCK):
+            obs += [Observation(note="not run: the runtime stopped", ended="") for _ in probes[k + 1:]]
+            break
+    stopped = any(o.ended in (STOPPED, STUCK) for o in obs)
+    problems += [q for q in session.problems(wait=0 if stopped else 3.0) if q not in problems]
+    if stopped:
+        session.revive()
     return RunReport(problems, obs)
 
 
-def compare(session: Session, reference: Any, generated: Any, probes: list[Probe] | None = None
+def compare(session: Session, reference: Any, generated: Any, probes: list[Probe] | None = None,
+            settle: float = SETTLE_S, timeout: float = RUN_TIMEOUT_S
             ) -> tuple[list[ProbeOutcome], RunReport, RunReport]:
-    """Both programs on the same probes (the task's, else the reference's default probes)."""
+    """Both programs on the same probes (the task's, else the reference's default probes), each
+    run within ``timeout`` seconds."""
     probes = probes if probes is not None else (task_probes(reference) or default_probes(reference))
-    ref = run_probes(session, reference, probes)
-    gen = run_probes(session, generated, probes)
+    ref = run_probes(session, reference, probes, settle, timeout)
+    gen = run_probes(session, generated, probes, settle, timeout)
     session.remove()
     return [ProbeOutcome(p, r, g) for p, r, g in zip(probes, ref.observations, gen.observations)], ref, gen

@@ -53,6 +53,7 @@ class RunController(QObject):
         self.worker.response.connect(self.panel.add_response)
         self.worker.failed.connect(self._failed)
         self.worker.progress.connect(self._progress)
+        self.worker.no_sandbox.connect(self._no_sandbox)
         self.panel.deploy.connect(self.deploy)
         self.panel.fire.connect(self._fire)
         self.panel.send.connect(self._send)
@@ -130,12 +131,13 @@ class RunController(QObject):
             self.doc.set_runtime_problems(self.run_problems + self.lint_problems)
 
     def deploy(self) -> None:
-        from gindex_studio.ui.preferences import preferred_lint_rules, preferred_remote
+        from gindex_studio.ui.preferences import preferred_lint_rules, preferred_remote, preferred_trust
 
         target = self._target()
         if target is None:
             return
         ed, nodes = target
+        self.worker.trusted = preferred_trust()
         remote = preferred_remote()
         if remote != self.worker.remote:
             self.worker.remote = remote  # read by the worker when it next makes its runtime
@@ -163,6 +165,16 @@ class RunController(QObject):
 
     def _progress(self, text: str) -> None:
         self.window.statusBar().showMessage(f"Node-RED: {text}", 5000)
+
+    def _no_sandbox(self, why: str) -> None:
+        """No sandbox here: ask (once per session) before deploying again without it."""
+        from gindex_studio.ui.runtime.consent import allow_unsandboxed
+
+        if allow_unsandboxed(self.window, why):
+            self.worker.sandboxed = False
+            self.deploy()
+        else:
+            self._failed(f"not run: {why}")
 
     def _failed(self, message: str) -> None:
         self.panel.add_message(None, message, error=True)

@@ -34,6 +34,7 @@ class ProbeController(QObject):
         self.worker.probed.connect(self._show)
         self.worker.failed.connect(self._failed)
         self.worker.progress.connect(self._progress)
+        self.worker.no_sandbox.connect(self._no_sandbox)
         self.running = False
         self.busy = False
         self.behaviour = None
@@ -48,9 +49,10 @@ class ProbeController(QObject):
         """Run the probes on the two programs now on the canvases (as edited)."""
         if self.busy:
             return
-        from gindex_studio.ui.preferences import preferred_remote
+        from gindex_studio.ui.preferences import preferred_remote, preferred_trust
 
         self.worker.remote = preferred_remote()
+        self.worker.trusted = preferred_trust()
         docs = {r: e.doc for r, e in self.view.editors.items()}
         self.busy = True
         self._task = getattr(self.window, "current_task", None)
@@ -79,6 +81,17 @@ class ProbeController(QObject):
         if self._task is not None and tasks is not None:
             tasks.model.set_behaviour(self._task, b.cell(), b.agree / b.probes if b.probes else 0.0, text)
         self.finished.emit(b)
+
+    def _no_sandbox(self, why: str) -> None:
+        """No sandbox here: ask (once per session) before running the probes again without it."""
+        from gindex_studio.ui.runtime.consent import allow_unsandboxed
+
+        self.busy = False
+        if allow_unsandboxed(self.window, why):
+            self.worker.sandboxed = False
+            self.run()
+        else:
+            self._failed(f"not run: {why}")
 
     def _failed(self, message: str) -> None:
         self.busy = False

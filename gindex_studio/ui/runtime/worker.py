@@ -10,6 +10,8 @@ from gindex_studio.core.nodered.deploy import Session, error_text
 from gindex_studio.core.nodered.install import InstallError
 from gindex_studio.core.nodered.probe import Probe, observe
 from gindex_studio.core.nodered.runtime import NodeRedError, Runtime, connect
+from gindex_studio.core.nodered.sandbox import SandboxUnavailable
+from gindex_studio.ui.runtime.consent import UNTRUSTED
 
 
 class RuntimeWorker(QObject):
@@ -26,18 +28,26 @@ class RuntimeWorker(QObject):
     probed = Signal(object)  # a core.nodered.behaviour.Behaviour
     installed = Signal(list)  # npm modules installed into the private runtime (then restarted)
     linted = Signal(list)  # core.nodered.lint.LintProblem list of the flow last linted
+    no_sandbox = Signal(str)  # no sandbox can be made here (its one line); nothing was run
 
     def __init__(self, factory: Callable[..., Runtime] | None = None):
         super().__init__()
-        self.factory = factory or (lambda progress: connect(self.remote[0], self.remote[1], progress=progress))
-        #: (URL, token) of the user's Node-RED (Preferences), or (None, None): the private runtime.
-        #: Set on the GUI thread before a request; a change takes effect with the next runtime.
+        self.factory = factory or (lambda progress: connect(self.remote[0], self.remote[1], progress=progress,
+                                                            sandboxed=self.sandboxed))
+        #: (URL, token) of the user's Node-RED (Preferences), or (None, None): the private runtime;
+        #: ``trusted``: Preferences allow the models' flows there; ``sandboxed``: False once the
+        #: user agreed to run without the sandbox. Set on the GUI thread before a request; a change
+        #: takes effect with the next runtime.
         self.remote: tuple[str | None, str | None] = (None, None)
+        self.trusted = False
+        self.sandboxed = True
         self.runtime: Runtime | None = None
         self.session: Session | None = None
         self.nodes: list[dict] = []
 
     def _ensure(self) -> Session:
+        if self.remote[0] and not self.trusted:
+            raise NodeRedError(UNTRUSTED)
         if self.session is None or self.session.comms.closed:
             if self.runtime is not None:
                 self.runtime.stop()
@@ -65,6 +75,8 @@ class RuntimeWorker(QObject):
             self.progress.emit("deploying")
             self.deployed.emit(s.deploy(nodes).problems)
             self.progress.emit("deployed")
+        except SandboxUnavailable as e:
+            self.no_sandbox.emit(str(e))
         except (InstallError, NodeRedError) as e:
             self.failed.emit(str(e))
 
@@ -110,6 +122,8 @@ class RuntimeWorker(QObject):
             self.progress.emit("running probes")
             self.probed.emit(behaviour(s, reference, generated))
             self.progress.emit("probes done")
+        except SandboxUnavailable as e:
+            self.no_sandbox.emit(str(e))
         except (InstallError, NodeRedError, ValueError) as e:
             self.failed.emit(str(e))
 
