@@ -113,12 +113,13 @@ def open_session(args):
     from gindex_studio.core.nodered.runtime import NodeRedError, connect
     from gindex_studio.core.nodered.sandbox import SandboxUnavailable
 
+    token = token_from(args)  # a bad token file is the one line, before any notice
     if args.node_red:
         print(TRUSTED.format(url=args.node_red), file=sys.stderr)
     elif args.no_sandbox:
         print(UNSANDBOXED, file=sys.stderr)
     try:
-        rt = connect(args.node_red, token_from(args), install_progress(), sandboxed=not args.no_sandbox)
+        rt = connect(args.node_red, token, install_progress(), sandboxed=not args.no_sandbox)
     except (InstallError, NodeRedError, SandboxUnavailable) as e:
         raise InputError(str(e)) from None
     try:

@@ -49,8 +49,11 @@ def test_the_users_node_red_needs_trust_flows(capsys):
                             "that Node-RED's rights (files, network, programs); add --trust-flows to allow it")
 
 
-def test_trusted_node_red_is_said_on_stderr(user_nodered, capsys):
-    assert main(["run", str(HTTP1), "--node-red", user_nodered.url, "--token", user_nodered.token,
+def test_trusted_node_red_is_said_on_stderr(user_nodered, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(user_nodered.token + "\n"))
+    assert main(["run", str(HTTP1), "--node-red", user_nodered.url, "--token", "-",
                  "--trust-flows", "--settle", "0.5"]) == 0
     err = capsys.readouterr().err
     assert err.count("--trust-flows: the flow runs unsandboxed in your Node-RED at") == 1

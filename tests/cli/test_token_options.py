@@ -51,7 +51,7 @@ def test_token_and_token_file_exclude_each_other(tmp_path, capsys):
 
 
 def _refusal(tmp_path, capsys, token_file) -> str:
-    assert main(["run", str(HTTP1), "--node-red", URL, "--token-file", str(token_file)]) == 1
+    assert main(["run", str(HTTP1), "--node-red", URL, "--trust-flows", "--token-file", str(token_file)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     return err[0]
@@ -97,12 +97,13 @@ def test_token_file_and_stdin_reach_the_users_node_red(user_nodered, tmp_path, c
     """The right token, from a 0600 file or from stdin, is used; a wrong one is refused by Node-RED
     (401: one line)."""
     f = _private(tmp_path / "tok", user_nodered.token + "\n")
-    assert main(["run", str(HTTP1), "--json", "--node-red", user_nodered.url, "--token-file", str(f)]) == 0
+    assert main(["run", str(HTTP1), "--json", "--node-red", user_nodered.url, "--trust-flows", "--token-file", str(f)]) == 0
     assert json.loads(capsys.readouterr().out)["clean"] is True
     monkeypatch.setattr("sys.stdin", io.StringIO(user_nodered.token + "\n"))
-    assert main(["run", str(HTTP1), "--json", "--node-red", user_nodered.url, "--token", "-"]) == 0
+    assert main(["run", str(HTTP1), "--json", "--node-red", user_nodered.url, "--trust-flows", "--token", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["clean"] is True
     monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
-    assert main(["run", str(HTTP1), "--node-red", user_nodered.url, "--token", "-"]) == 1
+    assert main(["run", str(HTTP1), "--node-red", user_nodered.url, "--trust-flows", "--token", "-"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "refused the admin token (HTTP 401)" in err[0]
+    assert len(err) == 2 and "--trust-flows: the flow runs unsandboxed" in err[0]  # the notice, then the error
+    assert "refused the admin token (HTTP 401)" in err[1]

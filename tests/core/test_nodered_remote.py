@@ -72,8 +72,10 @@ def test_a_tab_left_by_a_killed_run_is_removed_by_the_next_one(user_nodered, tmp
     path.write_text(json.dumps(flow))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     child = subprocess.Popen([sys.executable, "-m", "gindex_studio", "run", str(path), "--node-red", user_nodered.url,
-                              "--token", user_nodered.token, "--trust-flows"], cwd=ROOT, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              "--token", "-", "--trust-flows"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    child.stdin.write(user_nodered.token + "\n")
+    child.stdin.close()
     try:
         deadline, marked = time.monotonic() + 60, []
         while time.monotonic() < deadline and not marked:

@@ -229,7 +229,8 @@ def test_node_22_runs_node_red_under_its_permission_model(available, nodered, mo
 
 def test_a_killed_studios_runtime_folder_is_removed_by_the_next_start(tmp_path):
     """``remove_stale`` removes the folders whose lock nobody holds (their studio was killed) and
-    leaves a live runtime's folder alone."""
+    leaves a live runtime's folder alone; a folder being made is named so that it is never seen
+    unlocked."""
     import sys
 
     from gindex_studio.core.nodered.runtime import remove_stale
@@ -248,12 +249,16 @@ def test_a_killed_studios_runtime_folder_is_removed_by_the_next_start(tmp_path):
         "print('held', flush=True); time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held" and killed.stdout.readline().strip() == "held"
-        assert remove_stale(tmp_path, younger=0) == []  # both studios live
+        assert remove_stale(tmp_path) == []  # both studios live
         killed.kill()
         killed.wait(10)
-        assert remove_stale(tmp_path) == []  # just made: perhaps a runtime still starting
-        assert remove_stale(tmp_path, younger=0) == [dead]
+        assert remove_stale(tmp_path) == [dead]
         assert live.is_dir() and not dead.exists()
+        from gindex_studio.core.nodered.runtime import _locked_run_dir
+
+        made, lock = _locked_run_dir(tmp_path)
+        assert made.name.startswith("rt-") and remove_stale(tmp_path) == [] and made.is_dir()
+        lock.close()
     finally:
         for p in (holder, killed):
             p.kill()

@@ -158,18 +158,21 @@ def runs_dir() -> Path:
     return d
 
 
-def remove_stale(folder: Path | None = None, younger: float = 30.0) -> list[Path]:
+def remove_stale(folder: Path | None = None) -> list[Path]:
     """Remove the runtime folders of studios that ended without stopping their runtime (their lock
-    is free); the folders removed. Folders made in the last ``younger`` seconds are left alone (a
-    runtime starting in another process has made its folder but not yet locked it)."""
+    is free), and folders a start left half-made over a minute ago; the folders removed. A folder
+    is named ``rt-*`` only once its lock is held (:func:`_locked_run_dir`)."""
     gone = []
     now = time.time()
-    for d in (folder or runs_dir()).glob("rt-*"):
+    base = folder or runs_dir()
+    for d in base.glob("new-*"):
         try:
-            if now - d.stat().st_mtime < younger:
-                continue
+            if now - d.stat().st_mtime > 60:
+                shutil.rmtree(d, ignore_errors=True)
+                gone.append(d)
         except OSError:
-            continue
+            pass
+    for d in base.glob("rt-*"):
         try:
             with open(d / "lock", "a") as f:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -180,6 +183,17 @@ def remove_stale(folder: Path | None = None, younger: float = 30.0) -> list[Path
         shutil.rmtree(d, ignore_errors=True)
         gone.append(d)
     return gone
+
+
+def _locked_run_dir(base: Path):
+    """A new runtime folder ``rt-*`` in ``base`` and its lock file, held: made as ``new-*``, locked,
+    then renamed, so that :func:`remove_stale` in another process never sees it unlocked."""
+    d = Path(tempfile.mkdtemp(prefix="new-", dir=base))
+    lock = open(d / "lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    final = d.with_name("rt-" + d.name[len("new-"):])
+    d.rename(final)
+    return final, lock
 
 
 #: seconds the event loop may stop turning before the watchdog ends the runtime
@@ -236,9 +250,7 @@ class PrivateRuntime(Runtime):
         extra = Path(extra_nodes) if extra_nodes is not None else extras_dir(base)
         runs = runs_dir()
         remove_stale(runs)
-        run_dir = Path(tempfile.mkdtemp(prefix="rt-", dir=runs))
-        lock = open(run_dir / "lock", "w")
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        run_dir, lock = _locked_run_dir(runs)
         if progress:
             progress(None, "starting Node-RED" + (" in its sandbox" if sandboxed else " (no sandbox)"))
         try:
