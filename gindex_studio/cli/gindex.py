@@ -42,6 +42,9 @@ def add_parsers(sub) -> None:
     from gindex_studio.cli.run import add_runtime_options
 
     add_runtime_options(p)
+    p.add_argument("--runtimes", type=int, default=4, metavar="N",
+                   help="with --probes: private Node-REDs probing tasks side by side, each reused across its "
+                        "tasks (default 4; 1 with --node-red)")
     add_scoring(p)
     add_strict(p)
     add_cluster(p, shards=True)
@@ -52,6 +55,8 @@ def check_usage(args, parser) -> None:
         parser.error("--probes needs the programs of each task: the companion's experiments (--domains) hold none")
     if (args.node_red or args.token or args.token_file or args.trust_flows or args.no_sandbox) and not args.probes:
         parser.error("--node-red, --token, --token-file, --trust-flows and --no-sandbox go with --probes")
+    if not 1 <= args.runtimes <= 16:
+        parser.error(f"--runtimes {args.runtimes}: give 1 to 16 runtimes")
     from gindex_studio.cli.run import check_runtime_usage
 
     check_runtime_usage(args, parser)
@@ -103,37 +108,86 @@ def run(args: argparse.Namespace) -> int:
 
 def probe_tasks(exp, args) -> dict:
     """Each task's behaviour (core.nodered.behaviour): its reference and first generated program
-    run on the reference's probes in one Node-RED. A task whose programs cannot be run gets a
-    :class:`_NotRun` in its row (the runtime is started afresh) and the table goes on; InputError
-    (one line) when no runtime can be had at all."""
+    run on the reference's probes. The tasks with probes are shared among ``--runtimes`` private
+    runtimes, each started once and reused for its tasks (a probe mostly waits for the flow to
+    settle, so they overlap well; the user's Node-RED gets one task at a time). A task whose
+    programs cannot be run gets a :class:`_NotRun` in its row (its runtime is started afresh)
+    and the table goes on; InputError (one line) when no runtime can be had at all."""
+    import queue
+    import threading
+
     from gindex_studio.cli import progress
-    from gindex_studio.cli.run import open_session
-    from gindex_studio.core.nodered.behaviour import behaviour, probes_for
+    from gindex_studio.cli.run import session_maker
+    from gindex_studio.core.nodered.behaviour import Behaviour, probes_for
+
+    work = []
+    out: dict = {}
+    for task in exp.tasks:
+        try:
+            probes = probes_for(task.reference)
+        except ValueError as e:
+            raise InputError(f"task {task.id}: {e}") from None
+        if probes:
+            work.append((task, probes))
+        else:
+            out[task.id] = Behaviour(True, 0, 0)
+    if not work:
+        return out
+    make = session_maker(args)
+    todo: queue.Queue = queue.Queue()
+    for item in work:
+        todo.put(item)
+    failed: list[InputError] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        # the runtime is started and stopped on this thread: the sandbox dies with the thread that
+        # started it (--die-with-parent)
+        session = None
+        try:
+            while not failed:
+                try:
+                    task, probes = todo.get_nowait()
+                except queue.Empty:
+                    return
+                if session is None:
+                    session = make()[1]
+                result = _probe_one(session, task, probes, args)
+                with lock:
+                    out[task.id] = result
+                    if progress.wanted(args):
+                        progress.say(f"probes: {len(out):,} of {len(exp.tasks):,} tasks")
+        except InputError as e:
+            failed.append(e)
+        finally:
+            if session is not None:
+                session.close()
+                session.runtime.stop()
+
+    n = 1 if args.node_red else max(1, min(args.runtimes, len(work)))
+    threads = [threading.Thread(target=worker, name=f"probes-{k}", daemon=True) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        raise failed[0]
+    return out
+
+
+def _probe_one(session, task, probes, args):
+    """One task's behaviour, or a :class:`_NotRun` (the session's runtime started afresh)."""
+    from gindex_studio.core.nodered.behaviour import behaviour
     from gindex_studio.core.nodered.runtime import NodeRedError
 
-    rt, session = open_session(args)
-    out = {}
     try:
-        for k, task in enumerate(exp.tasks):
-            try:
-                probes = probes_for(task.reference)
-            except ValueError as e:
-                raise InputError(f"task {task.id}: {e}") from None
-            try:
-                out[task.id] = behaviour(session, task.reference, task.generated, probes, args.settle, args.timeout)
-            except NodeRedError as e:
-                out[task.id] = _NotRun(str(e))
-                try:
-                    session.revive()
-                except NodeRedError as again:
-                    raise InputError(f"task {task.id}: {again}") from None
-            if progress.wanted(args):
-                progress.say(f"probes: {k + 1:,} of {len(exp.tasks):,} tasks")
-    finally:
-        session.close()
-        session.runtime.stop()
-        rt.stop()
-    return out
+        return behaviour(session, task.reference, task.generated, probes, args.settle, args.timeout)
+    except NodeRedError as e:
+        try:
+            session.revive()
+        except NodeRedError as again:
+            raise InputError(f"task {task.id}: {again}") from None
+        return _NotRun(str(e))
 
 
 class _NotRun:

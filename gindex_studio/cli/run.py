@@ -106,6 +106,13 @@ def open_session(args):
     """(runtime, session) for the command's options, saying on stderr (once) when flows run
     outside the sandbox; InputError (one line) on failure, e.g. when no sandbox can be made here
     (the message says how to enable one)."""
+    return session_maker(args)()
+
+
+def session_maker(args):
+    """A function that opens one more (runtime, session) for the command's options each time it
+    is called (:func:`open_session`'s errors). The admin token is read and the notice about flows
+    running outside the sandbox printed once, here."""
     from gindex_studio.cli.common import InputError
     from gindex_studio.cli.token import token_from
     from gindex_studio.core.nodered.deploy import Session
@@ -118,15 +125,18 @@ def open_session(args):
         print(TRUSTED.format(url=args.node_red), file=sys.stderr)
     elif args.no_sandbox:
         print(UNSANDBOXED, file=sys.stderr)
-    try:
-        rt = connect(args.node_red, token, install_progress(), sandboxed=not args.no_sandbox)
-    except (InstallError, NodeRedError, SandboxUnavailable) as e:
-        raise InputError(str(e)) from None
-    try:
-        return rt, Session(rt)
-    except NodeRedError as e:
-        rt.stop()
-        raise InputError(str(e)) from None
+
+    def make():
+        try:
+            rt = connect(args.node_red, token, install_progress(), sandboxed=not args.no_sandbox)
+        except (InstallError, NodeRedError, SandboxUnavailable) as e:
+            raise InputError(str(e)) from None
+        try:
+            return rt, Session(rt)
+        except NodeRedError as e:
+            rt.stop()
+            raise InputError(str(e)) from None
+    return make
 
 
 def run(args: argparse.Namespace) -> int:

@@ -134,3 +134,25 @@ def test_gindex_probes_column_beside_theta(nodered, capsys, tmp_path):
     # the program that ends the runtime gets its own verdict; the table goes on on a fresh runtime
     assert next(line for line in out if line.startswith("crash ")).split()[4:6] == ["crashed", "(0/2)"]  # its second probe is not run
     assert next(line for line in out if line.startswith("const ")).split()[4] == "1/2"
+
+
+@pytest.mark.slow
+def test_gindex_probes_on_several_runtimes_gives_the_table_of_one(nodered, capsys):
+    """The demo experiment's 16 tasks probed by 4 runtimes side by side and by one: the same
+    verdicts, task by task."""
+    exp = str(ROOT / "resources" / "demo" / "experiment.json")
+    tables = []
+    for n in ("1", "4"):
+        assert main(["gindex", exp, "--probes", "--json", "--runtimes", n]) == 0
+        out = json.loads(capsys.readouterr().out)
+        tables.append({t["id"]: t.get("behaviour") for t in out["tasks"]})
+    assert tables[0] == tables[1]
+    assert sum(1 for b in tables[0].values() if b and b.get("probes")) == 5  # the tasks with probes
+
+
+def test_runtimes_out_of_range_is_a_usage_error(capsys):
+    for n in ("0", "17"):
+        with pytest.raises(SystemExit) as e:
+            main(["gindex", str(ROOT / "resources" / "demo" / "experiment.json"), "--probes", "--runtimes", n])
+        assert e.value.code == 2
+        assert f"--runtimes {n}: give 1 to 16 runtimes" in capsys.readouterr().err
