@@ -1,5 +1,6 @@
 """The scoring options that ``score``, ``matrix``, ``omega`` and ``gindex`` share, and the check
-that refuses work too big for the free memory before it starts."""
+that refuses work too big for the free memory before it starts (theirs, and that of ``curate``,
+``report`` and ``gindex --domains``: every command that searches)."""
 from __future__ import annotations
 
 import argparse
@@ -66,6 +67,40 @@ def refuse_too_big(what: str, groups, args, options, at_once: int = 1) -> None:
     why = searches_too_big(groups, at_once=at_once, ignore_types=options.ignore_types, what=what)
     if why:
         raise InputError(f"{why}; nothing was computed")
+
+
+def refuse_experiment_too_big(exp, opts, args, what: str = "g-index") -> None:
+    """An experiment's g-index searches, refused before they start when they cannot fit: Δ of
+    every attempt (one after another), then Ω of every task against the curriculum (pool
+    processes side by side)."""
+    tasks = exp.tasks
+    refuse_too_big(f"{what}, Δ", [[(t.reference, a.generated, f"task {t.id} attempt {k + 1}")
+                                   for t in tasks for k, a in enumerate(t.attempts)]], args, opts)
+    programs = [(p.flow, p.label) for c in exp.curriculum for p in c.programs]
+    refuse_too_big(f"{what}, Ω", [[(t.reference, flow, f"task {t.id} × {label}") for flow, label in programs]
+                                  for t in tasks], args, opts, at_once(args.workers, len(tasks)))
+
+
+def refuse_companion_too_big(cexp, args) -> None:
+    """``gindex --domains``: dd of every task domain × curriculum domain searches each program of
+    the one against each of the other (companion profile), one after another in this process."""
+    from gindex_studio.core.scoring.divergence import ScoreOptions
+
+    progs = cexp.programs
+    pairs = [(p.flow, q.flow, f"{p.label} × {q.label}") for t in cexp.tasks for c in cexp.curriculum
+             for p in progs.get(t.name, ()) for q in progs.get(c.name, ())]
+    refuse_too_big("g-index, domain distances", [pairs], args, ScoreOptions(profile="companion"))
+
+
+def refuse_distinct_pairs_too_big(what: str, flows, labels, args, opts) -> None:
+    """Work that may search any two different programs of ``flows`` (``curate``), one search at a
+    time: refused when its largest pair cannot fit."""
+    from gindex_studio.core.runtime.limits import largest_matrix_pair
+
+    largest = largest_matrix_pair(flows, opts.ignore_types, distinct=True)
+    if largest is not None:
+        _pairs, i, j = largest
+        refuse_too_big(what, [[(flows[i], flows[j], f"{labels[i]} × {labels[j]}")]], args, opts)
 
 
 def at_once(workers: int | None, tasks: int) -> int:

@@ -45,6 +45,7 @@ def check_usage(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
 
 
 def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli.options import refuse_experiment_too_big
     from gindex_studio.core.benchmark.analysis import analyse, score_systems
     from gindex_studio.core.benchmark.experiment import ExperimentError
     from gindex_studio.core.benchmark.study import open_inputs
@@ -53,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         _check_qt()
     try:
         name, pairs = open_inputs(args.inputs)
+        for label, exp in pairs:
+            refuse_experiment_too_big(exp, exp.options, args, what=f"{label}: g-index")
         systems = score_systems(pairs, workers=args.workers)
         analysis = analyse(systems, k=args.k, resamples=args.resamples, seed=args.seed)
     except ExperimentError as e:
