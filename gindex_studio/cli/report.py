@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.output:
         _check_qt()
+        _check_output(args.output)
     try:
         name, pairs = open_inputs(args.inputs)
         for label, exp in pairs:
@@ -78,6 +79,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         json_out(analysis.to_dict())
     return 0
+
+
+def _check_output(path: str) -> None:
+    """Before any scoring: the report's name may not be a pipe, a device or a folder."""
+    from gindex_studio.core.flows.files import UserFileError, check_output_name
+
+    try:
+        check_output_name(path)
+    except UserFileError as e:
+        raise InputError(str(e)) from None
 
 
 def _check_qt() -> None:
