@@ -110,11 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from gindex_studio.cli import desktop
-    from gindex_studio.cli.numbers import impossible_number
 
-    bad = impossible_number(args)
-    if bad:
-        raise InputError(bad)
     if args.command is None:
         if desktop.wanted(args):
             return desktop.run(args)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from gindex_studio.cli.common import InputError
+from gindex_studio.cli.common import SECONDS, InputError
 from gindex_studio.core.scoring import profiles
 
 
@@ -19,7 +19,7 @@ def add_scoring(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out (repeatable)")
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
-    p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--deadline", type=SECONDS, default=None, metavar="SECONDS",
                    help="stop each search after this long and report the proven bound")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr (the default when stderr is a terminal)")
@@ -27,10 +27,10 @@ def add_scoring(p: argparse.ArgumentParser) -> None:
 
 
 def add_workers(p: argparse.ArgumentParser, what: str = "Ω") -> None:
-    """``--workers N``: local processes (1 to MAX_PROCESSES; below 1 is refused by cli.numbers)."""
-    from gindex_studio.cli.common import MAX_PROCESSES, int_at_most
+    """``--workers N``: local processes, 1 to MAX_PROCESSES (else a usage error)."""
+    from gindex_studio.cli.common import MAX_PROCESSES, int_range
 
-    p.add_argument("--workers", type=int_at_most(MAX_PROCESSES), default=None, metavar="N",
+    p.add_argument("--workers", type=int_range(1, MAX_PROCESSES), default=None, metavar="N",
                    help=f"processes for {what} (default: all cores; at most {MAX_PROCESSES})")
 
 

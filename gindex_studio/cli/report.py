@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from gindex_studio.cli.common import SEED, InputError, int_at_most, int_range, json_out, needs_gui
+from gindex_studio.cli.common import SEED, InputError, int_range, json_out, needs_gui
 
 
 
@@ -20,7 +20,7 @@ def add_parsers(sub) -> None:
     p.add_argument("inputs", nargs="+", metavar="STUDY_OR_EXPERIMENT", help="study files and experiment files")
     p.add_argument("-o", "--output", metavar="FILE", help="HTML file to write")
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    p.add_argument("-k", type=int_at_most(MAX_K), default=1, metavar="K", help=f"k of pass@k, 1 to {MAX_K:,} (default 1)")
+    p.add_argument("-k", type=int_range(1, MAX_K), default=1, metavar="K", help=f"k of pass@k, 1 to {MAX_K:,} (default 1)")
     p.add_argument("--resamples", type=int_range(MIN_RESAMPLES, MAX_RESAMPLES), default=2000, metavar="N",
                    help=f"bootstrap resamples, {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,} (default 2000)")
     p.add_argument("--seed", type=SEED, default=0, metavar="N",
