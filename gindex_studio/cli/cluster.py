@@ -56,6 +56,9 @@ def cluster(args):
     try:
         yield client
     except ClusterError as e:  # e.g. a worker read a curriculum file differently
-        raise InputError(str(e)) from None
-    finally:
         close(client)
+        raise InputError(str(e)) from None
+    except BaseException:  # Ctrl-C, SIGTERM, an error: the local workers go at once
+        close(client, now=True)
+        raise
+    close(client)
