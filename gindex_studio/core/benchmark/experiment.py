@@ -713,6 +713,8 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
             w = f"{where}.data[{i}]"
             d = object_of(ctx, w, d)
             name = string(ctx, f"{w}.name", d.get("name"))
+            if name in (".", "..") or any(c in name for c in "/\\\0"):
+                raise ctx.fail(f"{w}.name", f"must name a folder inside the domains folder, got {describe(name)}")
             if name in seen:
                 raise ctx.fail(f"{w}.name", f"{name!r} is listed twice")
             seen.add(name)
