@@ -72,11 +72,17 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: f
         why = address_problem(address)
         if why:
             raise ClusterError(f"{where}: {why}")
+        if address.strip().lower().startswith("tls://") and not _tls_configured():
+            raise ClusterError(f"{where}: tls:// needs Dask's TLS settings (distributed.comm.tls: ca-file, client "
+                               "cert and key in Dask's configuration); none are set")
         probe_scheduler(address, timeout, where)
         try:
             return Client(address, timeout=f"{timeout}s")
         except (OSError, TimeoutError) as e:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+        except (TypeError, ValueError) as e:  # Dask's own refusal of the address or its settings
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ClusterError(f"{where}: Dask cannot connect: {first[:200]}") from None
     if workers is None or workers < 1:
         raise ClusterError("give a scheduler address or a number of local workers (≥ 1)")
     import logging
@@ -142,6 +148,13 @@ def _stderr_to_null() -> int | None:
     return saved
 
 
+def _tls_configured() -> bool:
+    """Whether Dask's configuration gives this client a TLS certificate authority."""
+    import dask
+
+    return bool(dask.config.get("distributed.comm.tls.ca-file", None))
+
+
 #: the address schemes a scheduler is reached by from here
 SCHEMES = ("tcp", "tls", "inproc")
 #: a Dask handshake is a few kilobytes; a first "length" above this is another service talking
@@ -159,7 +172,11 @@ def address_problem(address: str) -> str | None:
     scheme = text.split("://", 1)[0].lower()
     if scheme not in SCHEMES:
         return f"the scheme {scheme}:// is not supported (use {', '.join(s + '://' for s in SCHEMES)})"
-    if scheme == "inproc":
+    if scheme == "inproc":  # inproc://HOST/PID/N: a scheduler inside the process PID
+        parts = text.split("://", 1)[1].split("/")
+        if len(parts) != 3 or parts[1] != str(os.getpid()):
+            return ("inproc:// names a scheduler inside the same process (inproc://HOST/PID/N), and this "
+                    "process has none; give tcp://HOST:PORT")
         return None
     parts = urlsplit(text)
     if parts.path not in ("", "/") or parts.query or parts.fragment:
