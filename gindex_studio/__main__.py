@@ -1,7 +1,7 @@
 """``python -m gindex_studio``: the same as the ``gindex-studio`` command."""
 import sys
 
-from gindex_studio.cli.dispatch import main
+from gindex_studio.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import os
 
-from gindex_studio.cli.common import MAX_PROCESSES, InputError, int_at_most
+from gindex_studio.cli.common import MAX_PROCESSES, InputError, int_range
 from gindex_studio.core.scoring import profiles
 
 
@@ -14,7 +14,7 @@ def add_cluster(p: argparse.ArgumentParser, shards: bool = False) -> None:
     g = p.add_argument_group("Dask cluster (optional: pip install 'gindex-studio[dask]')")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                    help="run the searches on this Dask scheduler (default: $GINDEX_SCHEDULER if set)")
-    g.add_argument("--dask-workers", type=int_at_most(MAX_PROCESSES), default=None, metavar="N",
+    g.add_argument("--dask-workers", type=int_range(1, MAX_PROCESSES), default=None, metavar="N",
                    help=f"start a local Dask cluster of N worker processes for this run (at most {MAX_PROCESSES})")
     if shards:
         g.add_argument("--workers-read-files", action="store_true",
@@ -56,6 +56,9 @@ def cluster(args):
     try:
         yield client
     except ClusterError as e:  # e.g. a worker read a curriculum file differently
-        raise InputError(str(e)) from None
-    finally:
         close(client)
+        raise InputError(str(e)) from None
+    except BaseException:  # Ctrl-C, SIGTERM, an error: the local workers go at once
+        close(client, now=True)
+        raise
+    close(client)

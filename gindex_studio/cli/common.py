@@ -126,22 +126,27 @@ def int_range(low: int, high: int | None):
     return parse
 
 
-def int_at_most(high: int, low_hint: int = 1):
-    """An argparse type: an integer up to ``high``. Values below ``low_hint`` pass through so that
-    the command's own check reports them (``cli.numbers``: exit 1, as it always did)."""
-    span = f"an integer from {low_hint:,} to {high:,}"
+def number(what: str, ok):
+    """An argparse type: a finite number for which ``ok(value)`` holds (NaN and infinities never
+    do); anything else is a usage error saying it must be ``what``."""
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> float:
+        import math
+
         try:
-            value = int(text)
+            value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {span}, got {_shown(text)!r}") from None
-        if value > high:
-            raise argparse.ArgumentTypeError(f"must be {span}, got {_shown(text)}")
+            value = math.nan
+        if not (math.isfinite(value) and ok(value)):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {_shown(text)}")
         return value
 
-    parse.__name__ = "integer"
+    parse.__name__ = "number"
     return parse
+
+
+#: ``--deadline``: a NaN deadline would never expire, a negative one stop every search at once.
+SECONDS = number("a number of seconds above 0", lambda v: v > 0)
 
 
 #: Seeds of every resampling / random variant: what numpy and the JSON output both hold.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, table
-from gindex_studio.cli.options import flow_json_profiles
+from gindex_studio.cli.options import flow_json_profiles, refuse_distinct_pairs_too_big
 from gindex_studio.cli.skipped import add_strict
 
 
@@ -82,6 +82,9 @@ def run(args) -> int:
     except CurationError as e:
         raise InputError(str(e)) from None
     ws.options = _options(args, ws.options)
+    active = sorted(ws.indices("curriculum") + ws.indices("test"))
+    refuse_distinct_pairs_too_big("curate", [ws.items[i].flow for i in active],
+                                  [ws.items[i].label for i in active], args, ws.options)
     cache = None if args.no_cache else DeltaCache.default(
         on_notice=lambda text: print(f"gindex-studio: warning: {text}", file=sys.stderr, flush=True))
     try:

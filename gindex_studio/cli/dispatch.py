@@ -122,11 +122,7 @@ def _chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from gindex_studio.cli import desktop
-    from gindex_studio.cli.numbers import impossible_number
 
-    bad = impossible_number(args)
-    if bad:
-        raise InputError(bad)
     if args.command is None:
         if desktop.wanted(args):
             return desktop.run(args)
@@ -163,8 +159,11 @@ def _sigterm_unwinds():
     import os
     import signal
 
+    from gindex_studio.cli import signals
+
     try:
-        taken = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        before = signal.getsignal(signal.SIGTERM)
+        taken = before == signal.SIG_DFL or signals.is_ours(before)
         if taken:
             if not _FORK_RESET:
                 os.register_at_fork(after_in_child=_default_sigterm)
@@ -176,7 +175,7 @@ def _sigterm_unwinds():
         yield
     finally:
         if taken:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, before)
 
 
 _FORK_RESET: list = []  # registered once: ``os.register_at_fork`` cannot be undone
@@ -185,8 +184,11 @@ _FORK_RESET: list = []  # registered once: ``os.register_at_fork`` cannot be und
 def _default_sigterm() -> None:
     import signal
 
+    from gindex_studio.cli import signals
+
     try:
-        if signal.getsignal(signal.SIGTERM) is _terminated:
+        handler = signal.getsignal(signal.SIGTERM)
+        if handler is _terminated or signals.is_ours(handler):
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except ValueError:
         pass
@@ -195,10 +197,11 @@ def _default_sigterm() -> None:
 def _guarded(work) -> int:
     """Run ``work()``; bad input → one line and 1, Ctrl-C → 130, SIGTERM → 143, a closed pipe → 0. In a child
     that took the command over (``bounded.install``), the process ends here with that status."""
-    from gindex_studio.cli import bounded
+    from gindex_studio.cli import bounded, signals
 
     try:
-        code = _status_of(work)
+        with signals.unwinding():  # Ctrl-C is KeyboardInterrupt again: the work's handlers stop what it started
+            code = _status_of(work)
     except bounded.ChildDone as done:  # the parent: the child did the command and said what it had to
         return done.status
     except BaseException:

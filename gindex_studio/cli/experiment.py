@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gindex_studio.cli.common import FILES_OR_DIRS, InputError
+from gindex_studio.cli.common import FILES_OR_DIRS, InputError, number
 from gindex_studio.cli.options import flow_json_profiles
 from gindex_studio.cli.skipped import add_strict
 from gindex_studio.core.scoring import profiles
@@ -34,12 +34,12 @@ def add_parsers(sub) -> None:
     n.add_argument("--curriculum", required=True, metavar="DIR", help="folder with one subfolder of .json programs per domain")
     n.add_argument("--tasks", required=True, nargs="+", metavar=FILES_OR_DIRS, help="reference program files or folders (id = file name)")
     n.add_argument("--outputs", required=True, metavar="JSONL", help='JSONL: {"task_id", "output"} or {"task_id", "outputs": [...]} per line')
-    n.add_argument("--compute", required=True, type=float, help="total training compute (log2 of it must exceed -priors)")
+    n.add_argument("--compute", required=True, type=number("a positive number", lambda v: v > 0), help="total training compute (log2 of it must exceed -priors)")
     n.add_argument("--samples", action="append", metavar="N|DOMAIN=N",
                    help="training samples of every domain, or of one (repeatable; default: its number of programs)")
     n.add_argument("--name", default="", help="experiment name")
     n.add_argument("--system", default="", help="the system's name")
-    n.add_argument("--priors", type=float, default=1e-4, help="ρ (default 1e-4)")
+    n.add_argument("--priors", type=number("a number >= 0", lambda v: v >= 0), default=1e-4, help="ρ (default 1e-4)")
     n.add_argument("--profile", choices=flow_json_profiles(), default=profiles.DEFAULT,
                    help="scoring profile recorded in the experiment (default: paper)")
     n.add_argument("-o", "--output", required=True, metavar="FILE", help="experiment file to write")

@@ -69,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
         return _ACTIONS[args.flatland_command](args)
     except FlatlandError as e:
         raise InputError(str(e)) from None
-    except OSError as e:
-        raise InputError(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}".lstrip(": ")) from None
+    except OSError as e:  # one that names no file is about the command's output (a full disk)
+        name = e.filename or getattr(args, "output", None) or getattr(args, "output_dir", "")
+        raise InputError(f"{name}: {e.strerror or e}".lstrip(": ")) from None
 
 
 def _draw(args) -> int:
@@ -79,13 +80,20 @@ def _draw(args) -> int:
     from gindex_studio.core.flatland.resolve import load_file
     from gindex_studio.core.flatland.run import execute
 
+    from gindex_studio.core.flows.files import atomic_write_bytes, check_output_name
+
+    for path in (args.output, args.json, args.lisp):
+        if path:
+            check_output_name(path)  # a pipe or a device among them: refused before anything is written
     program = load_file(args.file, args.library)
     trace = execute(program)
-    Path(args.output).write_bytes(to_png_bytes(rasterise(trace.segments)))
+    outputs = [(args.output, to_png_bytes(rasterise(trace.segments)))]
     if args.json:
-        Path(args.json).write_text(program.dumps(), encoding="utf-8")
+        outputs.append((args.json, program.dumps().encode("utf-8")))
     if args.lisp:
-        Path(args.lisp).write_text(write_lisp(program), encoding="utf-8")
+        outputs.append((args.lisp, write_lisp(program).encode("utf-8")))
+    for path, data in outputs:  # each whole or not at all: a full disk leaves the old file
+        atomic_write_bytes(path, data)
     n, e = program.counts()
     print(f"wrote {args.output}: {len(trace.segments)} segments from {n} nodes, {e} edges")
     return 0

@@ -10,10 +10,10 @@ from gindex_studio.cli.options import (
     add_companion,
     add_scoring,
     add_workers,
-    at_once,
     check_companion,
     options,
-    refuse_too_big,
+    refuse_companion_too_big,
+    refuse_experiment_too_big,
     scoring_given,
 )
 from gindex_studio.cli.skipped import add_strict
@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.domains:
             exp = ex.load_companion_experiment(args.experiment, args.domains)
+            refuse_companion_too_big(exp, args)
             result = gi.compute_companion_gindex(exp, args.domains,
                                                  symmetrise_in_directory_order=args.symmetrise_directory_order,
                                                  leave_self_out=args.leave_self_out)
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             opts = options(args) if scoring_given(args) else None
             read_by_workers = workers_read_files(args, opts.profile if opts else exp.profile)
             extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
-            _refuse_too_big(exp, opts or exp.options, args)
+            refuse_experiment_too_big(exp, opts or exp.options, args)
             listener = _Progress() if progress.wanted(args) else None
             with cluster(args) as client:
                 result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
@@ -232,17 +233,6 @@ class _Progress:
 
         if self.shown:
             progress.say("")
-
-
-def _refuse_too_big(exp, opts, args) -> None:
-    """The g-index's searches, refused before they start when they cannot fit: Δ of every attempt
-    (one after another), then Ω of every task against the curriculum (pool processes)."""
-    tasks = exp.tasks
-    refuse_too_big("g-index, Δ", [[(t.reference, a.generated, f"task {t.id} attempt {k + 1}")
-                                   for t in tasks for k, a in enumerate(t.attempts)]], args, opts)
-    programs = [(p.flow, p.label) for c in exp.curriculum for p in c.programs]
-    refuse_too_big("g-index, Ω", [[(t.reference, flow, f"task {t.id} × {label}") for flow, label in programs]
-                                  for t in tasks], args, opts, at_once(args.workers, len(tasks)))
 
 
 def format_gindex(result, behaviours: dict | None = None) -> str:

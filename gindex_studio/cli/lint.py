@@ -40,10 +40,25 @@ def lint_problems(flows, rule_set):
         raise InputError(str(e)) from None
 
 
-def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.common import json_out, read_generated
+def read_lintable(path: str):
+    """The flow of ``path`` read leniently (as a model's output: ``LenientRead``), or InputError
+    (one line) when not one node was read from it: ``/etc/passwd``, ``[1, 2, 3]`` or ``[]`` hold
+    no flow to lint (nrlint would call them clean)."""
+    from gindex_studio.cli.common import InputError, read_generated
 
-    flows = [read_generated(f) for f in args.flows]
+    read = read_generated(path)
+    if read.flow.nodes:
+        return read
+    s = read.syntax
+    why = (f"no node could be read (line {s.line}, column {s.column}: {s.message})" if s else
+           "it holds no Node-RED node (a JSON array of objects with a string id and type)")
+    raise InputError(f"{path}: not a flow to lint: {why}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from gindex_studio.cli.common import json_out
+
+    flows = [read_lintable(f) for f in args.flows]
     found = lint_problems(flows, args.rule_set)
     if args.json:
         json_out({"rules": sorted(args.rule_set), "clean": not any(found),

@@ -1,11 +1,12 @@
 """The scoring options that ``score``, ``matrix``, ``omega`` and ``gindex`` share, and the check
-that refuses work too big for the free memory before it starts."""
+that refuses work too big for the free memory before it starts (theirs, and that of ``curate``,
+``report`` and ``gindex --domains``: every command that searches)."""
 from __future__ import annotations
 
 import argparse
 import os
 
-from gindex_studio.cli.common import InputError
+from gindex_studio.cli.common import SECONDS, InputError
 from gindex_studio.core.scoring import profiles
 
 
@@ -18,7 +19,7 @@ def add_scoring(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out (repeatable)")
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
-    p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--deadline", type=SECONDS, default=None, metavar="SECONDS",
                    help="stop each search after this long and report the proven bound")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr (the default when stderr is a terminal)")
@@ -26,10 +27,10 @@ def add_scoring(p: argparse.ArgumentParser) -> None:
 
 
 def add_workers(p: argparse.ArgumentParser, what: str = "Ω") -> None:
-    """``--workers N``: local processes (1 to MAX_PROCESSES; below 1 is refused by cli.numbers)."""
-    from gindex_studio.cli.common import MAX_PROCESSES, int_at_most
+    """``--workers N``: local processes, 1 to MAX_PROCESSES (else a usage error)."""
+    from gindex_studio.cli.common import MAX_PROCESSES, int_range
 
-    p.add_argument("--workers", type=int_at_most(MAX_PROCESSES), default=None, metavar="N",
+    p.add_argument("--workers", type=int_range(1, MAX_PROCESSES), default=None, metavar="N",
                    help=f"processes for {what} (default: all cores; at most {MAX_PROCESSES})")
 
 
@@ -88,6 +89,40 @@ def refuse_too_big(what: str, groups, args, options, at_once: int = 1) -> None:
     why = searches_too_big(groups, at_once=at_once, ignore_types=options.ignore_types, what=what)
     if why:
         raise InputError(f"{why}; nothing was computed")
+
+
+def refuse_experiment_too_big(exp, opts, args, what: str = "g-index") -> None:
+    """An experiment's g-index searches, refused before they start when they cannot fit: Δ of
+    every attempt (one after another), then Ω of every task against the curriculum (pool
+    processes side by side)."""
+    tasks = exp.tasks
+    refuse_too_big(f"{what}, Δ", [[(t.reference, a.generated, f"task {t.id} attempt {k + 1}")
+                                   for t in tasks for k, a in enumerate(t.attempts)]], args, opts)
+    programs = [(p.flow, p.label) for c in exp.curriculum for p in c.programs]
+    refuse_too_big(f"{what}, Ω", [[(t.reference, flow, f"task {t.id} × {label}") for flow, label in programs]
+                                  for t in tasks], args, opts, at_once(args.workers, len(tasks)))
+
+
+def refuse_companion_too_big(cexp, args) -> None:
+    """``gindex --domains``: dd of every task domain × curriculum domain searches each program of
+    the one against each of the other (companion profile), one after another in this process."""
+    from gindex_studio.core.scoring.divergence import ScoreOptions
+
+    progs = cexp.programs
+    pairs = [(p.flow, q.flow, f"{p.label} × {q.label}") for t in cexp.tasks for c in cexp.curriculum
+             for p in progs.get(t.name, ()) for q in progs.get(c.name, ())]
+    refuse_too_big("g-index, domain distances", [pairs], args, ScoreOptions(profile="companion"))
+
+
+def refuse_distinct_pairs_too_big(what: str, flows, labels, args, opts) -> None:
+    """Work that may search any two different programs of ``flows`` (``curate``), one search at a
+    time: refused when its largest pair cannot fit."""
+    from gindex_studio.core.runtime.limits import largest_matrix_pair
+
+    largest = largest_matrix_pair(flows, opts.ignore_types, distinct=True)
+    if largest is not None:
+        _pairs, i, j = largest
+        refuse_too_big(what, [[(flows[i], flows[j], f"{labels[i]} × {labels[j]}")]], args, opts)
 
 
 def at_once(workers: int | None, tasks: int) -> int:

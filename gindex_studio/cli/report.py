@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from gindex_studio.cli.common import SEED, InputError, int_at_most, int_range, json_out, needs_gui
+from gindex_studio.cli.common import SEED, InputError, int_range, json_out, needs_gui
 
 
 
@@ -23,7 +23,7 @@ def add_parsers(sub) -> None:
                    help="study files and experiment files (with --domains: the companion's experiment files or folders)")
     p.add_argument("-o", "--output", metavar="FILE", help="HTML file to write")
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    p.add_argument("-k", type=int_at_most(MAX_K), default=1, metavar="K", help=f"k of pass@k, 1 to {MAX_K:,} (default 1)")
+    p.add_argument("-k", type=int_range(1, MAX_K), default=1, metavar="K", help=f"k of pass@k, 1 to {MAX_K:,} (default 1)")
     p.add_argument("--resamples", type=int_range(MIN_RESAMPLES, MAX_RESAMPLES), default=2000, metavar="N",
                    help=f"bootstrap resamples, {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,} (default 2000)")
     p.add_argument("--seed", type=SEED, default=0, metavar="N",
@@ -49,7 +49,7 @@ def check_usage(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.options import check_companion
+    from gindex_studio.cli.options import check_companion, refuse_experiment_too_big
     from gindex_studio.core.benchmark.analysis import analyse, companion_systems, score_systems
     from gindex_studio.core.benchmark.experiment import ExperimentError
     from gindex_studio.core.benchmark.study import open_inputs
@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     check_companion(args)
     if args.output:
         _check_qt()
+        _check_output(args.output)
     try:
         if args.domains:
             name = "the companion's experiments"
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
                                         symmetrise_in_directory_order=args.symmetrise_directory_order)
         else:
             name, pairs = open_inputs(args.inputs)
+            for label, exp in pairs:
+                refuse_experiment_too_big(exp, exp.options, args, what=f"{label}: g-index")
             systems = score_systems(pairs, workers=args.workers, leave_self_out=args.leave_self_out)
         analysis = analyse(systems, k=args.k, resamples=args.resamples, seed=args.seed)
     except ExperimentError as e:
@@ -86,6 +89,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         json_out(analysis.to_dict())
     return 0
+
+
+def _check_output(path: str) -> None:
+    """Before any scoring: the report's name may not be a pipe, a device or a folder."""
+    from gindex_studio.core.flows.files import UserFileError, check_output_name
+
+    try:
+        check_output_name(path)
+    except UserFileError as e:
+        raise InputError(str(e)) from None
 
 
 def _check_qt() -> None:

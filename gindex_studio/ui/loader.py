@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QRunnable, Signal
 
 from gindex_studio.core.flows.files import UserFileError, check_user_file, read_user_bytes, remove_stale_temps
-from gindex_studio.core.flows.flow import FlowError, read_flow_bytes
+from gindex_studio.core.flows.flow import FlowError, no_node_reason, read_flow_bytes
 from gindex_studio.core.flows.sniff import binary_kind
 from gindex_studio.core.runtime.limits import editor_memory_needed, human_bytes, too_big
 
@@ -80,8 +80,9 @@ def load_flow(path: str):
         return None, f"{path}\n\ncannot be opened: its JSON is nested too deeply."
     except Exception as e:  # a hostile file must never take the studio down
         return None, f"{path}\n\ncannot be opened: {type(e).__name__}: {e}"
-    if not flow.nodes and flow.invalid:
-        return None, f"{path}\n\nholds {len(flow.invalid)} entries but none is a node object with a string id and type."
+    reason = no_node_reason(flow)
+    if reason:
+        return None, f"{path}\n\n{reason}."
     return flow, ""
 
 

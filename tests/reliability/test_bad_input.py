@@ -81,7 +81,7 @@ def test_samples_beyond_a_float_is_one_line_exit_1(tmp_path):
     for p in Path(DEMO_DIR).iterdir():
         if p.is_dir():
             (tmp_path / p.name).symlink_to(p)
-    with pytest.raises(ExperimentError, match=r"curriculum\[0\]\.samples: is too large: a 401-digit number"):
+    with pytest.raises(ExperimentError, match=r"curriculum\[0\]\.samples: is too large: .*, got a 401-digit number"):
         load_experiment(tmp_path / "experiment.json")
     code, _out, err = cli("gindex", tmp_path / "experiment.json")
     assert code == 1 and "is too large" in _one_line_error(err)
@@ -96,20 +96,40 @@ def test_priors_and_compute_beyond_a_float_are_refused(tmp_path, old, field):
         load_experiment(tmp_path / "experiment.json")
 
 
+SECONDS = "must be a number of seconds above 0"
+EXP = f"{DEMO_DIR}/experiment.json"
+NEW = ["experiment", "new", "--curriculum", f"{DEMO_DIR}/programs", "--tasks", REF, "--outputs", "o.jsonl", "-o", "x.json"]
+
+
 @pytest.mark.parametrize("args, message", [
-    (["score", REF, GEN, "--deadline", "nan"], "--deadline must be a number of seconds above 0, got nan"),
-    (["score", REF, GEN, "--deadline", "-1"], "--deadline must be a number of seconds above 0, got -1"),
-    (["score", REF, GEN, "--deadline", "0"], "--deadline must be a number of seconds above 0, got 0"),
-    (["matrix", REF, GEN, "--deadline", "inf"], "--deadline must be a number of seconds above 0, got inf"),
-    (["omega", "--curriculum", f"{DEMO_DIR}/programs", "--tasks", REF, "--workers", "0"], "--workers must be at least 1, got 0"),
-    (["omega", "--curriculum", f"{DEMO_DIR}/programs", "--tasks", REF, "--workers", "-1"], "--workers must be at least 1, got -1"),
-    (["gindex", f"{DEMO_DIR}/experiment.json", "--workers", "-1"], "--workers must be at least 1, got -1"),
-    (["gindex", f"{DEMO_DIR}/experiment.json", "--deadline", "nan"], "--deadline must be a number of seconds above 0, got nan"),
+    (["score", REF, GEN, "--deadline", "nan"], f"score: error: argument --deadline: {SECONDS}, got nan"),
+    (["score", REF, GEN, "--deadline", "-1"], f"score: error: argument --deadline: {SECONDS}, got -1"),
+    (["score", REF, GEN, "--deadline", "0"], f"score: error: argument --deadline: {SECONDS}, got 0"),
+    (["matrix", REF, GEN, "--deadline", "inf"], f"matrix: error: argument --deadline: {SECONDS}, got inf"),
+    (["omega", "--curriculum", f"{DEMO_DIR}/programs", "--tasks", REF, "--workers", "0"],
+     "omega: error: argument --workers: must be an integer from 1 to 256, got 0"),
+    (["gindex", EXP, "--workers", "-1"], "gindex: error: argument --workers: must be an integer from 1 to 256, got -1"),
+    (["gindex", EXP, "--deadline", "nan"], f"gindex: error: argument --deadline: {SECONDS}, got nan"),
+    # issue 36, item 14: both bounds of a range are usage errors (the lower ones exited 1)
+    (["matrix", REF, GEN, "--workers", "0"], "matrix: error: argument --workers: must be an integer from 1 to 256, got 0"),
+    (["matrix", REF, GEN, "--workers", "257"],
+     "matrix: error: argument --workers: must be an integer from 1 to 256, got 257"),
+    (["gindex", EXP, "--dask-workers", "0"],
+     "gindex: error: argument --dask-workers: must be an integer from 1 to 256, got 0"),
+    (["report", EXP, "--json", "-k", "0"], "report: error: argument -k: must be an integer from 1 to 10,000, got 0"),
+    (["report", EXP, "--json", "-k", "10001"],
+     "report: error: argument -k: must be an integer from 1 to 10,000, got 10001"),
+    ([*NEW, "--compute", "-1"], "experiment new: error: argument --compute: must be a positive number, got -1"),
+    ([*NEW, "--compute", "nan"], "experiment new: error: argument --compute: must be a positive number, got nan"),
+    ([*NEW, "--compute", "1e400"], "experiment new: error: argument --compute: must be a positive number, got 1e400"),
+    ([*NEW, "--compute", "1", "--priors", "-1"],
+     "experiment new: error: argument --priors: must be a number >= 0, got -1"),
 ])
-def test_impossible_numbers_exit_1_with_one_line_before_any_work(args, message):
+def test_impossible_numbers_are_usage_errors_before_any_work(tmp_path, args, message):
     code, out, err = cli(*args, timeout=20)
-    assert code == 1 and out == ""
-    assert _one_line_error(err) == f"gindex-studio: {message}"
+    assert code == 2 and out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("usage: gindex-studio ") and lines[-1] == f"gindex-studio {message}", err
 
 
 def test_a_positive_deadline_is_still_accepted():

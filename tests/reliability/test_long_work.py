@@ -77,12 +77,16 @@ def test_an_array_of_100000_integers_gives_a_few_lines_not_100000(tmp_path):
     (tmp_path / "ints.json").write_text(json.dumps(list(range(100_000))))
     ok = tmp_path / "ok.json"
     ok.write_text(json.dumps(_same_type_flow(8, "g")))
-    code, out, err = run("score", tmp_path / "ints.json", ok)
+    code, out, err = run("score", ok, tmp_path / "ints.json")  # a model's output: read leniently
     assert code == 0 and err == ""
     assert len(out.splitlines()) < 20, out[:3000]
-    assert "Δ = 1 because the reference has no nodes (|V'| = 0, |V''| = 8)" in out
+    assert "Δ = 1 because the generated program has no nodes (|V'| = 8, |V''| = 0)" in out
     assert "0²" not in out
-    assert 'warning: reference: … and 99,997 more like "entry 0 is not a node object' in out
+    assert 'warning: generated: … and 99,997 more like "entry 0 is not a node object' in out
+    # a reference is read strictly: entries without one node are no program (issue 36, item 9)
+    code, out, err = run("score", tmp_path / "ints.json", ok)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.endswith("ints.json: holds 100,000 entries but none is a node object with a string id and type\n")
 
 
 @pytest.fixture(scope="module")

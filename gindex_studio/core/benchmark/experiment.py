@@ -45,6 +45,7 @@ from gindex_studio.core.flows.reading import (
 from gindex_studio.core.scoring import profiles
 from gindex_studio.core.benchmark.validate import (
     Ctx,
+    count,
     ExperimentError,
     describe,
     finite,
@@ -353,14 +354,7 @@ def _curriculum(ctx: Ctx, base: Path, value: Any, warnings: list[str], profile: 
         if domain in seen:
             raise ctx.fail(f"{where}.domain", f"{domain!r} is already curriculum[{seen[domain]}]; merge the two entries")
         seen[domain] = i
-        samples = obj["samples"]
-        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
-            if isinstance(samples, float) and samples.is_integer() and samples >= 0:
-                samples = int(samples)
-            else:
-                raise ctx.fail(f"{where}.samples", f"must be a whole number >= 0, got {describe(samples)}")
-        if not finite(samples):
-            raise ctx.fail(f"{where}.samples", f"is too large: {describe(samples)}")
+        samples = count(ctx, f"{where}.samples", obj["samples"])
         sources = obj["programs"]
         if isinstance(sources, str):
             sources = [sources]
@@ -719,14 +713,12 @@ def load_companion_experiment(path: str | Path, domains_dir: str | Path) -> Comp
             w = f"{where}.data[{i}]"
             d = object_of(ctx, w, d)
             name = string(ctx, f"{w}.name", d.get("name"))
+            if name in (".", "..") or any(c in name for c in "/\\\0"):
+                raise ctx.fail(f"{w}.name", f"must name a folder inside the domains folder, got {describe(name)}")
             if name in seen:
                 raise ctx.fail(f"{w}.name", f"{name!r} is listed twice")
             seen.add(name)
-            n = d.get("num_samples")
-            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise ctx.fail(f"{w}.num_samples", f"must be a whole number >= 0, got {describe(n)}")
-            if not finite(n):
-                raise ctx.fail(f"{w}.num_samples", f"is too large: {describe(n)}")
+            n = count(ctx, f"{w}.num_samples", d.get("num_samples"), float_ok=False)
             out.append(CompanionDomain(name, n))
         return out
 

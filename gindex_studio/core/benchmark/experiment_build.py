@@ -28,7 +28,7 @@ from gindex_studio.core.benchmark.experiment import (
     Experiment,
     experiment_from_value,
 )
-from gindex_studio.core.benchmark.validate import ExperimentError, rel_label
+from gindex_studio.core.benchmark.validate import MAX_COUNT, ExperimentError, rel_label
 from gindex_studio.core.flows.flow import FlowError, atomic_write_bytes, read_flow_file, read_user_file
 from gindex_studio.core.flows.folders import program_files as regular_files
 
@@ -51,19 +51,23 @@ class BuildSpec:
 
 def parse_samples(items) -> tuple[int | None, dict[str, int]]:
     """Sample counts as typed: ``"N"`` (every domain) and ``"DOMAIN=N"`` (one domain) items →
-    (default or None, {domain: N}). Raises ValueError naming the item."""
+    (default or None, {domain: N}), N from 0 to ``MAX_COUNT``. Raises ValueError naming the item
+    (a very long one shortened)."""
     default, per = None, {}
     for item in items:
         item = item.strip()
         if not item:
             continue
+        shown = item if len(item) <= 40 else f"{item[:20]}…({len(item):,} characters)"
         dom, eq, num = item.rpartition("=")
         try:
             n = int(num)
-        except ValueError:
-            raise ValueError(f"{item}: give a whole number, or DOMAIN=NUMBER") from None
+        except ValueError:  # a word, or more digits than Python converts (4,300)
+            raise ValueError(f"{shown}: give a whole number, or DOMAIN=NUMBER (at most {MAX_COUNT:,})") from None
         if n < 0:
-            raise ValueError(f"{item}: the number of samples must be >= 0")
+            raise ValueError(f"{shown}: the number of samples must be >= 0")
+        if n > MAX_COUNT:
+            raise ValueError(f"{shown}: the number of samples must be at most {MAX_COUNT:,} (2**63 − 1)")
         if eq:
             per[dom.strip()] = n
         else:

@@ -63,11 +63,27 @@ def finite(value: Any) -> bool:
         return False
 
 
+#: The largest count (samples) an experiment may hold: a 64-bit JSON integer, what every JSON
+#: writer and reader takes exactly (orjson refuses more; 10^30 samples is no training set).
+MAX_COUNT = 2**63 - 1
+
+
 def positive(ctx: Ctx, where: str, value: Any) -> float:
-    """*value* if it is a finite number > 0; otherwise ``ctx.fail``."""
+    """*value* if it is a finite number > 0 (an integer beyond 64 bits as a float); otherwise ``ctx.fail``."""
     if not finite(value) or value <= 0:
         raise ctx.fail(where, f"must be a positive number, got {describe(value)}")
-    return float(value) if isinstance(value, float) else value
+    return float(value) if isinstance(value, float) or value > MAX_COUNT else value
+
+
+def count(ctx: Ctx, where: str, value: Any, float_ok: bool = True) -> int:
+    """*value* as a whole number from 0 to ``MAX_COUNT`` (a whole float too with ``float_ok``);
+    otherwise ``ctx.fail``."""
+    n = int(value) if isinstance(value, float) and float_ok and value.is_integer() and value >= 0 else value
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ctx.fail(where, f"must be a whole number >= 0, got {describe(value)}")
+    if n > MAX_COUNT:
+        raise ctx.fail(where, f"is too large: at most {MAX_COUNT:,} (2**63 − 1), got {describe(value)}")
+    return n
 
 
 def string(ctx: Ctx, where: str, value: Any, *, empty_ok: bool = False) -> str:

@@ -68,15 +68,20 @@ def write_sample(program: FlatProgram, base: Path) -> list[Path]:
     """Write ``base``.lisp, .json (flat) and .png (128×128 drawing); return the paths."""
     base.parent.mkdir(parents=True, exist_ok=True)
     out = [base.with_suffix(".lisp"), base.with_suffix(".json"), base.with_suffix(".png")]
-    out[0].write_text(write_lisp(program), encoding="utf-8")
-    out[1].write_text(program.dumps(), encoding="utf-8")
-    out[2].write_bytes(to_png_bytes(rasterise(execute(program).segments)))
+    from gindex_studio.core.flows.files import atomic_write_bytes
+
+    data = (write_lisp(program).encode("utf-8"), program.dumps().encode("utf-8"),
+            to_png_bytes(rasterise(execute(program).segments)))
+    for path, content in zip(out, data):
+        atomic_write_bytes(path, content)
     return out
 
 
 def augment_to_folder(path: str | Path, n: int, seed: int, outdir: str | Path, library=None) -> list[Path]:
     """Write ``n`` seeded variants of ``path`` into ``outdir`` as ``<stem>-NNN.{lisp,json,png}``."""
     path, outdir = Path(path), Path(outdir)
+    if outdir.exists() and not outdir.is_dir():
+        raise NotADirectoryError(20, "is not a folder", str(outdir))
     written = []
     for i, prog in enumerate(variants(path, n, seed, library), 1):
         written += write_sample(prog, outdir / f"{path.stem}-{i:03d}")

@@ -6,7 +6,9 @@ the new content, never half of it, and otherwise behaves like writing the file i
 - the file keeps its permission bits (a new file gets the usual ``0666 & ~umask``) and, where
   allowed, its owner and group;
 - a read-only file (no write bit, or not writable by this user) is refused with
-  :class:`ReadOnlyError` and left untouched;
+  :class:`ReadOnlyError` and left untouched; so is a name that is no regular file (a named pipe,
+  a device, a socket, a folder: :class:`UserFileError`), never opened, blocked on or replaced;
+- an ``OSError`` of the write (a full disk) names the file it was saving;
 - a symbolic link stays a link: its final target receives the new content;
 - the file's user extended attributes (``user.*``) are copied to the new file;
 - a file with several hard links is written in place, so that every link sees the new content:
@@ -208,15 +210,35 @@ class ReadOnlyError(PermissionError):
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically, keeping its mode, owner and links (see module).
 
-    Raises :class:`ReadOnlyError` for a read-only file and ``OSError`` when the folder cannot be
-    written; in both cases the file is unchanged and no temporary file is left behind."""
+    Raises :class:`ReadOnlyError` for a read-only file, :class:`UserFileError` for a name that is
+    no regular file and ``OSError`` (naming ``path``) when the folder cannot be written or the disk
+    is full; in every case the file is unchanged and no temporary file is left behind."""
     target = Path(os.path.realpath(path))
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
+    st = check_output_name(path)
     if st is not None and is_read_only(target, st):
         raise ReadOnlyError(13, "the file is read-only", str(path))
+    try:
+        _replace_atomically(target, st, data)
+    except OSError as e:
+        if e.filename is None:  # a write's error (ENOSPC) names no file: the one being saved
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        raise
+
+
+def check_output_name(path: str | Path) -> os.stat_result | None:
+    """The stat of the file ``path`` names (links followed), None when there is none yet;
+    :class:`UserFileError` when it is no regular file (a pipe, a device, a socket, a folder: never
+    opened). For a command to check all its outputs before writing any."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise UserFileError(path, kind_problem(st, "a file to write"), errno.EINVAL)
+    return st
+
+
+def _replace_atomically(target: Path, st: os.stat_result | None, data: bytes) -> None:
     folder = target.parent
     remove_stale_temps(target)
     tmp = folder / f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"

@@ -325,13 +325,27 @@ def read_user_file(path: str | Path, what: str = "a flow file") -> bytes:
 
 
 def read_flow_file(path: str | Path) -> Flow:
-    """Read a flow file strictly. Raises FlowError (missing, unreadable, not JSON, wrong shape)."""
+    """Read a flow file strictly. Raises FlowError (missing, unreadable, not JSON, wrong shape,
+    entries of which none is a node: ``no_node_reason``)."""
     p = Path(path)
     data = read_user_file(p)
     try:
-        return read_flow_bytes(data)
+        flow = read_flow_bytes(data)
     except FlowError as e:
         raise FlowError(f"{p}: {e}") from None
+    reason = no_node_reason(flow)
+    if reason:
+        raise FlowError(f"{p}: {reason}")
+    return flow
+
+
+def no_node_reason(flow: Flow) -> str | None:
+    """Why a strictly read program is none: it holds entries and not one of them is a node
+    (``[1, 2, 3]``). None when it has a node, or no entry at all (``[]``: an empty program)."""
+    if flow.nodes or not flow.invalid:
+        return None
+    n = len(flow.invalid)
+    return f"holds {n:,} entr{'y' if n == 1 else 'ies'} but none is a node object with a string id and type"
 
 
 def write_flow_file(flow: Flow, path: str | Path) -> None:

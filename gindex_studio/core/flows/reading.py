@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 
-from gindex_studio.core.flows.flow import Flow, FlowError, flow_from_value, read_flow_file, read_user_file
+from gindex_studio.core.flows.flow import Flow, FlowError, flow_from_value, no_node_reason, read_flow_file, read_user_file
 from gindex_studio.core.flows.lenient import LenientRead, read_model_output
 
 
@@ -118,7 +118,11 @@ def read_reference_value(value, profile: str = "paper") -> Flow:
     reader = _reader(profile)
     if reader is not None:
         return _strict(reader, reader.from_value, value)
-    return flow_from_value(value)
+    flow = flow_from_value(value)
+    reason = no_node_reason(flow)
+    if reason:
+        raise FlowError(reason)
+    return flow
 
 
 def program_files(folder: str | Path, profile: str = "paper") -> list[Path]:

@@ -26,6 +26,7 @@ Nothing here imports Dask until a cluster is asked for; importing this module is
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -83,15 +84,87 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: f
         why = address_problem(address)
         if why:
             raise ClusterError(f"{where}: {why}")
+        if address.strip().lower().startswith("tls://") and not _tls_configured():
+            raise ClusterError(f"{where}: tls:// needs Dask's TLS settings (distributed.comm.tls: ca-file, client "
+                               "cert and key in Dask's configuration); none are set")
         probe_scheduler(address, timeout, where)
         try:
             return Client(address, timeout=f"{timeout}s")
         except (OSError, TimeoutError) as e:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+        except (TypeError, ValueError) as e:  # Dask's own refusal of the address or its settings
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ClusterError(f"{where}: Dask cannot connect: {first[:200]}") from None
     if workers is None or workers < 1:
         raise ClusterError("give a scheduler address or a number of local workers (≥ 1)")
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    return Client(cluster)
+    import logging
+
+    cluster = client = None
+    try:
+        with _signals_held():
+            # its warnings (a worker being restarted, tasks cancelled at the end) are Dask's
+            # business: the run says what went wrong in its one line
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+            client = Client(cluster)
+    except BaseException:  # Ctrl-C or SIGTERM while it started: what was started goes at once
+        if cluster is not None:
+            _close_now(client, cluster)
+        raise
+    return client
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """While a local cluster starts: Ctrl-C and SIGTERM, when Python handles them, are held back
+    until it exists (a half-made cluster printed a traceback at exit) and then raised, and the
+    worker processes it starts get no standard error (a terminal's Ctrl-C reaches the whole
+    process group: a worker still starting printed Python's traceback; the run says what went
+    wrong in its one line, and stops its workers itself). Nothing changes outside the main thread."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list = []
+    before = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
+    deferred = {n: h for n, h in before.items() if callable(h)}
+    for n in deferred:
+        signal.signal(n, lambda *a: held.append(a))
+    err = _stderr_to_null()
+    try:
+        yield
+    finally:
+        if err is not None:
+            os.dup2(err, 2)
+            os.close(err)
+        for n, h in deferred.items():
+            signal.signal(n, h)
+        if held and held[0][0] in deferred:
+            deferred[held[0][0]](*held[0])  # (raises KeyboardInterrupt, or dispatch's Terminated)
+
+
+def _stderr_to_null() -> int | None:
+    """Point file descriptor 2 at the null device (processes started meanwhile inherit it);
+    returns a copy of the old one to put back, or None when that cannot be done."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        return None
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+    finally:
+        os.close(null)
+    return saved
+
+
+def _tls_configured() -> bool:
+    """Whether Dask's configuration gives this client a TLS certificate authority."""
+    import dask
+
+    return bool(dask.config.get("distributed.comm.tls.ca-file", None))
 
 
 #: the address schemes a scheduler is reached by from here
@@ -111,7 +184,11 @@ def address_problem(address: str) -> str | None:
     scheme = text.split("://", 1)[0].lower()
     if scheme not in SCHEMES:
         return f"the scheme {scheme}:// is not supported (use {', '.join(s + '://' for s in SCHEMES)})"
-    if scheme == "inproc":
+    if scheme == "inproc":  # inproc://HOST/PID/N: a scheduler inside the process PID
+        parts = text.split("://", 1)[1].split("/")
+        if len(parts) != 3 or parts[1] != str(os.getpid()):
+            return ("inproc:// names a scheduler inside the same process (inproc://HOST/PID/N), and this "
+                    "process has none; give tcp://HOST:PORT")
         return None
     parts = urlsplit(text)
     if parts.path not in ("", "/") or parts.query or parts.fragment:
@@ -170,12 +247,47 @@ def probe_scheduler(address: str, timeout: float, where: str) -> None:
         sock.close()
 
 
-def close(client) -> None:
-    """Close ``client`` and, when it started one, its local cluster."""
+def close(client, now: bool = False) -> None:
+    """Close ``client`` and, when it started one, its local cluster. ``now`` (Ctrl-C, SIGTERM):
+    the local cluster's worker processes are killed first, instead of being asked to finish and
+    given 4 s by Dask's nannies."""
     cluster = getattr(client, "cluster", None)
-    client.close()
+    if not now:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        return
+    _close_now(client, cluster)
+
+
+def _close_now(client, cluster) -> None:
+    """``close(now=True)``; ``client`` may be None (the cluster started, the client did not)."""
     if cluster is not None:
-        cluster.close()
+        _kill_local_workers(cluster)
+    for closing in (client, cluster):
+        try:
+            if closing is not None:
+                closing.close(timeout=2)
+        except Exception:  # (a timeout): the process is ending; its workers are gone already
+            pass
+
+
+def _kill_local_workers(cluster) -> None:
+    """Kill the worker processes of a local cluster, each nanny told first that its worker is
+    going away for good (else it starts a new one: 12 s before the cluster closed)."""
+    import signal
+
+    from distributed.core import Status
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if not pid:
+            continue
+        nanny.status = Status.closing_gracefully
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def worker_count(client) -> int:

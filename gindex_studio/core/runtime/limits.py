@@ -15,7 +15,16 @@ EDITOR_BYTES_PER_FILE_BYTE = 50
 
 
 def available_memory() -> int | None:
-    """Bytes of memory free for new work (``MemAvailable``), or None when unknown."""
+    """Bytes of memory free for new work, or None when unknown: the machine's ``MemAvailable``,
+    lowered to what this process may still take under its own caps (``ulimit -v`` / ``-d``:
+    RLIMIT_AS and RLIMIT_DATA; a cgroup's memory limit), whichever is least. Pool processes
+    each have their own RLIMIT_AS, but ``searches_too_big`` adds them up against this one value:
+    a cap on the process is taken for the whole run (on the safe side; ``--workers 1`` fits)."""
+    known = [n for n in (_machine_free(), _rlimit_headroom(), _cgroup_headroom()) if n is not None]
+    return max(0, min(known)) if known else None
+
+
+def _machine_free() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             for line in f:
@@ -27,6 +36,64 @@ def available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def _status_kb(field: str) -> int | None:
+    """A ``kB`` field of /proc/self/status in bytes (``VmSize``, ``VmData``), None when unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _rlimit_headroom() -> int | None:
+    """The least of (RLIMIT_AS − VmSize, RLIMIT_DATA − VmData) over the limits that are set."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    room = []
+    for limit, field in ((resource.RLIMIT_AS, "VmSize"), (resource.RLIMIT_DATA, "VmData")):
+        soft = resource.getrlimit(limit)[0]
+        if soft != resource.RLIM_INFINITY:
+            used = _status_kb(field)
+            room.append(soft - (used or 0))
+    return min(room) if room else None
+
+
+def _cgroup_headroom() -> int | None:
+    """The memory limit of this process's cgroup less its usage (v2, else v1), None without one."""
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        controllers, path = parts[1], parts[2]
+        if controllers == "":
+            pair = (f"/sys/fs/cgroup{path}/memory.max", f"/sys/fs/cgroup{path}/memory.current")
+        elif "memory" in controllers.split(","):
+            pair = (f"/sys/fs/cgroup/memory{path}/memory.limit_in_bytes",
+                    f"/sys/fs/cgroup/memory{path}/memory.usage_in_bytes")
+        else:
+            continue
+        try:
+            with open(pair[0], encoding="ascii") as f:
+                limit = f.read().strip()
+            with open(pair[1], encoding="ascii") as f:
+                used = int(f.read())
+            if limit != "max" and int(limit) < 1 << 60:
+                return int(limit) - used
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def human_bytes(n: float) -> str:
@@ -70,14 +137,16 @@ def same_type_pairs(reference, generated, ignore_types=frozenset()) -> int:
     return sum(k * c2[t] for t, k in c1.items())
 
 
-def largest_matrix_pair(flows, ignore_types=frozenset(), block: int = 512) -> tuple[int, int, int] | None:
+def largest_matrix_pair(flows, ignore_types=frozenset(), block: int = 512,
+                        distinct: bool = False) -> tuple[int, int, int] | None:
     """(same-type pairs, i, j) of the pair (flows[i] as reference, flows[j] as generated) with
     the most same-type node pairs; the first in row order on ties (as ``searches_too_big`` picks
-    over a group listed row by row). None with no flow. Per-type counts as a matrix product in
-    blocks of rows: memory follows ``block`` × n, not n²."""
+    over a group listed row by row). ``distinct``: only pairs i ≠ j (a program is never searched
+    against itself). None with no such pair. Per-type counts as a matrix product in blocks of
+    rows: memory follows ``block`` × n, not n²."""
     import numpy as np
 
-    if not flows:
+    if len(flows) < (2 if distinct else 1):
         return None
     counts = [_type_counts(f, ignore_types) for f in flows]
     types = {t: k for k, t in enumerate(sorted({t for c in counts for t in c}))}
@@ -88,6 +157,9 @@ def largest_matrix_pair(flows, ignore_types=frozenset(), block: int = 512) -> tu
     best = None
     for start in range(0, len(flows), block):
         pairs = table[start:start + block] @ table.T
+        if distinct:
+            rows = np.arange(pairs.shape[0])
+            pairs[rows, start + rows] = -1
         k = int(pairs.argmax())
         r, j = divmod(k, len(flows))
         if best is None or int(pairs[r, j]) > best[0]:

@@ -19,6 +19,7 @@ from gindex_studio.core.flows.flow import (
     FlowError,
     flow_from_value,
     loads_json,
+    no_node_reason,
     normalise_wires,
     read_user_file,
 )
@@ -584,6 +585,9 @@ def delta_of_files(reference: str | Path, generated: str | Path, options: ScoreO
     """``delta_of_values`` of two flow files read strictly (as ``flow.read_flow_file`` reads them:
     the same values and the same FlowError, naming the file)."""
     values = [_read_json_file(reference), _read_json_file(generated)]
+    for path, value in zip((reference, generated), values):
+        if _entries_without_node(value):  # read_flow_file's refusal of [1, 2, 3]
+            raise FlowError(f"{Path(path)}: {no_node_reason(flow_from_value(value))}")
     try:
         return delta_of_values(values[0], values[1], options)
     except FlowError as e:
@@ -622,6 +626,17 @@ def _read_json_file(path):
         return loads_json(data)
     except ValueError as e:
         raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
+
+
+def _entries_without_node(value) -> bool:
+    """Whether a parsed flow holds entries and not one node (stops at the first node)."""
+    items = value
+    if isinstance(value, dict):
+        items = value.get("flow") if isinstance(value.get("flow"), list) else value.get("flows")
+    if not isinstance(items, list) or not items:
+        return False
+    return not any(isinstance(e, dict) and isinstance(e.get("id"), str) and isinstance(e.get("type"), str)
+                   for e in items)
 
 
 def _not_a_flow(value) -> bool:
