@@ -3,9 +3,10 @@
 The walls, from the outside in (docs/sandbox.md says why each one is there):
 
 1. **bubblewrap** (``bwrap``, the sandbox Flatpak uses) with new user, mount, pid, network, IPC
-   and UTS namespaces. The root file system holds only the Node.js binary and the libraries it
-   loads, the Node-RED install and its extra nodes (read-only), the settings file (read-only), a
-   size-limited ``/data`` (Node-RED's user folder) and ``/tmp`` (memory, gone with the sandbox),
+   and UTS namespaces, no further user namespaces inside. The root file system is read-only and
+   holds only the Node.js binary and the libraries it loads, the Node-RED install and its extra
+   nodes, the settings and tripwires files, a size-limited ``/data`` (Node-RED's user folder) and
+   ``/tmp`` (memory, gone with the sandbox: the only writable places),
    ``/dev`` (null, zero, random) and ``/proc`` of its own pid namespace. No ``$HOME``, no host
    ``/tmp``, no shell or ``/usr/bin``: an ``exec`` finds nothing to run. The network is the
    sandbox's own loopback: nothing on the host's 127.0.0.1 is reachable. The environment is
@@ -16,7 +17,12 @@ The walls, from the outside in (docs/sandbox.md says why each one is there):
    are allowed. Node 20's permission model stops Node-RED from starting, so this stands in for
    Node's "no child processes".
 3. **limits** (``prlimit``, util-linux): address space, CPU seconds, file size, open files; V8's
-   heap (``--max-old-space-size``).
+   heap (``--max-old-space-size``). Node.js reserves ~0.8 GB of address space before doing
+   anything (V8's 512 MB code range, thread stacks; malloc arenas kept to 2), so the 2 GB
+   address-space limit leaves a flow ~1 GB for its heap and Buffers together.
+4. **tripwires** (``resources/nodered/tripwires.js``): not a wall but a witness: a flow's code
+   that tries to run a program, send a signal, load native code or name a file or socket outside
+   the sandbox's own folders is refused and reported on its node.
 
 The studio talks to the runtime through a unix socket it creates and passes in as fd 3 (see
 ``resources/nodered/settings.js``); the sandbox has no writable host folder at all.
@@ -50,7 +56,8 @@ REFUSED_TYPES: dict[str, str] = {t: why for types, why in REFUSED_FILES.values()
 
 
 def settings_file() -> Path:
-    """The private runtime's settings (the same file with and without the sandbox)."""
+    """The private runtime's settings (the same file with and without the sandbox); it loads
+    ``tripwires.js`` from its own folder."""
     return RESOURCES / "nodered" / "settings.js"
 
 
@@ -64,8 +71,8 @@ class Limits:
     the process (Buffers included); ``cpu_s``: CPU seconds over the runtime's life; ``file_mb``:
     the largest file it may write; ``scratch_mb``: each of ``/data`` and ``/tmp``."""
 
-    heap_mb: int = 1024
-    memory_mb: int = 6144
+    heap_mb: int = 768
+    memory_mb: int = 2048
     cpu_s: int = 3600
     file_mb: int = 64
     scratch_mb: int = 64
@@ -74,6 +81,12 @@ class Limits:
 
 #: where things are inside the sandbox
 INSTALL, EXTRAS, SETTINGS, DATA = "/opt/node-red", "/opt/extra-nodes", "/opt/gindex/settings.js", "/data"
+#: the folders a flow's code may name in file calls (tripwires.js refuses and reports the rest:
+#: Node-RED's own /data, the install, the settings, /proc, anything of the host's)
+ROOTS = ("/tmp",)
+#: environment Node.js runs with (in and out of the sandbox): two malloc arenas, not one per thread
+#: (each reserves 64 MB of the address-space limit)
+NODE_ENV = {"MALLOC_ARENA_MAX": "2"}
 
 ENABLE_HINT = ("install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces "
                "(`sysctl kernel.unprivileged_userns_clone=1`, on Ubuntu also "
@@ -232,9 +245,13 @@ def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red
     admin socket, the watchdog's pipe). SandboxUnavailable when it cannot be made here."""
     check(node)
     bwrap, prlimit = tools()
-    argv = [*limits_prefix(prlimit, limits), bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-            "--clearenv", "--setenv", "HOME", DATA, "--setenv", "LANG", "C.UTF-8", "--setenv", "PATH", "/nonexistent",
-            *_binds_for(node), "--ro-bind", str(install), INSTALL, "--ro-bind", str(settings), SETTINGS]
+    argv = [*limits_prefix(prlimit, limits), bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+            "--die-with-parent", "--new-session", "--clearenv", "--setenv", "HOME", DATA, "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "PATH", "/nonexistent"]
+    for key, value in NODE_ENV.items():
+        argv += ["--setenv", key, value]
+    argv += [*_binds_for(node), "--ro-bind", str(install), INSTALL, "--ro-bind", str(settings), SETTINGS,
+             "--ro-bind", str(settings.parent / "tripwires.js"), str(Path(SETTINGS).parent / "tripwires.js")]
     if os.environ.get("TZ"):
         argv += ["--setenv", "TZ", os.environ["TZ"]]
     if extras is not None and extras.is_dir():
@@ -254,6 +271,9 @@ def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red
     hosts = _memfd("gindex-hosts", b"127.0.0.1 localhost\n::1 localhost\n")
     fds.append(hosts)
     argv += ["--ro-bind-data", str(hosts), "/etc/hosts"]
+    # the root (a tmpfs of bubblewrap's, in memory and not counted by any limit) and /dev read-only:
+    # a flow writes only into the size-limited /data and /tmp
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     argv += [node, *node_args(limits), f"{INSTALL}/node_modules/node-red/red.js", "--settings", SETTINGS, *red_args]
     return Command(argv, fds + list(keep_fds), fds)
 
