@@ -5,12 +5,18 @@
 // - Node.js exits when stdin closes (the studio ended or was killed);
 // - cfg.adminFd is a listening unix socket the studio made: every connection to it is passed on to
 //   Node-RED's own HTTP server, which listens on the loopback of the sandbox only;
-// - a watchdog thread reports on cfg.reportFd and ends the process when the event loop stops turning
-//   (an endless loop in a flow), naming the node that last received a message.
+// - a watchdog thread reports on cfg.reportFd (JSON lines) the function node that last received a
+//   message ({"running": node}: named if the process dies, e.g. out of memory), and ends the process
+//   when the event loop stops turning (an endless loop in a flow): {"stalled": ms, "node": node};
+// - tripwires (./tripwires.js) refuse and report, on its node, a flow's attempt to run programs, send
+//   signals, load native code, or reach files and sockets outside cfg.roots; reading an environment
+//   variable the sandbox does not pass is reported too.
 "use strict";
 const fs = require("fs");
 const net = require("net");
 const { Worker } = require("worker_threads");
+const tripwires = require("./tripwires.js");
+const kill = process.kill.bind(process), exit = process.exit.bind(process);
 
 function readLine(fd) {
     const one = Buffer.alloc(1);
@@ -31,11 +37,11 @@ function readLine(fd) {
 
 const cfg = JSON.parse(readLine(0));
 
-process.stdin.on("end", () => process.exit(0));
-process.stdin.on("error", () => process.exit(0));
+process.stdin.on("end", () => exit(0));
+process.stdin.on("error", () => exit(0));
 process.stdin.resume();
 if (cfg.parentPid) { // without a pid namespace: also poll the studio's pid
-    setInterval(() => { try { process.kill(cfg.parentPid, 0); } catch (e) { process.exit(0); } }, 1000).unref();
+    setInterval(() => { try { kill(cfg.parentPid, 0); } catch (e) { exit(0); } }, 1000).unref();
 }
 
 const RED = require.main.require("./lib/red.js");
@@ -62,18 +68,22 @@ const watchdog = new Worker(`
     const fs = require("fs");
     const beat = workerData.beat, names = new Map();
     parentPort.on("message", (m) => names.set(m[0], m[1]));
-    let seen = -1, since = Date.now();
+    let seen = -1, since = Date.now(), running = 0;
+    const say = (what) => { try { fs.writeSync(workerData.reportFd, JSON.stringify(what) + "\\n"); } catch (e) {} };
     setInterval(() => {
-        const now = Date.now(), b = Atomics.load(beat, 0);
+        const now = Date.now(), b = Atomics.load(beat, 0), fn = Atomics.load(beat, 1);
+        if (fn !== running && names.has(fn)) { running = fn; say({ running: names.get(fn) }); } // named on a crash
         if (b !== seen) { seen = b; since = now; return; }
         if (now - since < workerData.stallMs) return;
         const node = names.get(Atomics.load(beat, 1)) || names.get(Atomics.load(beat, 2)) || null;
-        try { fs.writeSync(workerData.reportFd, JSON.stringify({ stalled: now - since, node }) + "\\n"); } catch (e) {}
+        say({ stalled: now - since, node });
         process.kill(process.pid, "SIGKILL");
     }, 100);
-`, { eval: true, workerData: { beat, stallMs: cfg.stallMs, reportFd: cfg.reportFd } });
+`, { eval: true, workerData: { beat, stallMs: cfg.stallMs, reportFd: cfg.reportFd },
+      // a small isolate: its default code range alone reserves 512 MB of the address-space limit
+      resourceLimits: { codeRangeSizeMb: 8, maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4, stackSizeMb: 1 } });
 watchdog.unref();
-const known = new Map();
+const known = new Map(), ids = new Map();
 RED.hooks.add("onReceive.gindexWatchdog", (event) => {
     const node = event.destination && event.destination.node;
     const id = (node && node.id) || (event.destination && event.destination.id);
@@ -82,6 +92,7 @@ RED.hooks.add("onReceive.gindexWatchdog", (event) => {
     if (k === undefined) {
         k = known.size + 1;
         known.set(id, k);
+        ids.set(k, id);
         watchdog.postMessage([k, { id, type: node ? node.type : null, name: node ? node.name || "" : "" }]);
     }
     Atomics.store(beat, 2, k);
@@ -120,6 +131,30 @@ global.clearInterval = untracked(timers.clearInterval);
 RED.hooks.add("onReceive.gindexTimers", (event) => { inFlow.enterWith(event.destination ? event.destination.id || 1 : 1); });
 RED.hooks.add("postReceive.gindexTimers", () => { inFlow.enterWith(undefined); });
 RED.events.on("flows:starting", () => pendingTimers.clear());
+
+// ----- tripwires --------------------------------------------------------------------------------
+const reported = new WeakMap(); // node (as deployed: a redeploy makes new ones) -> texts reported
+function report(id, text) {
+    const node = id && RED.nodes.getNode(id);
+    if (!node) {
+        console.log(`[error] ${text}`);
+        return;
+    }
+    const seen = reported.get(node) || new Set();
+    reported.set(node, seen);
+    if (seen.has(text) || seen.size >= 50) return; // once per node and attempt: no flood
+    seen.add(text);
+    node.error(text);
+}
+tripwires.install({ roots: cfg.roots, current: () => ids.get(Atomics.load(beat, 1)) || null, report });
+const getSetting = RED.util.getSetting;
+RED.util.getSetting = function (node, name) {
+    const value = getSetting.apply(this, arguments);
+    if (value === undefined && node && typeof name === "string") {
+        report(node.id, `refused: the environment variable ${name.slice(0, 80)} is not passed into the sandbox`);
+    }
+    return value;
+};
 
 const token = cfg.token;
 function activity(req, res, next) {

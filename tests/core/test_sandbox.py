@@ -28,6 +28,7 @@ def _inside(code: str, tmp_path: Path, limits: sandbox.Limits | None = None, env
     install.mkdir(exist_ok=True)
     settings = tmp_path / "settings.js"
     settings.write_text("module.exports = {};\n")
+    (tmp_path / "tripwires.js").write_text("module.exports = {};\n")
     cmd = sandbox.sandboxed(node, install, None, settings, [], limits or sandbox.Limits(), ())
     argv = cmd.argv[:cmd.argv.index(sandbox.NODE, cmd.argv.index("--chdir"))] + [sandbox.NODE, "-e", code]
     try:
@@ -196,8 +197,9 @@ def _node22() -> str:
 
 @pytest.mark.slow
 def test_node_22_runs_node_red_under_its_permission_model(available, nodered, monkeypatch):
-    """Node 22: Node-RED starts with ``--permission`` inside the sandbox, and a function node that
-    escapes its vm can neither read outside the allowed folders nor start a process."""
+    """Node 22: Node-RED starts with ``--permission`` inside the sandbox, and the model it runs
+    under (asked from a function node that escaped its vm) allows reading the install and writing
+    the scratch folders, nothing else, and no child process."""
     from gindex_studio.core.nodered import runtime
     from gindex_studio.core.nodered.deploy import Session
     from gindex_studio.core.nodered.probe import Probe, observe
@@ -208,9 +210,13 @@ def test_node_22_runs_node_red_under_its_permission_model(available, nodered, mo
     monkeypatch.setattr(runtime, "node_version", lambda: (node, (22, 0, 0)))
     code = ("const p = this.constructor.constructor('return process')(); const out = {};"
             "out.permission = p.execArgv.includes('--permission');"
-            "try { p.mainModule.require('fs').readFileSync('/etc/hosts'); out.read = 'ok'; } catch (e) { out.read = e.code; }"
-            "try { p.mainModule.require('child_process').spawnSync(p.execPath, ['-e', '1']); out.spawn = 'ok'; }"
-            " catch (e) { out.spawn = e.code; }"
+            "out.read_etc = p.permission.has('fs.read', '/etc/hosts');"
+            "out.read_install = p.permission.has('fs.read', '/opt/node-red/package.json');"
+            "out.write_tmp = p.permission.has('fs.write', '/tmp/x');"
+            "out.write_install = p.permission.has('fs.write', '/opt/node-red/x');"
+            "out.child = p.permission.has('child');"
+            "try { p.mainModule.require('fs').readFileSync('/etc/hosts'); out.read = 'ok'; }"
+            " catch (e) { out.read = 'refused'; }"
             "msg.payload = out; return msg;")
     flow = [{"id": "t", "type": "tab"}, {"id": "i", "type": "inject", "z": "t", "wires": [["f"]]},
             {"id": "f", "type": "function", "z": "t", "func": code, "outputs": 1, "wires": [["d"]]},
@@ -224,7 +230,8 @@ def test_node_22_runs_node_red_under_its_permission_model(available, nodered, mo
         finally:
             s.close()
     assert [json.loads(v) for v in obs.debug] == [
-        {"permission": True, "read": "ERR_ACCESS_DENIED", "spawn": "ERR_ACCESS_DENIED"}]
+        {"permission": True, "read_etc": False, "read_install": True, "write_tmp": True, "write_install": False,
+         "child": False, "read": "refused"}]
 
 
 def test_a_killed_studios_runtime_folder_is_removed_by_the_next_start(tmp_path):

@@ -4,6 +4,11 @@
 ``status/#`` and ``notification/#``, and keeps every event in order in a list that callers read
 from a position (``events_since``) or wait on (``wait_for``); listeners are called on the reader
 thread. The debug node's encoding of values is undone by :func:`decode_debug`.
+
+What a runtime sends is a flow's output, so its memory is bounded: a websocket frame over
+:data:`MAX_FRAME` bytes (one batch of events: e.g. a 100 MB debug message) is skipped unread, and
+once :data:`MAX_KEPT` bytes of events are kept, later debug messages keep their node but not their
+value. Either is said once, as an error event without a node (a ``runtime-error`` problem).
 """
 from __future__ import annotations
 
@@ -19,6 +24,11 @@ from gindex_studio.core.nodered.runtime import NodeRedError, Runtime
 
 #: debug events carrying a log record: Node-RED's log levels
 ERROR, WARN = 20, 30
+#: the largest websocket frame read (bytes); a larger one is skipped and reported
+MAX_FRAME = 16 * 1024 * 1024
+#: the most bytes of events kept per connection; past it debug messages lose their value
+MAX_KEPT = 128 * 1024 * 1024
+_OPCODE_CONT = 0
 
 
 @dataclass
@@ -90,8 +100,50 @@ class Comms:
         except (OSError, websocket.WebSocketException, ValueError) as e:
             raise NodeRedError(f"cannot open the /comms websocket of Node-RED at {runtime.where}: {e}") from None
         self.ws.settimeout(0.5)
+        self._kept = 0
+        self._fragments = 0
+        self._said: set[str] = set()
+        self._guard_frames()
         self._thread = threading.Thread(target=self._read, name="nodered-comms", daemon=True)
         self._thread.start()
+
+    def _guard_frames(self) -> None:
+        """Make the websocket skip (read and drop) frames, or fragmented messages, over
+        :data:`MAX_FRAME` bytes instead of holding them in memory."""
+        fb = self.ws.frame_buffer
+        read_length = fb.recv_length
+
+        def recv_length() -> None:
+            read_length()
+            fin, opcode = fb.header[0], fb.header[4]
+            self._fragments = fb.length + (self._fragments if opcode == _OPCODE_CONT else 0)
+            if fb.length <= MAX_FRAME and self._fragments <= MAX_FRAME:
+                if fin:
+                    self._fragments = 0
+                return
+            length, fb.length = fb.length, 0  # websocket-client reads an empty payload
+            self._drain(fb, length)
+            self._say("frame", f"the runtime sent a message of {self._fragments / 2**20:.0f} MB (over the "
+                               f"{MAX_FRAME // 2**20} MB limit): skipped")
+        fb.recv_length = recv_length
+
+    def _drain(self, fb, length: int) -> None:
+        sock = self.ws.sock
+        keep = sock.gettimeout()
+        sock.settimeout(10)
+        try:
+            while length:
+                length -= len(fb.recv_strict(min(length, 1 << 16)))
+        except websocket.WebSocketTimeoutException:
+            raise websocket.WebSocketProtocolException("a skipped frame did not arrive") from None
+        finally:
+            sock.settimeout(keep)
+
+    def _say(self, key: str, text: str) -> None:
+        """One error event without a node, once per ``key``."""
+        if key not in self._said:
+            self._said.add(key)
+            self._add("debug", {"level": ERROR, "msg": text, "format": "string"})
 
     def _read(self) -> None:
         while not self._closed:
@@ -105,9 +157,16 @@ class Comms:
                 batch = json.loads(raw)
             except ValueError:
                 continue
-            for item in batch if isinstance(batch, list) else [batch]:
-                if isinstance(item, dict) and "topic" in item:
-                    self._add(item["topic"], item.get("data"))
+            items = [i for i in (batch if isinstance(batch, list) else [batch]) if isinstance(i, dict) and "topic" in i]
+            share = len(raw) // max(1, len(items))
+            for item in items:
+                self._kept += share + 200
+                data = item.get("data")
+                if self._kept > MAX_KEPT and item["topic"] == "debug" and isinstance(data, dict) \
+                        and data.get("level") is None:
+                    data = {"id": data.get("id"), "msg": "<dropped>", "format": "string"}
+                    self._say("kept", f"the runtime sent over {MAX_KEPT // 2**20} MB of messages: later values dropped")
+                self._add(item["topic"], data)
         with self._cond:
             self._closed = True
             self._cond.notify_all()

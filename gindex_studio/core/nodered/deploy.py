@@ -393,7 +393,7 @@ class Session:
 
     def _crash(self) -> RunProblem:
         """The runtime died: a ``timeout`` on the node the watchdog named (an endless loop), else a
-        ``runtime-crash``."""
+        ``runtime-crash`` (on the function node that last received a message, when there is one)."""
         stall = getattr(self.runtime, "stall", None)
         node = stall.get("node") if isinstance(stall, dict) and isinstance(stall.get("node"), dict) else None
         fid = self.file_id(node.get("id")) if node else None
@@ -401,7 +401,10 @@ class Session:
             return RunProblem("timeout", self.runtime.why_down().lstrip(": "), fid, self.node_type(fid))
         if getattr(self.runtime, "running", lambda: False)():
             return RunProblem("timeout", "the runtime stopped answering (an endless loop?) and was stopped")
-        return RunProblem("runtime-crash", "Node-RED stopped while the flow ran" + self.runtime.why_down())
+        last = getattr(self.runtime, "last_node", None)  # the function node running when it died
+        fid = self.file_id(last.get("id")) if isinstance(last, dict) else None
+        return RunProblem("runtime-crash", "Node-RED stopped while the flow ran" + self.runtime.why_down(), fid,
+                          self.node_type(fid))
 
     def _label(self, file_id: str | None) -> str:
         if file_id is None or self.prepared is None:

@@ -217,6 +217,8 @@ class PrivateRuntime(Runtime):
         self._lock = threading.Lock()
         self.log: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
         self.stall: dict | None = None
+        #: the function node that last received a message ({"id", "type", "name"}), or None
+        self.last_node: dict | None = None
         _LIVE.add(self)
 
     @property
@@ -280,14 +282,15 @@ class PrivateRuntime(Runtime):
         if sandboxed:
             cmd = sandbox.sandboxed(node, folder, extra, settings, ["--userDir", sandbox.DATA], limits, keep, version)
             cfg = {"port": 1880, "userDir": sandbox.DATA, "parentPid": 0,
-                   "nodesDir": [sandbox.EXTRAS] if extra.is_dir() else []}
+                   "nodesDir": [sandbox.EXTRAS] if extra.is_dir() else [], "roots": list(sandbox.ROOTS)}
         else:
             user_dir = run_dir / "user"
             user_dir.mkdir()
             cmd = sandbox.unsandboxed(node, folder, extra if extra.is_dir() else None, settings, user_dir,
                                       ["--userDir", str(user_dir)], limits, keep, version)
             cfg = {"port": free_port(), "userDir": str(user_dir), "parentPid": os.getpid(),
-                   "nodesDir": [str(extra)] if extra.is_dir() else []}
+                   "nodesDir": [str(extra)] if extra.is_dir() else [],
+                   "roots": [str(user_dir)]}
         cfg.update(token=token, credentialSecret=secrets.token_hex(32), adminFd=admin.fileno(), reportFd=report_w,
                    stallMs=int(STALL_S * 1000), nodesExcludes=sorted(sandbox.REFUSED_FILES))
         try:
@@ -329,15 +332,18 @@ class PrivateRuntime(Runtime):
             pass
 
     def _read_report(self, fd: int) -> None:
+        """The watchdog's lines: the function node running (:attr:`last_node`) and, when it ended
+        the runtime, why (:attr:`stall`)."""
         with os.fdopen(fd, "rb") as f:
-            line = f.readline(65536)
-        if line:
-            try:
-                report = json.loads(line)
-            except ValueError:
-                return
-            if isinstance(report, dict):
-                self.stall = report
+            for line in iter(lambda: f.readline(65536), b""):
+                try:
+                    report = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(report, dict) and isinstance(report.get("running"), dict):
+                    self.last_node = report["running"]
+                elif isinstance(report, dict) and "stalled" in report:
+                    self.stall = report
 
     def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -437,7 +443,7 @@ def _scrubbed_env() -> dict[str, str]:
     """The environment bubblewrap and prlimit start with (the sandbox empties it again; without
     the sandbox this is all Node.js sees): no secrets of the user's environment."""
     keep = ("PATH", "LANG", "LC_ALL", "TZ")
-    return {k: os.environ[k] for k in keep if k in os.environ}
+    return {**{k: os.environ[k] for k in keep if k in os.environ}, **sandbox.NODE_ENV}
 
 
 def connect(url: str | None = None, token: str | None = None, progress: Progress | None = None,

@@ -3,9 +3,10 @@
 The walls, from the outside in (docs/sandbox.md says why each one is there):
 
 1. **bubblewrap** (``bwrap``, the sandbox Flatpak uses) with new user, mount, pid, network, IPC
-   and UTS namespaces. The root file system holds only the Node.js binary and the libraries it
-   loads, the Node-RED install and its extra nodes (read-only), the settings file (read-only), a
-   size-limited ``/data`` (Node-RED's user folder) and ``/tmp`` (memory, gone with the sandbox),
+   and UTS namespaces, no further user namespaces inside. The root file system is read-only and
+   holds only the Node.js binary and the libraries it loads, the Node-RED install and its extra
+   nodes, the settings and tripwires files, a size-limited ``/data`` (Node-RED's user folder) and
+   ``/tmp`` (memory, gone with the sandbox: the only writable places),
    ``/dev`` (null, zero, random) and ``/proc`` of its own pid namespace. No ``$HOME``, no host
    ``/tmp``, no shell or ``/usr/bin``: an ``exec`` finds nothing to run. The network is the
    sandbox's own loopback: nothing on the host's 127.0.0.1 is reachable. The environment is
@@ -15,12 +16,16 @@ The walls, from the outside in (docs/sandbox.md says why each one is there):
    ``CLONE_THREAD``, clone3), so nothing can be started even if a program were found; threads
    are allowed. Node 20's permission model stops Node-RED from starting, so this stands in for
    Node's "no child processes".
-3. **limits** (``prlimit``, util-linux): writable memory (``RLIMIT_DATA``: Buffers included,
-   while the address space V8 and WebAssembly reserve stays free), CPU seconds, file size, open
-   files; V8's heap (``--max-old-space-size``).
+3. **limits** (``prlimit``, util-linux): writable memory (``RLIMIT_DATA``: the heap, Buffers
+   and code, while the address space V8 and WebAssembly merely reserve stays free: Node 22's
+   WebAssembly reservations fail under an address-space limit), CPU seconds, file size, open
+   files; V8's heap (``--max-old-space-size``); two malloc arenas instead of one per thread.
 4. On Node.js 22 or later, **Node's permission model** inside all that: files read only in the
    install, the settings and the scratch folders, written only in the scratch folders, no child
    process.
+5. **tripwires** (``resources/nodered/tripwires.js``): not a wall but a witness: a flow's code
+   that tries to run a program, send a signal, load native code or name a file or socket outside
+   the sandbox's own folders is refused and reported on its node.
 
 The studio talks to the runtime through a unix socket it creates and passes in (see
 ``resources/nodered/settings.js``); the sandbox has no writable host folder at all.
@@ -54,7 +59,8 @@ REFUSED_TYPES: dict[str, str] = {t: why for types, why in REFUSED_FILES.values()
 
 
 def settings_file() -> Path:
-    """The private runtime's settings (the same file with and without the sandbox)."""
+    """The private runtime's settings (the same file with and without the sandbox); it loads
+    ``tripwires.js`` from its own folder."""
     return RESOURCES / "nodered" / "settings.js"
 
 
@@ -68,7 +74,7 @@ class Limits:
     the process (``RLIMIT_DATA``: V8's heap, Buffers, code); ``cpu_s``: CPU seconds over the runtime's life; ``file_mb``:
     the largest file it may write; ``scratch_mb``: each of ``/data`` and ``/tmp``."""
 
-    heap_mb: int = 1024
+    heap_mb: int = 768
     memory_mb: int = 2048
     cpu_s: int = 3600
     file_mb: int = 64
@@ -79,6 +85,11 @@ class Limits:
 #: where things are inside the sandbox
 NODE, INSTALL, EXTRAS, SETTINGS, DATA = ("/opt/node/bin/node", "/opt/node-red", "/opt/extra-nodes",
                                          "/opt/gindex/settings.js", "/data")
+#: the folders a flow's code may name in file calls (tripwires.js refuses and reports the rest:
+#: Node-RED's own /data, the install, the settings, /proc, anything of the host's)
+ROOTS = ("/tmp",)
+#: environment Node.js runs with (in and out of the sandbox): two malloc arenas, not one per thread
+NODE_ENV = {"MALLOC_ARENA_MAX": "2"}
 
 ENABLE_HINT = ("install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces "
                "(`sysctl kernel.unprivileged_userns_clone=1`, on Ubuntu also "
@@ -246,11 +257,15 @@ def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red
     check(node)
     bwrap, prlimit = tools()
     size = str(limits.scratch_mb * 1024 * 1024)
-    argv = [*limits_prefix(prlimit, limits), bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-            "--clearenv", "--setenv", "HOME", DATA, "--setenv", "LANG", "C.UTF-8", "--setenv", "PATH", "/nonexistent",
-            # the scratch file systems first: the binds below stay visible whatever their host paths are
-            "--size", size, "--tmpfs", DATA, "--size", size, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
-            *_binds_for(node), "--ro-bind", str(install), INSTALL, "--ro-bind", str(settings), SETTINGS]
+    argv = [*limits_prefix(prlimit, limits), bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+            "--die-with-parent", "--new-session", "--clearenv", "--setenv", "HOME", DATA, "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "PATH", "/nonexistent"]
+    for key, value in NODE_ENV.items():
+        argv += ["--setenv", key, value]
+    # the scratch file systems first: the binds below stay visible whatever their host paths are
+    argv += ["--size", size, "--tmpfs", DATA, "--size", size, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+             *_binds_for(node), "--ro-bind", str(install), INSTALL, "--ro-bind", str(settings), SETTINGS,
+             "--ro-bind", str(settings.parent / "tripwires.js"), str(Path(SETTINGS).parent / "tripwires.js")]
     if os.environ.get("TZ"):
         argv += ["--setenv", "TZ", os.environ["TZ"]]
     if extras is not None and extras.is_dir():
@@ -268,6 +283,9 @@ def sandboxed(node: str, install: Path, extras: Path | None, settings: Path, red
     hosts = _memfd("gindex-hosts", b"127.0.0.1 localhost\n::1 localhost\n")
     fds.append(hosts)
     argv += ["--ro-bind-data", str(hosts), "/etc/hosts"]
+    # the root (a tmpfs of bubblewrap's, in memory and not counted by any limit) and /dev read-only:
+    # a flow writes only into the size-limited /data and /tmp
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     allowed = node_args(limits, version, [INSTALL, EXTRAS, os.path.dirname(SETTINGS), DATA, "/tmp"], [DATA, "/tmp"])
     argv += [NODE, *allowed, f"{INSTALL}/node_modules/node-red/red.js", "--settings", SETTINGS, *red_args]
     return Command(argv, fds + list(keep_fds), fds)
