@@ -15,7 +15,8 @@ import pytest
 
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
-from gindex_studio.core.scoring import divergence, matching as M, native
+from gindex_studio.core import native
+from gindex_studio.core.scoring import divergence, matching as M
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 
 needs_native = pytest.mark.skipif(not native.available(), reason="the native search is not in use")
