@@ -196,8 +196,8 @@ def _locked_run_dir(base: Path):
     return final, lock
 
 
-#: seconds the event loop may stop turning before the watchdog ends the runtime
-STALL_S = 10.0
+#: seconds the event loop may stop turning before the watchdog ends the runtime (by default)
+STALL_S = sandbox.Limits.stall_s
 LOG_LINES = 400
 
 
@@ -292,7 +292,7 @@ class PrivateRuntime(Runtime):
                    "nodesDir": [str(extra)] if extra.is_dir() else [],
                    "roots": [str(user_dir)]}
         cfg.update(token=token, credentialSecret=secrets.token_hex(32), adminFd=admin.fileno(), reportFd=report_w,
-                   stallMs=int(STALL_S * 1000), nodesExcludes=sorted(sandbox.REFUSED_FILES))
+                   stallMs=int(limits.stall_s * 1000), nodesExcludes=sorted(sandbox.REFUSED_FILES))
         try:
             proc = subprocess.Popen(cmd.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, pass_fds=cmd.fds, start_new_session=True,
