@@ -12,6 +12,10 @@ import re
 from dataclasses import dataclass
 
 from gindex_studio.core.flows.flow import Flow, FlowError, Problem, flow_from_value, loads_json
+from gindex_studio.core.flows.nesting import MAX_DEPTH, depth_problem, too_deep
+
+#: a recovered node object sits inside the node array: one level less than a whole file may nest
+NODE_DEPTH = MAX_DEPTH - 1
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)(?:\r?\n```|\Z)", re.S)
 _DECODER = json.JSONDecoder()
@@ -122,7 +126,7 @@ def _recover(text: str, start: int, strict_error: Exception) -> LenientRead:
         if obj_at >= 0:
             try:
                 value, _ = _DECODER.raw_decode(text, obj_at)
-                if isinstance(value, dict) and isinstance(value.get("id"), str):
+                if isinstance(value, dict) and isinstance(value.get("id"), str) and not depth_problem(value, MAX_DEPTH):
                     nodes = [value]
             except (json.JSONDecodeError, RecursionError):
                 pass
@@ -151,6 +155,8 @@ def _recover(text: str, start: int, strict_error: Exception) -> LenientRead:
             return _finish(text, nodes, e.pos, f"a node object is broken ({cut})")
         except RecursionError:
             return _finish(text, nodes, pos, "a node object is nested too deeply to decode")
+        if depth_problem(value, NODE_DEPTH):
+            return _finish(text, nodes, pos, f"a node object, inside its array, is {too_deep(MAX_DEPTH)}")
         nodes.append(value)
         pos = end
 
