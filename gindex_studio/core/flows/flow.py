@@ -210,7 +210,8 @@ def loads_json(data: bytes | str) -> Any:
 
     Raises ``ValueError`` (``json.JSONDecodeError``) with position information on invalid JSON,
     and ``NestingError`` (a ValueError) for arrays and objects nested deeper than ``MAX_DEPTH``
-    (orjson alone accepts 1,024 levels).
+    (orjson alone accepts 1,024 levels). ``NaN``, ``Infinity`` and numbers beyond a double
+    (``1e999``) are invalid here as in orjson: the fallback refuses them too.
     """
     try:
         return checked(orjson.loads(data))
@@ -224,7 +225,7 @@ def loads_json(data: bytes | str) -> Any:
     # writes exactly the same bytes back; never U+FFFD
     text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
     try:
-        value = json.loads(text)  # outside the handler: its error does not chain orjson's
+        value = json.loads(text, parse_constant=not_json_number, parse_float=finite_float)  # (no chained error)
     except json.JSONDecodeError:
         raise
     except RecursionError:
@@ -236,6 +237,19 @@ def loads_json(data: bytes | str) -> Any:
         # caller's frame (and what their locals hold) until the collector runs
         first = None
     return checked(value)
+
+
+def not_json_number(name: str):
+    """``json``'s ``parse_constant``: NaN, Infinity and -Infinity are not JSON (orjson refuses them)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def finite_float(text: str) -> float:
+    """``json``'s ``parse_float``: a number beyond a double (1e999) is refused, as orjson does."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is beyond a double")
+    return value
 
 
 def flow_from_value(value: Any) -> Flow:
