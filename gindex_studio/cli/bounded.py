@@ -232,7 +232,9 @@ def _child(work: Callable[[], int], parents: tuple[int, int], out_w: int, err_w:
         sys.stderr = io.TextIOWrapper(os.fdopen(err_w, "wb"), encoding="utf-8", line_buffering=True)
         code = work()
     except BaseException as e:  # what the parent's guard would say: one line
-        print(f"gindex-studio: {e}", file=sys.stderr)
+        from gindex_studio.cli.common import say
+
+        say(str(e))
     finally:
         try:
             sys.stdout.flush()

@@ -37,6 +37,29 @@ def needs_gui(what: str, e: ImportError) -> InputError:
 
 # ----- output -----------------------------------------------------------------------------------
 
+#: line breaks and other control characters (C0, DEL, C1, the Unicode line and paragraph
+#: separators) → their escapes, as ``repr`` writes them
+_CONTROL = {c: repr(chr(c))[1:-1] for c in (*range(32), *range(0x7F, 0xA0), 0x2028, 0x2029)}
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks and other control characters written as escapes (``\\n``,
+    ``\\x1b``): a file name holding them stays on its line and moves no terminal cursor."""
+    return text.translate(_CONTROL)
+
+
+def say(text: str) -> None:
+    """``text`` as the command's one line on stderr (``gindex-studio: …``, :func:`one_line`)."""
+    print(f"gindex-studio: {one_line(text)}", file=sys.stderr, flush=True)
+
+
+def os_error_line(e: OSError) -> str:
+    """An OSError the system gave for a file in words: "NAME: reason" (e.g. a name too long)."""
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return str(e)
+
+
 
 def json_out(value: Any) -> None:
     """``value`` as indented JSON on stdout (dataclasses serialised)."""

@@ -8,7 +8,7 @@ not read or written).
 from __future__ import annotations
 
 from gindex_studio.cli.cluster import add_cluster, cluster
-from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, table
+from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, say, table
 from gindex_studio.cli.options import flow_json_profiles, refuse_distinct_pairs_too_big
 from gindex_studio.cli.skipped import add_strict
 
@@ -86,7 +86,7 @@ def run(args) -> int:
     refuse_distinct_pairs_too_big("curate", [ws.items[i].flow for i in active],
                                   [ws.items[i].label for i in active], args, ws.options)
     cache = None if args.no_cache else DeltaCache.default(
-        on_notice=lambda text: print(f"gindex-studio: warning: {text}", file=sys.stderr, flush=True))
+        on_notice=lambda text: say(f"warning: {text}"))
     try:
         with cluster(args) as client:
             engine = cr.engine_for(ws, cache, client=client)

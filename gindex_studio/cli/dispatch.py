@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gindex_studio.cli import commands
-from gindex_studio.cli.common import InputError
+from gindex_studio.cli.common import InputError, os_error_line, say
 
 DESCRIPTION = """\
 Score flow programs (Node-RED style flows, or Flatland drawing programs) with the g-index, or open
@@ -218,16 +218,19 @@ def _status_of(work) -> int:
     try:
         return work()
     except (InputError, ValueError) as e:  # ValueError: e.g. impossible option values
-        print(f"gindex-studio: {e}", file=sys.stderr)
+        say(str(e))
         return 1
     except Terminated:
-        print("gindex-studio: terminated", file=sys.stderr)
+        say("terminated")
         return 143
     except KeyboardInterrupt:
-        print("gindex-studio: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # the system refusing a file the user named (ENAMETOOLONG from a Path.is_file())
+        say(os_error_line(e))
+        return 1
 
 
 if __name__ == "__main__":

@@ -3,10 +3,9 @@ extra folders), as a table or JSON."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from gindex_studio.cli.common import InputError, json_out, table
+from gindex_studio.cli.common import InputError, json_out, say, table
 
 
 
@@ -30,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(str(e)) from None
     if not args.library:
         for problem in NodeLibrary.user_errors:  # a broken user folder is left out, and said so
-            print(f"gindex-studio: warning: a user library folder was left out: {problem}", file=sys.stderr)
+            say(f"warning: a user library folder was left out: {problem}")
     if args.json:
         json_out({
             "categories": [c.__dict__ for c in lib.categories],

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from gindex_studio.cli.cluster import add_cluster, cluster
-from gindex_studio.cli.common import json_out_rows, read_generated, table
+from gindex_studio.cli.common import json_out_rows, one_line, read_generated, table
 from gindex_studio.cli.options import add_scoring, add_workers, options, refuse_too_big
 from gindex_studio.core.scoring import profiles
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         m = [row.tolist() if hasattr(row, "tolist") else row for row in rows]
     for f, s in zip(args.files, syntax):
         if s:
-            print(f"warning: {f}: line {s['line']}, column {s['column']}: {s['message']}", file=sys.stderr)
+            print(one_line(f"warning: {f}: line {s['line']}, column {s['column']}: {s['message']}"), file=sys.stderr)
     table_rows = [[names[i]] + m[i] for i in range(len(m))]
     print(table(table_rows, ["reference \\ generated"] + names, [False] + [True] * len(names)))
     return 0

@@ -7,11 +7,10 @@ few; with ``strict`` the first such entry ends the command as bad input instead 
 """
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from gindex_studio.cli.common import InputError
+from gindex_studio.cli.common import InputError, say
 
 #: how many of the skipped entries the line names
 NAMED = 3
@@ -54,4 +53,4 @@ def reported(strict: bool = False):
     finally:
         folders.on_skipped = previous
     if entries:
-        print(f"gindex-studio: warning: {summary(entries)}", file=sys.stderr, flush=True)
+        say(f"warning: {summary(entries)}")

@@ -101,7 +101,8 @@ def test_experiment_new_then_report(tmp_path):
     assert row["pass_k"]["value"] == 1.0 and row["skill"]["value"] == 0.0
     code, out, err = run("experiment", "new", "--curriculum", cur, "--tasks", refs, "--outputs", tmp_path / "out.jsonl",
                          "--compute", "74.75", "--samples", "lots", "-o", tmp_path / "x.json")
-    assert code == 1 and err.strip() == "gindex-studio: --samples lots: give a whole number, or DOMAIN=NUMBER (at most 9,223,372,036,854,775,807)"
+    assert code == 1 and err.strip() == ("gindex-studio: --samples lots: give a whole number, or DOMAIN=NUMBER "
+                                         "(at most 9,223,372,036,854,775,807)")
 
 
 def _chromium() -> str | None:

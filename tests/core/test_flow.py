@@ -148,3 +148,19 @@ def test_any_prefix_of_a_flow_never_raises_and_recovers_a_prefix(cut, before):
 @given(st.binary(max_size=300))
 def test_random_bytes_never_raise(data):
     read_model_output(data)
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity", b"1e999"])
+def test_no_json_numbers_are_refused_also_beside_a_big_integer(number):
+    """orjson refuses NaN, Infinity and 1e999; the fallback for integers beyond 64 bits (Python's
+    json) took them, so that a NaN reached nrlint (its "JSON" failed there: issue 36's corpus)."""
+    from gindex_studio.core.flows.flow import loads_json
+    from gindex_studio.core.flows.lenient import read_model_output
+
+    big = b"1" + b"0" * 400  # beyond a double: orjson refuses it, Python's json reads it exactly
+    with pytest.raises(ValueError):
+        loads_json(b"[" + big + b", " + number + b"]")
+    read = read_model_output(b'[{"id": "a", "type": "x", "wires": []}, {"id": "b", "type": "x", "v": ' + number + b"}]")
+    assert [n.id for n in read.flow.nodes] == ["a"]
+    assert "not a JSON number" in read.syntax.message or "beyond a double" in read.syntax.message
+    assert loads_json(b"[" + big + b", 1.5]") == [10 ** 400, 1.5]

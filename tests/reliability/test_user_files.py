@@ -93,7 +93,7 @@ def _study(tmp: Path, bad: Path) -> Path:
 
 def _including(tmp: Path, bad: Path) -> Path:
     p = bad.parent / "inc.fbp"  # a bare name: looked up in the library, then beside the including file
-    p.write_text(f'#include "{bad.name}"\n' + (FLAT / "square.fbp").read_text().split("\n", 1)[1])
+    p.write_bytes(b'#include "' + os.fsencode(bad.name) + b'"\n' + (FLAT / "square.fbp").read_bytes().split(b"\n", 1)[1])
     return p
 
 

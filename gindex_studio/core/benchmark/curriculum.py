@@ -481,7 +481,9 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
         return results
     import multiprocessing as mp
     import pickle
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor
+
+    from gindex_studio.core.runtime.pools import Finished
 
     curriculum.warm()  # once here, not in every worker
     chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
@@ -502,12 +504,11 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
             with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
                 futures = {pool.submit(_worker_nearest, (tasks[i], deadline, tuple(exclude[i]) if exclude else ())): i
                            for i in order}
-            pending, done = set(futures), 0
-            while pending:
+            finished, done = Finished(futures), 0
+            while finished.left:
                 _check(cancel)
-                finished, pending = wait(pending, timeout=0.05 if cancel is not None else None,
-                                         return_when=FIRST_COMPLETED)
-                for fut in finished:
+                fut = finished.next(0.05 if cancel is not None else None)
+                if fut is not None:
                     i = futures[fut]
                     results[i] = fut.result()
                     done += 1

@@ -632,16 +632,15 @@ def _least_result(engine: PairEngine, futures: list) -> tuple[Fraction, int, int
     """The least of a block's ``submit_least`` futures (its pieces of rows, in order; ties: the
     first piece's), waited for (``Cancelled`` once ``engine.cancel`` is set: the pool is
     stopped); the exact values the workers found are kept in the engine."""
-    from concurrent.futures import wait
-
     from gindex_studio.core.benchmark.curriculum import Cancelled
+    from gindex_studio.core.runtime.pools import Finished
 
-    waiting = set(futures)
-    while waiting:
+    finished = Finished(futures)
+    while finished.left:
         if engine.cancel is not None and engine.cancel.is_set():
             engine.stop_pool()
             raise Cancelled()
-        _done, waiting = wait(waiting, timeout=0.05)
+        finished.next(0.05)
     best = None
     for future in futures:
         got, values = future.result()

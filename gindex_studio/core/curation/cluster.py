@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
@@ -124,11 +125,16 @@ class ClusterPairEngine(PairEngine):
                     finished, pending = wait(pending, timeout=0.1, return_when="FIRST_COMPLETED")
                 except TimeoutError:  # nothing finished yet: look at the cancel token again
                     continue
+                except CancelledError:  # Dask cancelled units: the scheduler was lost, or someone cancelled them
+                    self._watch().check_scheduler(len(pending), len(futures))
+                    raise ClusterError(f"the cluster cancelled units of work ({len(pending)} of {len(futures)} "
+                                       "left undone); the report would be incomplete") from None
                 for fut in finished:
                     try:
                         answer, found, searched = watched_result(
                             fut, lambda: self._watch().check(len(pending) + 1, len(futures)))
                     except Exception:  # noqa: BLE001 - a unit lost beyond Dask's retries
+                        self._watch().check_scheduler(len(pending) + 1, len(futures))
                         lost += 1
                         continue
                     answers[index[fut.key]] = answer

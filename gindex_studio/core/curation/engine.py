@@ -85,19 +85,22 @@ NEAREST_BLOCK = 128
 
 class _MinSum:
     """Σ_g weight_g · min(c_ig, c_jg) for every pair of count vectors, as sparse products:
-    min(a, b) = Σ_k [a ≥ k]·[b ≥ k]."""
+    min(a, b) = Σ_l (t_l − t_(l−1))·[a ≥ t_l]·[b ≥ t_l] over the distinct counts t_1 < t_2 < …
+    (t_0 = 0): one level per distinct count, not per unit of the largest (a program of 20,000
+    equal nodes made 20,000 levels, and curate took minutes)."""
 
     def __init__(self, counts: list[dict[int, int]], width: int, weights: np.ndarray | None = None):
         n, width = len(counts), max(1, width)
         w = weights if weights is not None else np.ones(width)
-        top = max((max(c.values(), default=0) for c in counts), default=0)
         self.levels = []
-        for k in range(1, top + 1):
+        below = 0
+        for k in sorted({x for c in counts for x in c.values() if x > 0}):
             rows = [i for i, c in enumerate(counts) for g, x in c.items() if x >= k]
             cols = [g for c in counts for g, x in c.items() if x >= k]
             m = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, width))
-            mt = sparse.csr_matrix((w[cols], (rows, cols)), shape=(n, width)).T.tocsc()
+            mt = sparse.csr_matrix((w[cols] * (k - below), (rows, cols)), shape=(n, width)).T.tocsc()
             self.levels.append((m, mt))
+            below = k
         self.n = n
 
     def block(self, rows: np.ndarray) -> np.ndarray:
@@ -547,16 +550,16 @@ class PairEngine:
     def pool_results(self, futures: list) -> list:
         """The results of the pool's ``futures`` (chunks), in order, once all are done; raises
         ``Cancelled`` once ``cancel`` is set (the pool's workers are stopped, the pool let go)."""
-        from concurrent.futures import wait
+        from gindex_studio.core.runtime.pools import Finished
 
-        waiting = set(futures)
+        finished = Finished(futures)
         while True:
             if self.cancel is not None and self.cancel.is_set():
                 self.stop_pool()
                 raise Cancelled()
-            if not waiting:
+            if not finished.left:
                 return [r for fut in futures for r in fut.result()]
-            _done, waiting = wait(waiting, timeout=0.05)
+            finished.next(0.05)
 
     def stop_pool(self) -> None:
         """Stop the worker pool at once (running searches included) and let it go."""

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from gindex_studio.core.flatland.errors import FlatlandError
+from gindex_studio.core.flows.nesting import MAX_DEPTH
 
-MAX_NESTING = 100  # parentheses inside one another: deeper input is refused (evaluating it recurses)
+MAX_NESTING = MAX_DEPTH  # parentheses inside one another: deeper input is refused (evaluating it recurses)
 _TOKEN = re.compile(r'\s+|;[^\n]*|(\()|(\))|("[^"\n]*")|([^\s()";]+)')
 
 

@@ -20,6 +20,8 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
+from gindex_studio.core.flows.nesting import MAX_DEPTH, NestingError, checked, too_deep
+
 LAYOUT_KEYS = frozenset({"x", "y", "z", "w", "h", "g"})
 STRUCTURE_KEYS = frozenset({"id", "type", "wires"})
 
@@ -206,13 +208,16 @@ class Flow:
 def loads_json(data: bytes | str) -> Any:
     """Strict JSON with orjson, falling back to ``json`` for integers beyond 64 bits.
 
-    Raises ``ValueError`` (``json.JSONDecodeError``) with position information on invalid JSON.
+    Raises ``ValueError`` (``json.JSONDecodeError``) with position information on invalid JSON,
+    and ``NestingError`` (a ValueError) for arrays and objects nested deeper than ``MAX_DEPTH``
+    (orjson alone accepts 1,024 levels). ``NaN``, ``Infinity`` and numbers beyond a double
+    (``1e999``) are invalid here as in orjson: the fallback refuses them too.
     """
     try:
-        return orjson.loads(data)
+        return checked(orjson.loads(data))
     except orjson.JSONDecodeError as e:
         if "depth limit" in str(e):
-            raise
+            raise NestingError(too_deep(MAX_DEPTH)) from None
         first = e
     import json
 
@@ -220,17 +225,31 @@ def loads_json(data: bytes | str) -> Any:
     # writes exactly the same bytes back; never U+FFFD
     text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
     try:
-        return json.loads(text)  # outside the handler: its error does not chain orjson's
+        value = json.loads(text, parse_constant=not_json_number, parse_float=finite_float)  # (no chained error)
     except json.JSONDecodeError:
         raise
     except RecursionError:
-        raise ValueError("the JSON is nested too deeply") from None
+        raise NestingError(too_deep(MAX_DEPTH)) from None
     except Exception:
         raise first
     finally:
         # ``first``'s traceback holds this frame, which holds ``first``: a cycle that keeps every
         # caller's frame (and what their locals hold) until the collector runs
         first = None
+    return checked(value)
+
+
+def not_json_number(name: str):
+    """``json``'s ``parse_constant``: NaN, Infinity and -Infinity are not JSON (orjson refuses them)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def finite_float(text: str) -> float:
+    """``json``'s ``parse_float``: a number beyond a double (1e999) is refused, as orjson does."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is beyond a double")
+    return value
 
 
 def flow_from_value(value: Any) -> Flow:
@@ -293,6 +312,8 @@ def read_flow_bytes(data: bytes | str) -> Flow:
     ``encoding`` problem."""
     try:
         value = loads_json(data)
+    except NestingError as e:
+        raise FlowError(f"its JSON is {e}") from None
     except ValueError as e:
         raise FlowError(f"not valid JSON: {e}") from None
     flow = flow_from_value(value)

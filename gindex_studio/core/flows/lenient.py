@@ -11,10 +11,22 @@ import json
 import re
 from dataclasses import dataclass
 
-from gindex_studio.core.flows.flow import Flow, FlowError, Problem, flow_from_value, loads_json
+from gindex_studio.core.flows.flow import (
+    Flow,
+    FlowError,
+    Problem,
+    finite_float,
+    flow_from_value,
+    loads_json,
+    not_json_number,
+)
+from gindex_studio.core.flows.nesting import MAX_DEPTH, depth_problem, too_deep
+
+#: a recovered node object sits inside the node array: one level less than a whole file may nest
+NODE_DEPTH = MAX_DEPTH - 1
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)(?:\r?\n```|\Z)", re.S)
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(parse_constant=not_json_number, parse_float=finite_float)  # as strict as loads_json
 
 
 @dataclass(frozen=True)
@@ -122,9 +134,9 @@ def _recover(text: str, start: int, strict_error: Exception) -> LenientRead:
         if obj_at >= 0:
             try:
                 value, _ = _DECODER.raw_decode(text, obj_at)
-                if isinstance(value, dict) and isinstance(value.get("id"), str):
+                if isinstance(value, dict) and isinstance(value.get("id"), str) and not depth_problem(value, MAX_DEPTH):
                     nodes = [value]
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # (ValueError: NaN or 1e999 inside)
                 pass
         offset = getattr(strict_error, "pos", None)
         offset = offset if isinstance(offset, int) else len(text)
@@ -149,8 +161,12 @@ def _recover(text: str, start: int, strict_error: Exception) -> LenientRead:
         except json.JSONDecodeError as e:
             cut = "truncated output" if _is_truncation(text, e.pos) else e.msg
             return _finish(text, nodes, e.pos, f"a node object is broken ({cut})")
+        except ValueError as e:  # NaN, Infinity or 1e999 inside: no JSON number
+            return _finish(text, nodes, pos, f"a node object is broken ({e})")
         except RecursionError:
             return _finish(text, nodes, pos, "a node object is nested too deeply to decode")
+        if depth_problem(value, NODE_DEPTH):
+            return _finish(text, nodes, pos, f"a node object, inside its array, is {too_deep(MAX_DEPTH)}")
         nodes.append(value)
         pos = end
 

@@ -250,8 +250,13 @@ def probe_scheduler(address: str, timeout: float, where: str) -> None:
 def close(client, now: bool = False) -> None:
     """Close ``client`` and, when it started one, its local cluster. ``now`` (Ctrl-C, SIGTERM):
     the local cluster's worker processes are killed first, instead of being asked to finish and
-    given 4 s by Dask's nannies."""
+    given 4 s by Dask's nannies. A client whose scheduler is lost is closed without Dask's
+    logging (its reconnection, cancelled by the close, logged a 31-line traceback)."""
     cluster = getattr(client, "cluster", None)
+    if scheduler_lost(client):
+        with _logging_off():
+            _close_now(client, cluster)
+        return
     if not now:
         client.close()
         if cluster is not None:
@@ -288,6 +293,30 @@ def _kill_local_workers(cluster) -> None:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def scheduler_lost(client) -> bool:
+    """Whether ``client`` has lost its scheduler: Dask then cancels every future and reconnects
+    (status "connecting"), or gives up ("closed")."""
+    return getattr(client, "status", "running") in ("connecting", "closing", "closed")
+
+
+def scheduler_address(client) -> str:
+    """The address ``client`` talks to, or "" when it cannot say."""
+    return str(getattr(getattr(client, "scheduler", None), "address", "") or "")
+
+
+@contextlib.contextmanager
+def _logging_off():
+    """No log record of any logger is emitted in the block."""
+    import logging
+
+    before = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(before)
 
 
 def worker_count(client) -> int:
@@ -329,6 +358,7 @@ class Watchdog:
             return 0
 
     def check(self, left: int, total: int) -> None:
+        self.check_scheduler(left, total)
         now = time.monotonic()
         if now - self._asked < self.every:
             return
@@ -341,6 +371,15 @@ class Watchdog:
         elif now - self._since >= self.limit:
             raise ClusterError(f"the Dask cluster has had no workers for {self.limit:g} s (were they stopped?): "
                                f"{left} of {total} {self.what} left undone")
+
+    def check_scheduler(self, left: int, total: int) -> None:
+        """Raises ClusterError at once when the client has lost its scheduler (every future of
+        the run is cancelled then): called whenever a unit fails, so that a lost scheduler is
+        said as such, not as units the cluster could not compute."""
+        if scheduler_lost(self.client):
+            where = scheduler_address(self.client)
+            raise ClusterError(f"lost the connection to the Dask scheduler{' at ' + where if where else ''} mid-run "
+                               f"(was it stopped?): {left} of {total} {self.what} left undone")
 
 
 def plan_shards(n_programs: int, n_workers: int, per_worker: int = 1) -> list[range]:
@@ -494,6 +533,7 @@ def omega_many_dask(tasks: Sequence[Prepared], curriculum: Curriculum | Curricul
             except ShardFileError as e:
                 raise ClusterError(str(e)) from None
             except Exception:  # noqa: BLE001 - a unit the cluster could not complete (e.g. KilledWorker)
+                watchdog.check_scheduler(n - finished, n)
                 failed.update(batches[b])
             else:
                 for i, per in zip(batches[b], per_task):
@@ -680,6 +720,7 @@ def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = Sco
             try:
                 rows = watched_result(fut, lambda: watchdog.check(len(futures) - done + 1, len(futures)))
             except Exception:  # noqa: BLE001 - a band the cluster could not complete (e.g. KilledWorker)
+                watchdog.check_scheduler(len(futures) - done + 1, len(futures))
                 raise ClusterError(f"the cluster lost a band of rows of the Δ matrix ({futures[fut].start + 1}"
                                    f"-{futures[fut].stop} of {n}) beyond its retries") from None
             for i, row in zip(futures[fut], rows):

@@ -2,7 +2,31 @@
 the matrix rows (``benchmark.matrix``) and the curation pool (``curation.pairpool``) share."""
 from __future__ import annotations
 
+import queue
 from contextlib import contextmanager
+
+
+class Finished:
+    """A pool's futures as they finish, waited for without ``concurrent.futures.wait``: that takes
+    every future's lock in turn, and an exception a signal handler raised meanwhile (Ctrl-C,
+    SIGTERM) left some held for ever; the pool's manager thread then blocked setting a result,
+    and stopping the pool waited for it (a hang, seen with 10,000 tasks). Here each future puts
+    itself on a queue when done (``add_done_callback``); ``left`` counts those not yet taken."""
+
+    def __init__(self, futures):
+        self._done: queue.SimpleQueue = queue.SimpleQueue()
+        self.left = len(futures)
+        for f in futures:
+            f.add_done_callback(self._done.put)
+
+    def next(self, timeout: float | None = None):
+        """The next finished future, or None when none finished within ``timeout`` seconds."""
+        try:
+            f = self._done.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        self.left -= 1
+        return f
 
 
 def stop_pool_now(pool) -> None:

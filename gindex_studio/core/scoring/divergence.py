@@ -24,6 +24,7 @@ from gindex_studio.core.flows.flow import (
     read_user_file,
 )
 from gindex_studio.core.flows.lenient import SyntaxIssue
+from gindex_studio.core.flows.nesting import NestingError
 from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph, sparse_graph
 from gindex_studio.core.scoring.similarity import differing_keys, signatures
 from gindex_studio.core import native
@@ -625,6 +626,8 @@ def _read_json_file(path):
             data = read_user_file(path)  # its one-line error (missing, a folder, unreadable)
     try:
         return loads_json(data)
+    except NestingError as e:
+        raise FlowError(f"{Path(path)}: its JSON is {e}") from None
     except ValueError as e:
         raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
 
