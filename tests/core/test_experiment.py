@@ -232,10 +232,10 @@ def test_file_level_errors(tmp_path, base):
     with pytest.raises(ExperimentError, match="an experiment must be a JSON object, got a list"):
         load_experiment(tmp_path / "list.json")
     write(tmp_path / "nan.json", json.dumps(base)[:-1] + ', "priors": NaN}')
-    with pytest.raises(ExperimentError, match="priors: must be a number >= 0, got nan"):
+    with pytest.raises(ExperimentError, match="nan.json: not valid JSON"):  # NaN is no JSON (as orjson says)
         load_experiment(tmp_path / "nan.json")
     write(tmp_path / "inf.json", json.dumps(dict(base, compute={"total": 1})).replace('"total": 1', '"total": Infinity'))
-    with pytest.raises(ExperimentError, match="compute.total: must be a positive number, got inf"):
+    with pytest.raises(ExperimentError, match="inf.json: not valid JSON"):  # nor is Infinity
         load_experiment(tmp_path / "inf.json")
     write(tmp_path / "comp.json", {"model": {}, "train_set": {}, "test_set": {}, "train_cost": {}, "performance": {}})
     with pytest.raises(ExperimentError, match="companion experiment file: read it with --domains DIR"):

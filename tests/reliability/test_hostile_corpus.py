@@ -94,6 +94,8 @@ NOT_RUN = {
     # budget for curate is still to be made (issue 36 stays open for it)
     ("curate DIR entry", "a 20,000-node flow"): "curate's neighbour searches against it take 10.8 s of CPU, "
                                                 "over the 10 s bound: no overall budget yet",
+    ("curate tasks", "a 20,000-node flow"): "as a task, the same searches against the curriculum: over the "
+                                            "10 s bound, no overall budget yet",
 }
 
 
