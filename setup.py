@@ -1,14 +1,15 @@
 """Build steps that pyproject.toml cannot declare (everything else is there):
 
-- the optional native searches ``gindex_studio.core.scoring._mcsplit`` and
-  ``gindex_studio.core.flatland._flatsearch`` (the flatland profile's);
+- the optional native searches ``gindex_studio.core.native._mcsplit`` and
+  ``gindex_studio.core.native._flatsearch`` (the flatland profile's), behind the package
+  ``gindex_studio.core.native``;
 - the repository's top-level ``resources/`` folder copied into the built package as
   ``gindex_studio/resources`` (package data, found by ``gindex_studio.paths``). An editable install
   gets no copy: ``gindex_studio.paths`` falls back to the checkout's ``resources/``.
 
 The extension is optional: when it cannot be compiled (no C compiler, no Python headers), the
-build says so and installation carries on; ``gindex_studio.core.scoring.matching`` then uses its
-pure-Python search, which gives the same results, only slower.
+build says so and installation carries on; ``gindex_studio.core.native`` then reports no C search and
+the callers use their pure-Python searches, which gives the same results, only slower.
 """
 import shutil
 from pathlib import Path
@@ -60,19 +61,27 @@ class BuildPyWithResources(build_py):
         return outputs + [str(p) for p in target.rglob("*") if p.is_file()] if target.is_dir() else outputs
 
 
+NATIVE = "gindex_studio/core/native"
+# the plain C core (no Python object) and the binding helpers both extensions share
+SHARED = ["stop.c", "bind.c"]
+HEADERS = [f"{NATIVE}/{h}" for h in ("core.h", "bind.h", "kernels.h")]
+
 setup(
     ext_modules=[
         Extension(
-            "gindex_studio.core.scoring._mcsplit",
-            # one extension from several files by concern; _mcsplit.h declares what they share
-            sources=[f"gindex_studio/core/scoring/mcsplit_{part}.c" for part in (
-                "common", "search", "clique", "weights", "flow_graph", "signatures", "companion_delta", "module")],
-            depends=["gindex_studio/core/scoring/_mcsplit.h"],
+            "gindex_studio.core.native._mcsplit",
+            # one extension from several files by concern: core.h declares the plain C core, kernels.h
+            # the Python-value kernels (py_*.c), mcsplit_module.c is the binding
+            sources=[f"{NATIVE}/{f}" for f in SHARED + [
+                "graph.c", "weight_rows.c", "mcsplit_search.c", "mcsplit_clique.c",
+                "py_weights.c", "py_flow_graph.c", "py_signatures.c", "py_companion_delta.c", "mcsplit_module.c"]],
+            depends=HEADERS,
             optional=True,
         ),
         Extension(
-            "gindex_studio.core.flatland._flatsearch",
-            sources=["gindex_studio/core/flatland/_flatsearch.c"],
+            "gindex_studio.core.native._flatsearch",
+            sources=[f"{NATIVE}/{f}" for f in SHARED + ["flatsearch.c", "flatsearch_module.c"]],
+            depends=HEADERS,
             optional=True,
         ),
     ],

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -181,7 +182,7 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-def test_kill_9_of_run_leaves_no_process_and_the_next_start_removes_its_folder(nodered, tmp_path):
+def test_kill_9_of_run_leaves_no_process_and_the_next_start_removes_its_folder(nodered, tmp_path, monkeypatch):
     from gindex_studio.core.nodered.runtime import remove_stale, runs_dir
 
     flow = [{"id": "t", "type": "tab"},
@@ -189,8 +190,10 @@ def test_kill_9_of_run_leaves_no_process_and_the_next_start_removes_its_folder(n
             {"id": "dl", "type": "delay", "z": "t", "pauseType": "delay", "timeout": "60", "timeoutUnits": "seconds",
              "wires": [[]]}]
     path = _write(tmp_path, "slow.json", flow)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path))  # its runtime folder is in tmp_path
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # runs_dir() below looks there too
     before = set(runs_dir().glob("rt-*"))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
     child = subprocess.Popen([sys.executable, "-m", "gindex_studio", "run", str(path)], cwd=ROOT, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

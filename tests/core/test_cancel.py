@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import pytest
 
-from gindex_studio.core.scoring import matching as M, native
+from gindex_studio.core import native
+from gindex_studio.core.scoring import matching as M
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 from gindex_studio.core.flows.generate import perturb, random_flow
 
@@ -213,12 +214,12 @@ def test_native_cancel_argument():
         pytest.skip("native search extension not built")
     E = [{}]
     search = native.EXTENSION.search
-    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, None) == (3, [(0, 0)], 3, True, 3)
-    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, bytearray(1))[3] is True
+    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=None) == (3, [(0, 0)], 3, True, 3)
+    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=bytearray(1))[3] is True
     with pytest.raises(ValueError):  # an empty buffer has no flag byte
-        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, bytearray(0))
+        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=bytearray(0))
     with pytest.raises(TypeError):
-        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False, 42)
+        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=42)
 
     class Broken:
         def is_set(self):

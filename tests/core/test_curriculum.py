@@ -197,7 +197,8 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
     ``program_counts``) instead of comparing values: every Match, both orientations of the race and
     the lower bounds are the same as without the table, on curricula of odd values and of
     perturbed programs; and Ω equals the brute-force minimum."""
-    from gindex_studio.core.scoring import matching, native
+    from gindex_studio.core import native
+    from gindex_studio.core.scoring import matching
 
     if not matching.native_search_available():
         pytest.skip("the C extension is not built")
@@ -213,11 +214,11 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
     calls = []
     real = native.solve
 
-    def solve(wargs, rest):  # each solve with the table against the same solve without it
-        got = real(wargs, rest)
-        if len(wargs) > 9 and wargs[9] is not None:
+    def solve(**kw):  # each solve with the table against the same solve without it
+        got = real(**kw)
+        if kw.get("table") is not None:
             calls.append(1)
-            assert got == real(wargs[:9] + (None,), rest)
+            assert got == real(**{**kw, "table": None})
         return got
 
     monkeypatch.setattr(native, "solve", solve)

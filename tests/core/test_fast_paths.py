@@ -17,7 +17,7 @@ from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, pr
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
 from gindex_studio.core.scoring.matching import _weights, build_graph
-from gindex_studio.core.scoring import native
+from gindex_studio.core import native
 from gindex_studio.core.scoring.builtin_profiles import PAPER_IGNORED
 from gindex_studio.core.scoring.similarity import (
     IGNORED,
@@ -248,7 +248,7 @@ def test_native_signatures_equal_signature(datas, profile):
        st.sets(st.integers(0, 5), max_size=2), st.sets(st.integers(0, 5), max_size=2))
 @pytest.mark.slow
 def test_native_weights_equal_python_weights(d1, d2, profile, loops1, loops2):
-    """_mcsplit.weights against the Python loop, NaN values included (nested ones compare by
+    """native.weights against the Python loop, NaN values included (nested ones compare by
     identity in a set, a top-level one in the companion's key-by-key count never equals)."""
     import os
 
@@ -333,7 +333,7 @@ def _steps(fn):
     """``fn()`` with max_common_subgraph taking its step-by-step way (weights dicts, then search)."""
     import pytest
 
-    from gindex_studio.core.scoring import native
+    from gindex_studio.core import native
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(native, "solve", None)
@@ -343,8 +343,8 @@ def _steps(fn):
 @settings(max_examples=120, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 24), st.booleans(), st.sampled_from([None, "any", "tight", "above"]))
 def test_one_call_search_equals_the_steps(seed, n, port_aware, threshold):
-    """_mcsplit.solve (weights, group ids and search in one call, the paper profile) gives the
-    Match the weights dicts and _mcsplit.search give: pairs with their exact w, S, the bound, the
+    """native.solve (weights, group ids and search in one call, the paper profile) gives the
+    Match the weights dicts and native.search give: pairs with their exact w, S, the bound, the
     node count and ``improved``, with and without Ω's threshold, self-loops and ports included."""
     from gindex_studio.core.scoring.matching import max_common_subgraph
 
@@ -377,7 +377,7 @@ def test_one_call_search_is_used_and_keeps_unreduced_weights(monkeypatch):
     matching = _native_or_skip()
     calls = []
     real = native.solve
-    monkeypatch.setattr(native, "solve", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(native, "solve", lambda **kw: calls.append(1) or real(**kw))
     nodes_a = [{"id": "a", "type": "inject", "topic": "t", "payload": "1", "info": "x"},
                {"id": "b", "type": "debug", "active": True, "x": 1}]
     nodes_b = [{"id": "c", "type": "inject", "topic": "t", "payload": "2", "repeat": ""},
@@ -407,7 +407,7 @@ def _prepared_in_python(flow, opts):
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 200), st.floats(0, 3), st.booleans(), st.sampled_from(["paper", "companion"]))
 def test_native_prepare_equals_the_python_loop(seed, n, density, dup, profile):
-    """prepare's vertices and wires in C (_mcsplit.flow_graph) give the Prepared of the Python
+    """prepare's vertices and wires in C (native.flow_graph) give the Prepared of the Python
     loop: flows of up to 200 nodes (several 64-bit words per bitset), wires forward and backward
     (cycles), self-loops, dangling and non-string targets, flat wire lists, duplicated ids."""
     matching = _native_or_skip()

@@ -188,7 +188,7 @@ def test_c_info_builds_the_python_structure(monkeypatch):
                                      [frozenset()] * n, 0))
     assert any(g.n == 64 and any(24 > p > 1 for d in g.adj_out for p in d) for g in graphs)
     for g in graphs:
-        native = fs._native.info(g.n, g.adj_out)
+        native = fs.native.flat_info(g.n, g.adj_out)
         python = object.__new__(fs._Info)
         python.n, python._g = g.n, g
         python._structure()
@@ -196,9 +196,9 @@ def test_c_info_builds_the_python_structure(monkeypatch):
         python_native = python.native()
         assert native[:3] == python_native and native[3] == python.max_rel
     big = [{0: 1 << 64}] + [{} for _ in range(64)]
-    assert fs._native.info(65, big) is None
-    assert fs._native.info(2, [{24: 2}, {}]) is None
-    assert fs._native.info(2, [{0: 4}, {}]) is None  # a target that is not a vertex
+    assert fs.native.flat_info(65, big) is None
+    assert fs.native.flat_info(2, [{24: 2}, {}]) is None
+    assert fs.native.flat_info(2, [{0: 4}, {}]) is None  # a target that is not a vertex
     monkeypatch.setenv("GINDEX_PURE_PYTHON", "1")
     g = graphs[0]
-    assert fs._Info(g).native() == fs._native.info(g.n, g.adj_out)[:3]
+    assert fs._Info(g).native() == fs.native.flat_info(g.n, g.adj_out)[:3]

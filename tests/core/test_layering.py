@@ -1,5 +1,5 @@
 """The package's import structure (issue 22): no import cycle among gindex_studio modules, imports
-inside functions included; one module imports the C extension ``_mcsplit``; the generic modules
+inside functions included; one package (``core.native``) imports the C extensions; the generic modules
 never compare a profile's name. Read from the source (AST), nothing is imported."""
 from __future__ import annotations
 
@@ -90,14 +90,30 @@ def test_the_cycle_test_finds_a_cycle():
     assert not nx.is_directed_acyclic_graph(g.subgraph(n for n in g if n.startswith("gindex_studio.core")))
 
 
-def test_only_scoring_native_imports_the_extension():
-    ext = "gindex_studio.core.scoring._mcsplit"
-    known = set(_modules()) | {ext}
-    importers = sorted(name for name, path in _modules().items() if ext in _imports(name, path, known))
-    assert importers == ["gindex_studio.core.scoring.native"]
+def test_only_the_native_package_imports_the_extensions():
+    for ext in ("gindex_studio.core.native._mcsplit", "gindex_studio.core.native._flatsearch"):
+        known = set(_modules()) | {ext}
+        importers = sorted(name for name, path in _modules().items() if ext in _imports(name, path, known))
+        assert importers == ["gindex_studio.core.native"], ext
     # nor by name through importlib
     texts = {name: path.read_text(encoding="utf-8") for name, path in _modules().items()}
-    assert [n for n, t in texts.items() if "_mcsplit" in t and "import_module" in t] == []
+    assert [n for n, t in texts.items() if ("_mcsplit" in t or "_flatsearch" in t) and "import_module" in t] == []
+
+
+def test_the_native_search_core_holds_no_python_object():
+    """The plain C core (core.h and what it declares) includes no Python header and names no Python
+    object: the bindings (*_module.c, bind.c) and the Python-value kernels (py_*.c) do."""
+    native = PACKAGE / "core" / "native"
+    core = ["core.h", "stop.c", "graph.c", "weight_rows.c", "mcsplit_search.c", "mcsplit_clique.c", "flatsearch.c"]
+    for name in core:
+        text = (native / name).read_text(encoding="utf-8")
+        assert "Python.h" not in text and "#include \"bind.h\"" not in text and not re.search(r"\bPy[A-Z_]", text), name
+    sources = {p.name for p in native.glob("*.c")}
+    assert sources - set(core) == {"bind.c", "mcsplit_module.c", "flatsearch_module.c", "py_weights.c",
+                                   "py_flow_graph.c", "py_signatures.c", "py_companion_delta.c"}
+    # every method table (the argument parsing) is in a binding file
+    assert sorted(p.name for p in native.glob("*.c") if "PyMethodDef" in p.read_text(encoding="utf-8")) == [
+        "flatsearch_module.c", "mcsplit_module.c"]
 
 
 def test_search_base_is_a_leaf():

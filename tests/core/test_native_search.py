@@ -19,21 +19,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gindex_studio.core.scoring import matching as M, native
+from gindex_studio.core import native
+from gindex_studio.core.scoring import matching as M
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
 from test_divergence import small_flows
 
 try:
-    from gindex_studio.core.scoring import _mcsplit  # noqa: F401
+    from gindex_studio.core.native import _mcsplit  # noqa: F401
 except ImportError as e:  # pragma: no cover - depends on the build
     pytest.skip(f"native search extension not importable ({e}); the pure-Python search is in use",
                 allow_module_level=True)
 
 
 def test_the_built_extension_is_current():
-    assert native.EXTENSION is _mcsplit, "stale build of gindex_studio.core.scoring._mcsplit: run `python3 -m pip install -e .`"
+    assert native.EXTENSION is _mcsplit, "stale build of gindex_studio.core.native._mcsplit: run `python3 -m pip install -e .`"
 
 
 @contextmanager
@@ -446,19 +447,39 @@ def test_pure_python_switch_and_overflow_fallback(monkeypatch):
 
 def test_native_rejects_malformed_input():
     E = [{}]
-    assert _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None, False) == (3, [(0, 0)], 3, True, 3)
+    assert _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1) == (3, [(0, 0)], 3, True, 3)
     with pytest.raises(ValueError):  # a generated vertex that does not exist
-        _mcsplit.search(E, E, E, E, {(0, 5): 3}, [0], [0], -1, None, False)
+        _mcsplit.search(E, E, E, E, {(0, 5): 3}, [0], [0], -1)
     with pytest.raises((ValueError, OverflowError)):  # a set beyond the vertices (one word)
-        _mcsplit.search([{0: 1 << 70}], E, E, E, {(0, 0): 3}, [0], [0], -1, None, False)
+        _mcsplit.search([{0: 1 << 70}], E, E, E, {(0, 0): 3}, [0], [0], -1)
     many = [{} for _ in range(70)]  # two words
     for bad in (1 << 130, -1):
         with pytest.raises((ValueError, OverflowError)):
-            _mcsplit.search([{0: bad}] + many[1:], many, E, E, {(0, 0): 3}, [0] * 70, [0], -1, None, False)
+            _mcsplit.search([{0: bad}] + many[1:], many, E, E, {(0, 0): 3}, [0] * 70, [0], -1)
     with pytest.raises(ValueError):  # a group id out of range
-        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [7], [0], -1, None, False)
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [7], [0], -1)
     with pytest.raises(OverflowError):
-        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], 1 << 62, None, False)
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], 1 << 62)
+
+
+def test_native_arguments_are_named():
+    """Every argument can be named; the budget (remaining, check_signals, cancel, node_limit) only
+    by name; an unknown or repeated name is a TypeError."""
+    E = [{}]
+    want = (3, [(0, 0)], 3, True, 3)
+    assert _mcsplit.search(adj_out1=E, adj_in1=E, adj_out2=E, adj_in2=E, weights={(0, 0): 3}, gid1=[0], gid2=[0],
+                           floor=-1, remaining=None, check_signals=False, cancel=None, node_limit=0) == want
+    assert native.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, remaining=5.0) == want
+    with pytest.raises(TypeError):  # the budget is keyword only
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None)
+    with pytest.raises(TypeError):
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, deadline=1.0)
+    with pytest.raises(TypeError):
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], floor=-1, gid1=[0])
+    with pytest.raises(TypeError):  # a required argument missing
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0])
+    with pytest.raises(TypeError):  # solve: names only
+        _mcsplit.solve([])
 
 
 # ----- the companion search: deadline, signals, dispatch, malformed input --------------------------
@@ -526,20 +547,20 @@ def test_companion_pure_python_switch_and_overflow_fallback(monkeypatch):
 def test_native_clique_search_rejects_malformed_input():
     E = [{}]
     cs = _mcsplit.clique_search
-    assert cs(E, E, E, E, [(0, 0)], [3], [0], -1, None, False) == (3, [(0, 0)], 3, True, 2)
-    assert cs(E, E, E, E, [], [], [], -1, None, False) == (0, [], 0, True, 1)  # the empty clique beats the floor
+    assert cs(E, E, E, E, [(0, 0)], [3], [0], -1) == (3, [(0, 0)], 3, True, 2)
+    assert cs(E, E, E, E, [], [], [], -1) == (0, [], 0, True, 1)  # the empty clique beats the floor
     with pytest.raises(ValueError):  # a generated vertex that does not exist
-        cs(E, E, E, E, [(0, 5)], [3], [0], -1, None, False)
+        cs(E, E, E, E, [(0, 5)], [3], [0], -1)
     with pytest.raises(ValueError):  # one weight per vertex
-        cs(E, E, E, E, [(0, 0)], [3, 4], [0], -1, None, False)
+        cs(E, E, E, E, [(0, 0)], [3, 4], [0], -1)
     with pytest.raises(TypeError):
-        cs(E, E, E, E, [0], [3], [0], -1, None, False)
+        cs(E, E, E, E, [0], [3], [0], -1)
     with pytest.raises(ValueError):  # a type id out of range
-        cs(E, E, E, E, [(0, 0)], [3], [5], -1, None, False)
+        cs(E, E, E, E, [(0, 0)], [3], [5], -1)
     with pytest.raises(OverflowError):
-        cs(E, E, E, E, [(0, 0)], [3], [0], 1 << 62, None, False)
+        cs(E, E, E, E, [(0, 0)], [3], [0], 1 << 62)
     with pytest.raises((ValueError, OverflowError)):  # a set beyond the vertices
-        cs([{0: 1 << 70}], E, E, E, [(0, 0)], [3], [0], -1, None, False)
+        cs([{0: 1 << 70}], E, E, E, [(0, 0)], [3], [0], -1)
 
 
 def test_max_assignment_against_brute_force():

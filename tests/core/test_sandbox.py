@@ -270,3 +270,21 @@ def test_a_killed_studios_runtime_folder_is_removed_by_the_next_start(tmp_path):
         for p in (holder, killed):
             p.kill()
             p.wait(10)
+
+
+def test_a_runtime_starts_under_a_temporary_folder_too_deep_for_a_unix_socket(nodered, tmp_path, monkeypatch):
+    """A ``TMPDIR`` so deep that ``<runtime folder>/admin.sock`` exceeds a unix socket's 107 bytes:
+    the socket is named through a descriptor of its folder, and the runtime answers."""
+    import tempfile
+
+    from gindex_studio.core.nodered.runtime import PrivateRuntime
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    with PrivateRuntime.start(timeout=120) as rt:
+        assert len(str(rt.run_dir / "admin.sock")) > 107
+        assert rt.transport.path.startswith("/proc/self/fd/")
+        assert rt.alive() and rt.node_types()
+    assert not rt.run_dir.exists()

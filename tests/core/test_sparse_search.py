@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
-from gindex_studio.core.scoring import matching as M, native
+from gindex_studio.core import native
+from gindex_studio.core.scoring import matching as M
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the native search is not in use")

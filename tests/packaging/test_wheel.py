@@ -98,19 +98,18 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
                      if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
     packaged = sorted(n.removeprefix("gindex_studio/resources/") for n in names if n.startswith("gindex_studio/resources/"))
     assert packaged == bundled and "library/01-common.json" in packaged and "demo/experiment.json" in packaged
-    assert any(n.startswith("gindex_studio/core/scoring/_mcsplit.") and n.endswith(".so") for n in names)
-    assert any(n.startswith("gindex_studio/core/flatland/_flatsearch.") and n.endswith(".so") for n in names)
+    assert any(n.startswith("gindex_studio/core/native/_mcsplit.") and n.endswith(".so") for n in names)
+    assert any(n.startswith("gindex_studio/core/native/_flatsearch.") and n.endswith(".so") for n in names)
     assert not any("__pycache__" in n for n in names)
     (sdist,) = dist.glob("gindex_studio-*.tar.gz")
     members = tarfile.open(sdist).getnames()
     assert any(m.endswith("/resources/library/01-common.json") for m in members)
-    # every C file and header of the native search (one extension built from several files)
-    sources = sorted(p.name for p in (REPO / "gindex_studio/core/scoring").iterdir() if p.suffix in (".c", ".h"))
-    assert "_mcsplit.h" in sources and len(sources) > 2
-    carried = sorted(m.rpartition("/")[2] for m in members if "/gindex_studio/core/scoring/" in m
+    # every C file and header of the native searches (two extensions built from several files)
+    sources = sorted(p.name for p in (REPO / "gindex_studio/core/native").iterdir() if p.suffix in (".c", ".h"))
+    assert {"core.h", "bind.h", "flatsearch.c"} <= set(sources) and len(sources) > 10
+    carried = sorted(m.rpartition("/")[2] for m in members if "/gindex_studio/core/native/" in m
                      and m.endswith((".c", ".h")))
     assert carried == sources
-    assert any(m.endswith("/gindex_studio/core/flatland/_flatsearch.c") for m in members)  # Flatland's own search
 
 
 def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):

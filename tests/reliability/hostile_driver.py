@@ -1,12 +1,14 @@
 """Runs gindex-studio command lines in this process, one after another, for the hostile corpus
 test: each with its own standard output and error (file descriptors 1 and 2 point at files, so
 whatever writes there is caught: Python, Dask's logging, C code, forked children), an alarm after
-``HANG_S`` seconds, and the process's peak memory (its own and its children's) after it.
+``HANG_S`` seconds of this process's CPU time (the bound on work, whatever the machine's load) or
+``WALL_S`` seconds of wall time (a command blocked on something), and the process's peak memory
+(its own and its children's) after it.
 
     PYTHONPATH=ROOT python hostile_driver.py JOBS.json RESULTS.jsonl
 
 JOBS.json: a list of {"id", "argv"} (argv strings may hold lone surrogates: file names that are
-not UTF-8). Each result line: {"id", "code", "out", "err", "seconds", "peak"}; ``code`` is the
+not UTF-8). Each result line: {"id", "code", "out", "err", "seconds", "cpu", "peak"}; ``code`` is the
 exit status, or "hung" when the alarm ended the command. The studio's window is never opened
 (``cli.studio.open_studio`` answers 0: the window reads files through File → Open, tested in
 tests/ui); a command that opened it would block here. With ``$HOSTILE_NO_NRLINT`` set, ``lint``
@@ -24,17 +26,25 @@ import time
 import traceback
 
 HANG_S = 10
+WALL_S = 40
 #: a safety net only (the test asserts the peak resident size): a runaway run fails here instead
 #: of taking the machine's memory
 ADDRESS_SPACE = 6 << 30
 
 
 class Hung(BaseException):
-    """The alarm: a command ran for HANG_S seconds (no handler of the command catches this)."""
+    """The alarm: a command worked for HANG_S seconds of CPU or waited WALL_S seconds (no handler
+    of the command catches this)."""
 
 
 def _alarm(*_):
     raise Hung()
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children."""
+    return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF,
+                                                                           resource.RUSAGE_CHILDREN)))
 
 
 def _peak() -> int:
@@ -49,8 +59,9 @@ def run_one(main, argv: list[str]) -> dict:
         saved = os.dup(1), os.dup(2)
         os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
-        start = time.monotonic()
-        signal.alarm(HANG_S)
+        start, cpu0 = time.monotonic(), _cpu()
+        signal.setitimer(signal.ITIMER_PROF, HANG_S)
+        signal.alarm(WALL_S)
         try:
             code = main(argv)
         except SystemExit as e:  # argparse's usage errors
@@ -62,7 +73,8 @@ def run_one(main, argv: list[str]) -> dict:
             code = "raised"
         finally:
             signal.alarm(0)
-            took = time.monotonic() - start
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            took, cpu = time.monotonic() - start, _cpu() - cpu0
             sys.stdout.flush()
             sys.stderr.flush()
             os.dup2(saved[0], 1)
@@ -72,12 +84,13 @@ def run_one(main, argv: list[str]) -> dict:
         out.seek(0)
         err.seek(0)
         return {"code": code, "out": out.read().decode("utf-8", "backslashreplace")[-4000:],
-                "err": err.read().decode("utf-8", "backslashreplace")[-4000:], "seconds": took, "peak": _peak()}
+                "err": err.read().decode("utf-8", "backslashreplace")[-4000:], "seconds": took, "cpu": cpu, "peak": _peak()}
 
 
 def main(jobs_path: str, results_path: str) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     from gindex_studio.cli import studio
     from gindex_studio.cli.dispatch import main as cli
 

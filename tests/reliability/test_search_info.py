@@ -4,14 +4,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gindex_studio.core.scoring.native import EXTENSION as _native
+from gindex_studio.core.native import EXTENSION as _native
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = """
 import importlib.abc, sys
 class NoCompiler(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name == "gindex_studio.core.scoring._mcsplit":
+        if name == "gindex_studio.core.native._mcsplit":
             raise ImportError("simulated: built without a C compiler")
 sys.meta_path.insert(0, NoCompiler())
 from gindex_studio.cli import main

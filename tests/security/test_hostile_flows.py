@@ -161,6 +161,18 @@ def tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
+def tree_identity(folder: Path) -> dict:
+    """Every entry under ``folder`` with its inode, mode, size and change times: what a write, a
+    rename, a new file or a link would move (the ctime of an entry cannot be set back). Cheap
+    enough to take after each flow; :func:`tree_digest` (contents) is taken around the corpus."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(root, name))
+            out[os.path.join(root, name)] = (st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return out
+
+
 def _children() -> dict[int, list[int]]:
     kids: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):
@@ -242,7 +254,12 @@ class Harness:
         from gindex_studio.core.nodered.deploy import Session
         from gindex_studio.core.nodered.runtime import PrivateRuntime
 
-        self.rt = PrivateRuntime.start(timeout=120, extra_nodes=self.extras)
+        from gindex_studio.core.nodered.sandbox import Limits
+
+        # the watchdog at 6 s, not 10: the corpus's endless loops end sooner (above the 5 s a
+        # function's code may run, so that its own time limit still answers first; the default is
+        # tested in tests/cli/test_nodered_cli_limits.py)
+        self.rt = PrivateRuntime.start(timeout=120, extra_nodes=self.extras, limits=Limits(stall_s=6))
         self.session = Session(self.rt)
 
     def ensure_running(self):
@@ -297,7 +314,7 @@ class Harness:
                 for probe in default_probes(nodes, timeout=3.0):
                     if time.monotonic() - t0 > limit - 5:
                         break
-                    observations.append(observe(s, probe, nodes))
+                    observations.append(observe(s, probe, nodes, settle=0.5))  # self.settle waits on
         except NodeRedError as e:
             problems.append(RunProblem("runtime-crash", str(e)))
         self.settle(t0 + limit - 2)  # a flow's late output belongs to it, not to the next flow
@@ -337,7 +354,7 @@ class Harness:
     def host_state(self) -> dict:
         """What must not change while a flow runs."""
         return {"home": tree_digest(self.home), "scratch": tree_digest(self.scratch),
-                "extras": tree_digest(self.extras), "install": tree_digest(self.install),
+                "extras": tree_digest(self.extras), "install": tree_identity(self.install),
                 "settings": hashlib.sha256(self.settings.read_bytes()).hexdigest()}
 
 
@@ -363,6 +380,8 @@ def hostile():
         mp.setenv("HOME", str(h.home))  # the runtime starts from the studio's environment: canaries in it
         mp.setenv("GINDEX_CANARY_SECRET", h.canary_env)
         mp.setenv("AWS_SECRET_ACCESS_KEY", h.canary_env)
+        h.install_digest = tree_digest(h.install)
+        h.others = _tools(descendants(os.getpid()))  # runtimes of the suite's session fixtures
         h.start()
         h.before = h.host_state()
         yield h
@@ -398,6 +417,7 @@ def test_hostile_flow(hostile, name):
     hostile.flooded = bool(m.get("memory"))
     hostile.ensure_running()
     nodes = hostile.nodes(name)
+    others = _tools(descendants(os.getpid()))  # the suite's other runtimes (session fixtures) are not this flow's
     since = hostile.session.comms.position
     hostile.services.recorder.take()
     reset_peak_rss()
@@ -441,13 +461,20 @@ def test_hostile_flow(hostile, name):
     ours = descendants(os.getpid())
     rt = hostile.rt
     runtime = descendants(rt.pid) | {rt.pid: "bwrap"} if rt is not None and rt.running() else {}
-    strays = {pid: comm for pid, comm in ours.items() if pid not in runtime and comm in ("node", "bwrap", "prlimit")}
+    strays = {pid: comm for pid, comm in _tools(ours).items() if pid not in runtime and pid not in others}
     assert strays == {}, f"{name}: processes left: {strays}"
     assert sorted(runtime.values()).count("node") <= 1 and len(runtime) <= 3, f"{name}: {runtime}"
 
 
+def _tools(procs: dict) -> dict:
+    """The processes of ``procs`` that a runtime is made of."""
+    return {pid: comm for pid, comm in procs.items() if comm in ("node", "bwrap", "prlimit")}
+
+
 def test_no_process_or_folder_is_left(hostile):
-    """After the corpus: stopping the runtime leaves no process and no runtime folder."""
+    """After the corpus: the install is byte for byte what it was before it; stopping the runtime
+    leaves no process and no runtime folder."""
+    assert tree_digest(hostile.install) == hostile.install_digest
     hostile.ensure_running()
     rt = hostile.rt
     inside = set(descendants(rt.pid))
@@ -457,7 +484,7 @@ def test_no_process_or_folder_is_left(hostile):
     while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in inside):
         time.sleep(0.05)
     assert {pid for pid in inside if Path(f"/proc/{pid}").exists()} == set()
-    assert {c for c in descendants(os.getpid()).values() if c in ("node", "bwrap")} == set()
+    assert set(_tools(descendants(os.getpid()))) <= set(hostile.others)  # the suite's own runtimes only
     hostile.start()
 
 

@@ -98,7 +98,7 @@ def test_dialog_keeps_bad_input_and_writes_nothing(awin, qtbot, harness):
     type_into(qtbot, dlg.edits["compute"], "74.75")
     type_into(qtbot, dlg.edits["samples"], "lots")
     qtbot.mouseClick(dlg.build_button, Qt.LeftButton)
-    assert dlg.error.text() == "Samples per domain: lots: give a whole number, or DOMAIN=NUMBER"
+    assert dlg.error.text() == "Samples per domain: lots: give a whole number, or DOMAIN=NUMBER (at most 9,223,372,036,854,775,807)"
     type_into(qtbot, dlg.edits["samples"], "")
     (harness / "outputs.jsonl").write_text('{"task_id": "http-4", "output": "x"}\n')
     qtbot.mouseClick(dlg.build_button, Qt.LeftButton)

@@ -24,7 +24,8 @@ from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
 from gindex_studio.core.runtime.pools import _interrupts_held, _single_threaded, stop_pool_now  # noqa: F401 (imported from here too)
 from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
-from gindex_studio.core.scoring import native, profiles
+from gindex_studio.core import native
+from gindex_studio.core.scoring import profiles
 
 Progress = Callable[[int, int], None]
 

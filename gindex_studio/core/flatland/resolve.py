@@ -27,7 +27,7 @@ MAX_DEPTH = 64
 #: the most nodes a program may expand to (its sub-flows inlined); counted before any is built
 MAX_NODES = 100_000
 #: how much of an include name an error shows
-SHOWN_NAME = 80
+SHOWN_NAME = 160  # a whole path of a usual depth; a 100 kB name stays one short line
 
 
 def parse_text(text: str, path: str | None = None, kind: str | None = None) -> Module:

@@ -31,27 +31,21 @@ type-count bound (numpy), then the root bound, before branching.
 
 ``max_common_subgraph`` has ``matching.max_common_subgraph``'s contract (the flatland profile's
 ``Profile.search``: that function sends its pairs here). Per-graph data (relations, BFS order, signature ids) is computed once per
-``Graph``. The optional extension ``_flatsearch`` runs the same tree (same S, node count and
+``Graph``. The optional extension ``_flatsearch`` (``native.flat_search``) runs the same tree (same S, node count and
 bound) in C; ``GINDEX_PURE_PYTHON`` forces the Python one.
 """
 from __future__ import annotations
 
-import os
 from array import array
 import sys
 import time
 
 import numpy as np
 
+from gindex_studio.core import native
 from gindex_studio.core.flatland.weights import weight_of_signatures
 from gindex_studio.core.scoring.search_base import Match, Stop, consistent_subset, frac, stop_check, threshold_floor
 
-try:
-    from gindex_studio.core.flatland import _flatsearch as _native
-except ImportError:  # not compiled: the pure-Python search is used
-    _native = None
-if getattr(_native, "API_VERSION", None) != 6:  # an older build walks another tree: not used
-    _native = None
 
 MAX_VERTICES = 512  # above this on either side, ``matching``'s McSplit is used instead
 _LIMIT = 1 << 62  # scaled weights and relations must stay below this (64-bit integers)
@@ -62,8 +56,7 @@ def fits(g1, g2) -> bool:
     return g1.n <= MAX_VERTICES and g2.n <= MAX_VERTICES
 
 
-def native_available() -> bool:
-    return _native is not None and os.environ.get("GINDEX_PURE_PYTHON", "0") in ("", "0")
+native_available = native.flat_available  # True when the search runs in C (``native.flat_search``)
 
 
 def _bits(m: int):
@@ -100,7 +93,7 @@ class _Info:
         self._native = None
         self._rel = None
         if native_available():
-            got = _native.info(g.n, g.adj_out)
+            got = native.flat_info(g.n, g.adj_out)
             if got is not None:
                 self._native, self.max_rel = got[:3], got[3]
         if self._native is None:
@@ -457,8 +450,8 @@ def run_search(i1: _Info, i2: _Info, W: np.ndarray, floor: int, stop_at: float |
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         r1, o1, p1 = i1.native()
         r2, o2, p2 = i2.native()
-        return _native.search(i1.n, i2.n, np.ascontiguousarray(W).tobytes(), r1, o1, p1, r2, o2, p2,
-                              floor, remaining, token)
+        return native.flat_search(i1.n, i2.n, np.ascontiguousarray(W).tobytes(), r1, o1, p1, r2, o2, p2,
+                                  floor, remaining=remaining, cancel=token)
     a = _Side(i1, i2, _rows(W))
     b = _Side(i2, i1, _rows(W.T))
     ra, rb = a.root_bound(), b.root_bound()

@@ -360,12 +360,16 @@ class Session:
                 return n["type"]
         return None
 
-    def problems(self, since: int | None = None, starting: bool = False, wait: float = STALL_S + 3
+    def problems(self, since: int | None = None, starting: bool = False, wait: float | None = None
                  ) -> list[RunProblem]:
         """Problems in the events from ``since`` on (default: since the last deploy), one per node,
         kind and message. ``starting``: errors count as ``config-error`` (raised while nodes start).
-        A runtime that does not answer is given up to ``wait`` seconds to answer or be ended by its
-        watchdog (then the crash is one of the problems)."""
+        A runtime that does not answer is given up to ``wait`` seconds (default: its watchdog's
+        limit and 3 s) to answer or be ended by its watchdog (then the crash is one of the
+        problems)."""
+        if wait is None:
+            limits = getattr(self.runtime, "limits", None)
+            wait = (limits.stall_s if limits is not None else STALL_S) + 3
         events = self.comms.events_since(self._start if since is None else since)
         out: list[RunProblem] = []
         seen: set[tuple] = set()

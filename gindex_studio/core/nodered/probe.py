@@ -97,8 +97,16 @@ def _inject_signature(n: dict) -> tuple:
     return (str(n.get("payloadType", "")), json.dumps(n.get("payload"), sort_keys=True), str(n.get("topic", "")))
 
 
+#: how long a default probe's request waits for an ``http in`` endpoint's answer (``timeout`` of
+#: :func:`default_probes` otherwise): an endpoint that never answers is found in seconds, not at
+#: the end of the run's limit
+HTTP_WAIT_S = 10.0
+
+
 def default_probes(source: Any, timeout: float | None = None) -> list[Probe]:
-    """Fire every inject node once (file order), request every ``http in`` endpoint."""
+    """Fire every inject node once (file order), request every ``http in`` endpoint. ``timeout``:
+    each probe's limit (None: an inject is bounded by the run's limit, a request by
+    :data:`HTTP_WAIT_S`)."""
     nodes = node_dicts(source)
     out: list[Probe] = []
     injects = [n for n in nodes if n["type"] == "inject"]
@@ -112,7 +120,8 @@ def default_probes(source: Any, timeout: float | None = None) -> list[Probe]:
             method = "GET" if method == "ALL" else method
             path = re.sub(r":\w+", "1", n["url"] if n["url"].startswith("/") else "/" + n["url"])
             body = {"value": 1} if method in ("POST", "PUT", "PATCH") else None
-            out.append(Probe(f"{method} {path}", method=method, path=path, body=body, timeout=timeout))
+            out.append(Probe(f"{method} {path}", method=method, path=path, body=body,
+                             timeout=timeout if timeout is not None else HTTP_WAIT_S))
     return out
 
 

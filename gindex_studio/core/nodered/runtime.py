@@ -185,6 +185,22 @@ def remove_stale(folder: Path | None = None) -> list[Path]:
     return gone
 
 
+#: the longest path a unix socket can be bound to (``sun_path`` holds 108 bytes with its NUL)
+SUN_PATH_MAX = 107
+
+
+def _socket_path(run_dir: Path) -> tuple[str, int | None]:
+    """Where the admin socket is bound and reached: ``run_dir/admin.sock``, or, when that path is
+    too long for a unix socket (a deep ``TMPDIR``), the same file named through an open descriptor
+    of its folder (``/proc/self/fd/N/admin.sock``); that descriptor (to close with the runtime)
+    or None."""
+    path = str(run_dir / "admin.sock")
+    if len(os.fsencode(path)) <= SUN_PATH_MAX:
+        return path, None
+    fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    return f"/proc/self/fd/{fd}/admin.sock", fd
+
+
 def _locked_run_dir(base: Path):
     """A new runtime folder ``rt-*`` in ``base`` and its lock file, held: made as ``new-*``, locked,
     then renamed, so that :func:`remove_stale` in another process never sees it unlocked."""
@@ -196,8 +212,8 @@ def _locked_run_dir(base: Path):
     return final, lock
 
 
-#: seconds the event loop may stop turning before the watchdog ends the runtime
-STALL_S = 10.0
+#: seconds the event loop may stop turning before the watchdog ends the runtime (by default)
+STALL_S = sandbox.Limits.stall_s
 LOG_LINES = 400
 
 
@@ -207,10 +223,11 @@ class PrivateRuntime(Runtime):
     private = True
 
     def __init__(self, folder: Path, run_dir: Path, token: str, proc: subprocess.Popen, sandboxed: bool,
-                 limits: sandbox.Limits, user_dir: Path | None, lock):
+                 limits: sandbox.Limits, user_dir: Path | None, lock, socket_path: str, dir_fd: int | None):
         self.folder, self.run_dir, self.token, self.proc = folder, run_dir, token, proc
         self.sandboxed, self.limits = sandboxed, limits
-        self.transport = UnixTransport(str(run_dir / "admin.sock"))
+        self.transport = UnixTransport(socket_path)
+        self._dir_fd = dir_fd
         self.user_dir = user_dir  # the host folder of an unsandboxed runtime (None: a tmpfs in the sandbox)
         self.port: int | None = None  # the host TCP port of an unsandboxed runtime (None: no host network)
         self._lock_file = lock
@@ -271,8 +288,20 @@ class PrivateRuntime(Runtime):
     @classmethod
     def _launch(cls, folder: Path, run_dir: Path, node: str, version: tuple[int, ...], extra: Path,
                 sandboxed: bool, limits: sandbox.Limits, lock) -> "PrivateRuntime":
+        socket_path, dir_fd = _socket_path(run_dir)
+        try:
+            return cls._launch_at(socket_path, dir_fd, folder, run_dir, node, version, extra, sandboxed, limits, lock)
+        except BaseException:
+            if dir_fd is not None:
+                os.close(dir_fd)
+            raise
+
+    @classmethod
+    def _launch_at(cls, socket_path: str, dir_fd: int | None, folder: Path, run_dir: Path, node: str,
+                   version: tuple[int, ...], extra: Path, sandboxed: bool, limits: sandbox.Limits, lock
+                   ) -> "PrivateRuntime":
         admin = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        admin.bind(str(run_dir / "admin.sock"))
+        admin.bind(socket_path)
         admin.listen(64)
         report_r, report_w = os.pipe()
         settings = sandbox.settings_file()
@@ -292,7 +321,7 @@ class PrivateRuntime(Runtime):
                    "nodesDir": [str(extra)] if extra.is_dir() else [],
                    "roots": [str(user_dir)]}
         cfg.update(token=token, credentialSecret=secrets.token_hex(32), adminFd=admin.fileno(), reportFd=report_w,
-                   stallMs=int(STALL_S * 1000), nodesExcludes=sorted(sandbox.REFUSED_FILES))
+                   stallMs=int(limits.stall_s * 1000), nodesExcludes=sorted(sandbox.REFUSED_FILES))
         try:
             proc = subprocess.Popen(cmd.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, pass_fds=cmd.fds, start_new_session=True,
@@ -303,7 +332,7 @@ class PrivateRuntime(Runtime):
             cmd.close()
             admin.close()
             os.close(report_w)
-        rt = cls(folder, run_dir, token, proc, sandboxed, limits, user_dir, lock)
+        rt = cls(folder, run_dir, token, proc, sandboxed, limits, user_dir, lock, socket_path, dir_fd)
         rt.port = None if sandboxed else cfg["port"]
         try:
             assert proc.stdin is not None
@@ -426,6 +455,9 @@ class PrivateRuntime(Runtime):
                 pass
             if remove:
                 shutil.rmtree(self.run_dir, ignore_errors=True)
+                if self._dir_fd is not None:
+                    os.close(self._dir_fd)
+                    self._dir_fd = None
                 try:
                     self._lock_file.close()
                 except OSError:

@@ -72,9 +72,12 @@ class SandboxUnavailable(Exception):
 class Limits:
     """What one runtime may use. ``heap_mb``: V8's old space; ``memory_mb``: the writable memory of
     the process (``RLIMIT_DATA``: V8's heap, Buffers, code); ``cpu_s``: CPU seconds over the runtime's life; ``file_mb``:
-    the largest file it may write; ``scratch_mb``: each of ``/data`` and ``/tmp``."""
+    the largest file it may write; ``scratch_mb``: each of ``/data`` and ``/tmp``; ``stall_s``: how
+    long the event loop may stop turning before the watchdog ends the runtime (an endless loop;
+    keep it above the 5 s a function node's code may run, so that its own limit answers first)."""
 
     heap_mb: int = 768
+    stall_s: float = 10.0
     memory_mb: int = 2048
     cpu_s: int = 3600
     file_mb: int = 64

@@ -53,13 +53,26 @@ _context_lock = threading.Lock()
 _context = None
 
 
+#: the fork server listens on a unix socket in ``<temp>/pymp-XXXXXXXX/listener-XXXXXXXX``: this
+#: much is added to the temporary folder's path, and a socket path holds at most 107 bytes
+_FORKSERVER_SOCKET_TAIL = len("/pymp-12345678/listener-12345678")
+
+
+def _forkserver_fits() -> bool:
+    """Whether the fork server's socket path fits in a unix socket here (a deep ``TMPDIR`` makes
+    it fail to start, and the workers waiting for it wait for ever)."""
+    import tempfile
+
+    return len(os.fsencode(tempfile.gettempdir())) + _FORKSERVER_SOCKET_TAIL <= 107
+
+
 def context():
     """The multiprocessing context of workers: ``forkserver`` (preloading ``PRELOAD``) where the
-    platform has it, else ``spawn``."""
+    platform has it and its socket fits in the temporary folder's path, else ``spawn``."""
     global _context
     with _context_lock:
         if _context is None:
-            if "forkserver" in mp.get_all_start_methods():
+            if "forkserver" in mp.get_all_start_methods() and _forkserver_fits():
                 _context = mp.get_context("forkserver")
                 _context.set_forkserver_preload(PRELOAD)
             else:

@@ -15,7 +15,7 @@
 """
 from __future__ import annotations
 
-from gindex_studio.core.scoring import native
+from gindex_studio.core import native
 from gindex_studio.core.scoring.profiles import Profile, register
 from gindex_studio.core.scoring.similarity import (
     IGNORED,

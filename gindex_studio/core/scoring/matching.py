@@ -46,7 +46,8 @@ from itertools import chain
 from dataclasses import replace
 from typing import Iterable, Sequence
 
-from gindex_studio.core.scoring import native, profiles
+from gindex_studio.core import native
+from gindex_studio.core.scoring import profiles
 from gindex_studio.core.scoring.profiles import Profile
 from gindex_studio.core.scoring.search_base import (
     Match,
@@ -261,8 +262,9 @@ def _weights_full(g1: Graph, g2: Graph, prof: Profile, loops_must_agree: bool, u
         types1, vals1, _se = g1.columns()
         _t2, vals2, _se2 = g2.columns()
         loops = (g1.selfloop, g2.selfloop) if loops_must_agree else (None, None)
-        raw, w, scale, quick, total = native.weights(types1, vals1, loops[0], g2.by_type(), vals2, loops[1],
-                                                     native.kernel_flag(prof.native_rule), _se, prune)
+        raw, w, scale, quick, total = native.weights(
+            types1, vals1, loops[0], g2.by_type(), vals2, loops[1], companion=native.kernel_flag(prof.native_rule),
+            self_equal1=_se, threshold=prune)
         if raw is None or w is not None:
             return raw, w, scale, quick, total
         return (raw, *_scaled(raw), None, None)
@@ -493,9 +495,12 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
             thr = None
     types1, vals1, se1 = g1.columns()
     types2, vals2, _se2 = g2.columns()
-    got = native.solve((types1, vals1, g1.selfloop, g2.by_type(), vals2, g2.selfloop, False, se1, thr, counts),
-                        (types2, *_native_adj(g1), *_native_adj(g2), deadline, _on_main_thread(),
-                         None if cancel is None else _native_cancel(cancel), node_limit))
+    (out1, in1), (out2, in2) = _native_adj(g1), _native_adj(g2)
+    got = native.solve(types1=types1, vals1=vals1, loops1=g1.selfloop, by_type2=g2.by_type(), vals2=vals2,
+                       loops2=g2.selfloop, self_equal1=se1, types2=types2, adj_out1=out1, adj_in1=in1,
+                       adj_out2=out2, adj_in2=in2, threshold=thr, table=counts, remaining=deadline,
+                       check_signals=_on_main_thread(), cancel=None if cancel is None else _native_cancel(cancel),
+                       node_limit=node_limit)
     if got is None:
         return None
     if len(got) == 2:  # the quick bound proves nothing beats the threshold
@@ -763,8 +768,9 @@ class _NativeMcSplit:
         g1, g2 = self.g1, self.g2
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
-        return native.search(*_native_adj(g1), *_native_adj(g2), self.w, self.gid1, self.gid2,
-                              floor, remaining, main, _native_cancel(cancel), node_limit)
+        return native.search(*_native_adj(g1), *_native_adj(g2), self.w, self.gid1, self.gid2, floor,
+                             remaining=remaining, check_signals=main, cancel=_native_cancel(cancel),
+                             node_limit=node_limit)
 
 
 def _native_adj(g: Graph) -> tuple:
@@ -794,7 +800,7 @@ class _NativeCliqueSearch:
         remaining = None if stop_at is None else stop_at - time.perf_counter()
         main = threading.current_thread() is threading.main_thread()
         return native.clique_search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.verts, self.wt, self.types,
-                                     floor, remaining, main, _native_cancel(cancel))
+                                    floor, remaining=remaining, check_signals=main, cancel=_native_cancel(cancel))
 
 
 class _CliqueSearch:
@@ -803,8 +809,8 @@ class _CliqueSearch:
     Association vertices are ordered by descending weight (ties by pair); the search branches on
     the lowest remaining one (take it, then leave it). The bound of a candidate set P is the
     weight of a maximum-weight assignment of its pairs, per node type (``_assignment_bound``):
-    a clique maps distinct nodes to distinct nodes, so it is such an assignment. ``_clique.c``'s
-    ``clique_search`` is the same search in C (the same tree, node count and bounds).
+    a clique maps distinct nodes to distinct nodes, so it is such an assignment. ``native.clique_search``
+    is the same search in C (the same tree, node count and bounds).
     """
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int, cancel=None):

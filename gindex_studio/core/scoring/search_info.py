@@ -2,6 +2,6 @@
 ``native.describe``, under the name the CLI and the help window import."""
 from __future__ import annotations
 
-from gindex_studio.core.scoring.native import describe as search_in_use
+from gindex_studio.core.native import describe as search_in_use
 
 __all__ = ["search_in_use"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gindex_studio.core.scoring import native, profiles
+from gindex_studio.core import native
+from gindex_studio.core.scoring import profiles
 
 # the keys no built-in profile compares: identity, layout and wiring
 IGNORED = frozenset({"id", "type", "x", "y", "z", "wires", "name", "label", "group", "tab", "endpointUrl"})

@@ -1,14 +1,23 @@
-"""The one door to the optional C extension ``gindex_studio.core.scoring._mcsplit``.
+"""The one door to the optional C extensions: ``_mcsplit`` (McSplit, the clique search, the weight
+kernels) and ``_flatsearch`` (the flatland profile's tree search), both in this package.
 
-No other module imports the extension: they call the names below, each the extension's function
-of that name when a build of the expected ``API_VERSION`` is importable, else None:
+No other module imports an extension: they call the names below, each the extension's function
+of that name when a build of the expected API version is importable, else None. Every function
+takes named arguments (the search budget keyword only: ``remaining``, ``check_signals``,
+``cancel``, ``node_limit``):
 
 - ``search`` (McSplit), ``clique_search`` (the clique search of "or" adjacency), ``solve``
-  (weights and McSplit in one call);
+  (weights and McSplit in one call, keyword arguments only);
 - ``weights`` (every pair's w, scaled), ``weights_to`` / ``counts_to`` (one node against many
   values, for Ω's bounds), ``signatures`` (node dicts to Signatures);
 - ``flow_graph`` (a flow's vertices and wires), ``companion_delta`` (Δ of two JSON flows in one
-  call) and ``companion_hash_mask`` (its hash table's size, for tests).
+  call) and ``companion_hash_mask`` (its hash table's size, for tests);
+- ``flat_search`` and ``flat_info`` (``_flatsearch``'s ``search`` and ``info``).
+
+The C sources: ``core.h`` declares the plain C core (``stop.c``, ``graph.c``, ``weight_rows.c``,
+``mcsplit_search.c``, ``mcsplit_clique.c``, ``flatsearch.c``; no Python object), ``kernels.h`` the
+Python-value kernels (``py_*.c``: dicts compared with ``==``, JSON values), and the bindings
+``mcsplit_module.c`` and ``flatsearch_module.c`` (with ``bind.c``) parse the arguments and convert.
 
 The weight kernels implement two weight rules, named by what they compute (a ``Profile`` whose
 weights equal one of them says so in ``Profile.native_rule``): ``UNION_JSON`` (K = the keys of
@@ -17,24 +26,32 @@ a key missing on one side equal to null). ``kernel_flag(rule)`` is what the C fu
 
 ``available()`` says whether the searches run in C: the extension is built at the expected
 ``API_VERSION`` and ``GINDEX_PURE_PYTHON`` is unset or "0" (then every caller takes its Python
-path, with the same results). ``describe()`` says which search is in use, and why, in one line.
+path, with the same results); ``flat_available()`` the same for ``_flatsearch``. ``describe()``
+says which search is in use, and why, in one line.
 """
 from __future__ import annotations
 
 import os
 
-API_VERSION = 12  # the extension's API_VERSION these wrappers are written for
+API_VERSION = 13  # the API_VERSION of _mcsplit these wrappers are written for
+FLAT_API_VERSION = 7  # and of _flatsearch
 
 try:
-    from gindex_studio.core.scoring import _mcsplit as _built
+    from gindex_studio.core.native import _mcsplit as _built
 except ImportError as _e:  # not compiled: the pure-Python searches are used
     _built = None
     _IMPORT_ERROR = str(_e)
 else:
     _IMPORT_ERROR = ""
 
-# the extension when its build is current; None when missing or stale (rebuild: pip install -e .)
+try:
+    from gindex_studio.core.native import _flatsearch as _flat_built
+except ImportError:
+    _flat_built = None
+
+# each extension when its build is current; None when missing or stale (rebuild: pip install -e .)
 EXTENSION = _built if getattr(_built, "API_VERSION", None) == API_VERSION else None
+FLAT_EXTENSION = _flat_built if getattr(_flat_built, "API_VERSION", None) == FLAT_API_VERSION else None
 
 UNION_JSON = "union-json"
 REFERENCE_PYTHON = "reference-python"
@@ -62,6 +79,10 @@ signatures = _fn("signatures")
 flow_graph = _fn("flow_graph")
 companion_delta = _fn("companion_delta")
 companion_hash_mask = _fn("companion_hash_mask")
+set_sparse_from = _fn("set_sparse_from")
+set_symmetry_pairs_upto = _fn("set_symmetry_pairs_upto")
+flat_search = getattr(FLAT_EXTENSION, "search", None)
+flat_info = getattr(FLAT_EXTENSION, "info", None)
 
 
 def pure_python_requested() -> bool:
@@ -72,6 +93,12 @@ def pure_python_requested() -> bool:
 def available() -> bool:
     """True when the searches will run in C (extension built and current, not disabled)."""
     return EXTENSION is not None and not EXTENSION.pure_python_requested()  # getenv: a tenth of os.environ.get
+
+
+def flat_available() -> bool:
+    """True when the flatland profile's search will run in C (``_flatsearch`` built and current,
+    ``GINDEX_PURE_PYTHON`` unset or "0")."""
+    return FLAT_EXTENSION is not None and not pure_python_requested()
 
 
 def describe() -> str:

@@ -1,6 +1,6 @@
 /*
- * Native searches of gindex_studio.core.scoring.matching: the weighted McSplit search (paper profile) and
- * the maximum-weight clique search (companion profile).
+ * The weighted McSplit search of gindex_studio.core.scoring.matching (paper profile), in plain C:
+ * mcsplit_run (core.h).
  *
  * The algorithm is the one of matching._McSplit (the reference implementation, after McCreesh,
  * Prosser & Trimble, IJCAI 2017, extended to weights), step for step: the same label classes in
@@ -8,22 +8,62 @@
  * and the proven upper bound are those of the Python search. Vertex sets are arrays of W 64-bit
  * words; weights are the integer-scaled weights (the caller guarantees their total < 2^62).
  *
- * search(out1, in1, out2, in2, w, gid1, gid2, floor, remaining, check_signals[, cancel[, node_limit]])
- *   out/in: Graph.adj_out / adj_in; w: {(u, v): integer weight}; gid: group id per vertex
- *   floor: the search must beat it strictly; remaining: seconds left (None: no deadline)
- *   cancel: None, a buffer of at least one byte (non-zero: stop), or an object with is_set()
- *   node_limit: > 0: the search stops as at a deadline when it would visit node node_limit + 1
- * returns (best, pairs or None, upper, exact, nodes), as matching._McSplit.run.
- *
- * clique_search(...) is the companion profile's search (matching._CliqueSearch), in mcsplit_clique.c.
- *
- * The GIL is released while searching. With check_signals, the GIL is taken back every 2^18
- * nodes and at least every 50 ms to run signal handlers (Ctrl-C interrupts a long search with KeyboardInterrupt). A
- * cancel buffer is read without the GIL every 128 nodes, next to the deadline (matching.CancelToken
- * owns such a byte); a cancel object with is_set() is polled with the GIL every 4096 nodes. A
- * cancelled search returns as a deadline-cut one does (best found, not exact, proven bound).
+ * The search runs detached from its host (the binding: without the GIL) and polls its Stop every
+ * 128 nodes. A cancelled search returns as a deadline-cut one does (best found, not exact, proven
+ * bound).
  */
-#include "_mcsplit.h"
+#include "core.h"
+
+typedef struct {
+    int32_t v;
+    int64_t w;
+} Partner;
+
+/* the class list of one search depth: class i has L = bits + 2Wi, R = bits + 2Wi + W */
+typedef struct {
+    int n, cap;
+    word *bits;
+    int64_t *bound;
+    int32_t *size;
+    word *rem; /* 2W words: the vertices left to match at this depth (L then R) */
+} Level;
+
+typedef struct {
+    int n1, n2, W;
+    int32_t *p1s, *p2s; /* partner lists, CSR: p1[p1s[u] .. p1s[u+1]) */
+    Partner *p1, *p2;
+    int32_t *l1s, *l2s; /* partners grouped by weight, CSR: weights l1w[l1s[u] ..] descending, */
+    int64_t *l1w, *l2w; /* the partners of each weight as a set l1m + W * index                 */
+    word *l1m, *l2m;
+    int32_t *a1s, *a2s; /* adjacency, CSR: keys a1k[a1s[u] ..], masks a1m + W * index */
+    int64_t *a1k, *a2k;
+    word *a1m, *a2m;
+    word *nb1, *nb2; /* all neighbours (any relation), n * W */
+    int64_t best, nodes;
+    int has_best;
+    int best_len, map_len;
+    int32_t *best_u, *best_v, *map_u, *map_v;
+    int64_t *frames;
+    int n_frames;
+    Stop *stop;
+    Level *levels;
+    int n_levels;
+    int64_t *sbl, *sbr;
+    word *pa, *pb; /* split pieces, double buffer of (n1 + 1) pieces */
+    word *tmp;     /* 2W scratch words */
+    /* interchangeable vertices (mcsplit_search.c, symmetry_side): per side the first vertex with
+     * the same partner list (weights to every vertex of the other side), the first twin (same
+     * list, group and neighbourhood, not adjacent); the vertices left to match per depth are
+     * Level.rem (made when the depth is first reached) */
+    int32_t *rc1, *rc2, *tw1, *tw2;
+    /* sparse (large graphs): no W-word mask per relation, neighbour set or weight level (their n^2
+     * bits); instead the relation at CSR index k holds a1v[a1o[k] .. a1o[k + 1]) (a vertex's
+     * neighbours: its relations' lists), the weight level k the partners p1[l1p[k] .. l1p[k + 1]).
+     * a1m, a2m, nb1, nb2, l1m, l2m are then NULL. sa, sb: W-word scratch masks, zero between uses */
+    int sparse;
+    int32_t *a1o, *a2o, *a1v, *a2v, *l1p, *l2p;
+    word *sa, *sb;
+} Ctx;
 
 /* ---- sums of the k largest weights ------------------------------------------------------- */
 
@@ -64,7 +104,7 @@ static int64_t sum_top(int64_t *xs, int n, int k)
 
 /* search_core keeps the adjacency and the partner sets as lists (c->sparse) from this many kept
  * vertices on (the larger side); below it, as W-word masks. set_sparse_from() changes it (tests). */
-int sparse_from = 1024;
+static int sparse_from = 1024;
 
 /* The functions of the search take sp, c->sparse as a constant: each is compiled twice, for
  * masks and for lists (search_masks, search_lists), and the test of sp costs nothing. */
@@ -121,18 +161,11 @@ TWICE int level_meets(const Ctx *c, int side, int k, const word *S, const int sp
     return 0;
 }
 
-PyObject *py_set_sparse_from(PyObject *self, PyObject *args)
+int mcsplit_set_sparse_from(int n)
 {
-    int n;
-    if (!PyArg_ParseTuple(args, "i", &n))
-        return NULL;
-    if (n < 0) {
-        PyErr_SetString(PyExc_ValueError, "set_sparse_from: n >= 0 expected");
-        return NULL;
-    }
     int old = sparse_from;
     sparse_from = n;
-    return PyLong_FromLong(old);
+    return old;
 }
 
 /* ---- classes ------------------------------------------------------------------------------ */
@@ -373,10 +406,10 @@ TWICE int search_twice(Ctx *c, int depth, int64_t cur, const int sp)
     const int W = c->W;
     Level *lv = &c->levels[depth];
     c->nodes++;
-    if (c->stop.node_limit && c->nodes > c->stop.node_limit)
+    if (c->stop->node_limit && c->nodes > c->stop->node_limit)
         return ABORT_DEADLINE; /* as a deadline: the best found and a proven bound */
     if ((c->nodes & 127) == 0) {
-        int rc = poll_stop(&c->stop, c->nodes);
+        int rc = poll_stop(c->stop, c->nodes);
         if (rc)
             return rc;
     }
@@ -488,8 +521,6 @@ TWICE int search_twice(Ctx *c, int depth, int64_t cur, const int sp)
 
 static int search_masks(Ctx *c, int depth, int64_t cur) { return search_twice(c, depth, cur, 0); }
 static int search_lists(Ctx *c, int depth, int64_t cur) { return search_twice(c, depth, cur, 1); }
-
-/* ---- conversion from Python ----------------------------------------------------------------- */
 
 /* ---- the symmetry tables (rc, tw) ------------------------------------------------------------ *
  * rc[y]: the first vertex with y's partner list; tw[y]: the first vertex x < y with tw[x] = x, the
@@ -657,14 +688,11 @@ static uint64_t relations_hash(const Ctx *c, int side, int x)
  * set_symmetry_pairs_upto() changes it (tests: the same tables either way) */
 static int symmetry_pairs_upto = 128;
 
-PyObject *py_set_symmetry_pairs_upto(PyObject *self, PyObject *args)
+int mcsplit_set_symmetry_pairs_upto(int n)
 {
-    int n;
-    if (!PyArg_ParseTuple(args, "i", &n))
-        return NULL;
     int old = symmetry_pairs_upto;
     symmetry_pairs_upto = n;
-    return PyLong_FromLong(old);
+    return old;
 }
 
 /* rc and tw of side 1 or 2 (group: the group id of each kept vertex); -1: no memory */
@@ -770,10 +798,8 @@ static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int3
     } else {
         *lm = calloc(((size_t)total + 1) * W, sizeof(word));
     }
-    if (!*ls || !*lw || (lp ? !*lp : !*lm)) {
-        PyErr_NoMemory();
+    if (!*ls || !*lw || (lp ? !*lp : !*lm))
         return -1;
-    }
     int k = 0;
     for (int u = 0; u < n; u++) {
         (*ls)[u] = k;
@@ -799,7 +825,7 @@ static int weight_levels(int n, int W, const int32_t *ps, const Partner *p, int3
 /* weights as triples (u, v, w) into partner lists by descending weight, ties by vertex: p1 over
  * relabelled ref vertices (partners: generated vertices), p2 over generated vertices (partners
  * relabelled); the order of the triples does not matter */
-static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const int32_t *pos, const int32_t *pos2)
+static int partners_from(Ctx *c, const WeightedPair *uvw, size_t total, const int32_t *pos, const int32_t *pos2)
 {
     const int n1 = c->n1, n2 = c->n2;
     c->p1s = calloc((size_t)n1 + 2, sizeof(int32_t));
@@ -808,13 +834,11 @@ static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const i
     c->p2 = malloc((size_t)(total ? total : 1) * sizeof(Partner));
     int32_t *f1 = malloc(((size_t)n1 + 1) * sizeof(int32_t)), *f2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
     int rc = -1;
-    if (!c->p1s || !c->p2s || !c->p1 || !c->p2 || !f1 || !f2) {
-        PyErr_NoMemory();
+    if (!c->p1s || !c->p2s || !c->p1 || !c->p2 || !f1 || !f2)
         goto out;
-    }
-    for (Py_ssize_t t = 0; t < total; t++) {
-        c->p1s[pos[uvw[3 * t]] + 1]++;
-        c->p2s[pos2[uvw[3 * t + 1]] + 1]++;
+    for (size_t t = 0; t < total; t++) {
+        c->p1s[pos[uvw[t].u] + 1]++;
+        c->p2s[pos2[uvw[t].v] + 1]++;
     }
     for (int i = 0; i < n1; i++)
         c->p1s[i + 1] += c->p1s[i];
@@ -822,10 +846,10 @@ static int partners_from(Ctx *c, const long long *uvw, Py_ssize_t total, const i
         c->p2s[v + 1] += c->p2s[v];
     memcpy(f1, c->p1s, (size_t)n1 * sizeof(int32_t));
     memcpy(f2, c->p2s, (size_t)n2 * sizeof(int32_t));
-    for (Py_ssize_t t = 0; t < total; t++) {
-        int i = pos[uvw[3 * t]];
-        int v = pos2[uvw[3 * t + 1]];
-        int64_t wt = (int64_t)uvw[3 * t + 2];
+    for (size_t t = 0; t < total; t++) {
+        int i = pos[uvw[t].u];
+        int v = pos2[uvw[t].v];
+        int64_t wt = uvw[t].w;
         c->p1[f1[i]++] = (Partner){(int32_t)v, wt};
         c->p2[f2[v]++] = (Partner){(int32_t)i, wt};
     }
@@ -841,43 +865,6 @@ out:
     free(f1);
     free(f2);
     return rc;
-}
-
-/* w {(u, v): weight} (checked) into triples (u, v, w); *uvw is malloc'ed (free it) */
-static int weight_triples(PyObject *w, int n1, int n2, long long **uvw, Py_ssize_t *count)
-{
-    if (!PyDict_Check(w)) {
-        PyErr_SetString(PyExc_TypeError, "weights: dict {(u, v): w} expected");
-        return -1;
-    }
-    Py_ssize_t total = PyDict_GET_SIZE(w), t = 0;
-    *uvw = malloc((size_t)(total ? total : 1) * 3 * sizeof(long long));
-    if (!*uvw) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    PyObject *key, *val;
-    Py_ssize_t it = 0;
-    while (PyDict_Next(w, &it, &key, &val)) {
-        if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
-            PyErr_SetString(PyExc_TypeError, "weights: keys (u, v) expected");
-            return -1;
-        }
-        long u = PyLong_AsLong(PyTuple_GET_ITEM(key, 0)), v = PyLong_AsLong(PyTuple_GET_ITEM(key, 1));
-        long long wt = PyLong_AsLongLong(val);
-        if (PyErr_Occurred())
-            return -1;
-        if (u < 0 || u >= n1 || v < 0 || v >= n2 || wt < 0 || wt >= ((long long)1 << 62)) {
-            PyErr_SetString(PyExc_ValueError, "weights: vertex or weight out of range");
-            return -1;
-        }
-        (*uvw)[3 * t] = u;
-        (*uvw)[3 * t + 1] = v;
-        (*uvw)[3 * t + 2] = wt;
-        t++;
-    }
-    *count = t;
-    return 0;
 }
 
 static void free_ctx(Ctx *c)
@@ -899,54 +886,11 @@ static void free_ctx(Ctx *c)
     }
 }
 
-PyObject *py_search(PyObject *self, PyObject *args)
+int mcsplit_run(const RelGraph *g1, const RelGraph *g2, const WeightedPair *uvw, size_t n_uvw,
+                const int32_t *gid1, const int32_t *gid2, int64_t floor, Stop *stop, Found *out)
 {
-    PyObject *out1, *in1, *out2, *in2, *w, *gid1_l, *gid2_l, *remaining, *cancel = Py_None;
-    long long floor_, node_limit = 0;
-    int check_signals;
-    if (!PyArg_ParseTuple(args, "OOOOO!O!O!LOp|OL", &out1, &in1, &out2, &in2, &PyDict_Type, &w, &PyList_Type, &gid1_l,
-                          &PyList_Type, &gid2_l, &floor_, &remaining, &check_signals, &cancel, &node_limit))
-        return NULL;
-    Py_ssize_t n1_ = PyList_GET_SIZE(gid1_l), n2_ = PyList_GET_SIZE(gid2_l); /* one group id per vertex */
-    if (n1_ > (1 << 26) || n2_ > (1 << 26)) {
-        PyErr_SetString(PyExc_ValueError, "graphs too large");
-        return NULL;
-    }
-    const int n1 = (int)n1_, n2 = (int)n2_;
-    PyObject *result = NULL;
-    long long *uvw = NULL;
-    Py_ssize_t n_uvw = 0;
-    int32_t *gid1 = malloc(((size_t)n1 + 1) * sizeof(int32_t)), *gid2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
-    if (!gid1 || !gid2) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (read_ints(gid1_l, n1, -1, n1, gid1) < 0 || read_ints(gid2_l, n2, -1, n1, gid2) < 0)
-        goto done;
-    if (weight_triples(w, n1, n2, &uvw, &n_uvw) < 0)
-        goto done;
-    result = search_core(out1, in1, out2, in2, uvw, n_uvw, gid1, gid2, floor_, remaining, check_signals, cancel,
-                         node_limit, n1, n2);
-done:
-    free(uvw);
-    free(gid1);
-    free(gid2);
-    return result;
-}
-
-/* search() on checked inputs: weights as triples (u, v, w), group ids as arrays */
-PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *in2, const long long *uvw,
-                      Py_ssize_t n_uvw, const int32_t *gid1, const int32_t *gid2, long long floor_,
-                      PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit,
-                      Py_ssize_t n1_all, Py_ssize_t n2_all)
-{
-    if (floor_ >= ((long long)1 << 62)) {
-        PyErr_SetString(PyExc_OverflowError, "floor too large");
-        return NULL;
-    }
-    /* the graphs' sizes: n1 and n2 as given (edge arrays: from the group ids' lists) */
-    const int n1 = (int)n1_all, n2 = (int)n2_all;
-    PyObject *result = NULL;
+    const int n1 = g1->n, n2 = g2->n;
+    int result = ABORT_NOMEM;
     int32_t *order = NULL, *pos = NULL, *slot = NULL, *keep2 = NULL, *pos2 = NULL;
     int64_t *deg = NULL;
     word *groups = NULL;
@@ -954,35 +898,27 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
     Ctx ctx;
     Ctx *c = &ctx;
     memset(c, 0, sizeof(Ctx));
-    if (init_stop(&c->stop, remaining, check_signals, cancel) < 0) {
-        free(has1);
-        free(has2);
-        return NULL;
-    }
-    c->stop.node_limit = node_limit > 0 ? node_limit : 0;
+    memset(out, 0, sizeof(Found));
+    c->stop = stop;
     order = malloc(((size_t)n1 + 1) * sizeof(int32_t));
     pos = malloc(((size_t)n1 + 1) * sizeof(int32_t));
     deg = calloc((size_t)n1 + 1, sizeof(int64_t));
     keep2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
     pos2 = malloc(((size_t)n2 + 1) * sizeof(int32_t));
-    if (!has1 || !has2 || !order || !pos || !deg || !keep2 || !pos2) {
-        PyErr_NoMemory();
+    if (!has1 || !has2 || !order || !pos || !deg || !keep2 || !pos2)
         goto done;
-    }
     /* only vertices with a partner can ever enter a class: the others are dropped before anything
      * is built (the search tree is the same: the kept vertices keep their relative order) */
-    for (Py_ssize_t t = 0; t < n_uvw; t++) {
-        has1[uvw[3 * t]] = 1;
-        has2[uvw[3 * t + 1]] = 1;
+    for (size_t t = 0; t < n_uvw; t++) {
+        has1[uvw[t].u] = 1;
+        has2[uvw[t].v] = 1;
     }
     /* the kept reference vertices relabelled by descending degree in the whole graph (ties by index) */
-    if (graph_degrees(out1, in1, n1, has1, deg) < 0)
-        goto done;
     int n1k = 0, n2k = 0;
     for (int u = 0; u < n1; u++) {
         pos[u] = -1;
-        if (has1[u]) /* sort key: degree descending, then index */
-            deg[n1k++] = ((INT64_C(1) << 31) - 1 - deg[u]) * (INT64_C(1) << 31) + u;
+        if (has1[u]) /* sort key: degree (its relations) descending, then index */
+            deg[n1k++] = ((INT64_C(1) << 31) - 1 - (g1->start[u + 1] - g1->start[u])) * (INT64_C(1) << 31) + u;
     }
     qsort(deg, (size_t)n1k, sizeof(int64_t), cmp_int64);
     for (int i = 0; i < n1k; i++) {
@@ -1005,16 +941,14 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
     if (c->sparse) {
         c->sa = calloc((size_t)W, sizeof(word));
         c->sb = calloc((size_t)W, sizeof(word));
-        if (!c->sa || !c->sb) {
-            PyErr_NoMemory();
+        if (!c->sa || !c->sb)
             goto done;
-        }
-        if (read_kept(out1, in1, n1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m, &c->a1o, &c->a1v) < 0 ||
-            read_kept(out2, in2, n2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m, &c->a2o, &c->a2v) < 0)
+        if (read_kept(g1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m, &c->a1o, &c->a1v) < 0 ||
+            read_kept(g2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m, &c->a2o, &c->a2v) < 0)
             goto done;
     } else {
-        if (read_kept(out1, in1, n1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m, NULL, NULL) < 0 ||
-            read_kept(out2, in2, n2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m, NULL, NULL) < 0)
+        if (read_kept(g1, order, n1k, pos, W, &c->a1s, &c->a1k, &c->a1m, NULL, NULL) < 0 ||
+            read_kept(g2, keep2, n2k, pos2, W, &c->a2s, &c->a2k, &c->a2m, NULL, NULL) < 0)
             goto done;
         if (neighbourhoods(n1k, W, c->a1s, c->a1m, &c->nb1) < 0 || neighbourhoods(n2k, W, c->a2s, c->a2m, &c->nb2) < 0)
             goto done;
@@ -1043,27 +977,22 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
         c->tw2 = malloc(((size_t)n2k + 1) * sizeof(int32_t));
         slot = malloc(((size_t)n1 + 1) * sizeof(int32_t));
         if (!c->levels || !c->best_u || !c->best_v || !c->map_u || !c->map_v || !c->frames || !c->sbl ||
-            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !c->rc1 || !c->tw1 || !c->rc2 || !c->tw2) {
-            PyErr_NoMemory();
+            !c->sbr || !c->pa || !c->pb || !c->tmp || !slot || !c->rc1 || !c->tw1 || !c->rc2 || !c->tw2)
             goto done;
-        }
         /* the group of each kept vertex (slot: scratch here), then the symmetry tables */
         for (int i = 0; i < n1k; i++)
             slot[i] = gid1[order[i]];
         int32_t *g2k = malloc(((size_t)n2k + 1) * sizeof(int32_t));
         if (!g2k || symmetry_side(c, 1, slot, c->rc1, c->tw1) < 0) {
             free(g2k);
-            PyErr_NoMemory();
             goto done;
         }
         for (int v = 0; v < n2k; v++)
             g2k[v] = gid2[keep2[v]];
         int src = symmetry_side(c, 2, g2k, c->rc2, c->tw2);
         free(g2k);
-        if (src < 0) {
-            PyErr_NoMemory();
+        if (src < 0)
             goto done;
-        }
     }
     /* initial classes: the vertices with a partner grouped by group id (node type and self-loop
      * ports), the groups in order of their first relabelled reference vertex; only the group ids
@@ -1083,10 +1012,8 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
                 slot[g] = ng++;
         }
         groups = calloc(((size_t)ng + 1) * 2 * W, sizeof(word));
-        if (!groups) {
-            PyErr_NoMemory();
+        if (!groups)
             goto done;
-        }
         for (int i = 0; i < n1k; i++) {
             int g = gid1[order[i]];
             if (g < 0 || c->p1s[i + 1] == c->p1s[i] || slot[g] < 0)
@@ -1103,55 +1030,35 @@ PyObject *search_core(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *i
             const word *L = groups + (size_t)2 * W * s, *R = L + W;
             if (is_empty(L, W) || is_empty(R, W))
                 continue;
-            if (push_reduced(c, &c->levels[0], L, R, c->sparse) < 0) {
-                PyErr_NoMemory();
+            if (push_reduced(c, &c->levels[0], L, R, c->sparse) < 0)
                 goto done;
-            }
         }
     }
     {
         int64_t root_bound = 0;
         for (int i = 0; i < c->levels[0].n; i++)
             root_bound += c->levels[0].bound[i];
-        const int64_t floor = (int64_t)floor_;
         c->best = floor;
-        c->stop.ts = PyEval_SaveThread();
+        stop_detach(stop);
         int rc = c->sparse ? search_lists(c, 0, 0) : search_masks(c, 0, 0);
-        PyEval_RestoreThread(c->stop.ts);
-        if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
-            goto done;
-        if (rc == ABORT_NOMEM) {
-            PyErr_NoMemory();
+        stop_attach(stop);
+        if (rc == ABORT_SIGNAL || rc == ABORT_ERROR || rc == ABORT_NOMEM) {
+            result = rc;
             goto done;
         }
-        int exact = rc == 0; /* ABORT_DEADLINE and ABORT_CANCEL: the best found and a bound */
-        int64_t upper = c->best > floor ? c->best : floor;
-        if (!exact)
-            for (int i = 0; i < c->n_frames; i++)
-                if (c->frames[i] > upper)
-                    upper = c->frames[i];
-        int64_t cap = root_bound > c->best ? root_bound : c->best;
-        if (cap < upper)
-            upper = cap;
-        PyObject *pairs;
+        out->exact = rc == 0; /* ABORT_DEADLINE and ABORT_CANCEL: the best found and a bound */
+        out->best = c->best;
+        out->nodes = c->nodes;
+        out->upper = proven_upper(c->best, floor, out->exact, c->frames, c->n_frames, root_bound);
         if (c->has_best) {
-            pairs = PyList_New(c->best_len);
-            if (!pairs)
+            if (found_alloc(out, c->best_len) < 0)
                 goto done;
             for (int i = 0; i < c->best_len; i++) {
-                PyObject *p = Py_BuildValue("(ii)", order[c->best_u[i]], keep2[c->best_v[i]]);
-                if (!p) {
-                    Py_DECREF(pairs);
-                    goto done;
-                }
-                PyList_SET_ITEM(pairs, i, p);
+                out->u[i] = order[c->best_u[i]];
+                out->v[i] = keep2[c->best_v[i]];
             }
-        } else {
-            pairs = Py_None;
-            Py_INCREF(pairs);
         }
-        result = Py_BuildValue("(LNLOL)", (long long)c->best, pairs, (long long)upper, exact ? Py_True : Py_False,
-                               (long long)c->nodes);
+        result = 0;
     }
 done:
     free(order);
@@ -1164,6 +1071,5 @@ done:
     free(keep2);
     free(pos2);
     free_ctx(c);
-    release_stop(&c->stop);
     return result;
 }

@@ -1,30 +1,12 @@
 /*
- * Native search of gindex_studio.core.flatland.search: branch and bound with the tree-DP bound,
- * step for step as search._Side (the same order, bound, forced choices, candidate order and pruning), so the same
- * S, node count and proven upper bound. Vertex sets are arrays of W 64-bit words.
- *
- * search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, remaining, cancel)
- *   buffers: w = n1 x n2 int64 weights (0: no pair); rel = n x n int64 relations (0: not
- *   adjacent); order = the graph's BFS order, parent = per vertex (-1: a root), int32 each;
- *   floor: the search must beat it strictly; remaining: seconds (None: no deadline);
- *   cancel: None or a buffer whose first byte, once non-zero, stops the search.
- * Both root bounds are computed; the graph with the smaller one is the tree side (ties: g1).
- * returns (best, pairs as (g1, g2) or None, upper, exact, nodes, root bound), as
- * search.run_search.
- *
- * The GIL is released while searching; the cancel byte is read every 128 nodes with the deadline.
- *
- * info(n, adj_out): the per-graph buffers above, built from a Graph's out-adjacency (see py_info).
+ * The flatland profile's exact search (gindex_studio.core.flatland.search), in plain C: flat_run
+ * (core.h). Branch and bound with the tree-DP bound, step for step as search._Side (the same order,
+ * bound, forced choices, candidate order and pruning), so the same S, node count and proven upper
+ * bound. Vertex sets are arrays of W 64-bit words. Both root bounds are computed; the graph with
+ * the smaller one is the tree side (ties: g1). The search runs detached from its host and polls
+ * its Stop every 128 nodes.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-typedef uint64_t word;
+#include "core.h"
 
 typedef struct {
     int32_t v;
@@ -62,20 +44,12 @@ typedef struct {
     int nframes;
     int64_t incumbent;
     long long nodes;
-    int use_deadline;
-    double stop_at;
-    const volatile unsigned char *cancel;
-    int aborted;
+    Stop *stop;
+    int aborted;      /* poll_stop's code once the search must stop */
     char *asg;       /* per vertex of the tree side: decided (matched or left out) */
     int32_t *forced;  /* (n1 + 1) levels * 2 * n1: the forced (root, partner or -1) of a node */
     Child *ci;        /* n1: dp's scratch, one per child of the vertex at hand */
 } S;
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* by value, best first; ties: partners by index, then unmatched (v = -1) */
 static int cmp_cand(const void *a, const void *b) {
@@ -155,9 +129,7 @@ static int64_t dp(S *s, const word *D) {
 
 static void search(S *s, int i, int64_t cur, const word *D) {
     s->nodes++;
-    if ((s->nodes & 127) == 0) {
-        if ((s->use_deadline && now() > s->stop_at) || (s->cancel && *s->cancel)) s->aborted = 1;
-    }
+    if ((s->nodes & 127) == 0) s->aborted = poll_stop(s->stop, s->nodes);
     if (s->aborted) return;
     if (cur > s->incumbent) {
         s->incumbent = cur;
@@ -473,242 +445,50 @@ static int setup_side(S *s, int n1, int n2, const int64_t *w, int transposed, co
     return 0;
 }
 
-static int get_buf(PyObject *o, Py_buffer *b, Py_ssize_t need, const char *what) {
-    if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0) return -1;
-    if (b->len != need) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", what, b->len, need);
-        PyBuffer_Release(b);
-        return -1;
-    }
-    return 0;
-}
-
-static PyObject *py_search(PyObject *self, PyObject *args) {
-    int n1, n2;
-    PyObject *wo, *r1o, *o1o, *p1o, *r2o, *o2o, *p2o, *remaining, *cancel = Py_None;
-    long long floor;
-    if (!PyArg_ParseTuple(args, "iiOOOOOOOLO|O", &n1, &n2, &wo, &r1o, &o1o, &p1o, &r2o, &o2o, &p2o, &floor,
-                          &remaining, &cancel))
-        return NULL;
-    if (n1 < 0 || n2 < 0) {
-        PyErr_SetString(PyExc_ValueError, "negative size");
-        return NULL;
-    }
-    Py_buffer bw, br1, bo1, bp1, br2, bo2, bp2, bc;
-    int got = 0, have_c = 0;
-    PyObject *result = NULL;
+int flat_run(int n1, int n2, const int64_t *w, const int64_t *rel1, const int32_t *order1, const int32_t *parent1,
+             const int64_t *rel2, const int32_t *order2, const int32_t *parent2, int64_t floor, Stop *stop,
+             Found *out, int64_t *root, const char **err) {
     S a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    if (get_buf(wo, &bw, (Py_ssize_t)8 * n1 * n2, "w") < 0) goto done;
-    got = 1;
-    if (get_buf(r1o, &br1, (Py_ssize_t)8 * n1 * n1, "rel1") < 0) goto done;
-    got = 2;
-    if (get_buf(o1o, &bo1, (Py_ssize_t)4 * n1, "order1") < 0) goto done;
-    got = 3;
-    if (get_buf(p1o, &bp1, (Py_ssize_t)4 * n1, "parent1") < 0) goto done;
-    got = 4;
-    if (get_buf(r2o, &br2, (Py_ssize_t)8 * n2 * n2, "rel2") < 0) goto done;
-    got = 5;
-    if (get_buf(o2o, &bo2, (Py_ssize_t)4 * n2, "order2") < 0) goto done;
-    got = 6;
-    if (get_buf(p2o, &bp2, (Py_ssize_t)4 * n2, "parent2") < 0) goto done;
-    got = 7;
-    double stop_at = 0;
-    int use_deadline = 0;
-    if (remaining != Py_None) {
-        double r = PyFloat_AsDouble(remaining);
-        if (r == -1.0 && PyErr_Occurred()) goto done;
-        use_deadline = 1;
-        stop_at = now() + r;
+    memset(out, 0, sizeof(Found));
+    int rc = setup_side(&a, n1, n2, w, 0, rel1, order1, parent1, rel2);
+    if (!rc) rc = setup_side(&b, n2, n1, w, 1, rel2, order2, parent2, rel1);
+    if (rc) {
+        free_side(&a);
+        free_side(&b);
+        if (rc == -1) return ABORT_NOMEM;
+        *err = "order / parent out of range";
+        return -2;
     }
-    const volatile unsigned char *flag = NULL;
-    if (cancel != Py_None) {
-        if (PyObject_GetBuffer(cancel, &bc, PyBUF_SIMPLE) < 0) goto done;
-        have_c = 1;
-        if (bc.len < 1) {
-            PyErr_SetString(PyExc_ValueError, "cancel buffer is empty");
-            goto done;
-        }
-        flag = (const volatile unsigned char *)bc.buf;
-    }
-    int ea = setup_side(&a, n1, n2, bw.buf, 0, br1.buf, bo1.buf, bp1.buf, br2.buf);
-    int eb = ea ? ea : setup_side(&b, n2, n1, bw.buf, 1, br2.buf, bo2.buf, bp2.buf, br1.buf);
-    if (ea == -1 || eb == -1) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (ea || eb) {
-        PyErr_SetString(PyExc_ValueError, "order / parent out of range");
-        goto done;
-    }
-    int64_t ra, rb;
-    S *s;
-    Py_BEGIN_ALLOW_THREADS
-    ra = dp(&a, a.dom);
-    rb = dp(&b, b.dom);
-    s = rb < ra ? &b : &a;
+    stop_detach(stop);
+    int64_t ra = dp(&a, a.dom), rb = dp(&b, b.dom);
+    S *s = rb < ra ? &b : &a;
     s->incumbent = floor;
     s->nbest = -1;
-    s->use_deadline = use_deadline;
-    s->stop_at = stop_at;
-    s->cancel = flag;
+    s->stop = stop;
     search(s, 0, 0, s->dom);
-    Py_END_ALLOW_THREADS
-    {
-        int swapped = s == &b;
-        int64_t root = swapped ? rb : ra;
-        int exact = !s->aborted;
-        int64_t upper = s->incumbent > floor ? s->incumbent : floor;
-        if (!exact)
-            for (int k = 0; k < s->nframes; k++)
-                if (s->frames[k] > upper) upper = s->frames[k];
-        int64_t cap = root > s->incumbent ? root : s->incumbent;
-        if (upper > cap) upper = cap;
-        PyObject *pairs;
-        if (s->nbest < 0) {
-            pairs = Py_None;
-            Py_INCREF(pairs);
-        } else {
-            pairs = PyList_New(s->nbest);
-            if (!pairs) goto done;
-            for (int k = 0; k < s->nbest; k++) {
-                PyObject *t = swapped ? Py_BuildValue("(ii)", s->bv[k], s->bu[k]) : Py_BuildValue("(ii)", s->bu[k], s->bv[k]);
-                if (!t) {
-                    Py_DECREF(pairs);
-                    goto done;
-                }
-                PyList_SET_ITEM(pairs, k, t);
+    stop_attach(stop);
+    const int swapped = s == &b;
+    *root = swapped ? rb : ra;
+    int result = 0;
+    if (s->aborted == ABORT_SIGNAL || s->aborted == ABORT_ERROR) {
+        result = s->aborted;
+    } else {
+        out->exact = !s->aborted;
+        out->best = s->incumbent;
+        out->nodes = s->nodes;
+        out->upper = proven_upper(s->incumbent, floor, out->exact, s->frames, s->nframes, *root);
+        if (s->nbest >= 0) {
+            if (found_alloc(out, s->nbest) < 0) {
+                result = ABORT_NOMEM;
+            } else {
+                memcpy(out->u, swapped ? s->bv : s->bu, (size_t)s->nbest * sizeof(int32_t));
+                memcpy(out->v, swapped ? s->bu : s->bv, (size_t)s->nbest * sizeof(int32_t));
             }
         }
-        result = Py_BuildValue("(LNLOLL)", (long long)s->incumbent, pairs, (long long)upper,
-                               exact ? Py_True : Py_False, (long long)s->nodes, (long long)root);
     }
-done:
-    if (have_c) PyBuffer_Release(&bc);
-    if (got >= 7) PyBuffer_Release(&bp2);
-    if (got >= 6) PyBuffer_Release(&bo2);
-    if (got >= 5) PyBuffer_Release(&br2);
-    if (got >= 4) PyBuffer_Release(&bp1);
-    if (got >= 3) PyBuffer_Release(&bo1);
-    if (got >= 2) PyBuffer_Release(&br1);
-    if (got >= 1) PyBuffer_Release(&bw);
     free_side(&a);
     free_side(&b);
     return result;
-}
-
-/* info(n, adj_out): search._Info's structure of a graph of n <= 64 vertices whose out-adjacency
- * adj_out is a list of n dicts {port: bitset of targets}, ports 0..23:
- * (rel as n x n int64 bytes, order and parent as int32 bytes, max_rel), exactly as the Python
- * _Info builds them (rel[x][y] = bits of x->y ports | bits of y->x ports << 16, self-loops left out;
- * BFS forest from the roots by most neighbours first, ties by index, neighbours in index order).
- * None for anything else (more vertices, other ports or masks): the Python build is used. */
-static PyObject *py_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "info(n, adj_out)");
-        return NULL;
-    }
-    long n = PyLong_AsLong(args[0]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
-    PyObject *adj = args[1];
-    if (n < 0 || n > 64 || !PyList_Check(adj) || PyList_GET_SIZE(adj) != n) Py_RETURN_NONE;
-    PyObject *relb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * n * n);
-    PyObject *ordb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)4 * n);
-    PyObject *parb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)4 * n);
-    if (!relb || !ordb || !parb) goto fail;
-    int64_t *rel = (int64_t *)PyBytes_AS_STRING(relb);
-    int32_t *order = (int32_t *)PyBytes_AS_STRING(ordb), *parent = (int32_t *)PyBytes_AS_STRING(parb);
-    memset(rel, 0, sizeof(int64_t) * n * n);
-    uint64_t nb[64];
-    memset(nb, 0, sizeof nb);
-    uint64_t full = n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
-    for (long x = 0; x < n; x++) {
-        PyObject *d = PyList_GET_ITEM(adj, x);
-        if (!PyDict_Check(d)) goto other;
-        Py_ssize_t pos = 0;
-        PyObject *k, *v;
-        while (PyDict_Next(d, &pos, &k, &v)) {
-            if (!PyLong_Check(k) || !PyLong_Check(v)) goto other;
-            long port = PyLong_AsLong(k);
-            if (port < 0 || port > 23) {
-                PyErr_Clear();
-                goto other;
-            }
-            uint64_t m = PyLong_AsUnsignedLongLong(v);
-            if (m == (uint64_t)-1 && PyErr_Occurred()) {
-                PyErr_Clear();
-                goto other;
-            }
-            if (m & ~full) goto other;
-            m &= ~((uint64_t)1 << x);
-            int64_t bit = (int64_t)1 << port;
-            while (m) {
-                int y = __builtin_ctzll(m);
-                m &= m - 1;
-                rel[x * n + y] |= bit;
-                rel[(long)y * n + x] |= bit << 16;
-                nb[x] |= (uint64_t)1 << y;
-                nb[y] |= (uint64_t)1 << x;
-            }
-        }
-    }
-    int64_t max_rel = 0;
-    for (long k = 0; k < n * n; k++)
-        if (rel[k] > max_rel) max_rel = rel[k];
-    /* roots by degree, most first, stable: a counting pass per degree from n - 1 down */
-    int32_t roots[64];
-    int nr = 0;
-    for (int deg = (int)n; deg >= 0; deg--)
-        for (long u = 0; u < n; u++)
-            if (__builtin_popcountll(nb[u]) == deg) roots[nr++] = (int32_t)u;
-    uint64_t seen = 0;
-    int len = 0;
-    for (int k = 0; k < nr; k++) {
-        int r = roots[k];
-        if (seen >> r & 1) continue;
-        seen |= (uint64_t)1 << r;
-        parent[r] = -1;
-        int head = len;
-        order[len++] = r;
-        while (head < len) {
-            int u = order[head++];
-            uint64_t m = nb[u] & ~seen;
-            seen |= m;
-            while (m) {
-                int y = __builtin_ctzll(m);
-                m &= m - 1;
-                parent[y] = u;
-                order[len++] = y;
-            }
-        }
-    }
-    return Py_BuildValue("(NNNL)", relb, ordb, parb, (long long)max_rel);
-other:
-    Py_DECREF(relb);
-    Py_DECREF(ordb);
-    Py_DECREF(parb);
-    Py_RETURN_NONE;
-fail:
-    Py_XDECREF(relb);
-    Py_XDECREF(ordb);
-    Py_XDECREF(parb);
-    return NULL;
-}
-
-static PyMethodDef methods[] = {
-    {"search", py_search, METH_VARARGS, "The flatland profile's exact search (see flatland.search)."},
-    {"info", (PyCFunction)(void (*)(void))py_info, METH_FASTCALL, "A graph's relations and BFS forest (see flatland.search._Info)."},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_flatsearch", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__flatsearch(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "API_VERSION", 6) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
 }

@@ -1,7 +1,7 @@
 /*
- * Signatures of a flow's nodes (signatures(), similarity.signatures).
+ * Signatures of a flow's nodes (signatures(), similarity.signatures), from Python values.
  */
-#include "_mcsplit.h"
+#include "kernels.h"
 
 /* ---- signatures of a flow's nodes (similarity.signature, paper and companion) ----------------- *
  *
@@ -154,13 +154,9 @@ done:
     return result;
 }
 
-PyObject *py_signatures(PyObject *self, PyObject *args)
+PyObject *signatures_of(PyObject *datas, PyObject *ignored, int companion, PyObject *json_true, PyObject *json_false,
+                        PyObject *cls)
 {
-    PyObject *datas, *ignored, *json_true, *json_false, *cls;
-    int companion;
-    if (!PyArg_ParseTuple(args, "O!O!pOOO!", &PyList_Type, &datas, &PyFrozenSet_Type, &ignored, &companion, &json_true,
-                          &json_false, &PyType_Type, &cls))
-        return NULL;
     if (companion)
         json_true = json_false = NULL; /* canonical_python: booleans stay */
     Py_ssize_t n = PyList_GET_SIZE(datas);

@@ -1,8 +1,9 @@
 /*
- * Δ of two parsed flows in one call (companion_delta(): the REFERENCE_PYTHON weights, "or"
- * adjacency and the clique search), and companion_hash_mask().
+ * Δ of two parsed flows in one call from their JSON values (companion_delta(): the
+ * REFERENCE_PYTHON weights, "or" adjacency and the clique search of mcsplit_clique.c), and
+ * companion_hash_mask().
  */
-#include "_mcsplit.h"
+#include "kernels.h"
 
 /* ---- the companion profile's Δ of two parsed flows, in one call ---------------------------- *
  *
@@ -25,8 +26,6 @@
  * with ==), list == item by item, identity first, as the tuple does. Anything else (a subclass, a
  * tuple, a non-str key, id or ignored key, nesting deeper than CJ_DEPTH) gives None as well.
  */
-
-PyObject *_str_flow, *_str_flows, *_str_id, *_str_wires;
 
 #define CJ_DEPTH 64
 #define CJ_IGNORED (-1) /* key table: a key never compared */
@@ -540,27 +539,16 @@ static PyObject *cj_delta(long long best, long long scale, long long nn)
     return result;
 }
 
-PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* GINDEX_PURE_PYTHON is set and not "0" (os.environ writes reach the C environment; getenv costs
+ * far less than os.environ.get) */
+int pure_python_env(void)
 {
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "companion_delta() takes 4 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    PyObject *value1 = args[0], *value2 = args[1], *ignored = args[2];
-    if (!PyFrozenSet_Check(ignored)) {
-        PyErr_Format(PyExc_TypeError, "companion_delta() argument 3 must be frozenset, not %.50s",
-                     Py_TYPE(ignored)->tp_name);
-        return NULL;
-    }
-    /* None: signal handlers run in the main thread only, so check for them there (from 3.13 on,
-     * where that test is internal, everywhere: elsewhere the check finds nothing to run) */
-#if PY_VERSION_HEX < 0x030D0000
-    const int check_signals = args[3] == Py_None ? _PyOS_IsMainThread() : PyObject_IsTrue(args[3]);
-#else
-    const int check_signals = args[3] == Py_None ? 1 : PyObject_IsTrue(args[3]);
-#endif
-    if (check_signals < 0)
-        return NULL;
+    const char *pure = getenv("GINDEX_PURE_PYTHON");
+    return pure && pure[0] && strcmp(pure, "0") != 0;
+}
+
+PyObject *companion_delta_of(PyObject *value1, PyObject *value2, PyObject *ignored, int check_signals)
+{
     if (pure_python_env()) /* the Python searches are asked for (matching.native_search_available) */
         Py_RETURN_NONE;
     CFlow f1, f2;
@@ -759,10 +747,14 @@ PyObject *py_companion_delta(PyObject *self, PyObject *const *args, Py_ssize_t n
         q->vt[i] = tmap[t];
         q->wt[i] = (int64_t)rows[4 * i];
     }
-    if (clique_prepare(q, s1, k1, m1, s2, k2, m2, W) < 0)
+    if (clique_prepare(q, s1, k1, m1, s2, k2, m2, W) < 0) {
+        PyErr_SetString(PyExc_SystemError, "companion_delta: more types than association vertices");
         goto done;
-    if (init_stop(&q->stop, Py_None, check_signals, Py_None) < 0)
+    }
+    PyStop ps;
+    if (pystop_init(&ps, Py_None, check_signals, Py_None, 0) < 0)
         goto done;
+    q->stop = &ps.stop;
     int64_t upper;
     if (clique_run(q, -1, &upper)) { /* no deadline and no cancel: a signal handler's exception, or no memory */
         if (!PyErr_Occurred())
@@ -786,12 +778,9 @@ done:
 
 /* companion_hash_mask(mask) -> the previous mask (tests: every hash companion_delta uses is
  * and-ed with it; 0 makes all keys, ids and types collide) */
-PyObject *py_companion_hash_mask(PyObject *self, PyObject *args)
+long long companion_hash_mask_set(long long mask)
 {
-    long long mask;
-    if (!PyArg_ParseTuple(args, "L", &mask))
-        return NULL;
     Py_hash_t old = cj_hash_mask;
     cj_hash_mask = (Py_hash_t)mask;
-    return PyLong_FromLongLong((long long)old);
+    return (long long)old;
 }

@@ -1,7 +1,7 @@
 /*
  * A flow's vertices and wires as a Graph (flow_graph(), divergence.prepare).
  */
-#include "_mcsplit.h"
+#include "kernels.h"
 
 /* ---- a flow's vertices and wires as a Graph (divergence.prepare) ------------------------------ *
  *
@@ -15,8 +15,6 @@
  *   whether the edges hold a cycle (a self-loop included); n_edges: the number of edges. None when
  *   a node's data is not a dict with an id or the flow is too large for a bitset table here (the
  *   caller takes its Python loop). */
-
-PyObject *_str_wires_g, *_str_id_g, *_zero_g;
 
 /* the bitset m (W words) as a Python int, or NULL */
 static PyObject *mask_to_long(const word *m, int W)
@@ -46,7 +44,7 @@ static int has_cycle(int n, int W, const word *out)
     for (int k = 0; k < n; k++)
         for (int i = 0; i < W; i++)
             for (word m = out[(size_t)W * k + i]; m; m &= m - 1)
-                indeg[i * 64 + __builtin_ctzll(m)]++;
+                indeg[i * 64 + ctz64(m)]++;
     int head = 0, tail = 0;
     for (int k = 0; k < n; k++)
         if (!indeg[k])
@@ -55,7 +53,7 @@ static int has_cycle(int n, int W, const word *out)
         int k = queue[head++];
         for (int i = 0; i < W; i++)
             for (word m = out[(size_t)W * k + i]; m; m &= m - 1) {
-                int j = i * 64 + __builtin_ctzll(m);
+                int j = i * 64 + ctz64(m);
                 if (--indeg[j] == 0)
                     queue[tail++] = j;
             }
@@ -65,13 +63,8 @@ static int has_cycle(int n, int W, const word *out)
     return tail < n;
 }
 
-PyObject *_str_data_g;
-
-PyObject *py_flow_graph(PyObject *self, PyObject *args)
+PyObject *flow_graph_of(PyObject *all, PyObject *no_loops, PyObject *loop0)
 {
-    PyObject *all, *no_loops, *loop0;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &all, &no_loops, &loop0))
-        return NULL;
     if (PyList_GET_SIZE(all) > 20000)
         Py_RETURN_NONE;
     PyObject *index = PyDict_New(), *ids = PyList_New(0), *nodes = PyList_New(0), *result = NULL;
@@ -82,10 +75,10 @@ PyObject *py_flow_graph(PyObject *self, PyObject *args)
     if (!index || !ids || !nodes)
         goto done;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(all); k++) { /* the vertices: first node of each id */
-        PyObject *d = PyObject_GetAttr(PyList_GET_ITEM(all, k), _str_data_g);
+        PyObject *d = PyObject_GetAttr(PyList_GET_ITEM(all, k), _str_data);
         if (!d)
             goto done;
-        PyObject *i = PyDict_Check(d) ? PyDict_GetItemWithError(d, _str_id_g) : NULL;
+        PyObject *i = PyDict_Check(d) ? PyDict_GetItemWithError(d, _str_id) : NULL;
         if (!i) {
             Py_DECREF(d);
             if (PyErr_Occurred())
@@ -114,7 +107,7 @@ PyObject *py_flow_graph(PyObject *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *wires = PyDict_GetItemWithError(PyList_GET_ITEM(nodes, k), _str_wires_g);
+        PyObject *wires = PyDict_GetItemWithError(PyList_GET_ITEM(nodes, k), _str_wires);
         if (!wires) {
             if (PyErr_Occurred())
                 goto done;
@@ -168,7 +161,7 @@ PyObject *py_flow_graph(PyObject *self, PyObject *args)
                 for (int i = 0; i < W; i++)
                     n_edges += popcount64(m[i]);
             PyObject *x = mask_to_long(m, W);
-            if (!x || PyDict_SetItem(dct, _zero_g, x) < 0) {
+            if (!x || PyDict_SetItem(dct, _zero, x) < 0) {
                 Py_XDECREF(x);
                 goto done;
             }

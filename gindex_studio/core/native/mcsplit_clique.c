@@ -1,19 +1,19 @@
 /*
- * The clique search of "or" adjacency (matching._CliqueSearch): clique_search().
+ * The clique search of "or" adjacency (matching._CliqueSearch), in plain C: clique_search_run and
+ * its parts (companion_delta builds its own graphs and calls them).
  */
-#include "_mcsplit.h"
+#include "core.h"
 
 /* ---- the companion profile: maximum-weight clique on the association graph ------------------ *
  *
- * clique_search(out1, in1, out2, in2, verts, wt, types, floor, remaining, check_signals[, cancel])
- * is matching._CliqueSearch step for step: association vertices in the given order (descending
+ * clique_search_run is matching._CliqueSearch step for step: association vertices in the given order (descending
  * weight), adjacency u1 != u2, v1 != v2 and (u1->u2 <=> v1->v2 or u2->u1 <=> v2->v1) with edges
  * compared port by port, branching on the lowest vertex left (take, then leave), and the bound of
  * a candidate set: per node type, the maximum-weight assignment of its pairs (Hungarian method on
  * 64-bit integers). Same tree, node count, S and bounds as the Python search.
  */
 
-/* the edges u->x in g (CSR of read_graph) as port keys, compared with the edges v->y in h */
+/* the edges u->x in g (CSR of read_kept) as port keys, compared with the edges v->y in h */
 static int same_out_edges(const int32_t *gs, const int64_t *gk, const word *gm, int u, int x,
                           const int32_t *hs, const int64_t *hk, const word *hm, int v, int y, int W)
 {
@@ -164,12 +164,8 @@ static int clique_expand(Clq *q, int depth, int64_t cur)
 {
     const int WV = q->WV;
     q->nodes++;
-    if ((q->nodes & 127) == 0) {
-        if (q->gil_held) { /* a small search past its 127th node: from here as any other */
-            q->gil_held = 0;
-            q->stop.ts = PyEval_SaveThread();
-        }
-        int rc = poll_stop(&q->stop, q->nodes);
+    if ((q->nodes & 127) == 0) { /* (a small search started attached lets go of its host here) */
+        int rc = poll_stop(q->stop, q->nodes);
         if (rc)
             return rc;
     }
@@ -252,29 +248,26 @@ void clique_carve(Clq *q, int n1, int n2, int nv, Bump *b)
 
 /* allocate q for nv association vertices between graphs of n1 and n2 vertices, in one block
  * (q->block, freed by free_clq); -1: no memory */
-static int clique_alloc(Clq *q, int n1, int n2, int nv)
+int clique_alloc(Clq *q, int n1, int n2, int nv)
 {
     Bump b = {NULL, 0};
     clique_carve(q, n1, n2, nv, &b);
-    if (!(b.base = q->block = calloc(1, b.off))) {
-        PyErr_NoMemory();
+    if (!(b.base = q->block = calloc(1, b.off)))
         return -1;
-    }
     b.off = 0;
     clique_carve(q, n1, n2, nv, &b);
     return 0;
 }
 
 /* with vu, vv, vt, wt and ntypes filled: the type scratch, the association adjacency from the two
- * graphs (CSR of read_graph, W words a mask) and the root candidate set; -1: no memory */
+ * graphs (CSR of read_kept, W words a mask) and the root candidate set; -2: more types than
+ * association vertices */
 int clique_prepare(Clq *q, const int32_t *s1, const int64_t *k1, const word *m1, const int32_t *s2,
                    const int64_t *k2, const word *m2, int W)
 {
     const int nv = q->nv, WV = q->WV;
-    if (q->ntypes > q->nv) { /* clique_alloc made room for nv types */
-        PyErr_SetString(PyExc_ValueError, "more node types than association vertices");
-        return -1;
-    }
+    if (q->ntypes > q->nv) /* clique_alloc made room for nv types */
+        return -2;
     memset(q->tcount, 0, ((size_t)q->ntypes + 2) * sizeof(int32_t));
     memset(q->tstart, 0, ((size_t)q->ntypes + 2) * sizeof(int32_t));
     for (int u = 0; u < q->n1; u++)
@@ -299,122 +292,77 @@ int clique_prepare(Clq *q, const int32_t *s1, const int64_t *k1, const word *m1,
     return 0;
 }
 
-/* the search from q's root above floor, the GIL released (q->stop set up): its return code (0:
- * exact, ABORT_*), and the proven upper bound. With at most CLQ_KEEP_GIL association vertices the
- * GIL is released only at the first poll (the 128th node): most such searches end before, and
- * releasing and taking back the GIL would cost more than they do. */
-#define CLQ_KEEP_GIL 64
+/* the search from q's root above floor, detached from its host (q->stop set up): its return code
+ * (0: exact, ABORT_*), and the proven upper bound. With at most CLQ_KEEP_ATTACHED association
+ * vertices the search lets its host go only at the first poll (the 128th node): most such searches
+ * end before, and releasing and taking back the GIL would cost more than they do. */
+#define CLQ_KEEP_ATTACHED 64
 int clique_run(Clq *q, long long floor_, int64_t *upper_out)
 {
     const int64_t root_bound = clique_bound(q, q->P);
     const int64_t floor = (int64_t)floor_;
     q->best = floor;
-    q->gil_held = q->nv <= CLQ_KEEP_GIL;
-    if (!q->gil_held)
-        q->stop.ts = PyEval_SaveThread();
+    if (q->nv > CLQ_KEEP_ATTACHED)
+        stop_detach(q->stop);
     int rc = clique_expand(q, 0, 0);
-    if (q->gil_held)
-        q->gil_held = 0;
-    else
-        PyEval_RestoreThread(q->stop.ts);
-    int64_t upper = q->best > floor ? q->best : floor;
-    if (rc)
-        for (int i = 0; i < q->n_frames; i++)
-            if (q->frames[i] > upper)
-                upper = q->frames[i];
-    int64_t cap = root_bound > q->best ? root_bound : q->best;
-    if (cap < upper)
-        upper = cap;
-    *upper_out = upper;
+    stop_attach(q->stop);
+    *upper_out = proven_upper(q->best, floor, rc == 0, q->frames, q->n_frames, root_bound);
     return rc;
 }
 
-PyObject *py_clique_search(PyObject *self, PyObject *args)
+int clique_search_run(const RelGraph *g1, const RelGraph *g2, int nv, const int32_t *vu, const int32_t *vv,
+                      const int32_t *vt, const int64_t *wt, int64_t floor, Stop *stop, Found *out, const char **err)
 {
-    PyObject *out1, *in1, *out2, *in2, *verts, *wts, *types, *remaining, *cancel = Py_None;
-    long long floor_;
-    int check_signals;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!LOp|O", &PyList_Type, &out1, &PyList_Type, &in1, &PyList_Type,
-                          &out2, &PyList_Type, &in2, &PyList_Type, &verts, &PyList_Type, &wts, &PyList_Type,
-                          &types, &floor_, &remaining, &check_signals, &cancel))
-        return NULL;
-    if (floor_ >= ((long long)1 << 62)) {
-        PyErr_SetString(PyExc_OverflowError, "floor too large");
-        return NULL;
-    }
-    Py_ssize_t n1_ = PyList_GET_SIZE(out1), n2_ = PyList_GET_SIZE(out2), nv_ = PyList_GET_SIZE(verts);
-    if (n1_ > (1 << 26) || n2_ > (1 << 26) || nv_ > (1 << 20)) {
-        PyErr_SetString(PyExc_ValueError, "graphs too large");
-        return NULL;
-    }
-    if (PyList_GET_SIZE(wts) != nv_ || PyList_GET_SIZE(types) != nv_) {
-        PyErr_SetString(PyExc_ValueError, "verts, weights and types: one per association vertex");
-        return NULL;
-    }
-    const int n1 = (int)n1_, n2 = (int)n2_, nv = (int)nv_;
+    const int n1 = g1->n, n2 = g2->n;
     const int nmax = n1 > n2 ? n1 : n2;
     const int W = nmax > 64 ? (nmax + 63) / 64 : 1;
     Clq clq;
     Clq *q = &clq;
     memset(q, 0, sizeof(Clq));
-    if (init_stop(&q->stop, remaining, check_signals, cancel) < 0)
-        return NULL;
-    PyObject *result = NULL;
-    int32_t *s1 = NULL, *s2 = NULL;
+    memset(out, 0, sizeof(Found));
+    q->stop = stop;
+    int result = ABORT_NOMEM;
+    int32_t *s1 = NULL, *s2 = NULL, *id = malloc(((size_t)nmax + 1) * sizeof(int32_t));
     int64_t *k1 = NULL, *k2 = NULL;
     word *m1 = NULL, *m2 = NULL;
-    if (read_graph(out1, in1, n1, W, &s1, &k1, &m1) < 0 || read_graph(out2, in2, n2, W, &s2, &k2, &m2) < 0)
+    if (!id)
         goto done;
-    if (clique_alloc(q, n1, n2, nv) < 0)
+    for (int u = 0; u < nmax; u++) /* every vertex kept, in its own numbering */
+        id[u] = u;
+    if (read_kept(g1, id, n1, id, W, &s1, &k1, &m1, NULL, NULL) < 0 ||
+        read_kept(g2, id, n2, id, W, &s2, &k2, &m2, NULL, NULL) < 0 || clique_alloc(q, n1, n2, nv) < 0)
         goto done;
-    for (int i = 0; i < nv; i++) {
-        PyObject *key = PyList_GET_ITEM(verts, i);
-        if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
-            PyErr_SetString(PyExc_TypeError, "verts: (u, v) tuples expected");
-            goto done;
-        }
-        long u = PyLong_AsLong(PyTuple_GET_ITEM(key, 0)), v = PyLong_AsLong(PyTuple_GET_ITEM(key, 1));
-        long long wt = PyLong_AsLongLong(PyList_GET_ITEM(wts, i));
-        long t = PyLong_AsLong(PyList_GET_ITEM(types, i));
-        if (PyErr_Occurred())
-            goto done;
-        if (u < 0 || u >= n1 || v < 0 || v >= n2 || wt < 0 || wt >= ((long long)1 << 62) || t < 0 || t >= nv) {
-            PyErr_SetString(PyExc_ValueError, "association vertex, weight or type out of range");
-            goto done;
-        }
-        q->vu[i] = (int32_t)u;
-        q->vv[i] = (int32_t)v;
-        q->vt[i] = (int32_t)t;
-        q->wt[i] = (int64_t)wt;
-        if (t + 1 > q->ntypes)
-            q->ntypes = (int)t + 1;
+    memcpy(q->vu, vu, (size_t)nv * sizeof(int32_t));
+    memcpy(q->vv, vv, (size_t)nv * sizeof(int32_t));
+    memcpy(q->vt, vt, (size_t)nv * sizeof(int32_t));
+    memcpy(q->wt, wt, (size_t)nv * sizeof(int64_t));
+    for (int i = 0; i < nv; i++)
+        if (vt[i] + 1 > q->ntypes)
+            q->ntypes = vt[i] + 1;
+    if (clique_prepare(q, s1, k1, m1, s2, k2, m2, W) < 0) {
+        *err = "more node types than association vertices";
+        result = -2;
+        goto done;
     }
-    if (clique_prepare(q, s1, k1, m1, s2, k2, m2, W) < 0)
+    int rc = clique_run(q, floor, &out->upper);
+    if (rc == ABORT_SIGNAL || rc == ABORT_ERROR) {
+        result = rc;
         goto done;
-    {
-        int64_t upper;
-        int rc = clique_run(q, floor_, &upper);
-        if (rc == ABORT_SIGNAL || rc == ABORT_ERROR)
-            goto done;
-        int exact = rc == 0;
-        PyObject *pairs;
-        if (q->has_best) {
-            pairs = PyList_New(q->best_len);
-            if (!pairs)
-                goto done;
-            for (int i = 0; i < q->best_len; i++) {
-                PyObject *p = PyList_GET_ITEM(verts, q->best_set[i]);
-                Py_INCREF(p);
-                PyList_SET_ITEM(pairs, i, p);
-            }
-        } else {
-            pairs = Py_None;
-            Py_INCREF(pairs);
-        }
-        result = Py_BuildValue("(LNLOL)", (long long)q->best, pairs, (long long)upper, exact ? Py_True : Py_False,
-                               (long long)q->nodes);
     }
+    out->exact = rc == 0;
+    out->best = q->best;
+    out->nodes = q->nodes;
+    if (q->has_best) {
+        if (found_alloc(out, q->best_len) < 0)
+            goto done;
+        for (int i = 0; i < q->best_len; i++) {
+            out->u[i] = q->vu[q->best_set[i]];
+            out->v[i] = q->vv[q->best_set[i]];
+        }
+    }
+    result = 0;
 done:
+    free(id);
     free(s1);
     free(s2);
     free(k1);
@@ -422,6 +370,5 @@ done:
     free(m1);
     free(m2);
     free_clq(q);
-    release_stop(&q->stop);
     return result;
 }
