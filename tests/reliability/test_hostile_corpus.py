@@ -133,9 +133,15 @@ def run_matrix(tmp: Path) -> dict:
     procs = [subprocess.Popen([sys.executable, str(DRIVER), str(tmp / f"jobs-{n}.json"), str(tmp / f"results-{n}.jsonl")],
                               cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT) for n in range(DRIVERS)]
-    for p in procs:
-        out, _ = p.communicate(timeout=900)
-        assert p.returncode == 0, out.decode(errors="replace")[-3000:]
+    try:
+        for p in procs:
+            out, _ = p.communicate(timeout=900)
+            assert p.returncode == 0, out.decode(errors="replace")[-3000:]
+    finally:  # a driver that did not end (SIGTERM only ends the command it runs) goes with the test
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     results = {}
     for n in range(DRIVERS):
         for line in (tmp / f"results-{n}.jsonl").read_text().splitlines():
