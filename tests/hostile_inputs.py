@@ -150,7 +150,12 @@ def _fifo(folder: Path, name: str) -> Path:
 
 def _socket(folder: Path, name: str) -> Path:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind(str(folder / name))
+    here = os.getcwd()
+    os.chdir(folder)  # bound by its relative name: a deep folder's full path is beyond AF_UNIX's 108 bytes
+    try:
+        s.bind(name)
+    finally:
+        os.chdir(here)
     s.listen(1)
     _SOCKETS.append(s)
     return folder / name

@@ -94,8 +94,10 @@ NOT_RUN = {
     # budget for curate is still to be made (issue 36 stays open for it)
     ("curate DIR entry", "a 20,000-node flow"): "curate's neighbour searches against it take 10.8 s of CPU, "
                                                 "over the 10 s bound: no overall budget yet",
-    ("curate tasks", "a 20,000-node flow"): "as a task, the same searches against the curriculum: over the "
-                                            "10 s bound, no overall budget yet",
+    # the same twelve searches with the flow as a task (9-10 s of CPU alone: over the bound under
+    # load); before the merge of the native package both took 1.3 s in all
+    ("curate tasks", "a 20,000-node flow"): "curate's neighbour searches against it take 9-10 s of CPU: no "
+                                            "overall budget yet",
 }
 
 
@@ -121,10 +123,8 @@ def _jobs(tmp: Path) -> tuple[dict[str, tuple[str, str]], set]:
     return jobs, unwritable
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """(slot, kind) → the driver's result, for the whole matrix (run once)."""
-    tmp = tmp_path_factory.mktemp("hostile")
+def run_matrix(tmp: Path) -> dict:
+    """(slot, kind) → the driver's result, for the whole matrix."""
     start = time.monotonic()
     jobs, unwritable = _jobs(tmp)
     assert unwritable == UNWRITABLE
@@ -133,9 +133,15 @@ def runs(tmp_path_factory):
     procs = [subprocess.Popen([sys.executable, str(DRIVER), str(tmp / f"jobs-{n}.json"), str(tmp / f"results-{n}.jsonl")],
                               cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT) for n in range(DRIVERS)]
-    for p in procs:
-        out, _ = p.communicate(timeout=900)
-        assert p.returncode == 0, out.decode(errors="replace")[-3000:]
+    try:
+        for p in procs:
+            out, _ = p.communicate(timeout=900)
+            assert p.returncode == 0, out.decode(errors="replace")[-3000:]
+    finally:  # a driver that did not end (SIGTERM only ends the command it runs) goes with the test
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     results = {}
     for n in range(DRIVERS):
         for line in (tmp / f"results-{n}.jsonl").read_text().splitlines():
@@ -173,17 +179,19 @@ def problems(r: dict) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("slot", sorted(SLOTS))
-def test_every_hostile_input_in_this_slot_ends_cleanly(slot, runs):
+def test_every_hostile_input_in_every_slot_ends_cleanly(tmp_path_factory):
+    """One test for the whole matrix (under pytest-xdist a test per slot ran it once per process)."""
+    runs = run_matrix(tmp_path_factory.mktemp("hostile"))
     bad = []
-    for kind in sorted(KINDS):
-        if (slot, kind) in UNWRITABLE or (slot, kind) in NOT_RUN:
-            continue
-        r = runs[(slot, kind)]
-        found = problems(r)
-        if found:
-            bad.append(f"{kind}: {', '.join(found)}: exit {r['code']}: {r['err'].strip()[-600:]!r}")
-    assert not bad, f"{len(bad)} of {len(KINDS)} inputs:\n" + "\n".join(bad)
+    for slot in sorted(SLOTS):
+        for kind in sorted(KINDS):
+            if (slot, kind) in UNWRITABLE or (slot, kind) in NOT_RUN:
+                continue
+            r = runs[(slot, kind)]
+            found = problems(r)
+            if found:
+                bad.append(f"{slot} × {kind}: {', '.join(found)}: exit {r['code']}: {r['err'].strip()[-600:]!r}")
+    assert not bad, f"{len(bad)} of {len(runs)} runs:\n" + "\n".join(bad)
 
 
 def test_the_corpus_is_large_and_varied():

@@ -35,11 +35,16 @@ MISSING: Any = _Missing()
 
 
 def _number(value: Any) -> float | None:
+    """``value`` as a finite float, or None (not a number, NaN, infinite, or an integer beyond a
+    double: a 400-digit x ended the load in an OverflowError, the file neither opened nor refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if value != value or value in (float("inf"), float("-inf")):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 class FlowDocument(QObject):
