@@ -278,9 +278,9 @@ def bench_window(m: int, frames: int, window_baseline: bool = True) -> None:
               f"(load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); the report (near-duplicates, "
               f"leaks, outliers) shown {report_shown(win):.1f} s after the window opened")
         if window_baseline:  # the same window's job with its searches in its one process (no PairPool)
-            from gindex_studio.core.runtime import worker_jobs
+            from gindex_studio.core.jobs import curation as curation_jobs
 
-            keep, worker_jobs.POOL_MIN_PAIRS = worker_jobs.POOL_MIN_PAIRS, 10**12
+            keep, curation_jobs.POOL_MIN_PAIRS = curation_jobs.POOL_MIN_PAIRS, 10**12
             try:
                 base, _f, _c, base_full, _cpu = open_until_done(Path(tmp) / "baseline.sqlite")
                 same = np.array_equal(base.heatmap.matrix(), hm.matrix())
@@ -290,7 +290,7 @@ def bench_window(m: int, frames: int, window_baseline: bool = True) -> None:
                       f"(load average {os.getloadavg()[0]:.1f})")
                 base.close()
             finally:
-                worker_jobs.POOL_MIN_PAIRS = keep
+                curation_jobs.POOL_MIN_PAIRS = keep
         rng = random.Random(4)
         sample = [(rng.randrange(m), rng.randrange(m)) for _ in range(300)]
         per_pair, _v = unpruned_per_pair(flows, sample)

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scoring import curriculum_programs  # noqa: E402
 from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many  # noqa: E402
-from gindex_studio.core.runtime.distributed import close, connect, omega_many_dask, plan_shards  # noqa: E402
+from gindex_studio.core.support.cluster import close, connect  # noqa: E402
+from gindex_studio.core.benchmark.on_cluster import omega_many_dask, plan_shards  # noqa: E402
 from gindex_studio.core.scoring.divergence import prepare  # noqa: E402
 from gindex_studio.core.flows.generate import MIDDLE_TYPES, perturb, random_flow  # noqa: E402
 

@@ -36,7 +36,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 from gindex_studio.cli.common import json_out, read_generated
-from gindex_studio.core.runtime.limits import searches_too_big
+from gindex_studio.core.support.limits import searches_too_big
 from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare
 from gindex_studio.core.scoring.matching import max_common_subgraph
 

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_dask import tasks_for  # noqa: E402
 from bench_scoring import curriculum_programs  # noqa: E402
 from gindex_studio.core.benchmark.curriculum import Curriculum  # noqa: E402
-from gindex_studio.core.runtime.distributed import CurriculumFiles  # noqa: E402
+from gindex_studio.core.benchmark.on_cluster import CurriculumFiles  # noqa: E402
 from gindex_studio.core.flows.flow import write_flow_file  # noqa: E402
 from gindex_studio.core.scoring.divergence import score_prepared  # noqa: E402
 

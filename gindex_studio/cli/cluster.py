@@ -7,7 +7,7 @@ import contextlib
 import os
 
 from gindex_studio.cli.common import MAX_PROCESSES, InputError, int_range
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 
 
 def add_cluster(p: argparse.ArgumentParser, shards: bool = False) -> None:
@@ -47,7 +47,7 @@ def cluster(args):
         return
     if args.dask_workers is not None and args.dask_workers < 1:
         raise InputError("--dask-workers must be at least 1")
-    from gindex_studio.core.runtime.distributed import ClusterError, close, connect
+    from gindex_studio.core.support.cluster import ClusterError, close, connect
 
     try:
         client = connect(args.scheduler, args.dask_workers)

@@ -59,7 +59,7 @@ def run(args) -> int:
     from gindex_studio.core.curation import report as cr
     from gindex_studio.core.curation.cache import DeltaCache
     from gindex_studio.core.curation.workspace import CurationError, load_workspace
-    from gindex_studio.core.runtime.distributed import ClusterError
+    from gindex_studio.core.support.cluster import ClusterError
 
     for name, default in (("duplicates", cr.DEFAULT_DUPLICATES), ("leaks", cr.DEFAULT_LEAKS),
                           ("outliers", cr.DEFAULT_OUTLIERS)):

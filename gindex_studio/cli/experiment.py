@@ -8,7 +8,7 @@ from pathlib import Path
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError, number
 from gindex_studio.cli.options import flow_json_profiles
 from gindex_studio.cli.skipped import add_strict
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 
 
 

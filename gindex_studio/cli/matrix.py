@@ -10,7 +10,7 @@ from pathlib import Path
 from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import json_out_rows, one_line, read_generated, table
 from gindex_studio.cli.options import add_scoring, add_workers, options, refuse_too_big
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 
 
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     rows above it are done); memory holds the programs and 8 bytes a cell."""
     from gindex_studio.cli import progress
     from gindex_studio.core.benchmark.matrix import delta_rows, plan_units
-    from gindex_studio.core.runtime.limits import largest_matrix_pair
+    from gindex_studio.core.support.limits import largest_matrix_pair
     from gindex_studio.core.scoring.divergence import prepare
 
     reads = [read_generated(f, args.profile) for f in args.files]
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             rows = (row for _i, row in delta_rows(prepared, args.profile, deadline=args.deadline, workers=workers,
                                                  progress=show))
         else:
-            from gindex_studio.core.runtime.distributed import delta_matrix_dask
+            from gindex_studio.core.benchmark.on_cluster import delta_matrix_dask
 
             show = progress.counter("Δ matrix", -(-len(flows) // 4), "bands of rows") if progress.wanted(args) else None
             rows = iter(delta_matrix_dask(flows, client, opts, deadline=args.deadline, progress=show))

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("no task program given")
     task_flows = [read_strict(str(f), opts.profile) for f in task_files]
     if read_by_workers:  # this process never reads the curriculum: nothing here to estimate
-        from gindex_studio.core.runtime.distributed import CurriculumFiles
+        from gindex_studio.core.benchmark.on_cluster import CurriculumFiles
 
         try:
             cur = CurriculumFiles([p.resolve() for p in paths], domains, labels, opts)
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if client is None:
             results = omega_many(tasks, cur, workers=args.workers, deadline=args.deadline, progress=progress)
         else:
-            from gindex_studio.core.runtime.distributed import omega_many_dask
+            from gindex_studio.core.benchmark.on_cluster import omega_many_dask
 
             done = omega_many_dask(tasks, cur, client, deadline=args.deadline, progress=progress)
             if done.missing:

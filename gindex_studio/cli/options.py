@@ -7,7 +7,7 @@ import argparse
 import os
 
 from gindex_studio.cli.common import SECONDS, InputError
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 
 
 def add_scoring(p: argparse.ArgumentParser) -> None:
@@ -80,7 +80,7 @@ def refuse_too_big(what: str, groups, args, options, at_once: int = 1) -> None:
     search, with score's estimate (core.limits). ``groups``: the searches each process runs one
     after another, ``at_once`` processes side by side. Not checked when a Dask scheduler runs the
     searches on other machines."""
-    from gindex_studio.core.runtime.limits import searches_too_big
+    from gindex_studio.core.support.limits import searches_too_big
 
     if getattr(args, "scheduler", None) or os.environ.get("GINDEX_SCHEDULER"):
         return
@@ -117,7 +117,7 @@ def refuse_companion_too_big(cexp, args) -> None:
 def refuse_distinct_pairs_too_big(what: str, flows, labels, args, opts) -> None:
     """Work that may search any two different programs of ``flows`` (``curate``), one search at a
     time: refused when its largest pair cannot fit."""
-    from gindex_studio.core.runtime.limits import largest_matrix_pair
+    from gindex_studio.core.support.limits import largest_matrix_pair
 
     largest = largest_matrix_pair(flows, opts.ignore_types, distinct=True)
     if largest is not None:

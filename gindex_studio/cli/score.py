@@ -41,7 +41,7 @@ LATE_MARGIN_S = 0.5
 
 
 def _collected_off(args: argparse.Namespace, started: float) -> int:
-    from gindex_studio.core.runtime.gcpause import collector_off
+    from gindex_studio.core.support.gcpause import collector_off
 
     with collector_off():  # a third of the CPU of a large flow otherwise (gcpause)
         return _run(args, started)
@@ -116,7 +116,7 @@ def _score_with_progress(ref, read, options, show: bool, started: float):
     from dataclasses import replace
 
     from gindex_studio.cli import progress
-    from gindex_studio.core.runtime.limits import scoring_too_big
+    from gindex_studio.core.support.limits import scoring_too_big
     from gindex_studio.core.scoring.divergence import DeadlinePassed, prepare, score_prepared, unsearched, vertex_count
 
     too_big = scoring_too_big(ref, read.flow, options.ignore_types)

@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         from gindex_studio.ui.flatland.actions import install_actions as install_flatland  # Drawing dock, Flatland menu
 
         install_flatland(self)
-        from gindex_studio.ui.runtime.actions import install_actions as install_runtime  # Run menu, Debug dock
+        from gindex_studio.ui.nodered.actions import install_actions as install_runtime  # Run menu, Debug dock
 
         install_runtime(self)
         self.status_label = QLabel()

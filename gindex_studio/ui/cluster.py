@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 
-from gindex_studio.core.runtime.distributed import SCHEDULER_ENV, ClusterError, connect
+from gindex_studio.core.support.cluster import SCHEDULER_ENV, ClusterError, connect
 
 #: seconds to wait for a scheduler to answer
 CONNECT_TIMEOUT = 10.0

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QRunnable, Signal
 from gindex_studio.core.flows.files import UserFileError, check_user_file, read_user_bytes, remove_stale_temps
 from gindex_studio.core.flows.flow import FlowError, no_node_reason, read_flow_bytes
 from gindex_studio.core.flows.sniff import binary_kind
-from gindex_studio.core.runtime.limits import editor_memory_needed, human_bytes, too_big
+from gindex_studio.core.support.limits import editor_memory_needed, human_bytes, too_big
 
 #: a flow with more nodes opens, but the status bar says that drawing it may be slow
 LARGE_FLOW_NODES = 5_000

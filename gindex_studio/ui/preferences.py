@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.nodered.lint import DEFAULT_RULES, RULES
 from gindex_studio.core.nodered.token_store import TokenStore
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.ui.theme import MODES
 
 # the profiles that score Node-RED flows (the compare window's default profile)

@@ -1,6 +1,6 @@
 """``ProcessRunner``: a ``LatestRunner`` that also runs heavy core work in a worker process.
 
-``submit_process(fn, *args)`` runs ``fn(emit, *args)`` in a ``core.runtime.workers.Worker``; its
+``submit_process(fn, *args)`` runs ``fn(emit, *args)`` in a ``core.support.workers.Worker``; its
 events arrive as ``event(kind, value)``, its value as ``done``, a failure as ``failed`` -- on the
 GUI thread, read from the worker's pipe when a ``QSocketNotifier`` says it is readable, at most
 ``READ_BUDGET`` seconds at a time (the notifier fires again while events wait). Nothing of the
@@ -17,9 +17,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QSocketNotifier, Signal
 
-from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
-from gindex_studio.core.runtime.workers import Worker, warm_up
-from gindex_studio.ui.compare.scoring import LatestRunner
+from gindex_studio.core.support.gcpause import frozen_heap, refreeze
+from gindex_studio.core.support.workers import Worker, warm_up
+from gindex_studio.ui.latest_runner import LatestRunner
 
 #: seconds of reading the worker's events per turn of the event loop
 READ_BUDGET = 0.008

@@ -219,8 +219,8 @@ def test_a_cancel_stops_the_summary_pool():
 
 
 def test_the_matrix_job_on_a_pool_equals_one_process(tmp_path):
-    from gindex_studio.core.runtime import workers
-    from gindex_studio.core.runtime.worker_jobs import matrix_job
+    from gindex_studio.core.support import workers
+    from gindex_studio.core.jobs.curation import matrix_job
 
     flows = _flows(10, 40)
     order = list(range(len(flows)))

@@ -14,17 +14,8 @@ distributed = pytest.importorskip("distributed")
 
 from gindex_studio.core.benchmark.curriculum import Curriculum, delta_matrix, omega_many, overall  # noqa: E402
 from gindex_studio.core.benchmark.curriculum_files import read_curriculum_folder  # noqa: E402
-from gindex_studio.core.runtime.distributed import (
-    Cancelled,
-    CurriculumFiles,
-    delta_matrix_dask,
-    merge_nearest,
-    omega_many_dask,
-    _shard_nearest,
-    _submit_shard,
-    plan_shards,
-    put_snapshot,
-)
+from gindex_studio.core.support.cluster import Cancelled, put_snapshot
+from gindex_studio.core.benchmark.on_cluster import CurriculumFiles, delta_matrix_dask, merge_nearest, omega_many_dask, _shard_nearest, _submit_shard, plan_shards
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare  # noqa: E402
 from gindex_studio.core.benchmark.curriculum import Nearest  # noqa: E402
 from gindex_studio.core.benchmark.experiment import load_experiment  # noqa: E402
@@ -231,7 +222,7 @@ def test_workers_reading_the_curriculum_files_give_the_same_omega(client, tmp_pa
 
 
 def test_a_curriculum_file_changed_or_gone_stops_the_run_with_its_name(client, tmp_path):
-    from gindex_studio.core.runtime.distributed import ClusterError
+    from gindex_studio.core.support.cluster import ClusterError
     from gindex_studio.core.flows.flow import write_flow_file
 
     _, files, flows = _files_curriculum(tmp_path, 8, 5, domains=1)

@@ -199,7 +199,7 @@ def test_prepare_warnings_equal_the_full_cycle_check(nw, profile, ignore, types,
     warnings are those of always running it (wires against file order, self-loops, loops through
     ignored types or a Flatland loop's body port, dangling wires, duplicate ids)."""
     from gindex_studio.core.scoring.divergence import loop_warnings
-    from gindex_studio.core.runtime.summary import summarise
+    from gindex_studio.core.support.summary import summarise
 
     n, wires = nw
     nodes = _wired(n, wires, types)  # a target n is a dangling wire

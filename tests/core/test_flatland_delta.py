@@ -211,7 +211,7 @@ def test_cycle_warnings_without_the_full_check_are_the_same(seed, monkeypatch):
     fast = divergence.prepare(flow, opts).warnings
     import dataclasses
 
-    from gindex_studio.core.scoring import profiles
+    from gindex_studio.core.support import profiles
 
     monkeypatch.setitem(profiles._REGISTRY, "flatland",
                         dataclasses.replace(profiles.get("flatland"), no_cycle_warnings=lambda *a: False))

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from gindex_studio.core.runtime import gcpause
+from gindex_studio.core.support import gcpause
 
 
 @pytest.fixture(autouse=True)

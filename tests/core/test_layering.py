@@ -1,6 +1,7 @@
-"""The package's import structure (issue 22): no import cycle among gindex_studio modules, imports
-inside functions included; one package (``core.native``) imports the C extensions; the generic modules
-never compare a profile's name. Read from the source (AST), nothing is imported."""
+"""The package's import structure (issues 22 and 33): no import cycle among gindex_studio modules,
+imports inside functions included; packages import only packages of lower layers (``LAYERS``, the
+order docs/architecture.md draws); one package (``core.native``) imports the C extensions; the
+generic modules never compare a profile's name. Read from the source (AST), nothing is imported."""
 from __future__ import annotations
 
 import ast
@@ -68,11 +69,96 @@ def _graph() -> nx.DiGraph:
     return g
 
 
+#: The layers, bottom first. A package imports its own modules and packages of lower layers only.
+#: A package is ``core.X`` or ``ui.X`` (a folder, or a module directly in core/ or ui/), else the
+#: top-level module (``api``, ``cli``, ``paths`` ...; ``gindex_studio`` itself is "package").
+LAYERS = [
+    {"paths", "core.support", "core.native"},          # used by everything, using nothing of ours
+    {"core.flows"},                                     # Flow and Node, reading, checks, the library
+    {"core.scoring", "core.editing"},                   # similarity, the common-subgraph search, Δ
+    {"core.benchmark", "core.flatland", "core.nodered"},  # Ω, the g-index; Flatland; real Node-RED
+    {"core.curation"},                                  # builds on benchmark's curricula and matrices
+    {"core.jobs"},                                      # worker-process calls: may use every core package
+    {"api"},
+    {"package"},                                        # gindex_studio/__init__: re-exports api
+    {"desktop", "ui"},                                  # ui: every ui.X package (ordered among themselves below)
+    {"cli"},                                            # opens windows, so above ui
+    {"__main__"},
+]
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")[1:]
+    if not parts:
+        return "package"
+    if parts[0] in ("core", "ui") and len(parts) > 1:
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def _layer(package: str) -> int:
+    for k, layer in enumerate(LAYERS):
+        if package in layer or package.split(".")[0] in layer:
+            return k
+    raise AssertionError(f"{package} is in no layer: add it to LAYERS (and to docs/architecture.md)")
+
+
+def package_graph(g: nx.DiGraph | None = None) -> nx.DiGraph:
+    """Packages and the imports between them (each edge keeps one example module pair)."""
+    g = import_graph() if g is None else g
+    p = nx.DiGraph()
+    for a, b in g.edges():
+        pa, pb = package_of(a), package_of(b)
+        if pa != pb and not p.has_edge(pa, pb):
+            p.add_edge(pa, pb, example=f"{a} → {b}")
+    return p
+
+
+def layer_violations(g: nx.DiGraph | None = None) -> list[str]:
+    p = package_graph(g)
+    out = []
+    for a, b, data in p.edges(data=True):
+        la, lb = _layer(a), _layer(b)
+        if la < lb or (la == lb and a.split(".")[0] != "ui"):
+            out.append(f"{a} (layer {la}) imports {b} (layer {lb}): {data['example']}")
+    return sorted(out)
+
+
+def test_every_package_is_in_a_layer():
+    for package in package_graph().nodes:
+        _layer(package)
+
+
+def test_packages_import_only_lower_layers():
+    assert layer_violations() == []
+
+
+def test_no_package_cycle():
+    """Among the packages (ui's included: ui.X may use ui.Y of another layer-free order, but never in a
+    circle), imports inside functions counted."""
+    p = package_graph()
+    cycles = [sorted(c) for c in nx.strongly_connected_components(p) if len(c) > 1]
+    assert cycles == []
+
+
+def test_the_layer_rule_finds_an_upward_import():
+    """Not blind: an import from flows up to scoring, or between two packages of one layer, is found."""
+    g = import_graph()
+    g.add_edge("gindex_studio.core.flows.reading", "gindex_studio.core.scoring.divergence")
+    g.add_edge("gindex_studio.core.benchmark.gindex", "gindex_studio.core.flatland.profile")
+    found = layer_violations(g)
+    assert any(v.startswith("core.flows (layer 1) imports core.scoring") for v in found)
+    assert any(v.startswith("core.benchmark (layer 3) imports core.flatland") for v in found)
+    p = package_graph(g)
+    p.add_edge("ui.canvas", "ui.compare")
+    assert not nx.is_directed_acyclic_graph(p)
+
+
 def test_the_graph_sees_function_level_imports():
     """The reader of imports is not blind: an import inside a function is an edge."""
     g = import_graph()
     # flows.reading imports the profile registry inside a function only
-    assert g.has_edge("gindex_studio.core.flows.reading", "gindex_studio.core.scoring.profiles")
+    assert g.has_edge("gindex_studio.core.flows.reading", "gindex_studio.core.support.profiles")
     assert g.has_edge("gindex_studio.core.scoring.matching", "gindex_studio.core.scoring.search_base")
 
 

@@ -14,7 +14,7 @@ import pytest
 from gindex_studio.core.benchmark.matrix import delta_rows, pair_match, plan_units, races
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
-from gindex_studio.core.runtime import limits
+from gindex_studio.core.support import limits
 from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, prepare
 from gindex_studio.core.scoring.matching import max_common_subgraph
 

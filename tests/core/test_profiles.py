@@ -13,10 +13,10 @@ import pytest
 
 from gindex_studio.core.benchmark.curriculum import Curriculum, delta_matrix
 from gindex_studio.core.flows.flow import flow_from_nodes
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.core.scoring.divergence import ScoreOptions, delta_of_values, prepare, score
 from gindex_studio.core.scoring.explain import ignored_keys
-from gindex_studio.core.scoring.profiles import Profile
+from gindex_studio.core.support.profiles import Profile
 from gindex_studio.core.scoring.similarity import IGNORED, make_signature
 
 
@@ -106,7 +106,7 @@ def test_unregistered_the_toy_is_gone(toy):
 
 
 TOY_FILE = '''
-from gindex_studio.core.scoring.profiles import Profile, register
+from gindex_studio.core.support.profiles import Profile, register
 from gindex_studio.core.scoring.similarity import IGNORED, make_signature
 
 register(Profile(name="toy-file", ignored=IGNORED, weight=lambda a, b: (1, 1) if a.values == b.values else (1, 2),

@@ -1,11 +1,11 @@
-"""The workers' multiprocessing context (core/runtime/workers.py): the fork server where its
+"""The workers' multiprocessing context (core/support/workers.py): the fork server where its
 socket fits in the temporary folder's path, else spawn (a deep TMPDIR made the fork server fail
 to start, and the compare window waited for its workers for ever)."""
 from __future__ import annotations
 
 import tempfile
 
-from gindex_studio.core.runtime import workers
+from gindex_studio.core.support import workers
 
 
 def _fresh_context(monkeypatch, tmpdir: str):

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from gindex_studio.cli.dispatch import main
-from gindex_studio.core.runtime import distributed as dist
+from gindex_studio.core.benchmark import on_cluster
+from gindex_studio.core.support import cluster as dist
 from gindex_studio.paths import DEMO_DIR
 
 pytest.importorskip("distributed")
@@ -164,7 +165,7 @@ def test_a_matrix_whose_workers_are_all_lost_is_a_cluster_error(scheduler_only):
     try:
         _kill_when_searching(scheduler_only.scheduler, workers, killed)
         with pytest.raises(dist.ClusterError, match=r"no workers for 1 s .*: \d+ of 16 bands of rows left undone"):
-            dist.delta_matrix_dask(flows, client, rows_per_unit=4, watchdog=dist.Watchdog(client, "bands of rows", 1.0))
+            on_cluster.delta_matrix_dask(flows, client, rows_per_unit=4, watchdog=dist.Watchdog(client, "bands of rows", 1.0))
     finally:
         workers.kill()
         client.close()
@@ -215,7 +216,7 @@ def test_a_large_run_sends_no_large_graph(dask_client, monkeypatch, caplog):
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": "100kB"}), \
             warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        run = dist.omega_many_dask(tasks, cur, dask_client, batch=20)
+        run = on_cluster.omega_many_dask(tasks, cur, dask_client, batch=20)
     texts = [str(w.message) for w in seen] + [r.getMessage() for r in caplog.records]
     assert not [t for t in texts if "large graph" in t]
     assert run.missing == []

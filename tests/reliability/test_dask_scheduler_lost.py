@@ -59,7 +59,7 @@ def _kill_when_searching(address: str, scheduler: subprocess.Popen) -> float:
     """Wait until the worker runs one of the run's searches, then kill the scheduler; when."""
     from distributed import Client
 
-    from gindex_studio.core.runtime.distributed import close
+    from gindex_studio.core.support.cluster import close
 
     watcher = Client(address, timeout="10s")
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gindex_studio import cli
-from gindex_studio.core.runtime import limits
+from gindex_studio.core.support import limits
 from gindex_studio.core.flows.flow import write_flow_file
 from gindex_studio.core.flows.generate import random_flow
 

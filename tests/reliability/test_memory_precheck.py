@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gindex_studio import cli
-from gindex_studio.core.runtime import limits
+from gindex_studio.core.support import limits
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 20_000  # the 20,000-node task: 4·10⁸ same-type pairs, about 200 GB by score's estimate

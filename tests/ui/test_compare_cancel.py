@@ -27,12 +27,13 @@ def test_a_burst_of_edits_ends_with_the_newest_exact_result(cview, qtbot, monkey
     those searches stops when its token is set (within 1 s of the worker's CPU: no wall-clock
     bound, which a loaded machine stretches), and the worker then runs one full search, for
     the program as it is now."""
-    from gindex_studio.ui.compare import scoring
+    from gindex_studio.core.scoring import anytime
+    from gindex_studio.ui.latest_runner import StaleToken
 
     calls = []  # every search the worker ran: edit generation, deadline, token, CPU readings, result
     lock = threading.Lock()
     generation = [0]
-    real_score, real_set = scoring.score, scoring.StaleToken.set
+    real_score, real_set = anytime.score, StaleToken.set
 
     def recording_score(*args, **kw):
         options = args[2] if len(args) > 2 else kw["options"]
@@ -56,8 +57,8 @@ def test_a_burst_of_edits_ends_with_the_newest_exact_result(cview, qtbot, monkey
             return any(c["gen"] == gen and not c["quick"] and c["running"]
                        and (cpu_seconds(c["clock"]) or 0.0) - c["cpu0"] > 0.1 for c in calls)
 
-    monkeypatch.setattr(scoring, "score", recording_score)
-    monkeypatch.setattr(scoring.StaleToken, "set", recording_set)
+    monkeypatch.setattr(anytime, "score", recording_score)
+    monkeypatch.setattr(StaleToken, "set", recording_set)
     rng = random.Random(4)
     ref = random_flow(120, rng, "a")
     gen = perturb(ref, rng, 0.2)  # exact in ~1.5 s of CPU (native), whatever the edits below

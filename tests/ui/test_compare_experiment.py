@@ -333,10 +333,10 @@ def test_big_programs_show_an_anytime_result_first(qtbot, library, monkeypatch):
     import random
 
     from gindex_studio.core.flows.generate import perturb, random_flow
-    from gindex_studio.ui.compare import scoring
+    from gindex_studio.core.scoring import anytime
     from gindex_studio.ui.compare.view import CompareView
 
-    monkeypatch.setattr(scoring, "QUICK_DEADLINE", 0.0)  # cut the first pass at once
+    monkeypatch.setattr(anytime, "QUICK_DEADLINE", 0.0)  # cut the first pass at once
     rng = random.Random(7)
     ref = random_flow(40, rng)
     gen = perturb(ref, rng, 0.15)

@@ -98,7 +98,7 @@ def test_missing_file_and_folder_are_explained(window, qtbot, tmp_path):
 
 
 def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(window, qtbot, tmp_path, monkeypatch):
-    import gindex_studio.core.runtime.limits as limits
+    import gindex_studio.core.support.limits as limits
 
     # the limit is about bytes, not nodes: 200 nodes carrying 4 MB of notes (drawing 20,000 nodes
     # took minutes on a loaded machine and once crashed a full run)

@@ -31,7 +31,7 @@ def test_the_automatic_collector_is_off_and_the_timer_runs(qapp):
 
 
 def test_a_cycle_dropped_by_a_worker_is_finalised_on_the_gui_thread(qapp, qtbot):
-    from gindex_studio.core.runtime import gcpause
+    from gindex_studio.core.support import gcpause
 
     # a computation still running from an earlier test keeps the heap frozen (gcpause), cycles
     # made meanwhile included: they are collected only after it

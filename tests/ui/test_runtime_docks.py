@@ -43,7 +43,7 @@ def _flow():
 def _install_on(window, factory):
     """The window's Run controller, given a runtime factory (the session's Node-RED reached as a
     user's would be, so closing this window leaves the session's runtime alone)."""
-    from gindex_studio.ui.runtime.actions import RunController
+    from gindex_studio.ui.nodered.actions import RunController
 
     ctl = window.run_controller
     ctl.worker.factory = factory
@@ -151,8 +151,8 @@ def test_closing_the_studio_stops_its_private_runtime(window, qtbot, nodered):
 def test_the_debug_filter_reads_the_messages_not_their_time(qtbot, monkeypatch):
     """Typing "49" at 16:49 showed every row: the filter read the time stamp too (a real run of
     the test above failed that way at 16:49)."""
-    from gindex_studio.ui.runtime import debug_panel
-    from gindex_studio.ui.runtime.debug_panel import DebugPanel
+    from gindex_studio.ui.nodered import debug_panel
+    from gindex_studio.ui.nodered.debug_panel import DebugPanel
 
     monkeypatch.setattr(debug_panel.time, "strftime", lambda fmt, *a: "16:49:54")
     panel = DebugPanel()

@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gindex_studio.core.flows.flow import flow_from_nodes
-from gindex_studio.ui.runtime import consent
+from gindex_studio.ui.nodered import consent
 
 FLOW = [{"id": "t1", "type": "tab", "label": "run"},
         {"id": "in1", "type": "inject", "z": "t1", "name": "seven", "payload": "7", "payloadType": "num",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from gindex_studio.core.runtime.workers import Worker, run
+from gindex_studio.core.support.workers import Worker, run
 
 from .curation_support import open_window
 from .test_curation_views import slow_workspace
@@ -93,7 +93,7 @@ def test_the_reader_never_waits_for_a_message_still_being_written():
     import pickle
     import struct
 
-    from gindex_studio.core.runtime.workers import _Frames
+    from gindex_studio.core.support.workers import _Frames
 
     r, w = os.pipe()
     try:
@@ -150,10 +150,10 @@ def _children(pid: int) -> list[int]:
 def test_the_matrix_pool_ends_with_its_job(qtbot, tmp_path, monkeypatch, how):
     """After the first band the matrix job searches on a process per core (PairPool, children of
     the job's process); Cancel, or closing the window, leaves none of them alive."""
-    from gindex_studio.core.runtime import worker_jobs
+    from gindex_studio.core.jobs import curation as curation_jobs
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setattr(worker_jobs, "POOL_MIN_PAIRS", 0)
+    monkeypatch.setattr(curation_jobs, "POOL_MIN_PAIRS", 0)
     win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, deadline=0.02)
     hm = win.heatmap
     qtbot.waitUntil(lambda: not np.isnan(hm.lower[0]).any(), timeout=30_000)

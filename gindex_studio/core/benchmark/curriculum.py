@@ -21,17 +21,14 @@ import numpy as np
 
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
-from gindex_studio.core.runtime.gcpause import frozen_heap, refreeze
-from gindex_studio.core.runtime.pools import _interrupts_held, _single_threaded, stop_pool_now  # noqa: F401 (imported from here too)
+from gindex_studio.core.support.gcpause import frozen_heap, refreeze
+from gindex_studio.core.support.pools import _interrupts_held, _single_threaded, stop_pool_now  # noqa: F401 (imported from here too)
 from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
 from gindex_studio.core import native
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
+from gindex_studio.core.support.cancel import Cancelled  # noqa: F401 (imported from here too)
 
 Progress = Callable[[int, int], None]
-
-
-class Cancelled(Exception):
-    """Long work stopped because its cancel token was set (nothing partial is returned)."""
 
 
 def _check(cancel) -> None:
@@ -483,7 +480,7 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from gindex_studio.core.runtime.pools import Finished
+    from gindex_studio.core.support.pools import Finished
 
     curriculum.warm()  # once here, not in every worker
     chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it

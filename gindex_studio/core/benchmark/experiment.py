@@ -42,7 +42,7 @@ from gindex_studio.core.flows.reading import (
     read_reference_file,
     read_reference_value,
 )
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.core.benchmark.validate import (
     Ctx,
     count,

@@ -48,7 +48,7 @@ from gindex_studio.core.benchmark.experiment import (
 )
 from gindex_studio.core.benchmark.validate import resolve
 from gindex_studio.core.flows.flow import Flow, FlowError
-from gindex_studio.core.runtime.gcpause import frozen_heap
+from gindex_studio.core.support.gcpause import frozen_heap
 
 Progress = Callable[[int, int], None]
 
@@ -462,7 +462,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
             nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
                                  on_result=finished, exclude=exclude)
         else:
-            from gindex_studio.core.runtime.distributed import CurriculumFiles, omega_many_dask
+            from gindex_studio.core.benchmark.on_cluster import CurriculumFiles, omega_many_dask
 
             source = cur
             if workers_read_files:

@@ -24,7 +24,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.core.scoring.divergence import Prepared
 from gindex_studio.core.scoring.matching import Match, max_common_subgraph
 
@@ -167,7 +167,7 @@ def delta_rows(prepared: Sequence[Prepared], profile: str = "paper", *, deadline
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from gindex_studio.core.runtime.pools import _interrupts_held, _single_threaded, stop_pool_now
+    from gindex_studio.core.support.pools import _interrupts_held, _single_threaded, stop_pool_now
 
     chosen = mp.get_start_method(allow_none=True)
     forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()

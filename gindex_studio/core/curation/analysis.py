@@ -633,7 +633,7 @@ def _least_result(engine: PairEngine, futures: list) -> tuple[Fraction, int, int
     first piece's), waited for (``Cancelled`` once ``engine.cancel`` is set: the pool is
     stopped); the exact values the workers found are kept in the engine."""
     from gindex_studio.core.benchmark.curriculum import Cancelled
-    from gindex_studio.core.runtime.pools import Finished
+    from gindex_studio.core.support.pools import Finished
 
     finished = Finished(futures)
     while finished.left:

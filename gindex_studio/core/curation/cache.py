@@ -51,7 +51,7 @@ from typing import Callable, Iterable
 import orjson
 
 from gindex_studio.core.scoring.divergence import ScoreOptions
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.core.flows.files import UserFileError, kind_problem, read_user_bytes
 from gindex_studio.core.flows.flow import Flow
 

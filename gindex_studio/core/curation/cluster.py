@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from gindex_studio.core.runtime.distributed import ClusterError, Watchdog, put, watched_result, worker_count
+from gindex_studio.core.support.cluster import ClusterError, Watchdog, put, watched_result, worker_count
 from gindex_studio.core.scoring.divergence import ScoreOptions
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.curation.engine import Cancelled, NearestQuery, PairEngine

@@ -50,7 +50,7 @@ from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, pr
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring.matching import max_common_subgraph
 from gindex_studio.core.benchmark.matrix import races
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.core.curation.cache import DeltaCache, content_digest, options_key, symmetric
 
 _MARGIN = 1e-9  # bounds are lowered by this much: float rounding can never make them too high
@@ -550,7 +550,7 @@ class PairEngine:
     def pool_results(self, futures: list) -> list:
         """The results of the pool's ``futures`` (chunks), in order, once all are done; raises
         ``Cancelled`` once ``cancel`` is set (the pool's workers are stopped, the pool let go)."""
-        from gindex_studio.core.runtime.pools import Finished
+        from gindex_studio.core.support.pools import Finished
 
         finished = Finished(futures)
         while True:

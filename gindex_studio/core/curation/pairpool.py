@@ -101,7 +101,7 @@ class PairPool:
         from concurrent.futures import ProcessPoolExecutor
 
         global _PREPARED
-        from gindex_studio.core.runtime.pools import _single_threaded
+        from gindex_studio.core.support.pools import _single_threaded
 
         self.workers = max(1, workers or os.cpu_count() or 1)
         chosen = mp.get_start_method(allow_none=True)
@@ -137,7 +137,7 @@ class PairPool:
 
     def stop(self) -> None:
         """Terminate the workers now (running searches included)."""
-        from gindex_studio.core.runtime.pools import stop_pool_now
+        from gindex_studio.core.support.pools import stop_pool_now
 
         stop_pool_now(self._pool)
 

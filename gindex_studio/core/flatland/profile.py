@@ -1,4 +1,4 @@
-"""The ``flatland`` scoring profile (flatland-spec §3), registered with ``scoring.profiles``.
+"""The ``flatland`` scoring profile (flatland-spec §3), registered with ``support.profiles``.
 
 Flatland programs are flows of Flatland node types: graded weights per node type
 (``flatland.weights``, an exact fraction with a small denominator); edges typed by their port
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from gindex_studio.core.flows.checks import FLATLAND_TYPES, closes_cycle
 from gindex_studio.core.flatland.weights import weight_of_signatures
-from gindex_studio.core.scoring import profiles
-from gindex_studio.core.scoring.profiles import Profile, register
+from gindex_studio.core.support import profiles
+from gindex_studio.core.support.profiles import Profile, register
 from gindex_studio.core.scoring.similarity import IGNORED, Signature, canonical_python, make_signature
 
 NAME = "flatland"

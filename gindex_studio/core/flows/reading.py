@@ -61,7 +61,7 @@ class Pair:
 def _reader(profile):
     """The reader module of ``profile`` (imported on first use: most runs never read such a
     program), or None for Node-RED flow JSON."""
-    from gindex_studio.core.scoring import profiles
+    from gindex_studio.core.support import profiles
 
     name = profiles.get(profile).reader
     return None if name is None else importlib.import_module(name)

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from gindex_studio.core import native
-from gindex_studio.core.scoring.profiles import Profile, register
+from gindex_studio.core.support.profiles import Profile, register
 from gindex_studio.core.scoring.similarity import (
     IGNORED,
     Signature,

@@ -28,8 +28,8 @@ from gindex_studio.core.flows.nesting import NestingError
 from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph, sparse_graph
 from gindex_studio.core.scoring.similarity import differing_keys, signatures
 from gindex_studio.core import native
-from gindex_studio.core.scoring import profiles
-from gindex_studio.core.runtime.summary import summarise
+from gindex_studio.core.support import profiles
+from gindex_studio.core.support.summary import summarise
 
 
 @dataclass(frozen=True)

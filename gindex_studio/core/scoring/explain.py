@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from gindex_studio.core.scoring.divergence import ScoreResult, delta_from_s
 from gindex_studio.core.flows.flow import Flow
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.core.scoring.similarity import differing_keys, signature, similarity
 
 

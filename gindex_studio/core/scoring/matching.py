@@ -47,8 +47,8 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from gindex_studio.core import native
-from gindex_studio.core.scoring import profiles
-from gindex_studio.core.scoring.profiles import Profile
+from gindex_studio.core.support import profiles
+from gindex_studio.core.support.profiles import Profile
 from gindex_studio.core.scoring.search_base import (
     Match,
     Stop,

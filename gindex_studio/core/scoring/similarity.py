@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gindex_studio.core import native
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 
 # the keys no built-in profile compares: identity, layout and wiring
 IGNORED = frozenset({"id", "type", "x", "y", "z", "wires", "name", "label", "group", "tab", "endpointUrl"})

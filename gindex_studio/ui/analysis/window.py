@@ -5,7 +5,7 @@ Open it on study or experiment files (``open_paths``; scoring runs off the GUI t
 systems already scored (``set_systems``). Clicking a task's point opens it in the compare view.
 
 Every number (intervals, bootstrap, tests, curves: ``analysis.analyse``) is computed in a worker
-process (``worker_jobs.analyse_job``); a newer request (other systems, another k) or closing the
+process (``experiment_jobs.analyse_job``); a newer request (other systems, another k) or closing the
 window kills the running one. The GUI thread only draws: the table and sentences in one turn of the
 event loop, then the figures a piece per turn (``plots.figure_steps``). ``busy`` is True until
 all of it is on screen; ``analysed`` is emitted then, ``failed`` (and a message) on a failure.
@@ -46,11 +46,11 @@ from gindex_studio.core.benchmark.analysis import (
     table_marks,
     table_rows,
 )
-from gindex_studio.core.runtime import worker_jobs
+from gindex_studio.core.jobs import experiment as experiment_jobs
 from gindex_studio.core.benchmark.experiment import ExperimentError
 from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, save_study
 
-from gindex_studio.ui.compare.scoring import LatestRunner
+from gindex_studio.ui.latest_runner import LatestRunner
 from gindex_studio.ui.analysis.plots import Figure, export_png, export_svg, figure_steps
 from gindex_studio.ui.process_runner import ProcessRunner
 from gindex_studio.ui.theme import role_colors
@@ -261,7 +261,7 @@ class AnalysisWindow(QMainWindow):
             return
         self._stop_drawing()
         self.status_label.setText(f"Computing intervals for {len(self.systems)} systems…")
-        self.analyser.submit_process(worker_jobs.analyse_job, worker_jobs.slim_systems(self.systems),
+        self.analyser.submit_process(experiment_jobs.analyse_job, experiment_jobs.slim_systems(self.systems),
                                      self.k_spin.value())
 
     def _analysed(self, an: Analysis) -> None:

@@ -39,7 +39,7 @@ from gindex_studio.core.flows.files import FileStamp
 from gindex_studio.core.scoring.divergence import ScoreOptions
 
 from gindex_studio.ui.cluster import client_for
-from gindex_studio.core.runtime import worker_jobs
+from gindex_studio.core.jobs import experiment as experiment_jobs
 from gindex_studio.ui.process_runner import ProcessRunner
 
 #: a whole computation runs Ω on worker processes (all cores) from this many task × program pairs,
@@ -143,7 +143,7 @@ class ExperimentController(QObject):
             self.options = ScoreOptions(profile="companion")
             cexp = self.companion
             self.busy_changed.emit(True)
-            self.runner.submit_process(worker_jobs.companion_job, cexp)
+            self.runner.submit_process(experiment_jobs.companion_job, cexp)
             return
         self.companion = None
         stamp = FileStamp.of(path)  # before reading: a change while it is read counts as a change
@@ -172,7 +172,7 @@ class ExperimentController(QObject):
         return run
 
     def _submit_full(self, snap: Experiment, opts: ScoreOptions) -> None:
-        """The g-index from scratch: in a worker process (``worker_jobs.gindex_job``), whose
+        """The g-index from scratch: in a worker process (``experiment_jobs.gindex_job``), whose
         events become ``progress``, ``task_delta`` and ``task_done``; or on the cluster."""
         self._job += 1
         self.started.emit(snap)
@@ -180,7 +180,7 @@ class ExperimentController(QObject):
         if self.scheduler:
             self.runner.submit(self._cluster_job(snap, opts))
         else:
-            self.runner.submit_process(worker_jobs.gindex_job, snap, opts, self._workers(snap))
+            self.runner.submit_process(experiment_jobs.gindex_job, snap, opts, self._workers(snap))
 
     def _on_event(self, kind: str, value) -> None:
         if kind == "stage":
@@ -265,10 +265,10 @@ class ExperimentController(QObject):
 
         def job(_partial, _stale):
             res = base
-            worker_jobs.restore_curriculum(res, snap, opts)  # a worker process's result comes without it
+            experiment_jobs.restore_curriculum(res, snap, opts)  # a worker process's result comes without it
             for k in todo:
                 res = recompute_task(res, snap, k, opts)
-            return worker_jobs.with_interval(res), todo
+            return experiment_jobs.with_interval(res), todo
 
         self.busy_changed.emit(True)
         self.runner.submit(job)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.benchmark.gindex import GIndexResult
-from gindex_studio.core.runtime.worker_jobs import interval_of
+from gindex_studio.core.jobs.experiment import interval_of
 
 from gindex_studio.ui.compare.elided import ElidedLabel
 from gindex_studio.ui.compare.panel import fmt

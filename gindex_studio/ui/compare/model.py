@@ -25,7 +25,8 @@ from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.ui.compare.overlay import styles_for
 from gindex_studio.ui.compare.panel import Difference, differences
 from gindex_studio.core.flows.reading import read_generated_text, read_pair
-from gindex_studio.ui.compare.scoring import LatestRunner, score_anytime
+from gindex_studio.core.scoring.anytime import score_anytime
+from gindex_studio.ui.latest_runner import LatestRunner
 
 SIDES = ("reference", "generated")
 

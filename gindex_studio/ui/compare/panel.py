@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
 from gindex_studio.core.scoring.explain import ignored_keys, why_delta
-from gindex_studio.core.scoring import profiles
+from gindex_studio.core.support import profiles
 from gindex_studio.ui.theme import role_colors
 
 DIFF_BG = QColor("#ffe8b3")  # differing rows (with a ≠ mark and bold text as well)
@@ -148,7 +148,7 @@ def _Short(base):
 class ScorePanel(QWidget):
     options_changed = Signal(object)  # ScoreOptions
     difference_activated = Signal(int)
-    probes_requested = Signal()  # the "Run probes" button (ui.runtime runs them)
+    probes_requested = Signal()  # the "Run probes" button (ui.nodered runs them)
 
     def __init__(self, parent=None):
         super().__init__(parent)

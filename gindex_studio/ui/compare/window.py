@@ -210,7 +210,7 @@ class CompareWindow(QMainWindow):
         self.view.model.pair_changed.connect(self._remember_saved)
         QApplication.instance().focusChanged.connect(self._on_focus)
         self._follows_focus = True
-        from gindex_studio.ui.runtime.compare_probes import install_probes  # Run → Run Probes, beside Δ
+        from gindex_studio.ui.nodered.compare_probes import install_probes  # Run → Run Probes, beside Δ
 
         install_probes(self)
         place(self, settings, "compare", (1600, 1000))  # within the screen; as left last time if it fits

@@ -15,7 +15,7 @@ from PySide6.QtCore import QThread, QTimer, Signal
 from gindex_studio.core.curation import analysis as an
 from gindex_studio.core.curation.engine import Cancelled
 from gindex_studio.core.curation.report import analyse
-from gindex_studio.core.runtime import worker_jobs
+from gindex_studio.core.jobs import curation as curation_jobs
 from gindex_studio.core.scoring.matching import CancelToken
 from gindex_studio.ui.process_runner import WorkerJob
 
@@ -36,7 +36,7 @@ def _progress_of(job) -> Callable[[int, int], None]:
 
 
 class ReportJob(WorkerJob):
-    """One ``analyse`` pass in a worker process (``worker_jobs.report_job``, on an engine of its
+    """One ``analyse`` pass in a worker process (``curation_jobs.report_job``, on an engine of its
     own over ``engine``'s programs and disk cache); ``finished_report(report)`` or
     ``failed(message)``; ``progress(done, total)`` within each batch of the engine's queries.
 
@@ -58,7 +58,7 @@ class ReportJob(WorkerJob):
 
     def call(self):
         self.engine.flush()
-        return worker_jobs.report_job, (self.ws, _cache_path(self.engine), self.engine.digests, self.thresholds)
+        return curation_jobs.report_job, (self.ws, _cache_path(self.engine), self.engine.digests, self.thresholds)
 
     def start(self) -> None:
         if self.hold is None or self.hold.is_set():
@@ -152,7 +152,7 @@ class MatrixJob(WorkerJob):
     """The full Δ matrix in display ``order`` (rows; columns ``cols``, default the same): first a
     coarse preview, then bands of complete rows (each band at most ``band_seconds`` of work, the
     first as soon as its first row is done). It runs in a worker process
-    (``worker_jobs.matrix_job`` on an engine of its own over ``engine``'s programs and disk
+    (``curation_jobs.matrix_job`` on an engine of its own over ``engine``'s programs and disk
     cache), whose searches after the first band run on a process per core (``PairPool``, in the
     worker's process group: ``cancel`` ends them with it): the GUI thread only reads the bands
     from a pipe, at most ``READ_BUDGET`` at a time.
@@ -182,13 +182,13 @@ class MatrixJob(WorkerJob):
         self.arrange = None if arrange is None or cols is not None else list(arrange)
         self.deadline, self.band_seconds, self.preview = deadline, band_seconds, preview
         #: the worker's ``PairPool``: processes (None: one per core) and the cells left after the
-        #: first band from which it starts (``worker_jobs.matrix_job``)
-        self.workers, self.pool_min_pairs = None, worker_jobs.POOL_MIN_PAIRS
+        #: first band from which it starts (``curation_jobs.matrix_job``)
+        self.workers, self.pool_min_pairs = None, curation_jobs.POOL_MIN_PAIRS
         self.cpu_seconds: float | None = None
 
     def call(self):
         self.engine.flush()  # what the engine found is on disk for the worker
-        return worker_jobs.matrix_job, (self.engine._flows, self.engine.options, _cache_path(self.engine),
+        return curation_jobs.matrix_job, (self.engine._flows, self.engine.options, _cache_path(self.engine),
                                         self.engine.digests, self.order, self.cols, self.deadline,
                                         self.band_seconds, self.preview, self.arrange, self.workers,
                                         self.pool_min_pairs)

@@ -69,7 +69,7 @@ class FlowDocument(QObject):
         self._index: dict[str, Node] = {}
         self._auto_pos: dict[str, tuple[float, float]] = {}
         self._problems: list[Problem] = []
-        self._runtime_problems: list[Problem] = []  # what the real Node-RED reported (ui.runtime)
+        self._runtime_problems: list[Problem] = []  # what the real Node-RED reported (ui.nodered)
         self._problems_stale = True
         self._reindex()
         self._place_unpositioned()

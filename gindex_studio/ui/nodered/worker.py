@@ -11,7 +11,7 @@ from gindex_studio.core.nodered.install import InstallError
 from gindex_studio.core.nodered.probe import Probe, observe
 from gindex_studio.core.nodered.runtime import NodeRedError, Runtime, connect
 from gindex_studio.core.nodered.sandbox import SandboxUnavailable
-from gindex_studio.ui.runtime.consent import UNTRUSTED
+from gindex_studio.ui.nodered.consent import UNTRUSTED
 
 
 class RuntimeWorker(QObject):

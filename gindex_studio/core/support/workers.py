@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 #: modules the fork server imports once, so a worker starts with the core ready
 PRELOAD = [
-    "gindex_studio.core.runtime.workers",
+    "gindex_studio.core.support.workers",
     "gindex_studio.core.benchmark.gindex",
     "gindex_studio.core.benchmark.analysis",
     "gindex_studio.core.curation.analysis",

@@ -6,24 +6,17 @@ discarded on arrival, so the panel never shows a stale value. ``fn`` may call ``
 show an anytime result first and ``stale()`` to give up early between phases. ``stale`` is also a
 ``CancelToken``, set by the next ``submit``: pass it as ``cancel=`` to the core search and a stale
 search stops within a few milliseconds, so the worker moves on to the newest request at once.
-
-``score_anytime`` is the compare view's job: a short deadline-bounded search first (exact for
-everything small), then, if that was cut, the full search warm-started from it.
 """
 from __future__ import annotations
 
 import sys
 import threading
-from dataclasses import replace
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult, score
 from gindex_studio.core.scoring.matching import CancelToken
 
-#: seconds for the first, anytime pass (most programs of up to ~60 nodes finish exactly in it)
-QUICK_DEADLINE = 0.04
 #: the interpreter's thread switch interval while a worker searches. Every Qt call from the GUI
 #: thread releases the GIL and must win it back from the CPU-bound worker; at the default 5 ms a
 #: repaint of hundreds of calls would crawl (the "convoy" effect), at 1 ms it stays fluid.
@@ -165,30 +158,3 @@ class LatestRunner(QObject):
         if token == self._latest:
             self._finished = token
             self.failed.emit(message)
-
-
-def score_anytime(reference, generated, options: ScoreOptions, syntax=None, warm=(),
-                  quick: float | None = None):
-    """The job for a ``LatestRunner``: returns ``fn(partial, stale) -> ScoreResult``. ``quick``:
-    seconds for the anytime pass (default ``QUICK_DEADLINE``)."""
-    if quick is None:
-        quick = QUICK_DEADLINE
-
-    def fn(partial, stale) -> ScoreResult:
-        cancel = stale if hasattr(stale, "is_set") else None  # a newer edit stops the search
-        if options.deadline is not None and options.deadline <= quick:
-            return score(reference, generated, options, syntax=syntax, warm=warm, cancel=cancel)
-        first = score(reference, generated, replace(options, deadline=quick), syntax=syntax, warm=warm,
-                      cancel=cancel)
-        if first.exact:
-            first.options = options.to_dict()
-            return first
-        if stale():
-            return first
-        partial(first)
-        if stale():
-            return first
-        return score(reference, generated, options, syntax=syntax, cancel=cancel,
-                     warm=[(p.reference, p.generated) for p in first.mapping])
-
-    return fn

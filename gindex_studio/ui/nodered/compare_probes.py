@@ -11,7 +11,7 @@ from PySide6.QtGui import QAction
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
-from gindex_studio.ui.runtime.worker import RuntimeWorker
+from gindex_studio.ui.nodered.worker import RuntimeWorker
 
 
 class ProbeController(QObject):
@@ -84,7 +84,7 @@ class ProbeController(QObject):
 
     def _no_sandbox(self, why: str) -> None:
         """No sandbox here: ask (once per session) before running the probes again without it."""
-        from gindex_studio.ui.runtime.consent import allow_unsandboxed
+        from gindex_studio.ui.nodered.consent import allow_unsandboxed
 
         self.busy = False
         if allow_unsandboxed(self.window, why):

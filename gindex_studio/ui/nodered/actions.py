@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QDockWidget, QToolBar
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
-from gindex_studio.ui.runtime.debug_panel import DebugPanel
-from gindex_studio.ui.runtime.worker import RuntimeWorker
+from gindex_studio.ui.nodered.debug_panel import DebugPanel
+from gindex_studio.ui.nodered.worker import RuntimeWorker
 
 
 class RunController(QObject):
@@ -168,7 +168,7 @@ class RunController(QObject):
 
     def _no_sandbox(self, why: str) -> None:
         """No sandbox here: ask (once per session) before deploying again without it."""
-        from gindex_studio.ui.runtime.consent import allow_unsandboxed
+        from gindex_studio.ui.nodered.consent import allow_unsandboxed
 
         if allow_unsandboxed(self.window, why):
             self.worker.sandboxed = False

@@ -1,1 +1,0 @@
-"""Running long work: limits, garbage-collector pauses, the Dask path, warning summaries."""

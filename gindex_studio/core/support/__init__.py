@@ -1,0 +1,1 @@
+"""The bottom of the core: what every other package may use and which imports none of them: limits, garbage-collector pauses, thread pools, worker processes, Dask plumbing, cancelling, warning summaries and the registry of scoring profiles."""
