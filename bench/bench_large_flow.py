@@ -11,6 +11,10 @@ and command in a fresh process, against two small flows:
   chain node has a partner, so the native search's setup holds all of them (its adjacency and
   partner sets as lists, not n² bits).
 
+And ``gindex-studio curate FOLDER --no-cache`` of a folder of the chain and the four
+``resources/demo/programs/http`` programs (issue 36's hostile 20,000-node flow in a curriculum):
+the bounds of every pair and the neighbour searches between the chain and each program.
+
 Same-run baselines, a fresh process per size: ``orjson.loads`` of the file (linear reading, the
 least anything can do with it) and ``read_strict`` (the file read strictly into a Flow, the least
 any command does). Printed per size: wall and CPU seconds (user + system of the child, steadier
@@ -65,10 +69,10 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     print(f"chain of function nodes; each run a fresh process; load average {os.getloadavg()[0]:.2f}")
-    print("ratios: CPU and peak MB of the score over those of orjson.loads of the same file (same run)")
+    print("ratios: CPU and peak MB of each command over those of orjson.loads of the same file (same run)")
     head = f"{'nodes':>7} | {'orjson.loads':>18} | {'read_strict':>18}"
-    for name in AGAINST:
-        head += f" | {'score, ' + name:>22} {'cpu×':>5} {'MB×':>5}"
+    for name in [*(f"score, {a}" for a in AGAINST), "curate, http"]:
+        head += f" | {name:>22} {'cpu×':>5} {'MB×':>5}"
     print(head)
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -76,8 +80,13 @@ def main() -> None:
             write_chain(chain, n)
             base = run([sys.executable, "-c", _ORJSON, str(chain)])
             line = f"{n:>7} | {_cell(base):>18} | {_cell(run([sys.executable, '-c', _READ, str(chain)])):>18}"
-            for other in AGAINST.values():
-                got = run([sys.executable, "-m", "gindex_studio", "score", str(chain), str(other)])
+            folder = Path(tmp, f"cur-{n}")
+            (folder / "http").mkdir(parents=True)
+            for f in [*sorted((DEMO / "http").glob("*.json")), chain]:
+                (folder / "http" / f.name).write_bytes(f.read_bytes())
+            commands = [["score", str(chain), str(other)] for other in AGAINST.values()]
+            for cmd in [*commands, ["curate", str(folder), "--no-cache"]]:
+                got = run([sys.executable, "-m", "gindex_studio", *cmd])
                 line += f" | {_cell(got):>22} {got['cpu'] / base['cpu']:>5.2f} {got['rss'] / base['rss']:>5.2f}"
             print(line, flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")

@@ -89,15 +89,6 @@ UNWRITABLE = {(slot, "a name that is not UTF-8") for slot in ("gindex task file"
 NOT_RUN = {
     ("lint", "a 20,000-node flow"): "nrlint itself (Node.js, core/nodered) takes 55 s on 20,000 function nodes; "
                                     "lint's own limit ends it with one line at 120 s",
-    # measured alone: exit 0, one table, 10.8 s of CPU, 9.0 s of it in 12 native searches of about
-    # 0.75 s (the report's nearest neighbours, each search bounded but not their sum): an overall
-    # budget for curate is still to be made (issue 36 stays open for it)
-    ("curate DIR entry", "a 20,000-node flow"): "curate's neighbour searches against it take 10.8 s of CPU, "
-                                                "over the 10 s bound: no overall budget yet",
-    # the same twelve searches with the flow as a task (9-10 s of CPU alone: over the bound under
-    # load); before the merge of the native package both took 1.3 s in all
-    ("curate tasks", "a 20,000-node flow"): "curate's neighbour searches against it take 9-10 s of CPU: no "
-                                            "overall budget yet",
 }
 
 

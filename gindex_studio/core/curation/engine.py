@@ -62,20 +62,37 @@ def _edge_pairs(graph, pair_ids: dict) -> tuple[dict[int, int], list[int]]:
     type) id, and each node's degree (edges touching it; a self-loop once)."""
     counts: dict[int, int] = {}
     deg = [0] * graph.n
-    for u in range(graph.n):
-        mask = 0
-        for m in graph.adj_out[u].values():
-            mask |= m
-        while mask:
-            low = mask & -mask
-            v = low.bit_length() - 1
-            mask ^= low
+    for u, targets in _targets(graph):
+        for v in targets:
             k = pair_ids.setdefault((graph.sigs[u].type, graph.sigs[v].type), len(pair_ids))
             counts[k] = counts.get(k, 0) + 1
             deg[u] += 1
             if v != u:
                 deg[v] += 1
     return counts, deg
+
+
+def _targets(graph):
+    """(u, u's targets ascending, any port) for u ascending: from the edge array while the graph
+    is sparse (its bitsets, made by reading ``adj_out``, cost n² bits for a chain)."""
+    if graph.sparse:
+        e = graph.edge_array()  # (src, port, dst) sorted
+        by_src: dict[int, set[int]] = {}
+        for i in range(0, len(e), 3):
+            by_src.setdefault(e[i], set()).add(e[i + 2])
+        for u in sorted(by_src):
+            yield u, sorted(by_src[u])
+        return
+    for u in range(graph.n):
+        mask = 0
+        for m in graph.adj_out[u].values():
+            mask |= m
+        targets = []
+        while mask:
+            low = mask & -mask
+            targets.append(low.bit_length() - 1)
+            mask ^= low
+        yield u, targets
 
 
 #: queries of ``nearest_many`` whose bounds are computed together (a block's bounds hold

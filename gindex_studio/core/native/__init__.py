@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 
-API_VERSION = 13  # the API_VERSION of _mcsplit these wrappers are written for
+API_VERSION = 14  # the API_VERSION of _mcsplit these wrappers are written for
 FLAT_API_VERSION = 7  # and of _flatsearch
 
 try:
