@@ -101,7 +101,7 @@ def read_generated_value(value, profile=None) -> GeneratedRead:
         return GeneratedRead(flow_from_value(value), None, None)
     except FlowError:
         # inline JSON that is no flow is still model output: read it leniently (empty flow, Δ = 1)
-        read = read_generated_text(orjson.dumps(value))
+        read = read_generated_text(orjson.dumps(value), profile)
         return GeneratedRead(read.flow, read.syntax, None)
 
 
