@@ -109,8 +109,10 @@ def score(reference: FlowLike, generated: FlowLike, *, options: ScoreOptions | N
     reference, generated : FlowLike
         See :func:`read_flow`.
     options : ScoreOptions, optional
-        How Δ is computed; or give its fields as keywords: ``profile`` (``"paper"`` or
-        ``"companion"``), ``ignore_types``, ``port_aware``, ``fill_defaults``, ``deadline``.
+        How Δ is computed; or give its fields as keywords: ``profile`` (a registered profile's
+        name, ``profiles.names()``, or the ``Profile``; default: the paper's), ``ignore_types``,
+        ``port_aware``, ``fill_defaults``, ``deadline``. ``options.profile`` is the ``Profile``;
+        ``to_dict()`` writes its name.
 
     Returns
     -------

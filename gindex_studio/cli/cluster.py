@@ -27,14 +27,16 @@ def wanted(args) -> bool:
     return not (args.scheduler is None and args.dask_workers is None and not os.environ.get("GINDEX_SCHEDULER"))
 
 
-def workers_read_files(args, profile: str) -> bool:
-    """``--workers-read-files``, checked: it needs a cluster and JSON programs."""
+def workers_read_files(args, profile) -> bool:
+    """``--workers-read-files``, checked: it needs a cluster and JSON programs (``profile``: a
+    Profile or its name)."""
     if not getattr(args, "workers_read_files", False):
         return False
     if not wanted(args):
         raise InputError("--workers-read-files needs a Dask cluster (--scheduler or --dask-workers)")
-    if not profiles.get(profile).reads_flow_json:
-        raise InputError(f"--workers-read-files reads JSON programs; {profile} curricula are sent to the workers")
+    prof = profiles.get(profile)
+    if not prof.reads_flow_json:
+        raise InputError(f"--workers-read-files reads JSON programs; {prof.name} curricula are sent to the workers")
     return True
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from gindex_studio.core.flatland import WORLD
+
 #: Every subcommand → the module (relative to this package) that adds its parser and runs it, in
 #: the order they appear in ``--help``.
 COMMANDS: dict[str, str] = {
@@ -31,7 +33,7 @@ COMMANDS: dict[str, str] = {
     "curate": "curate",
     "experiment": "experiment",
     "report": "report",
-    "flatland": "flatland",
+    WORLD: WORLD,  # the command and its module (cli/flatland.py) are named after the world
     "run": "run",
     "probe": "probe",
     "lint": "lint",

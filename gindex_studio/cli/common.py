@@ -184,8 +184,9 @@ FILES_OR_DIRS = "FILE_OR_DIR"
 # ----- reading ----------------------------------------------------------------------------------
 
 
-def read_strict(path: str, profile: str = "paper"):
-    """The reference, read strictly (core.reading; Flatland programs with ``profile="flatland"``)."""
+def read_strict(path: str, profile=None):
+    """The reference, read strictly (core.reading, under ``profile``: a Profile, a name or None
+    for the default)."""
     from gindex_studio.core.flows.flow import FlowError
     from gindex_studio.core.flows.reading import read_reference_file
 
@@ -195,8 +196,8 @@ def read_strict(path: str, profile: str = "paper"):
         raise InputError(str(e)) from None
 
 
-def read_generated(path: str, profile: str = "paper"):
-    """The generated program, read leniently (core.reading; Flatland programs with ``profile="flatland"``)."""
+def read_generated(path: str, profile=None):
+    """The generated program, read leniently (core.reading, under ``profile`` as ``read_strict``)."""
     from gindex_studio.core.flows.flow import FlowError
     from gindex_studio.core.flows.reading import read_generated_file
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, say, table
-from gindex_studio.cli.options import flow_json_profiles, refuse_distinct_pairs_too_big
+from gindex_studio.cli.options import flow_json_profiles, profile_help, refuse_distinct_pairs_too_big
 from gindex_studio.cli.skipped import add_strict
+from gindex_studio.core.support import profiles
 
 
 
@@ -29,7 +30,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--outliers", type=fraction_01, default=None, metavar="T",
                    help="outliers: nearest program of the same domain at Δ ≥ T (default 0.5)")
     p.add_argument("--profile", choices=flow_json_profiles(), default=None,
-                   help="scoring profile (default: the experiment's, else paper)")
+                   help=profile_help(flow_json_profiles(), f"the experiment's, else {profiles.default().name}"))
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the Δ cache")
@@ -106,7 +107,7 @@ def run(args) -> int:
         return 0
     roles = {r: len(ws.indices(r)) for r in ("curriculum", "test", "excluded")}
     print(f"{len(ws)} programs: {roles['curriculum']} curriculum, {roles['test']} test, {roles['excluded']} excluded; "
-          f"{len(ws.domain_names())} domains; profile {ws.options.profile}")
+          f"{len(ws.domain_names())} domains; profile {ws.options.profile.name}")
     d = value["duplicates"]
     print(f"\nNear-duplicate groups (Δ ≤ {d['threshold']:g}): {len(d['groups'])}; "
           f"{d['pairs_searched']} of {d['pairs_total']} pairs searched, the rest ruled out by bounds or cached")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from gindex_studio.cli.common import FILES_OR_DIRS, InputError, number
-from gindex_studio.cli.options import flow_json_profiles
+from gindex_studio.cli.options import flow_json_profiles, profile_help
 from gindex_studio.cli.skipped import add_strict
 from gindex_studio.core.support import profiles
 
@@ -40,8 +40,8 @@ def add_parsers(sub) -> None:
     n.add_argument("--name", default="", help="experiment name")
     n.add_argument("--system", default="", help="the system's name")
     n.add_argument("--priors", type=number("a number >= 0", lambda v: v >= 0), default=1e-4, help="ρ (default 1e-4)")
-    n.add_argument("--profile", choices=flow_json_profiles(), default=profiles.DEFAULT,
-                   help="scoring profile recorded in the experiment (default: paper)")
+    n.add_argument("--profile", choices=flow_json_profiles(), default=profiles.default().name,
+                   help="recorded in the experiment: " + profile_help(flow_json_profiles()))
     n.add_argument("-o", "--output", required=True, metavar="FILE", help="experiment file to write")
     add_strict(n)
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gindex_studio.core.flatland import WORLD
+
 from gindex_studio.cli.common import SEED, InputError, int_range, json_out
 
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("flatland", help="Flatland programs: draw, augment, generate the data set, compare",
+    p = sub.add_parser(WORLD, help="Flatland programs: draw, augment, generate the data set, compare",
                        description="Flatland, the paper's toy world: programs of pen moves and turns (.fbp, "
                                    ".lisp or flat JSON) that draw 128×128 images. Score them with "
                                    "score / matrix / omega --profile flatland.")

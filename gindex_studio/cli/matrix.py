@@ -10,7 +10,6 @@ from pathlib import Path
 from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import json_out_rows, one_line, read_generated, table
 from gindex_studio.cli.options import add_scoring, add_workers, options, refuse_too_big
-from gindex_studio.core.support import profiles
 
 
 
@@ -35,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     reads = [read_generated(f, args.profile) for f in args.files]
     flows, names = [r.flow for r in reads], [Path(f).name for f in args.files]
     opts = options(args)
-    symmetric = profiles.get(args.profile).symmetric
+    symmetric = opts.profile.symmetric
     workers = max(1, min(args.workers or os.cpu_count() or 1, len(plan_units(len(flows), symmetric))))
     largest = largest_matrix_pair(flows, opts.ignore_types)
     if largest is not None:
@@ -48,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
                                     else len(flows) * (len(flows) + 1) // 2, "searches") if progress.wanted(args) else None
             prepared = [prepare(f, opts) for f in flows]
             del reads, flows  # the prepared programs are all the rows need
-            rows = (row for _i, row in delta_rows(prepared, args.profile, deadline=args.deadline, workers=workers,
+            rows = (row for _i, row in delta_rows(prepared, opts.profile, deadline=args.deadline, workers=workers,
                                                  progress=show))
         else:
             from gindex_studio.core.benchmark.on_cluster import delta_matrix_dask

@@ -6,11 +6,9 @@ import argparse
 from pathlib import Path
 
 from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
-from gindex_studio.cli.common import FILES_OR_DIRS, InputError, flow_files, json_out, read_strict, table
+from gindex_studio.cli.common import FILES_OR_DIRS, InputError, json_out, read_strict, table
 from gindex_studio.cli.options import add_scoring, add_workers, at_once, options, refuse_too_big
 from gindex_studio.cli.skipped import add_strict
-from gindex_studio.core.flatland.profile import reads_flatland
-
 
 
 def add_parsers(sub) -> None:
@@ -28,23 +26,10 @@ def add_parsers(sub) -> None:
     add_cluster(p, shards=True)
 
 
-def _flatland_inputs(root: Path, tasks):
-    """Flatland curriculum programs (as flows, domains, labels) and task files."""
-    from gindex_studio.core.flatland.errors import FlatlandError
-    from gindex_studio.core.flatland.files import program_files, read_folder
-
-    try:
-        programs, domains, labels = read_folder(root)
-        task_files = [f for t in tasks for f in program_files(Path(t))]
-    except FlatlandError as e:
-        raise InputError(str(e)) from None
-    return [p.to_flow() for p in programs], domains, labels, task_files
-
-
 def run(args: argparse.Namespace) -> int:
     from gindex_studio.cli import progress as shown
     from gindex_studio.core.benchmark.curriculum import Curriculum, omega_many, overall
-    from gindex_studio.core.benchmark.curriculum_files import list_curriculum_folder, read_curriculum_folder
+    from gindex_studio.core.benchmark.curriculum_files import list_curriculum_folder, programs_below, read_programs_folder
     from gindex_studio.core.flows.flow import FlowError
     from gindex_studio.core.scoring.divergence import prepare
 
@@ -52,14 +37,11 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.curriculum)
     read_by_workers = workers_read_files(args, opts.profile)
     try:
-        if reads_flatland(opts.profile):
-            flows, domains, labels, task_files = _flatland_inputs(root, args.tasks)
+        if read_by_workers:  # the client lists the files; the workers read and prepare them
+            paths, domains, labels = list_curriculum_folder(root)
         else:
-            if read_by_workers:  # the client lists the files; the workers read and prepare them
-                paths, domains, labels = list_curriculum_folder(root)
-            else:
-                flows, domains, labels = read_curriculum_folder(root)
-            task_files = [f for t in args.tasks for f in flow_files(Path(t))]
+            flows, domains, labels = read_programs_folder(root, opts.profile)
+        task_files = [f for t in args.tasks for f in programs_below(Path(t), opts.profile)]
     except FlowError as e:
         raise InputError(str(e)) from None
     if not task_files:
@@ -104,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             "skipped": best.skipped,
         })
     if args.json:
-        json_out({"curriculum": str(root), "programs": len(labels), "tasks": out, "profile": opts.profile})
+        json_out({"curriculum": str(root), "programs": len(labels), "tasks": out, "profile": opts.profile.name})
         return 0
     rows = [(Path(o["task"]).name, o["omega"], o["nearest"], "yes" if o["exact"] else "no", o["searched"], o["skipped"])
             for o in out]

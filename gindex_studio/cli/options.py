@@ -13,9 +13,8 @@ from gindex_studio.core.support import profiles
 def add_scoring(p: argparse.ArgumentParser) -> None:
     """``--profile``, ``--ignore-type``, ``--port-aware``, ``--fill-defaults``, ``--deadline``,
     ``--progress`` and ``--json``."""
-    p.add_argument("--profile", choices=profiles.names(), default=profiles.DEFAULT,
-                   help="scoring profile (default: paper; companion reproduces the public companion code; "
-                        "flatland reads Flatland programs: .fbp, .lisp, flat JSON)")
+    p.add_argument("--profile", choices=profiles.names(), default=profiles.default().name,
+                   help=profile_help(profiles.names()))
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out (repeatable)")
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--fill-defaults", action="store_true", help="fill missing attributes with library defaults")
@@ -71,7 +70,7 @@ def options(args):
 
 def scoring_given(args) -> bool:
     """Whether any scoring option differs from its default (else an experiment's own options hold)."""
-    other_profile = profiles.get(args.profile) is not profiles.get(profiles.DEFAULT)
+    other_profile = profiles.get(args.profile) is not profiles.default()
     return other_profile or bool(args.ignore_type) or args.port_aware or args.fill_defaults or args.deadline is not None
 
 
@@ -111,7 +110,7 @@ def refuse_companion_too_big(cexp, args) -> None:
     progs = cexp.programs
     pairs = [(p.flow, q.flow, f"{p.label} × {q.label}") for t in cexp.tasks for c in cexp.curriculum
              for p in progs.get(t.name, ()) for q in progs.get(c.name, ())]
-    refuse_too_big("g-index, domain distances", [pairs], args, ScoreOptions(profile="companion"))
+    refuse_too_big("g-index, domain distances", [pairs], args, ScoreOptions(profile=profiles.companion_default()))
 
 
 def refuse_distinct_pairs_too_big(what: str, flows, labels, args, opts) -> None:
@@ -128,6 +127,13 @@ def refuse_distinct_pairs_too_big(what: str, flows, labels, args, opts) -> None:
 def at_once(workers: int | None, tasks: int) -> int:
     """How many pool processes search side by side (omega_many's rule)."""
     return max(1, min(workers or os.cpu_count() or 1, tasks))
+
+
+def profile_help(names, default=None) -> str:
+    """``--profile``'s help: the profiles ``names`` with their descriptions, and the default
+    (``default``: its wording; None: the default profile's name)."""
+    listed = "; ".join(f"{n}: {profiles.get(n).description}" for n in names)
+    return f"scoring profile (default: {default or profiles.default().name}; {listed})"
 
 
 def flow_json_profiles() -> tuple[str, ...]:

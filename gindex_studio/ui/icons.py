@@ -12,6 +12,8 @@ from functools import lru_cache
 
 from PySide6.QtGui import QColor, QIcon, QPixmap
 
+from gindex_studio.core.flatland import WORLD
+
 GENERIC = "mdi6.puzzle-outline"
 
 CATEGORY_ICONS = {
@@ -33,7 +35,7 @@ CATEGORY_ICONS = {
     "chatbot": "mdi6.robot-outline",
     "social": "fa6b.twitter",
     "bot-utilities": "mdi6.head-cog-outline",
-    "flatland": "mdi6.draw",
+    WORLD: "mdi6.draw",  # Flatland's node types
 }
 
 TYPE_ICONS = {

@@ -68,7 +68,7 @@ def token_store(settings: QSettings) -> TokenStore:
 @dataclass
 class Preferences:
     theme: str = "system"
-    profile: str = "paper"
+    profile: str = field(default_factory=lambda: profiles.default().name)
     deadline: float = 0.0  # seconds; 0 = exact, no deadline
     snap: bool = True
     show_grid: bool = True

@@ -69,7 +69,7 @@ def load(tmp_path: Path, value) -> object:
 def test_valid_experiment_loads(tmp_path, base):
     exp = load(tmp_path, base)
     assert (exp.name, exp.system, exp.profile, exp.priors) == ("unit", "sys", "paper", 1e-4)
-    assert exp.compute.value == 16 and exp.options.profile == "paper"
+    assert exp.compute.value == 16 and exp.options.profile.name == "paper"
     a, b = exp.curriculum
     assert [p.label for p in a.programs] == ["cur/a/a1.json", "cur/a/a2.json"]  # folder: its .json files, sorted
     assert a.sources == ["cur/a"] and b.programs[0].label == "cur/b.json"

@@ -309,7 +309,7 @@ def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile)
         ports = normalise_wires(d.get("wires"))
         for port, targets in enumerate(ports):
             for t in targets:
-                if t not in idx or (opts.profile == "flatland" and (t == ids[k] or (port == 1 and t in ports[0]))):
+                if t not in idx or (opts.profile.name == "flatland" and (t == ids[k] or (port == 1 and t in ports[0]))):
                     continue
                 triples.append((k, port if opts.port_aware else 0, idx[t]))
     g = build_graph(ids, p.graph.sigs, triples)

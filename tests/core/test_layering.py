@@ -157,8 +157,8 @@ def test_the_layer_rule_finds_an_upward_import():
 def test_the_graph_sees_function_level_imports():
     """The reader of imports is not blind: an import inside a function is an edge."""
     g = import_graph()
-    # flows.reading imports the profile registry inside a function only
-    assert g.has_edge("gindex_studio.core.flows.reading", "gindex_studio.core.support.profiles")
+    # flows.reading imports flows.folders inside a function only
+    assert g.has_edge("gindex_studio.core.flows.reading", "gindex_studio.core.flows.folders")
     assert g.has_edge("gindex_studio.core.scoring.matching", "gindex_studio.core.scoring.search_base")
 
 
@@ -222,8 +222,70 @@ def test_no_profile_name_is_compared_outside_the_profiles_files():
         for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if NAME_COMPARISON.search(line):
                 hits.append(f"{rel}:{k}: {line.strip()}")
-    # a comparison of two profiles, not of a name: a result kept for warm start under the same options
-    allowed = "if warm and self.result is not None and self.result.profile == self.options.profile:"
-    # an experiment's mode or file kind ("companion": the companion's results files), not a profile
-    modes = re.compile(r'\b(mode|kind|experiment_kind_of_value\(\w+\)) == "companion"')
-    assert [h for h in hits if not h.endswith(allowed) and not modes.search(h)] == []
+    # a comparison of two profiles' names, not with a literal: a result kept for warm start under the same options
+    allowed = "if warm and self.result is not None and self.result.profile == self.options.profile.name:"
+    assert [h for h in hits if not h.endswith(allowed)] == []
+
+
+#: string literals equal to a built-in profile's name that name another thing: each is the value of
+#: one named constant, (module file, constant) → what it names
+OTHER_THINGS = {
+    ("gindex_studio/core/flatland/__init__.py", "WORLD"): "Flatland's resources folder, node category and command",
+    ("gindex_studio/core/benchmark/experiment.py", "COMPANION_KIND"): "the companion code's results files",
+}
+
+
+def builtin_profile_names() -> set[str]:
+    """The ``name=`` of every ``Profile(...)`` built in the profiles' files (a literal, or a
+    module-level constant of the file), read from the source."""
+    names = set()
+    for rel in PROFILE_FILES:
+        tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+        consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                  and isinstance(n.value, ast.Constant) for t in n.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Profile":
+                for kw in node.keywords:
+                    if kw.arg == "name":
+                        names.add(kw.value.value if isinstance(kw.value, ast.Constant) else consts[kw.value.id])
+    return names
+
+
+def profile_name_literals(sources: dict[str, str], names: set[str]) -> list[str]:
+    """``file:line: literal`` for every string literal in ``sources`` ({file: text}) equal to one of
+    ``names``, but in the profiles' files and as the value of a constant of ``OTHER_THINGS``."""
+    hits = []
+    for rel, text in sorted(sources.items()):
+        if rel in PROFILE_FILES:
+            continue
+        tree = ast.parse(text)
+        named = {id(n.value) for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+                 if isinstance(t, ast.Name) and (rel, t.id) in OTHER_THINGS}
+        hits += [f"{rel}:{n.lineno}: {n.value!r}" for n in ast.walk(tree)
+                 if isinstance(n, ast.Constant) and n.value in names and id(n) not in named]
+    return hits
+
+
+def _package_sources() -> dict[str, str]:
+    return {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_no_builtin_profile_is_named_outside_the_profiles_files():
+    """Issue 33: the profile travels as an object; names are read at the edges (``profiles.get``)
+    and the defaults are ``profiles.default()`` and ``profiles.companion_default()``."""
+    names = builtin_profile_names()
+    assert {"paper", "companion", "flatland"} <= names
+    assert profile_name_literals(_package_sources(), names) == []
+
+
+def test_the_profile_name_check_finds_a_name():
+    """Not blind: a profile named in a call or in a constant not listed in ``OTHER_THINGS`` is
+    found, and a listed constant's name in another module is not excused."""
+    names = builtin_profile_names()
+    sources = _package_sources()
+    sources["gindex_studio/core/benchmark/gindex.py"] += '\nOPTS = ScoreOptions(profile="companion")\n'
+    sources["gindex_studio/core/support/profiles.py"] += '\nDEFAULT = "paper"\n'
+    sources["gindex_studio/cli/omega.py"] += '\nWORLD = "flatland"\n'
+    found = profile_name_literals(sources, names)
+    assert [h.split(":")[0] for h in found] == ["gindex_studio/cli/omega.py", "gindex_studio/core/benchmark/gindex.py",
+                                                "gindex_studio/core/support/profiles.py"]

@@ -134,3 +134,72 @@ def test_a_profile_file_is_found_by_its_name_and_registers_when_imported(tmp_pat
         assert score(ref, gen, ScoreOptions(profile="toy-file")).delta == pytest.approx(1 - (1 / 2) ** 2)
     finally:
         profiles.unregister("toy-file")
+
+
+# ----- the profile travels as an object (issue 33) ------------------------------------------------
+
+
+def test_score_options_hold_the_profile_and_write_its_name():
+    import pickle
+
+    paper, companion, flatland = (profiles.get(n) for n in ("paper", "companion", "flatland"))
+    assert ScoreOptions().profile is paper is profiles.default() and profiles.get(None) is paper
+    opts = ScoreOptions(profile="companion")
+    assert opts.profile is companion and opts.to_dict()["profile"] == "companion"
+    assert ScoreOptions(profile=companion) == opts  # a name or the object: the same options
+    assert dataclasses.replace(opts, profile="flatland").profile is flatland
+    # to worker processes by name: the registered object on the other side
+    assert pickle.loads(pickle.dumps(opts)).profile is companion
+    assert profiles.companion_default() is companion
+
+
+def test_the_search_plan_says_which_search_runs(toy, monkeypatch):
+    from gindex_studio.core import native
+    from gindex_studio.core.scoring import matching
+
+    paper, companion, flatland = (profiles.get(n).search_plan() for n in ("paper", "companion", "flatland"))
+    assert (paper.own, paper.adjacency, paper.races, paper.one_call_rule) == (None, "and", True, native.UNION_JSON)
+    assert (companion.own, companion.adjacency, companion.races, companion.one_call_rule) == (None, "or", False, None)
+    assert flatland.own is profiles.get("flatland").search and not flatland.races
+    assert (toy.search_plan().races, toy.search_plan().one_call_rule) == (True, None)
+    # Ω's searches race the two orientations exactly when the plan says so
+    raced = []
+    real = matching._raced
+    monkeypatch.setattr(matching, "_raced", lambda *a, **k: raced.append(a[2].name) or real(*a, **k))
+    one_way = profiles.register(dataclasses.replace(TOY, name="toy-one-way", symmetric=False))
+    try:
+        g1, g2 = (prepare(flow_from_nodes(f), ScoreOptions(profile=toy)).graph for f in (REF, GEN))
+        for prof in (toy, one_way):
+            m = matching.max_common_subgraph(g1, g2, prof, threshold_sq=(0, 1))
+            assert m.weight == (3, 2)
+    finally:
+        profiles.unregister(one_way.name)
+    assert raced == [toy.name]
+
+
+def test_the_cycle_check_reads_a_flow_of_a_profiles_node_types_under_its_rule():
+    from gindex_studio.core.flows.checks import cycle_problems
+
+    # a → b by port 0 and b → a by port 1: a cycle, unless b's port 1 is skipped
+    nodes = [{"id": "a", "type": "ta", "wires": [["b"]]}, {"id": "b", "type": "tb", "wires": [[], ["a"]]}]
+    assert [p.kind for p in cycle_problems(flow_from_nodes(nodes))] == ["cycle"]
+    loopy = profiles.register(dataclasses.replace(TOY, name="toy-loops", node_types=frozenset({"ta", "tb"}),
+                                                  cycle_skip=lambda t, port: t == "tb" and port == 1))
+    try:
+        assert cycle_problems(flow_from_nodes(nodes)) == []
+        other = nodes + [{"id": "c", "type": "tc"}]  # a type the profile's programs do not have
+        assert [p.kind for p in cycle_problems(flow_from_nodes(other))] == ["cycle"]
+    finally:
+        profiles.unregister(loopy.name)
+    # Flatland's rule: a loop's body closes no cycle worth a warning
+    loop = [{"id": "s", "type": "info", "wires": [["l"]]}, {"id": "l", "type": "loop", "wires": [[], ["m"]]},
+            {"id": "m", "type": "move", "wires": [["l"]]}]
+    assert cycle_problems(flow_from_nodes(loop)) == []
+
+
+def test_a_profile_owns_its_program_files():
+    from gindex_studio.core.flows.reading import program_kinds
+
+    assert (program_kinds(), program_kinds("flatland")) == (".json", ".fbp, .lisp or .json")
+    assert profiles.get("paper").reader_module() is None
+    assert profiles.get("flatland").reader_module().__name__ == profiles.get("flatland").reader

@@ -232,7 +232,7 @@ def test_preferences_persist_across_a_restart_and_dark_mode_reaches_canvas_and_p
         from gindex_studio.ui.compare.window import open_compare
 
         cw = open_compare(None, library=library)
-        assert (cw.view.options.profile, cw.view.options.deadline) == ("companion", 2.5)
+        assert (cw.view.options.profile.name, cw.view.options.deadline) == ("companion", 2.5)
         close_compare(qtbot, cw)
     finally:
         win2.close()

@@ -161,7 +161,7 @@ class Curriculum:
         ``program_counts`` this is ``matching.max_common_subgraph``'s ``counts``: each search then
         looks its weights up instead of comparing the nodes' values again (the same weights:
         signatures with equal (type, items) compare equal to every value)."""
-        if profiles.get(self.options.profile).native_rule != native.UNION_JSON or not native.available():
+        if self.options.profile.native_rule != native.UNION_JSON or not native.available():
             return None
         out: list[bytes | None] = []
         for su in task.graph.sigs:
@@ -225,7 +225,7 @@ class Curriculum:
         n1, n_prog, n_types = task.n, len(self.programs), max(1, len(self.vocab))
         if n1 == 0 or n_prog == 0 or len(self.node_sig) == 0:
             return np.ones(n_prog)
-        prof = profiles.get(self.options.profile)
+        prof = self.options.profile
         in_c = prof.native_rule is not None and native.available()
         # only nodes of equal type have w > 0: work type by type on the curriculum's nodes of it
         by_type: dict[str, list[int]] = {}
@@ -537,7 +537,7 @@ def delta_matrix(flows: Sequence[Flow], options: ScoreOptions = ScoreOptions(), 
 
 
 def domain_distance(task_programs: Sequence[Flow], curriculum_programs: Sequence[Flow],
-                    options: ScoreOptions = ScoreOptions(profile="companion"), library=None,
+                    options: ScoreOptions = ScoreOptions(profile=profiles.companion_default()), library=None,
                     exclude: Sequence[Collection[int]] | None = None) -> float:
     """The companion's dd(D_task, D_cur): mean over P in D_task of min over Q in D_cur of Δ(P, Q),
     rounded to 3 decimals (spec §5). Not symmetric. 1.0 when either side is empty. ``exclude[k]``:

@@ -1,9 +1,35 @@
-"""Curricula and task sets on disk: a folder of ``.json`` programs, one sub-folder per domain."""
+"""Curricula and task sets on disk: a folder of ``.json`` programs, one sub-folder per domain
+(``programs_below`` and ``read_programs_folder`` read a profile's own programs with its reader)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from gindex_studio.core.flows.flow import Flow, FlowError, read_flow_file
+from gindex_studio.core.support import profiles
+
+
+def programs_below(path: Path, profile=None) -> list[Path]:
+    """``flow_files`` for the programs of ``profile`` (its reader's ``files_below`` when it has
+    one). Raises FlowError."""
+    return _by_reader(profile, "files_below", flow_files, path)
+
+
+def read_programs_folder(root: Path, profile=None) -> tuple[list[Flow], list[str], list[str]]:
+    """``read_curriculum_folder`` for the programs of ``profile`` (its reader's
+    ``read_curriculum`` when it has one). Raises FlowError."""
+    return _by_reader(profile, "read_curriculum", read_curriculum_folder, root)
+
+
+def _by_reader(profile, name: str, flow_json, path: Path):
+    """``flow_json(path)`` for Node-RED flow JSON, else the profile's reader's function ``name``
+    (its ``StrictError`` raised as a FlowError)."""
+    reader = profiles.get(profile).reader_module()
+    if reader is None:
+        return flow_json(path)
+    try:
+        return getattr(reader, name)(path)
+    except reader.StrictError as e:
+        raise FlowError(str(e)) from None
 
 
 def flow_files(path: Path) -> list[Path]:

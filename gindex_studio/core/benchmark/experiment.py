@@ -284,7 +284,7 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
         raise ctx.fail("", f"an experiment must be a JSON object, got {describe(value)}")
     fmt = top.get("format")
     if fmt is None:
-        if experiment_kind_of_value(top) == "companion":
+        if experiment_kind_of_value(top) == COMPANION_KIND:
             raise ctx.fail("format", "missing; this looks like a companion experiment file: read it with "
                            "--domains DIR (load_companion_experiment)")
         raise ctx.fail("format", f"missing (expected {FORMAT!r})")
@@ -296,7 +296,7 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
             raise ctx.fail(key, "missing")
     name = string(ctx, "name", top["name"], empty_ok=True)
     system = string(ctx, "system", top["system"], empty_ok=True)
-    profile = top.get("profile", "paper")
+    profile = top.get("profile", profiles.default().name)
     names = profiles.names()
     if not isinstance(profile, str) or profile not in names:
         raise ctx.fail("profile", f"must be one of {', '.join(repr(p) for p in names)}, got {describe(profile)}")
@@ -316,13 +316,13 @@ def experiment_from_value(value: Any, path: str | Path | None = None) -> Experim
     compute = _compute(ctx, "compute", top["compute"])
 
     warnings: list[str] = []
-    curriculum = _curriculum(ctx, base, top["curriculum"], warnings, profile)
+    curriculum = _curriculum(ctx, base, top["curriculum"], warnings, options.profile)
     if any(c.compute is None for c in curriculum):
         _check_rho_e(ctx, "compute", float(priors), compute)
     for i, c in enumerate(curriculum):
         if c.compute is not None:
             _check_rho_e(ctx, f"curriculum[{i}].compute", float(priors), c.compute)
-    tasks = _tasks(ctx, base, top["tasks"], warnings, attempts_ok=fmt == FORMAT_V2, profile=profile)
+    tasks = _tasks(ctx, base, top["tasks"], warnings, attempts_ok=fmt == FORMAT_V2, profile=options.profile)
     extra = {k: v for k, v in top.items() if k not in _TOP_KEYS}
     return Experiment(name, system, profile, options, float(priors), compute, curriculum, tasks,
                       Path(path) if path is not None else None, extra, warnings)
@@ -345,7 +345,7 @@ def _entries(ctx: Ctx, field_name: str, value: Any, noun: str, known, required):
         yield i, where, obj
 
 
-def _curriculum(ctx: Ctx, base: Path, value: Any, warnings: list[str], profile: str = "paper") -> list[CurriculumDomain]:
+def _curriculum(ctx: Ctx, base: Path, value: Any, warnings: list[str], profile=None) -> list[CurriculumDomain]:
     out: list[CurriculumDomain] = []
     seen: dict[str, int] = {}
     for i, where, obj in _entries(ctx, "curriculum", value, "domain", _CURRICULUM_KEYS,
@@ -387,7 +387,7 @@ def _curriculum(ctx: Ctx, base: Path, value: Any, warnings: list[str], profile: 
 
 
 def _tasks(ctx: Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: bool = False,
-           profile: str = "paper") -> list[Task]:
+           profile=None) -> list[Task]:
     out: list[Task] = []
     seen: dict[str, int] = {}
     for j, where, obj in _entries(ctx, "tasks", value, "task", _TASK_KEYS, ("id", "domain", "reference", "generated")):
@@ -413,7 +413,7 @@ def _tasks(ctx: Ctx, base: Path, value: Any, warnings: list[str], attempts_ok: b
     return out
 
 
-def _edited(ctx: Ctx, where: str, value: Any, task: Task, profile: str) -> None:
+def _edited(ctx: Ctx, where: str, value: Any, task: Task, profile) -> None:
     """``tasks[j].edited``: ``{"reference"?: {"json": flow}, "generated"?: {"json": flow},
     "note"?: string}``, at least one program; read strictly (they were written by the studio)."""
     obj = object_of(ctx, where, value)
@@ -434,7 +434,7 @@ def _edited(ctx: Ctx, where: str, value: Any, task: Task, profile: str) -> None:
         task.edited_note = string(ctx, f"{where}.note", obj["note"], empty_ok=True)
 
 
-def _attempts(ctx: Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile: str = "paper") -> list[Attempt]:
+def _attempts(ctx: Ctx, base: Path, where: str, value: Any, attempts_ok: bool, profile=None) -> list[Attempt]:
     """The attempts of ``tasks[j].generated``: one source, or (format 2) a non-empty list of them."""
     if not isinstance(value, list):
         return [Attempt(*_generated(ctx, base, where, value, profile))]
@@ -465,7 +465,7 @@ def _no_file(p: Path, written: str, folder: str = "") -> str:
     return f"{written!r}{why[len(str(p)):]}" if why else f"no such file {folder}{written!r}"
 
 
-def _reference(ctx: Ctx, base: Path, where: str, value: Any, profile: str = "paper") -> tuple[Flow, Source]:
+def _reference(ctx: Ctx, base: Path, where: str, value: Any, profile=None) -> tuple[Flow, Source]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json"))
     if kind == "file":
         string(ctx, where if bare else f"{where}.file", spec)
@@ -483,7 +483,7 @@ def _reference(ctx: Ctx, base: Path, where: str, value: Any, profile: str = "pap
 
 
 def _generated(ctx: Ctx, base: Path, where: str, value: Any,
-               profile: str = "paper") -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
+               profile=None) -> tuple[Flow, Source, SyntaxIssue | None, str | None]:
     kind, spec, bare = _source_spec(ctx, where, value, ("file", "json", "text"))
     if kind == "file":
         fw = where if bare else f"{where}.file"
@@ -620,6 +620,10 @@ def with_edits(exp: Experiment) -> Experiment:
 
 # ----- which kind of file ------------------------------------------------------------------------
 
+#: the kind of the companion code's results files (``experiment_kind``), and the mode of a g-index
+#: scored from one (``GIndexResult.mode``): the companion code, not its scoring profile
+COMPANION_KIND = "companion"
+
 
 def experiment_kind_of_value(value: Any) -> str | None:
     """``"experiment"`` (ours: ``"format": "gindex-studio.experiment/…"``), ``"companion"`` (the
@@ -630,7 +634,7 @@ def experiment_kind_of_value(value: Any) -> str | None:
     if isinstance(fmt, str) and fmt.startswith("gindex-studio.experiment"):
         return "experiment"
     if fmt is None and "train_set" in value and "performance" in value:
-        return "companion"
+        return COMPANION_KIND
     return None
 
 

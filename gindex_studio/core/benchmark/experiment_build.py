@@ -31,11 +31,13 @@ from gindex_studio.core.benchmark.experiment import (
 from gindex_studio.core.benchmark.validate import MAX_COUNT, ExperimentError, rel_label
 from gindex_studio.core.flows.flow import FlowError, atomic_write_bytes, read_flow_file, read_user_file
 from gindex_studio.core.flows.folders import program_files as regular_files
+from gindex_studio.core.support import profiles
 
 
 @dataclass
 class BuildSpec:
-    """What ``build_experiment`` needs. ``compute``: total compute (ρ + log2 compute > 0)."""
+    """What ``build_experiment`` needs. ``compute``: total compute (ρ + log2 compute > 0);
+    ``profile``: the profile recorded (a Profile or its name; None: ``profiles.default()``)."""
 
     curriculum: Path
     tasks: list[Path]
@@ -44,7 +46,7 @@ class BuildSpec:
     name: str = ""
     system: str = ""
     priors: float = 1e-4
-    profile: str = "paper"
+    profile: Any = None
     samples: dict[str, int] | None = None
     default_samples: int | None = None
 
@@ -165,7 +167,7 @@ def build_value(spec: BuildSpec, out_path: Path) -> dict[str, Any]:
         raise ExperimentError(f"{spec.outputs}: outputs for tasks with no reference file: "
                               f"{', '.join(map(repr, unknown[:3]))}{more}")
     v2 = any(isinstance(t["generated"], list) for t in tasks)
-    return {"format": FORMAT_V2 if v2 else FORMAT, "name": spec.name, "system": spec.system, "profile": spec.profile,
+    return {"format": FORMAT_V2 if v2 else FORMAT, "name": spec.name, "system": spec.system, "profile": profiles.get(spec.profile).name,
             "priors": spec.priors, "compute": {"total": spec.compute}, "curriculum": curriculum, "tasks": tasks}
 
 

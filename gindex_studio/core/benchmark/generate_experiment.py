@@ -37,7 +37,7 @@ def _fresh_ids(flow: Flow, prefix: str) -> Flow:
 
 def write_experiment(folder: str | Path, tasks: int = 40, programs: int = 1200, domains: int = 12,
                      sizes: tuple[int, int] = (6, 30), leaks: int = 1, seed: int = 0,
-                     profile: str = "paper") -> Experiment:
+                     profile=None) -> Experiment:
     """Write a ``tasks`` × ``programs`` experiment into ``folder`` (``experiment.json`` there) and
     return it loaded. ``sizes``: node counts of the domain templates (inclusive)."""
     root = Path(folder)

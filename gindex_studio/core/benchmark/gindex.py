@@ -41,6 +41,7 @@ from gindex_studio.core.benchmark.curriculum import (
 )
 from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult, prepare, score
 from gindex_studio.core.benchmark.experiment import (
+    COMPANION_KIND,
     CompanionExperiment,
     Experiment,
     ExperimentError,
@@ -48,6 +49,7 @@ from gindex_studio.core.benchmark.experiment import (
 )
 from gindex_studio.core.benchmark.validate import resolve
 from gindex_studio.core.flows.flow import Flow, FlowError
+from gindex_studio.core.support import profiles
 from gindex_studio.core.support.gcpause import frozen_heap
 
 Progress = Callable[[int, int], None]
@@ -273,7 +275,7 @@ def _all_found_warning(result: GIndexResult) -> str | None:
     if not result.tasks or not all(t.omega == 0 and t.omega_exact for t in result.tasks):
         return None
     n = len(result.tasks)
-    if result.mode == "companion":
+    if result.mode == COMPANION_KIND:
         found = f"every test domain's programs are in the curriculum (Ω = 0 for all {n} domains)"
         fix = "--leave-self-out measures each program without itself"
     else:
@@ -481,7 +483,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
                  for j, t in enumerate(experiment.tasks)]
         warnings += _search_warnings(tasks)
         result = GIndexResult(
-            mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
+            mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile.name,
             options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
             g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
             leak_threshold=leak_threshold, leave_self_out=leave_self_out,
@@ -571,7 +573,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
             tasks.append(replace(t, prompt=experiment.tasks[j].prompt, domain=experiment.tasks[j].domain))
     warnings += _search_warnings(tasks)
     new = GIndexResult(
-        mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile,
+        mode="tasks", name=experiment.name, system=experiment.system, profile=opts.profile.name,
         options=opts.to_dict(), rho=experiment.priors, domains=domains, tasks=tasks, g_index=0.0,
         g_index_rounded=0.0, warnings=list(experiment.warnings) + [w for w in warnings if w not in experiment.warnings],
         leak_threshold=result.leak_threshold, leave_self_out=result.leave_self_out,
@@ -583,7 +585,7 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
 # ----- the companion's aggregate mode ------------------------------------------------------------
 
 
-def companion_dd_matrix(cexp: CompanionExperiment, options: ScoreOptions = ScoreOptions(profile="companion"),
+def companion_dd_matrix(cexp: CompanionExperiment, options: ScoreOptions = ScoreOptions(profile=profiles.companion_default()),
                         symmetrise_in_directory_order: bool = False,
                         leave_self_out: bool = False) -> dict[tuple[str, str], float]:
     """dd(task domain, curriculum domain) for every test × train domain of ``cexp`` (spec §5),
@@ -630,13 +632,13 @@ def compute_companion_gindex(companion_experiment: CompanionExperiment, domains_
 
     ``domains_dir``: read the domain programs from this folder instead of the one the experiment
     was loaded with. ``dd``: {(task domain, curriculum domain): value} given directly (skips the
-    computation). ``options``: Δ options for dd (default: companion profile). ``leave_self_out``:
+    computation). ``options``: Δ options for dd (default: ``profiles.companion_default()``). ``leave_self_out``:
     see ``companion_dd_matrix``."""
     cexp = companion_experiment
     if domains_dir is not None and os.path.abspath(domains_dir) != os.path.abspath(cexp.domains_dir):
         cexp = replace(cexp, domains_dir=domains_dir,
                        programs=_companion_programs(cexp.path, domains_dir, cexp.curriculum, cexp.tasks))
-    opts = options or ScoreOptions(profile="companion")
+    opts = options or ScoreOptions(profile=profiles.companion_default())
     if dd is None:
         dd = companion_dd_matrix(cexp, opts, symmetrise_in_directory_order, leave_self_out)
     domains, warnings = _domain_terms([c.name for c in cexp.curriculum], [c.samples for c in cexp.curriculum],
@@ -662,7 +664,7 @@ def compute_companion_gindex(companion_experiment: CompanionExperiment, domains_
             score=None, perfects=t.perfects,
         ))
     result = GIndexResult(
-        mode="companion", name=cexp.path.stem, system=cexp.system, profile=opts.profile, options=opts.to_dict(),
+        mode=COMPANION_KIND, name=cexp.path.stem, system=cexp.system, profile=opts.profile.name, options=opts.to_dict(),
         rho=cexp.priors, domains=domains, tasks=tasks, g_index=0.0, g_index_rounded=0.0, warnings=warnings,
         leave_self_out=leave_self_out,
     )
@@ -678,7 +680,7 @@ def skill_levels(result: GIndexResult) -> dict[str, float]:
     perfect outputs), or Δ = 0 where the file gives none."""
     groups: dict[str, list[float]] = {}
     for t in result.tasks:
-        if result.mode == "companion" and t.perfects is not None:
+        if result.mode == COMPANION_KIND and t.perfects is not None:
             value = t.perfects
         else:
             value = 1.0 if (t.delta == 0 and t.exact) else 0.0

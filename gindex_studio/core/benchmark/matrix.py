@@ -37,10 +37,10 @@ _NO_THRESHOLD = (-1, 1)
 
 
 def races(profile) -> bool:
-    """True when ``pair_match`` races the two orientations under ``profile``: Δ is symmetric and
-    the generic McSplit search (whose tree depends on the orientation) runs."""
-    prof = profiles.get(profile)
-    return prof.symmetric and prof.search is None and prof.adjacency == "and"
+    """True when ``pair_match`` races the two orientations under ``profile`` (a Profile or its
+    name): its ``search_plan().races`` (Δ is symmetric and the generic McSplit search, whose tree
+    depends on the orientation, runs)."""
+    return profiles.get(profile).search_plan().races
 
 
 def pair_match(a: Prepared, b: Prepared, profile, deadline: float | None = None, cancel=None) -> Match:
@@ -123,7 +123,7 @@ def _worker_unit(args) -> list[np.ndarray]:
     return _unit_rows(_WORKER_PREPARED, rows, profile, symmetric, deadline)
 
 
-def delta_rows(prepared: Sequence[Prepared], profile: str = "paper", *, deadline: float | None = None,
+def delta_rows(prepared: Sequence[Prepared], profile=None, *, deadline: float | None = None,
                workers: int | None = None, progress: Progress | None = None,
                unit_pairs: int = UNIT_PAIRS) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(i, row)`` for i = 0..n−1 in order, ``row[j]`` = float(Δ(i as reference, j as

@@ -34,7 +34,6 @@ from typing import Any, Callable, Sequence
 from gindex_studio.core.benchmark.curriculum import Cancelled, Curriculum, Nearest, canonical_hash
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
-from gindex_studio.core.support import profiles
 from gindex_studio.core.support.cluster import (
     ClusterError, DaskRun, Snapshot, Watchdog, _completed, _local, put_snapshot, snapshot, watched_result,
     worker_count,
@@ -230,14 +229,14 @@ def _submit_shard(client, curriculum: Curriculum | CurriculumFiles, r: range):
                                  [curriculum.hashes[i] for i in r]))
 
 
-def _matrix_rows(data: Snapshot, rows: range, profile: str, deadline: float | None) -> list[list]:
+def _matrix_rows(data: Snapshot, rows: range, profile, deadline: float | None) -> list[list]:
     """Rows of the Δ matrix of the prepared flows in ``data``; with a symmetric profile (paper)
     only the entries right of the diagonal are searched (the rest are None and mirrored by the
     caller)."""
     from gindex_studio.core.benchmark.matrix import delta_value, pair_match
 
     prepared = _local(data)
-    symmetric = profiles.get(profile).symmetric
+    symmetric = profile.symmetric
     out = []
     for i in rows:
         a, row = prepared[i], []
@@ -286,7 +285,7 @@ def delta_matrix_dask(flows: Sequence[Flow], client, options: ScoreOptions = Sco
     except (KeyboardInterrupt, ClusterError):
         client.cancel(list(futures))
         raise
-    if profiles.get(options.profile).symmetric:  # the lower triangle mirrors the upper one
+    if options.profile.symmetric:  # the lower triangle mirrors the upper one
         for i in range(n):
             for j in range(i):
                 out[i][j] = out[j][i]

@@ -51,7 +51,6 @@ from typing import Callable, Iterable
 import orjson
 
 from gindex_studio.core.scoring.divergence import ScoreOptions
-from gindex_studio.core.support import profiles
 from gindex_studio.core.flows.files import UserFileError, kind_problem, read_user_bytes
 from gindex_studio.core.flows.flow import Flow
 
@@ -133,8 +132,8 @@ def options_key(options: ScoreOptions) -> str:
 
 
 def symmetric(options: ScoreOptions) -> bool:
-    """True when Δ(a, b) = Δ(b, a) under ``options`` (a symmetric profile: paper)."""
-    return profiles.get(options.profile).symmetric
+    """True when Δ(a, b) = Δ(b, a) under ``options`` (a symmetric profile)."""
+    return options.profile.symmetric
 
 
 class DeltaCache:

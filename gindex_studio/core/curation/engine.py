@@ -50,7 +50,6 @@ from gindex_studio.core.scoring.divergence import ScoreOptions, delta_from_s, pr
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.scoring.matching import max_common_subgraph
 from gindex_studio.core.benchmark.matrix import races
-from gindex_studio.core.support import profiles
 from gindex_studio.core.curation.cache import DeltaCache, content_digest, options_key, symmetric
 
 _MARGIN = 1e-9  # bounds are lowered by this much: float rounding can never make them too high
@@ -247,7 +246,7 @@ class PairEngine:
                 tc[i, t] = c
         self._type_counts = tc
         # ε_t = 1/K_t: what a non-identical pair of type t loses at least (0: w can reach 1 anyway)
-        prof = profiles.get(self.options.profile)
+        prof = self.options.profile
         eps = np.zeros(tc.shape[1])
         if prof.key_fraction_weights:
             for t, k in types.items():

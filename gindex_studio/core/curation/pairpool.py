@@ -32,13 +32,13 @@ CHUNKS_PER_WORKER = 8
 MAX_CHUNK = 64
 
 _PREPARED: list[Prepared] | None = None
-_PROFILE: str = "paper"
+_PROFILE = None  # the Profile the searches run under (None: the default)
 _LEAST: tuple | None = None  # (options, digests) for ``_least``: a worker's own PairEngine
 _ENGINE = None
 _ROW_BOUNDS: tuple | None = None  # (rows, their bounds against every program): the last row of blocks
 
 
-def _init(blob: bytes | None, profile: str, least: tuple | None = None) -> None:
+def _init(blob: bytes | None, profile, least: tuple | None = None) -> None:
     global _PREPARED, _PROFILE, _LEAST
     import gc
     import pickle
@@ -93,7 +93,7 @@ def _chunk(pairs: list[tuple[int, int]], deadline: float | None) -> list[tuple[i
 class PairPool:
     """``workers`` processes (default: all cores) searching pairs of ``prepared`` under ``profile``."""
 
-    def __init__(self, prepared: Sequence[Prepared], profile: str, workers: int | None = None,
+    def __init__(self, prepared: Sequence[Prepared], profile, workers: int | None = None,
                  options=None, digests: Sequence[int] | None = None):
         """``options`` and ``digests`` (the engine's): needed by ``submit_least`` only."""
         import multiprocessing as mp

@@ -76,7 +76,7 @@ def report_value(ws: Workspace, rep: CurationReport) -> dict:
     dup = rep.duplicates
     return {
         "programs": [{"label": it.label, "domain": it.domain, "role": it.role} for it in ws.items],
-        "profile": ws.options.profile,
+        "profile": ws.options.profile.name,
         "duplicates": {
             "threshold": float(dup.threshold), "pairs_total": dup.pairs_total, "pairs_searched": dup.pairs_searched,
             "groups": [{"members": [label(m) for m in g.members], "exact": [label(m) for m in g.exact],

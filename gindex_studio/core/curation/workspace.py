@@ -228,7 +228,7 @@ def split_experiment(ws: Workspace, path: str | Path, compute: Compute | None = 
     if src is not None:
         return Experiment(name or src.name, src.system, src.profile, src.options, src.priors, src.compute,
                           curriculum, tasks, path, dict(src.extra), [])
-    return Experiment(name or base.name, "", ws.options.profile, ws.options, 1e-4, compute, curriculum, tasks,
+    return Experiment(name or base.name, "", ws.options.profile.name, ws.options, 1e-4, compute, curriculum, tasks,
                       path, {}, [])
 
 

@@ -6,3 +6,9 @@ forms), ``resolve`` (sub-flows and includes into one flat program), ``program`` 
 their JSON), ``run`` / ``render`` (execution and drawing), ``weights`` / ``score`` (the flatland Δ
 profile), ``augment`` / ``dataset`` (seeded variants and the paper's experiment).
 """
+
+#: Flatland's name where it names the world, not its scoring profile: the folder of its resources,
+#: the node library's category of its node types, its command
+WORLD = "flatland"
+#: the suffixes of Flatland program files, in the order a folder prefers them (one file per stem)
+SUFFIXES = (".fbp", ".lisp", ".json")

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from gindex_studio.core.flows.files import UserFileError, path_problem, read_user_text
 from gindex_studio.core.flows.lenient import SyntaxIssue
+from gindex_studio.core.flatland import SUFFIXES
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram
 from gindex_studio.core.flatland.resolve import load_file, load_text
 
-SUFFIXES = (".fbp", ".lisp", ".json")
 MAX_REPAIRS = 40
 
 

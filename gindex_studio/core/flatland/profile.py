@@ -4,19 +4,22 @@ Flatland programs are flows of Flatland node types: graded weights per node type
 (``flatland.weights``, an exact fraction with a small denominator); edges typed by their port
 (out / body); Eq. 12 as written; self-loops dropped and a loop wired to one node by both ports
 has one edge labelled ``out`` (the reference reads the first port that holds the target); a
-cycle that runs only through loop bodies is no cycle warning; its own exact search
-(``flatland.search``, McSplit above ``search.MAX_VERTICES``); programs read by
-``flatland.reading``.
+cycle that runs only through loop bodies is no cycle warning (``cycle_skip``: the editor's
+checks read a flow of ``NODE_TYPES`` only under it); its own exact search (``flatland.search``,
+McSplit above ``search.MAX_VERTICES``); programs read by ``flatland.reading``.
 """
 from __future__ import annotations
 
-from gindex_studio.core.flows.checks import FLATLAND_TYPES, closes_cycle
+from gindex_studio.core.flows.checks import closes_cycle
+from gindex_studio.core.flatland import SUFFIXES
 from gindex_studio.core.flatland.weights import weight_of_signatures
 from gindex_studio.core.support import profiles
 from gindex_studio.core.support.profiles import Profile, register
 from gindex_studio.core.scoring.similarity import IGNORED, Signature, canonical_python, make_signature
 
 NAME = "flatland"
+#: the node types of Flatland programs (the start node is an ``info``)
+NODE_TYPES = frozenset({"info", "move", "turn", "loop"})
 
 
 def flatland_signature(type_: str, values: dict) -> Signature:
@@ -44,13 +47,18 @@ def skip_wire(src: str, port: int, target: str, ports: list) -> bool:
     return target == src or (port == 1 and target in ports[0])
 
 
+def cycle_skip(source_type: str, port: int) -> bool:
+    """A loop's body wire (port 1): the loop itself, no cycle warning."""
+    return port == 1 and source_type == "loop"
+
+
 def no_cycle_warnings(nodes: list[dict], out: list[dict[int, int]], back: list) -> bool:
     """True when ``checks.cycle_problems`` finds nothing in a flow whose vertices are ``nodes``
     (no ignored types): every node a Flatland type, no self-loop, and no cycle through the wires
     that check reads, every port's but a loop's ``body`` (port 1). ``out``: this profile's
     out-adjacency (``prepare``: no self-loops, no body bit doubling an out wire), ``back``: its
     wires (k, j) with j <= k."""
-    if not nodes or any(d["type"] not in FLATLAND_TYPES for d in nodes):
+    if not nodes or any(d["type"] not in NODE_TYPES for d in nodes):
         return False
     succ = []
     for d, ports in zip(nodes, out):
@@ -77,7 +85,8 @@ FLATLAND = register(Profile(
     # (matrices search both triangles); declaring it would change how much is searched
     symmetric=False,
     search=search, skip_wire=skip_wire, no_cycle_warnings=no_cycle_warnings,
-    reader="gindex_studio.core.flatland.reading",
+    reader="gindex_studio.core.flatland.reading", suffixes=SUFFIXES,
+    node_types=NODE_TYPES, cycle_skip=cycle_skip,
 ))
 
 

@@ -18,12 +18,11 @@ import orjson
 from gindex_studio.core.flows.flow import Flow, FlowError, flow_from_value
 from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.core.flatland.errors import FlatlandError
-from gindex_studio.core.flatland.files import SUFFIXES, empty_program, read_generated_text
+from gindex_studio.core.flatland.files import SUFFIXES, empty_program, program_files, read_folder, read_generated_text
 from gindex_studio.core.flatland.program import program_from_json
 from gindex_studio.core.flatland.resolve import load_file
 
 KINDS = {".fbp": "fbp", ".lisp": "lisp", ".json": "json"}
-KIND_NAMES = ".fbp, .lisp or .json"  # what ``folder_files`` looks for, for messages
 StrictError = FlatlandError  # what the strict readers raise (``flows.reading`` makes it a FlowError)
 
 
@@ -39,6 +38,16 @@ def folder_files(folder: Path) -> list[Path]:
             if p.stem not in best or SUFFIXES.index(s) < SUFFIXES.index(best[p.stem].suffix.lower()):
                 best[p.stem] = p
     return sorted(best.values())
+
+
+files_below = program_files  # a file, or one file per program anywhere below a folder
+
+
+def read_curriculum(root: Path) -> tuple[list[Flow], list[str], list[str]]:
+    """The programs below ``root`` as flows, their domains and labels (``files.read_folder``;
+    raises FlatlandError)."""
+    programs, domains, labels = read_folder(root)
+    return [p.to_flow() for p in programs], domains, labels
 
 
 def read_strict(path: str | Path) -> Flow:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gindex_studio.core.flows.files import UserFileError, path_problem, read_user_text
 from gindex_studio.paths import RESOURCES
+from gindex_studio.core.flatland import WORLD
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.expr import Scope, evaluate, is_literal
 from gindex_studio.core.flatland.fbp import parse_fbp
@@ -22,7 +23,7 @@ from gindex_studio.core.flatland.lisp import parse_lisp
 from gindex_studio.core.flatland.program import START_ID, FlatNode, FlatProgram, check_termination, param_problem
 from gindex_studio.core.flatland.syntax import PRIMITIVES, FlowDef, Module, Pos
 
-LIBRARY_DIR = RESOURCES / "flatland"
+LIBRARY_DIR = RESOURCES / WORLD
 MAX_DEPTH = 64
 #: the most nodes a program may expand to (its sub-flows inlined); counted before any is built
 MAX_NODES = 100_000

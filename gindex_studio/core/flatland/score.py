@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gindex_studio.core.flows.checks import FLATLAND_TYPES as _FLATLAND_TYPES, closes_cycle
+from gindex_studio.core.flows.checks import closes_cycle
 from gindex_studio.core.scoring.divergence import (
     Prepared,
     ScoreOptions,
@@ -19,17 +19,17 @@ from gindex_studio.core.scoring.divergence import (
 )
 from gindex_studio.core.scoring.matching import Graph
 from gindex_studio.core.scoring.similarity import IGNORED as _IGNORED
-from gindex_studio.core.flatland.profile import flatland_signature
+from gindex_studio.core.flatland.profile import FLATLAND, NODE_TYPES as _FLATLAND_TYPES, flatland_signature
 from gindex_studio.core.flatland.program import FlatProgram
 from gindex_studio.core.flatland.render import rasterise
 from gindex_studio.core.flatland.run import execute
 
-OPTIONS = ScoreOptions(profile="flatland")
+OPTIONS = ScoreOptions(profile=FLATLAND)
 
 
 def score(reference: FlatProgram, generated: FlatProgram, deadline: float | None = None) -> ScoreResult:
     """The full score report of ``generated`` against ``reference`` (exact unless ``deadline``)."""
-    opts = OPTIONS if deadline is None else ScoreOptions(profile="flatland", deadline=deadline)
+    opts = OPTIONS if deadline is None else ScoreOptions(profile=FLATLAND, deadline=deadline)
     return score_prepared(prepare_program(reference), prepare_program(generated), opts)
 
 

@@ -16,6 +16,7 @@ import json
 from typing import Any, Iterable
 
 from gindex_studio.core.flows.flow import Flow, Problem
+from gindex_studio.core.support import profiles
 
 #: problem kinds recomputed from the nodes on every call
 STRUCTURAL = frozenset({"duplicate-id", "invalid-node", "dangling-wire"})
@@ -63,21 +64,19 @@ def structure_problems(flow: Flow) -> list[Problem]:
     return out
 
 
-FLATLAND_TYPES = frozenset({"info", "move", "turn", "loop"})
-
-
 def cycle_problems(flow: Flow) -> list[Problem]:
     """Self-loops, and one ``cycle`` problem per strongly connected group of two or more nodes.
-    In a Flatland flow (only start / move / turn / loop nodes) a cycle through a loop's body port
-    is the loop itself, not a problem: those wires are left out; other cycles are still reported."""
+    A flow made only of a profile's ``node_types`` is read under that profile's ``cycle_skip``
+    (``profiles.cycle_skip_for``: in a Flatland flow a cycle through a loop's body port is the loop
+    itself, not a problem): the wires it skips are left out; other cycles are still reported."""
     ids = flow.by_id()
     succ: dict[str, list[str]] = {i: [] for i in ids}
     out: list[Problem] = []
-    flatland = bool(ids) and all(n.type in FLATLAND_TYPES for n in ids.values())
+    skip = profiles.cycle_skip_for({n.type for n in ids.values()})
     for src, port, dst in flow.iter_wires():
         if dst not in ids:
             continue
-        if flatland and port == 1 and ids[src].type == "loop":
+        if skip is not None and skip(ids[src].type, port):
             continue
         if src == dst:
             out.append(Problem("self-loop", "wired to itself", src))

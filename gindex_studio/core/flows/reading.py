@@ -2,11 +2,15 @@
 a valid flow), the generated program leniently (it is raw model output: fences, prose, trailing
 commas, truncation; spec §4). Used by the CLI, the compare view and experiments alike.
 
-A profile with a ``reader`` (``Profile.reader``: the flatland profile's programs are ``.fbp``,
-``.lisp`` or flat JSON) has its programs read by that module with the same contract (strict errors
-are FlowErrors with one line). A reader module has ``read_generated(text, suffix)`` and
+``profile`` is a ``Profile`` or a registered profile's name (None: the default profile). A profile
+with a ``reader`` (``Profile.reader``: the flatland profile's programs are ``.fbp``, ``.lisp`` or
+flat JSON) has its programs read by that module with the same contract (strict errors are
+FlowErrors with one line). A reader module has ``read_generated(text, suffix)`` and
 ``generated_from_value(value)`` (each (flow, syntax issue)), ``read_strict(path)`` and
-``from_value(value)`` (raising ``StrictError``), ``folder_files(folder)`` and ``KIND_NAMES``.
+``from_value(value)`` (raising ``StrictError``), ``folder_files(folder)`` (the programs directly
+in a folder), ``files_below(path)`` (a file, or the programs anywhere below a folder) and
+``read_curriculum(root)`` ((flows, domains, labels) of a curriculum folder, raising
+``StrictError``).
 
 >>> from gindex_studio.paths import DEMO_DIR
 >>> p = read_pair(f"{DEMO_DIR}/programs/gmail-send/gmail-send-4.json", f"{DEMO_DIR}/generated/gmail-send-4.txt")
@@ -15,7 +19,6 @@ are FlowErrors with one line). A reader module has ``read_generated(text, suffix
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +26,7 @@ import orjson
 
 from gindex_studio.core.flows.flow import Flow, FlowError, flow_from_value, no_node_reason, read_flow_file, read_user_file
 from gindex_studio.core.flows.lenient import LenientRead, read_model_output
+from gindex_studio.core.support import profiles
 
 
 class PairError(FlowError):
@@ -59,12 +63,8 @@ class Pair:
 
 
 def _reader(profile):
-    """The reader module of ``profile`` (imported on first use: most runs never read such a
-    program), or None for Node-RED flow JSON."""
-    from gindex_studio.core.support import profiles
-
-    name = profiles.get(profile).reader
-    return None if name is None else importlib.import_module(name)
+    """The reader module of ``profile`` (``Profile.reader_module``), or None for Node-RED flow JSON."""
+    return profiles.get(profile).reader_module()
 
 
 def _strict(reader, read, *args) -> Flow:
@@ -75,7 +75,7 @@ def _strict(reader, read, *args) -> Flow:
         raise FlowError(str(e)) from None
 
 
-def read_generated_text(text: str | bytes, profile: str = "paper", suffix: str | None = None) -> GeneratedRead:
+def read_generated_text(text: str | bytes, profile=None, suffix: str | None = None) -> GeneratedRead:
     """Model output given as text or bytes, read leniently (``suffix``: the file's, if any)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
@@ -86,12 +86,12 @@ def read_generated_text(text: str | bytes, profile: str = "paper", suffix: str |
     return GeneratedRead(read.flow, read.syntax, text)
 
 
-def read_generated_file(path: str | Path, profile: str = "paper") -> GeneratedRead:
+def read_generated_file(path: str | Path, profile=None) -> GeneratedRead:
     """A generated program file, read leniently. Raises FlowError (missing, a folder, unreadable)."""
     return read_generated_text(read_user_file(path, "a generated program"), profile, Path(path).suffix)
 
 
-def read_generated_value(value, profile: str = "paper") -> GeneratedRead:
+def read_generated_value(value, profile=None) -> GeneratedRead:
     """A generated program given as parsed JSON (an experiment's inline ``{"json": ...}``): a flow
     if it is one, else read leniently as model output (``text`` is None: there was none)."""
     reader = _reader(profile)
@@ -101,11 +101,11 @@ def read_generated_value(value, profile: str = "paper") -> GeneratedRead:
         return GeneratedRead(flow_from_value(value), None, None)
     except FlowError:
         # inline JSON that is no flow is still model output: read it leniently (empty flow, Δ = 1)
-        read = read_generated_text(orjson.dumps(value))
+        read = read_generated_text(orjson.dumps(value), profile)
         return GeneratedRead(read.flow, read.syntax, None)
 
 
-def read_reference_file(path: str | Path, profile: str = "paper") -> Flow:
+def read_reference_file(path: str | Path, profile=None) -> Flow:
     """A reference program file, read strictly. Raises FlowError with one line."""
     reader = _reader(profile)
     if reader is not None:
@@ -113,7 +113,7 @@ def read_reference_file(path: str | Path, profile: str = "paper") -> Flow:
     return read_flow_file(path)
 
 
-def read_reference_value(value, profile: str = "paper") -> Flow:
+def read_reference_value(value, profile=None) -> Flow:
     """A reference program given as parsed JSON, read strictly. Raises FlowError."""
     reader = _reader(profile)
     if reader is not None:
@@ -125,23 +125,22 @@ def read_reference_value(value, profile: str = "paper") -> Flow:
     return flow
 
 
-def program_files(folder: str | Path, profile: str = "paper") -> list[Path]:
+def program_files(folder: str | Path, profile=None) -> list[Path]:
     """The program files directly inside ``folder``, sorted (Flatland: one per name)."""
     reader = _reader(profile)
     if reader is not None:
         return reader.folder_files(Path(folder))
     from gindex_studio.core.flows.folders import program_files as regular_files
 
-    return regular_files(folder, [".json"])
+    return regular_files(folder, profiles.get(profile).suffixes)
 
 
-def program_kinds(profile: str = "paper") -> str:
-    """What ``program_files`` looks for, for messages."""
-    reader = _reader(profile)
-    return ".json" if reader is None else reader.KIND_NAMES
+def program_kinds(profile=None) -> str:
+    """What ``program_files`` looks for, for messages (``Profile.kind_names``)."""
+    return profiles.get(profile).kind_names
 
 
-def read_pair(reference_path: str | Path, generated_path: str | Path, profile: str = "paper") -> Pair:
+def read_pair(reference_path: str | Path, generated_path: str | Path, profile=None) -> Pair:
     """Both programs of a comparison. Raises PairError (a FlowError) naming the side and file."""
     try:
         reference = read_reference_file(reference_path, profile)

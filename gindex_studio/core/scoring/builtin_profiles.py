@@ -2,10 +2,11 @@
 
 - ``paper``: K = (keys(u) ∪ keys(v)) − PAPER_IGNORED; JSON equality (objects ignore key order,
   numbers by value, a boolean never equals a number). Symmetric; Eq. 12 as written (edges
-  correspond both ways, self-loops agree).
+  correspond both ways, self-loops agree). The default profile (``profiles.default()``).
 - ``companion``: K = keys(u) − IGNORED; a key missing or null on both sides is equal, on one side a
   mismatch; Python ``==`` (``True == 1``). Not symmetric: u is the reference node. Its adjacency
-  joins the two brackets of Eq. 12 by *or*; Δ of two parsed flows runs in one C call.
+  joins the two brackets of Eq. 12 by *or*; Δ of two parsed flows runs in one C call. The companion
+  code's experiment files are scored with it (``profiles.companion_default()``).
 
 >>> from gindex_studio.core.scoring.similarity import similarity
 >>> a, b = PAPER.signature({"type": "t", "x": 1, "k": True}), PAPER.signature({"type": "t", "k": 1})
@@ -87,11 +88,12 @@ PAPER = register(Profile(
     description="the paper's w: keys of both nodes, JSON equality",
     native_rule=native.UNION_JSON, adjacency="and", self_loops_agree=True, symmetric=True,
     key_fraction_weights=True, induced_edges=True,
-))
+), default=True)
 
 COMPANION = register(Profile(
     name="companion", ignored=IGNORED, signature=companion_signature, weight=companion_weight,
     description="the companion code's w: the reference node's keys, Python ==, missing equals null",
     reference_keys=True, native_rule=native.REFERENCE_PYTHON, adjacency="or",
     delta_of_values=companion_delta_of_values if native.companion_delta is not None else None,
+    companion_default=True,
 ))

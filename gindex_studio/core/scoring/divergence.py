@@ -10,7 +10,7 @@ from __future__ import annotations
 import os as _os
 import time
 from pathlib import Path
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
 from fractions import Fraction
 from typing import Iterable
 
@@ -34,10 +34,11 @@ from gindex_studio.core.support.summary import summarise
 
 @dataclass(frozen=True)
 class ScoreOptions:
-    """How Δ is computed. ``profile``: a registered profile's name (``profiles.names()``);
+    """How Δ is computed. ``profile``: the ``Profile`` (a registered profile's name is taken and
+    turned into it; ``to_dict`` writes the name; default: ``profiles.default()``);
     ``deadline``: seconds for the search (None: exact, however long)."""
 
-    profile: str = "paper"
+    profile: profiles.Profile = field(default_factory=profiles.default)
     ignore_types: frozenset = frozenset()
     port_aware: bool = False
     fill_defaults: bool = False
@@ -45,13 +46,14 @@ class ScoreOptions:
 
     def __post_init__(self):
         prof = profiles.get(self.profile)  # ValueError naming the profiles for an unknown one
+        object.__setattr__(self, "profile", prof)
         object.__setattr__(self, "ignore_types", frozenset(self.ignore_types))
         if prof.typed_edges:  # edges are typed by their port
             object.__setattr__(self, "port_aware", True)
 
     def to_dict(self) -> dict:
         return {
-            "profile": self.profile,
+            "profile": self.profile.name,
             "ignore_types": sorted(self.ignore_types),
             "port_aware": self.port_aware,
             "fill_defaults": self.fill_defaults,
@@ -119,7 +121,7 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None, *,
     if stop_at is not None and time.perf_counter() > stop_at:
         raise DeadlinePassed
     if (_flow_graph is not None and len(flow.nodes) <= SPARSE_FROM and not (options.ignore_types or options.port_aware)
-            and profiles.get(profile).skip_wire is None and native.available()):
+            and profile.skip_wire is None and native.available()):
         built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
     if built is None:
         return _prepare_python(flow, options, library, stop_at)
@@ -181,7 +183,7 @@ def _prepare_python(flow: Flow, options: ScoreOptions, library, stop_at: float |
     if ignored:
         index = {i: k for i, k in index.items() if k >= 0}
     ids = list(index)
-    prof = profiles.get(options.profile)
+    prof = options.profile
     sigs = _signatures(_filled(nodes, options, library), prof, stop_at)
     n = len(nodes)
     port_aware = options.port_aware
@@ -441,7 +443,7 @@ def score_prepared(
     r.__dict__.update(
         delta=delta,
         theta=theta,
-        profile=options.profile,
+        profile=options.profile.name,
         options=options.to_dict(),
         exact=m.exact,
         delta_lower=delta_lower,
@@ -483,7 +485,7 @@ def unsearched(n1: int | None, n2: int | None, options: ScoreOptions, why: str) 
     exact = lower == delta
     r = ScoreResult.__new__(ScoreResult)
     r.__dict__.update(
-        delta=delta, theta=theta, profile=options.profile, options=options.to_dict(), exact=exact,
+        delta=delta, theta=theta, profile=options.profile.name, options=options.to_dict(), exact=exact,
         delta_lower=lower, s=0.0, s_exact="0", n_reference=n1, n_generated=n2,
         warnings=[] if exact else [f"no search ran ({why}): Δ is an upper bound, the exact value lies in "
                                    f"[{lower:.6f}, {delta:.6f}]; no mapping or report was made"],
@@ -503,7 +505,7 @@ def _delta_of(s: tuple[int, int], n1: int, n2: int) -> tuple[float, float]:
     return (total - sq) / total, sq / total
 
 
-def _report(p1: Prepared, p2: Prepared, m: Match, profile: str, syntax) -> dict:
+def _report(p1: Prepared, p2: Prepared, m: Match, profile: profiles.Profile, syntax) -> dict:
     """The report fields of a ScoreResult (see ``_REPORT_FIELDS``) from a search result."""
     g1, g2 = p1.graph, p2.graph
     mapping = []
@@ -573,7 +575,7 @@ def delta_of_values(reference, generated, options: ScoreOptions = ScoreOptions()
     without building the flows, their reduction or a report; everything else takes ``score``."""
     if (not options.ignore_types and not options.fill_defaults and options.deadline is None
             and not options.port_aware):
-        one_call = profiles.get(options.profile).delta_of_values
+        one_call = options.profile.delta_of_values
         # (the C call returns None itself when GINDEX_PURE_PYTHON asks for the Python searches:
         # native.available's os.environ lookup would cost more than the call)
         if one_call is not None:

@@ -21,9 +21,9 @@ from gindex_studio.core.support import profiles
 from gindex_studio.core.scoring.similarity import differing_keys, signature, similarity
 
 
-def ignored_keys(profile: str) -> frozenset:
-    """The node keys ``profile`` never compares (layout, identity and presentation keys); a
-    ValueError naming the profiles for an unknown one."""
+def ignored_keys(profile) -> frozenset:
+    """The node keys ``profile`` (a Profile or its name) never compares (layout, identity and
+    presentation keys); a ValueError naming the profiles for an unknown one."""
     return profiles.get(profile).ignored
 
 

@@ -48,7 +48,7 @@ from typing import Iterable, Sequence
 
 from gindex_studio.core import native
 from gindex_studio.core.support import profiles
-from gindex_studio.core.support.profiles import Profile
+from gindex_studio.core.support.profiles import Profile, SearchPlan
 from gindex_studio.core.scoring.search_base import (
     Match,
     Stop,
@@ -274,7 +274,6 @@ def _weights_full(g1: Graph, g2: Graph, prof: Profile, loops_must_agree: bool, u
 
 def _python_weights(g1: Graph, g2: Graph, prof: Profile, loops_must_agree: bool) -> dict:
     """{(u, v): (num, den)} for w > 0, in Python (the profile's weight on pairs of equal type)."""
-    prof = profiles.get(prof)
     raw: dict[tuple[int, int], tuple[int, int]] = {}
     by_type = g2.by_type()
     sigs2 = g2.sigs
@@ -305,7 +304,7 @@ def _scaled(raw: dict) -> tuple[dict, int]:
 def max_common_subgraph(
     g1: Graph,
     g2: Graph,
-    profile="paper",
+    profile=None,
     *,
     deadline: float | None = None,
     warm: Iterable[tuple[int, int]] = (),
@@ -315,7 +314,8 @@ def max_common_subgraph(
     counts=None,
 ) -> Match:
     """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out)
-    under ``profile`` (a name or a ``profiles.Profile``).
+    under ``profile`` (a ``profiles.Profile``, a name, or None: the default), searching as its
+    ``search_plan()`` says.
 
     ``warm``: pairs of a previous mapping, used as the first incumbent where still valid.
     ``threshold``: only a mapping with S strictly greater than this fraction (num, den) is of
@@ -323,8 +323,8 @@ def max_common_subgraph(
     den > 0 (exact, used by Ω: Δ < best ⇔ S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
-    Searches of a symmetric profile on McSplit with ``threshold_sq`` alone (Ω's) race both
-    orientations (``_raced``).
+    Searches with ``threshold_sq`` alone (Ω's) race both orientations when the plan ``races``
+    (``_raced``).
     ``counts``: (rows, local), the ``native.UNION_JSON`` weights precomputed for g1 against the
     signatures g2 is made of (``Curriculum.task_counts`` and ``program_counts``; rows[u]: int64
     (num, den) pairs of g1's vertex u against each signature of its type, local: int32 bytes, per
@@ -334,16 +334,10 @@ def max_common_subgraph(
     prof = profiles.get(profile)
     if counts is not None and prof.native_rule != native.UNION_JSON:
         counts = None
-    if threshold_sq is not None and threshold is None and not warm and _races(prof):
+    if threshold_sq is not None and threshold is None and not warm and prof.search_plan().races:
         return _raced(g1, g2, prof, threshold_sq, deadline, cancel, counts)
     return _search_once(g1, g2, prof, deadline, warm, threshold, threshold_sq, cancel,
                         counts=None if counts is None else (*counts, True))
-
-
-def _races(prof: Profile) -> bool:
-    """True when Ω's searches race the two orientations: S is symmetric and McSplit (whose node
-    budget cuts an attempt) is the search."""
-    return prof.symmetric and prof.search is None and prof.adjacency == "and"
 
 
 # the race of the two orientations: the first node budget of each, and its growth per round
@@ -352,7 +346,7 @@ _RACE_GROWTH = 16
 
 
 def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | None, cancel, counts=None) -> Match:
-    """``max_common_subgraph`` of a symmetric profile (``_races``) with ``threshold_sq``. McSplit branches on the
+    """``max_common_subgraph`` of a profile whose plan ``races``, with ``threshold_sq``. McSplit branches on the
     first graph's vertices, and which graph that is can change the tree by orders of magnitude
     either way (300× and more on pairs of the Ω bench). So the two orientations run in turn under
     node budgets growing geometrically (``_RACE_NODES``, ×``_RACE_GROWTH``) until one finishes: S
@@ -365,7 +359,7 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
     stop_at = None if deadline is None else time.perf_counter() + deadline
     budget, nodes, best, upper = _RACE_NODES, 0, None, None
     floor = threshold_sq
-    whole = _native_whole(prof)
+    whole = _native_whole(prof.search_plan())
     while True:
         for swap in (False, True):
             remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
@@ -401,7 +395,7 @@ def _frac_lt(x: tuple[int, int], y: tuple[int, int]) -> bool:
 def _race_attempt(g1: Graph, g2: Graph, prof: Profile, whole: bool, threshold_sq, deadline: float | None, cancel,
                   node_limit: int, counts) -> Match:
     """One attempt of ``_raced``: ``_search_once`` with g1 branching, straight to its one C call
-    (``_solved_natively``) when ``whole`` (``_native_whole(prof)``, decided once per race)."""
+    (``_solved_natively``) when ``whole`` (``_native_whole``, decided once per race)."""
     m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts) if whole else None
     if m is None:
         m = _search_once(g1, g2, prof, deadline, (), None, threshold_sq, cancel, node_limit, counts)
@@ -420,14 +414,15 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
     ``counts``: (rows, local, task_first) for the native search (see ``max_common_subgraph``;
     task_first: rows are g1's, else g2's)."""
     prof = profiles.get(prof)
-    if prof.search is not None:  # the profile's own search; None: not for it, use the generic one
-        m = prof.search(g1, g2, deadline=deadline, warm=warm, threshold=threshold, threshold_sq=threshold_sq,
-                        cancel=cancel)
+    plan = prof.search_plan()
+    if plan.own is not None:  # the profile's own search; None: not for it, use the generic one
+        m = plan.own(g1, g2, deadline=deadline, warm=warm, threshold=threshold, threshold_sq=threshold_sq,
+                     cancel=cancel)
         if m is not None:
             return m
     use_native = native.available()
-    mode = prof.adjacency
-    if not warm and threshold is None and _native_whole(prof):
+    mode = plan.adjacency
+    if not warm and threshold is None and _native_whole(plan):
         m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
         if m is not None:
             return m
@@ -475,12 +470,11 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
                  improved=improved, cancelled=cancelled)
 
 
-def _native_whole(prof: Profile) -> bool:
-    """True when ``_solved_natively`` can search under ``prof`` (one C call does the weights and
-    the search): the native search in use, ``native.UNION_JSON`` weights, self-loops that agree
-    and "and" adjacency."""
-    return (prof.native_rule == native.UNION_JSON and prof.self_loops_agree and prof.adjacency == "and"
-            and native.solve is not None and native.available())
+def _native_whole(plan: SearchPlan) -> bool:
+    """True when ``_solved_natively`` can search under ``plan`` (one C call does the weights and
+    the search): its ``one_call_rule`` is ``native.UNION_JSON``, the one ``native.solve`` has, and
+    the native search is in use."""
+    return plan.one_call_rule == native.UNION_JSON and native.solve is not None and native.available()
 
 
 def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,

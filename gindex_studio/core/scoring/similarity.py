@@ -106,13 +106,13 @@ def make_signature(type_: str, values: dict, items: frozenset | None = None, non
     return sig
 
 
-def signature(data: dict, profile="paper") -> Signature:
-    """Reduce a node dict to the Signature used by ``similarity`` under ``profile`` (a name or a
-    ``Profile``)."""
+def signature(data: dict, profile=None) -> Signature:
+    """Reduce a node dict to the Signature used by ``similarity`` under ``profile`` (a ``Profile``,
+    a name, or None: the default profile; so for every ``profile`` below)."""
     return profiles.get(profile).signature(data)
 
 
-def signatures(datas: list[dict], profile="paper") -> list[Signature]:
+def signatures(datas: list[dict], profile=None) -> list[Signature]:
     """``[signature(d, profile) for d in datas]``, in C when the profile has a ``native_rule`` and
     the native search is in use (``native.available``): the same Signatures."""
     prof = profiles.get(profile)
@@ -122,7 +122,7 @@ def signatures(datas: list[dict], profile="paper") -> list[Signature]:
     return [sig(d) for d in datas]
 
 
-def similarity(a: Signature, b: Signature, profile="paper") -> tuple[int, int]:
+def similarity(a: Signature, b: Signature, profile=None) -> tuple[int, int]:
     """w(a, b) as an exact fraction ``(matches, keys)``; ``(0, 1)`` for different types.
 
     >>> a = signature({"type": "inject", "topic": "t"})
@@ -134,7 +134,7 @@ def similarity(a: Signature, b: Signature, profile="paper") -> tuple[int, int]:
     return profiles.get(profile).weight(a, b)
 
 
-def differing_keys(a: Signature, b: Signature, profile="paper") -> list[str]:
+def differing_keys(a: Signature, b: Signature, profile=None) -> list[str]:
     """The compared keys whose values differ (present on one side only counts), sorted; the
     reference's keys only when the profile compares those only (``reference_keys``)."""
     if not profiles.get(profile).reference_keys:

@@ -11,6 +11,11 @@ other module of the core named ``profile_*.py`` (``discover``) registers too: a 
 such file. They are imported by name the first time the registry is read, so that no generic module imports a profile and the
 profile modules may import the generic ones. Imports point one way: profile files → generic
 modules (``similarity``, ``search_base``, ``native``) → this module.
+
+Inside the core a profile travels as the ``Profile`` object (``ScoreOptions.profile`` holds one);
+names are read at the edges (command line, files, settings) with ``get``. ``default()`` is the
+profile scoring uses when none is named, ``companion_default()`` the one the companion code's
+experiment files are scored with; no module outside the profiles' own names a built-in profile.
 """
 from __future__ import annotations
 
@@ -23,7 +28,24 @@ from typing import Any, Callable
 
 BUILTIN_MODULES = ("gindex_studio.core.scoring.builtin_profiles", "gindex_studio.core.flatland.profile")
 _CORE = Path(__file__).resolve().parent.parent  # gindex_studio/core
-DEFAULT = "paper"  # ScoreOptions' default profile
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """How the common-subgraph search runs under a profile (``Profile.search_plan``).
+
+    - ``own``: the profile's own search (``Profile.search``), tried first; None: the generic one.
+    - ``adjacency``: the generic search, "and" (McSplit) or "or" (the clique search).
+    - ``races``: Ω's searches (a ``threshold_sq`` alone) race the two orientations of McSplit:
+      S is symmetric and McSplit, whose node budget cuts an attempt, is the search.
+    - ``one_call_rule``: the native weight rule under which one C call (``native.solve``) may do
+      the weights and McSplit together ("and" adjacency, self-loops that agree); None: never.
+    """
+
+    own: Callable | None
+    adjacency: str
+    races: bool
+    one_call_rule: str | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +85,18 @@ class Profile:
       option set, in one call (``divergence.delta_of_values``); None: take ``score``.
     - ``reader``: the dotted name of a module reading the profile's programs (``flows.reading``'s
       protocol: ``read_generated``, ``generated_from_value``, ``read_strict``, ``from_value``,
-      ``folder_files``, ``KIND_NAMES``, ``StrictError``); None: Node-RED flow JSON.
+      ``folder_files``, ``files_below``, ``read_curriculum``, ``StrictError``); None: Node-RED
+      flow JSON. ``reader_module()`` imports it.
+    - ``suffixes``: the suffixes of its program files, in the order a folder prefers them.
+
+    The editor's checks and the experiments:
+
+    - ``node_types``: the node types its programs are made of (None: any). ``checks.cycle_problems``
+      reads a flow made only of these types under this profile's ``cycle_skip``.
+    - ``cycle_skip(source type, port) -> bool``: a wire that closes no cycle worth a warning
+      (Flatland: a loop's body).
+    - ``companion_default``: the companion code's experiment files are scored with this profile
+      unless told otherwise (``companion_default()``).
 
     Bounds that hold for the profile (curation's pruning):
 
@@ -89,8 +122,12 @@ class Profile:
     no_cycle_warnings: Callable | None = None
     delta_of_values: Callable | None = None
     reader: str | None = None
+    suffixes: tuple[str, ...] = (".json",)
     key_fraction_weights: bool = False
     induced_edges: bool = False
+    node_types: frozenset | None = None
+    cycle_skip: Callable[[str, int], bool] | None = None
+    companion_default: bool = False
 
     def __post_init__(self):
         if self.adjacency not in ("and", "or"):
@@ -101,11 +138,41 @@ class Profile:
         """True when the profile's programs are Node-RED flow JSON (no reader of its own)."""
         return self.reader is None
 
+    def reader_module(self):
+        """The module ``reader`` names (imported on first use: most runs never read such a
+        program), or None for Node-RED flow JSON."""
+        return None if self.reader is None else importlib.import_module(self.reader)
+
+    @property
+    def kind_names(self) -> str:
+        """Its program files' suffixes for messages: ".json", ".fbp, .lisp or .json"."""
+        *first, last = self.suffixes
+        return f"{', '.join(first)} or {last}" if first else last
+
+    def search_plan(self) -> SearchPlan:
+        """How ``matching.max_common_subgraph`` searches under this profile (``SearchPlan``; made
+        once, on first use)."""
+        plan = self.__dict__.get("_search_plan")
+        if plan is None:
+            mcsplit = self.adjacency == "and"
+            plan = SearchPlan(
+                own=self.search, adjacency=self.adjacency,
+                races=self.symmetric and self.search is None and mcsplit,
+                one_call_rule=self.native_rule if mcsplit and self.self_loops_agree else None,
+            )
+            self.__dict__["_search_plan"] = plan  # (a frozen dataclass: no setattr)
+        return plan
+
+    def __reduce__(self):
+        # a profile crosses to worker processes by name: the registered object on the other side
+        return get, (self.name,)
+
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"
 
 
 _REGISTRY: dict[str, Profile] = {}
+_default: Profile | None = None  # default(), set by ``register(..., default=True)``
 _lock = threading.RLock()
 _state = 0  # 0: built-ins not loaded, 1: being loaded (by the thread holding _lock), 2: loaded
 
@@ -143,14 +210,17 @@ def discover(root: Path, package: str) -> list[str]:
     return sorted(found)
 
 
-def register(profile: Profile, *, replace: bool = False) -> Profile:
+def register(profile: Profile, *, replace: bool = False, default: bool = False) -> Profile:
     """Make ``profile`` known by its name; returns it. A name already taken raises ValueError
-    unless ``replace``."""
+    unless ``replace``. ``default``: it becomes ``default()``."""
+    global _default
     _load_builtins()
     with _lock:
         if profile.name in _REGISTRY and not replace and _REGISTRY[profile.name] is not profile:
             raise ValueError(f"a profile named {profile.name!r} is already registered")
         _REGISTRY[profile.name] = profile
+        if default:
+            _default = profile
     return profile
 
 
@@ -161,12 +231,14 @@ def unregister(name: str) -> None:
         _REGISTRY.pop(name, None)
 
 
-def get(name) -> Profile:
-    """The profile registered as ``name`` (a Profile is returned as it is). Raises ValueError
-    naming the known profiles for any other name."""
+def get(name=None) -> Profile:
+    """The profile registered as ``name`` (a Profile is returned as it is; None: ``default()``).
+    Raises ValueError naming the known profiles for any other name."""
     if isinstance(name, Profile):
         return name
     _load_builtins()
+    if name is None:
+        return default()
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
@@ -177,3 +249,31 @@ def names() -> tuple[str, ...]:
     """The registered profiles' names, built-ins first, in the order they registered."""
     _load_builtins()
     return tuple(_REGISTRY)
+
+
+def default() -> Profile:
+    """The profile scoring uses when none is named (``ScoreOptions``' default)."""
+    _load_builtins()
+    return _default
+
+
+def companion_default() -> Profile:
+    """The profile the companion code's experiment files are scored with unless told otherwise:
+    the first registered with ``companion_default``."""
+    _load_builtins()
+    for p in list(_REGISTRY.values()):
+        if p.companion_default:
+            return p
+    raise LookupError("no registered profile scores the companion's experiments")
+
+
+def cycle_skip_for(types) -> Callable[[str, int], bool] | None:
+    """The ``cycle_skip`` of the first registered profile whose ``node_types`` hold every type
+    in ``types`` (a non-empty set of node types), or None."""
+    if not types:
+        return None
+    _load_builtins()
+    for p in list(_REGISTRY.values()):
+        if p.cycle_skip is not None and p.node_types is not None and p.node_types.issuperset(types):
+            return p.cycle_skip
+    return None

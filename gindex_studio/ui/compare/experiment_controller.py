@@ -21,6 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gindex_studio.core.benchmark.experiment import (
+    COMPANION_KIND,
     Experiment,
     ExperimentError,
     edited_tasks,
@@ -37,6 +38,7 @@ from gindex_studio.core.benchmark.gindex import (
 )
 from gindex_studio.core.flows.files import FileStamp
 from gindex_studio.core.scoring.divergence import ScoreOptions
+from gindex_studio.core.support import profiles
 
 from gindex_studio.ui.cluster import client_for
 from gindex_studio.core.jobs import experiment as experiment_jobs
@@ -125,7 +127,7 @@ class ExperimentController(QObject):
 
     @property
     def mode(self) -> str:
-        return "companion" if self.companion is not None else "tasks"
+        return COMPANION_KIND if self.companion is not None else "tasks"
 
     # ----- loading ----------------------------------------------------------------------------
     def load(self, path: str, domains_dir: str | None = None) -> None:
@@ -140,7 +142,7 @@ class ExperimentController(QObject):
         if domains_dir is not None:
             self.companion = load_companion_experiment(path, domains_dir)
             self.experiment = None
-            self.options = ScoreOptions(profile="companion")
+            self.options = ScoreOptions(profile=profiles.companion_default())
             cexp = self.companion
             self.busy_changed.emit(True)
             self.runner.submit_process(experiment_jobs.companion_job, cexp)

@@ -144,7 +144,7 @@ class CompareModel(QObject):
         self.timer.stop()
         ref, gen = self.docs["reference"].flow.copy(), self.docs["generated"].flow.copy()
         w = []
-        if warm and self.result is not None and self.result.profile == self.options.profile:
+        if warm and self.result is not None and self.result.profile == self.options.profile.name:
             w = [(p.reference, p.generated) for p in self.result.mapping]
         self.pending.emit("scoring…")
         self.runner.submit(score_anytime(ref, gen, self.options, self.current_syntax(), w))

@@ -271,7 +271,7 @@ class ScorePanel(QWidget):
 
     def set_options(self, o: ScoreOptions) -> None:
         self._blocking = True
-        self.profile.setCurrentText(o.profile)
+        self.profile.setCurrentText(o.profile.name)
         self.port_aware.setChecked(o.port_aware)
         self.fill_defaults.setChecked(o.fill_defaults)
         self.ignore_types.setText(", ".join(sorted(o.ignore_types)))

@@ -30,9 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gindex_studio.core.benchmark.experiment import ExperimentError, experiment_kind
+from gindex_studio.core.benchmark.experiment import COMPANION_KIND, ExperimentError, experiment_kind
 from gindex_studio.core.flows.flow import FlowError, write_flow_file
-from gindex_studio.core.flatland.profile import reads_flatland
 from gindex_studio.core.flows.reading import read_reference_file
 
 from gindex_studio.ui.actions import ActionRegistry
@@ -530,7 +529,7 @@ class CompareWindow(QMainWindow):
         a companion file asks for its domain folder)."""
         if kind is None:
             kind = experiment_kind(path)
-        if domains_dir is None and kind == "companion":
+        if domains_dir is None and kind == COMPANION_KIND:
             domains_dir = self.dialogs.open_directory("The companion's domain folder (one folder of programs per domain)")
             if not domains_dir:
                 return False
@@ -551,7 +550,9 @@ class CompareWindow(QMainWindow):
             self.view.options = self.controller.options
             self.view.panel.set_options(self.controller.options)
         exp = self.controller.experiment
-        self.actions["view.flatland_drawings"].setEnabled(exp is not None and reads_flatland(exp.profile))
+        from gindex_studio.ui.flatland.experiment import is_flatland_experiment
+
+        self.actions["view.flatland_drawings"].setEnabled(is_flatland_experiment(self))
         name = self.controller.experiment.name if self.controller.experiment else os.path.basename(path)
         self.setWindowTitle(f"{name} — Compare — gindex-studio")
         self.tasks.save_button.setEnabled(False)
@@ -594,7 +595,7 @@ class CompareWindow(QMainWindow):
     def _on_gindex(self, res) -> None:
         c = self.controller
         self.tasks.set_busy(False)
-        self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == "companion", unsaved=c.unsaved)
+        self.tasks.set_result(res, c.edited, c.previous_g, companion=c.mode == COMPANION_KIND, unsaved=c.unsaved)
         self._sync_revert()
         if self.current_task is not None and self.current_task < len(res.tasks):
             self.tasks.set_attempts(res.tasks[self.current_task], self.current_attempt)
@@ -727,7 +728,7 @@ class CompareWindow(QMainWindow):
             self.dialogs.error("Cannot save the experiment", str(e))
             return False
         if c.result is not None:
-            self.tasks.set_result(c.result, c.edited, companion=c.mode == "companion")
+            self.tasks.set_result(c.result, c.edited, companion=c.mode == COMPANION_KIND)
         n = len(c.edited)
         self.statusBar().showMessage(f"Saved {out}" + (f": {n} tasks' what-if edits kept beside the model's output"
                                                        if n else ""), 8000)

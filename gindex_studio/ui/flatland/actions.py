@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog
 
+from gindex_studio.core.flatland import WORLD
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.lisp import write_lisp
 from gindex_studio.core.flatland.program import program_from_flow
@@ -60,7 +61,7 @@ def open_compare(reference_path: str, generated_path: str, parent=None):
     return w
 
 
-FLATLAND_CATEGORY = "flatland"
+FLATLAND_CATEGORY = WORLD  # the node library's category of Flatland's node types
 
 
 def is_flatland_document(doc) -> bool:
