@@ -501,3 +501,20 @@ def test_top_eigenpairs_equal_a_full_eigendecomposition(n):
     for i in range(k):
         got, want = vecs[:, i], want_vecs[:, -1 - i]
         assert min(np.abs(got - want).max(), np.abs(got + want).max()) < 1e-8
+
+
+@pytest.mark.parametrize("ahead, expected", [
+    (0, ["s0", "y0", "s1", "y1", "s2", "y2", "s3", "y3"]),  # no pool: one row at a time
+    (7, ["s0", "s1", "s2", "y0", "s3", "y1", "y2", "y3"]),  # rows of 3 pairs started while < 7 are under way
+])
+def test_pipelined_starts_rows_ahead_while_fewer_pairs_than_the_limit_are_under_way(ahead, expected):
+    log = []
+
+    def start(r):
+        log.append(f"s{r}")
+        return 3, r * 10
+
+    for r, job in an._pipelined([0, 1, 2, 3], start, ahead):
+        assert job == r * 10
+        log.append(f"y{r}")
+    assert log == expected

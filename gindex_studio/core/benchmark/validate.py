@@ -18,8 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gindex_studio.core.flows.flow import FlowError, loads_json, read_user_file
-from gindex_studio.core.flows.nesting import NestingError
+from gindex_studio.core.flows.flow import FlowError, json_problem, loads_json, read_user_file
 
 
 class ExperimentError(Exception):
@@ -136,7 +135,5 @@ def read_json(path: Path) -> Any:
         raise ExperimentError(str(e)) from None
     try:
         return loads_json(data)
-    except NestingError as e:
-        raise ExperimentError(f"{path}: its JSON is {e}") from None
     except ValueError as e:
-        raise ExperimentError(f"{path}: not valid JSON: {e}") from None
+        raise ExperimentError(f"{path}: {json_problem(e)}") from None

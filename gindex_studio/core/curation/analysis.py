@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -371,6 +371,28 @@ class MatrixRow:
     exact: np.ndarray
 
 
+def _pipelined(rows: Iterable[int], start: Callable[[int], tuple[int, Any]], ahead_pairs: int):
+    """Yield (r, job) for each r of ``rows`` in turn, where ``start(r)`` -> (pairs, job) set row
+    r's searches going. Before a row is yielded the rows after it are started while fewer than
+    ``ahead_pairs`` pairs are under way (0: none ahead), so the workers never wait for the next row."""
+    pending: deque = deque()
+    todo = iter(rows)
+    in_flight = 0
+    while True:
+        while not pending or in_flight < ahead_pairs:
+            r = next(todo, None)
+            if r is None:
+                break
+            size, job = start(r)
+            in_flight += size
+            pending.append((r, size, job))
+        if not pending:
+            return
+        r, size, job = pending.popleft()
+        in_flight -= size
+        yield r, job
+
+
 def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None = None,
                 rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, ahead_pairs: int = 2048,
                 disk_rows=None):
@@ -385,15 +407,8 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
     cols = order if cols is None else [int(x) for x in cols]
     n = len(cols)
     done: dict[tuple[int, int], tuple[float, float, bool] | None] = {}  # a row's cells for later rows
-    pending: deque = deque()
-    todo_rows = iter(range(len(order)) if rows is None else rows)
-    in_flight = 0
 
-    def plan() -> bool:
-        nonlocal in_flight
-        r = next(todo_rows, None)
-        if r is None:
-            return False
+    def start(r: int):
         i = order[r]
         todo = [(i, j) for j in cols if not (engine.symmetric and i != j and (j, i) in done)]
         if engine.symmetric:
@@ -401,18 +416,10 @@ def matrix_rows(engine: PairEngine, order: Sequence[int], deadline: float | None
                 if pair[0] != pair[1]:
                     done[pair] = None  # reserved: later rows reuse it; its value comes with this row
         batch = engine.start_estimates(todo, deadline, disk=disk_rows is None or r in disk_rows)
-        in_flight += len(batch.search)
-        pending.append((r, i, todo, batch))
-        return True
+        return len(batch.search), (i, todo, batch)
 
-    while True:
-        while not pending or (engine.pool is not None and in_flight < ahead_pairs):
-            if not plan():
-                break
-        if not pending:
-            return
-        r, i, todo, batch = pending.popleft()
-        in_flight -= len(batch.search)
+    ahead = ahead_pairs if engine.pool is not None else 0
+    for r, (i, todo, batch) in _pipelined(range(len(order)) if rows is None else rows, start, ahead):
         fresh = dict(zip(todo, engine.finish_estimates(batch)))
         vals, low, ex = [], [], []
         symmetric = engine.symmetric
@@ -451,30 +458,14 @@ def matrix_rows_pooled(engine: PairEngine, order: Sequence[int], rows: Sequence[
     keeps them."""
     order = np.asarray(order, dtype=np.int64)
     digests = np.asarray(engine.digests, dtype=np.int64)[order]
-    pending: deque = deque()
-    todo = iter(rows)
-    in_flight = 0
 
-    def plan() -> bool:
-        nonlocal in_flight
-        r = next(todo, None)
-        if r is None:
-            return False
+    def start(r: int):
         cs = np.flatnonzero(~have[r, r:]) + r
         i = int(order[r])
         pairs = [(i, j) for j in order[cs].tolist()]
-        pending.append((r, cs, engine.pool.submit(pairs, deadline) if pairs else []))
-        in_flight += len(pairs)
-        return True
+        return len(pairs), (cs, engine.pool.submit(pairs, deadline) if pairs else [])
 
-    while True:
-        while not pending or in_flight < ahead_pairs:
-            if not plan():
-                break
-        if not pending:
-            return
-        r, cs, futures = pending.popleft()
-        in_flight -= len(cs)
+    for r, (cs, futures) in _pipelined(rows, start, ahead_pairs):
         results = engine.pool_results(futures)
         engine.stats.searched += len(results)
         if results:

@@ -100,6 +100,15 @@ _COLUMNS = {
     "snapshot": ["id", "opts", "digests", "vals", "lows", "exact", "seconds", "mac"],
     "arrangement": ["key", "ord", "pts", "mac"],
 }
+#: pairs whose two digests are both in the temporary table ``want`` (``DeltaCache._want``)
+_WITHIN = "opts = ? AND a IN (SELECT d FROM want) AND b IN (SELECT d FROM want)"
+
+
+def _select(table: str, where: str) -> str:
+    """SELECT of a delta or estimate row as ``DeltaCache._checked`` reads it: a, b, then the stored columns."""
+    return f"SELECT {', '.join(_COLUMNS[table][1:])} FROM {table} WHERE {where}"
+
+
 #: SQLite's errors that mean the file is damaged (set it aside); every other one means it cannot
 #: be used now (locked, read-only, full, cannot be opened: run without it)
 _DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT", "SQLITE_SCHEMA", "SQLITE_MISMATCH", "SQLITE_RANGE")
@@ -395,26 +404,52 @@ class DeltaCache:
         self._notice(f"the curation cache {self.path or '(memory)'} held values that do not match their checksum "
                      "(changed by another program, or damaged): they are computed again")
 
-    def get_many(self, opts: str, digests: Iterable[int]) -> dict[tuple[int, int], Fraction]:
-        """Every stored pair whose two digests are both in ``digests`` (checked rows only)."""
-        wanted = set(digests)
-        out: dict[tuple[int, int], Fraction] = {}
-        if not wanted:
-            return out
-        with self._lock:
-            self._want(wanted)
-            rows = self._db.execute(
-                "SELECT a, b, num, den, mac FROM delta WHERE opts = ? AND a IN (SELECT d FROM want) "
-                "AND b IN (SELECT d FROM want)", (opts,)).fetchall()
-        bad = []
-        for a, b, num, den, mac in rows:
-            v = self._delta_row(opts, a, b, num, den, mac)
+    # ----- reading checked rows of delta and estimate ------------------------------------------
+
+    def _checked(self, table: str, opts: str, rows: list[tuple]) -> list[tuple[tuple[int, int], object]]:
+        """((a, b), value) of each row (a, b, then ``table``'s stored columns) whose checksum holds:
+        ``_delta_row``'s Fraction for delta, ``_estimate_row``'s triple for estimate. The other
+        rows are dropped (``_tampered``)."""
+        check = self._delta_row if table == "delta" else self._estimate_row
+        good, bad = [], []
+        for a, b, *rest in rows:
+            v = check(opts, a, b, *rest)
             if v is None:
                 bad.append((opts, a, b))
             else:
-                out[(a, b)] = v
-        self._tampered("delta", bad)
-        return out
+                good.append(((a, b), v))
+        self._tampered(table, bad)
+        return good
+
+    def _within(self, table: str, opts: str, digests: Iterable[int]) -> list[tuple]:
+        """The raw rows (a, b, stored columns) of ``table`` whose two digests are both in ``digests``."""
+        wanted = set(digests)
+        if not wanted:
+            return []
+        with self._lock:
+            self._want(wanted)
+            return self._db.execute(_select(table, _WITHIN), (opts,)).fetchall()
+
+    def _among(self, table: str, opts: str, keys: Iterable[tuple[int, int]]) -> list[tuple]:
+        """The raw rows (a, b, stored columns) of ``table`` whose pair is among ``keys``, in one query."""
+        cols = ", ".join(f"t.{c}" for c in _COLUMNS[table][1:])
+        with self._lock:
+            self._pairs_table(keys)
+            return self._db.execute(f"SELECT {cols} FROM ask CROSS JOIN {table} AS t "
+                                    "ON t.opts = ? AND t.a = ask.a AND t.b = ask.b", (opts,)).fetchall()
+
+    def _one(self, table: str, opts: str, a: int, b: int):
+        """The checked value of one stored pair of ``table`` (as ``_checked``), or None."""
+        with self._lock:
+            row = self._db.execute(_select(table, "opts = ? AND a = ? AND b = ?"), (opts, a, b)).fetchone()
+        if row is None:
+            return None
+        checked = self._checked(table, opts, [row])
+        return checked[0][1] if checked else None
+
+    def get_many(self, opts: str, digests: Iterable[int]) -> dict[tuple[int, int], Fraction]:
+        """Every stored pair whose two digests are both in ``digests`` (checked rows only)."""
+        return dict(self._checked("delta", opts, self._within("delta", opts, digests)))
 
     def _delta_row(self, opts, a, b, num, den, mac) -> Fraction | None:
         """The checked value of a delta row, or None (wrong checksum, or not a Δ at all)."""
@@ -442,15 +477,7 @@ class DeltaCache:
 
     def get_one(self, opts: str, a: int, b: int) -> Fraction | None:
         """The exact Δ of one stored pair, or None."""
-        with self._lock:
-            row = self._db.execute("SELECT num, den, mac FROM delta WHERE opts = ? AND a = ? AND b = ?",
-                                   (opts, a, b)).fetchone()
-        if row is None:
-            return None
-        v = self._delta_row(opts, a, b, *row)
-        if v is None:
-            self._tampered("delta", [(opts, a, b)])
-        return v
+        return self._one("delta", opts, a, b)
 
     def _pairs_table(self, keys: Iterable[tuple[int, int]]) -> None:
         """The temporary table ``ask`` holds ``keys`` (the queries read it first: CROSS JOIN
@@ -461,37 +488,12 @@ class DeltaCache:
 
     def get_pairs(self, opts: str, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Fraction]:
         """The exact Δ of each stored pair among ``keys`` (checked rows only), in one query."""
-        with self._lock:
-            self._pairs_table(keys)
-            rows = self._db.execute("SELECT d.a, d.b, d.num, d.den, d.mac FROM ask CROSS JOIN delta AS d "
-                                    "ON d.opts = ? AND d.a = ask.a AND d.b = ask.b", (opts,)).fetchall()
-        out, bad = {}, []
-        for a, b, num, den, mac in rows:
-            v = self._delta_row(opts, a, b, num, den, mac)
-            if v is None:
-                bad.append((opts, a, b))
-            else:
-                out[(a, b)] = v
-        self._tampered("delta", bad)
-        return out
+        return dict(self._checked("delta", opts, self._among("delta", opts, keys)))
 
     def get_estimate_pairs(self, opts: str, keys: Iterable[tuple[int, int]]
                            ) -> dict[tuple[int, int], tuple[Fraction, Fraction, float]]:
         """The kept cut search (Δ found, lower bound, seconds) of each pair among ``keys``, in one query."""
-        with self._lock:
-            self._pairs_table(keys)
-            rows = self._db.execute("SELECT e.a, e.b, e.num, e.den, e.lnum, e.lden, e.seconds, e.mac FROM ask "
-                                    "CROSS JOIN estimate AS e ON e.opts = ? AND e.a = ask.a AND e.b = ask.b",
-                                    (opts,)).fetchall()
-        out, bad = {}, []
-        for a, b, *rest in rows:
-            est = self._estimate_row(opts, a, b, *rest)
-            if est is None:
-                bad.append((opts, a, b))
-            else:
-                out[(a, b)] = est
-        self._tampered("estimate", bad)
-        return out
+        return dict(self._checked("estimate", opts, self._among("estimate", opts, keys)))
 
     def _estimate_row(self, opts, a, b, num, den, lnum, lden, seconds, mac):
         if mac != self._mac(opts, a, b, num, den, lnum, lden, float(seconds)):
@@ -501,35 +503,11 @@ class DeltaCache:
 
     def get_estimate_one(self, opts: str, a: int, b: int) -> tuple[Fraction, Fraction, float] | None:
         """The cut search of one stored pair (Δ found, lower bound, seconds), or None."""
-        with self._lock:
-            row = self._db.execute("SELECT num, den, lnum, lden, seconds, mac FROM estimate WHERE opts = ? AND a = ? "
-                                   "AND b = ?", (opts, a, b)).fetchone()
-        if row is None:
-            return None
-        est = self._estimate_row(opts, a, b, *row)
-        if est is None:
-            self._tampered("estimate", [(opts, a, b)])
-        return est
+        return self._one("estimate", opts, a, b)
 
     def get_estimates(self, opts: str, digests: Iterable[int]) -> dict[tuple[int, int], tuple[Fraction, Fraction, float]]:
         """Every stored cut search (Δ found, lower bound, seconds) whose two digests are in ``digests``."""
-        wanted = set(digests)
-        if not wanted:
-            return {}
-        with self._lock:
-            self._want(wanted)
-            rows = self._db.execute(
-                "SELECT a, b, num, den, lnum, lden, seconds, mac FROM estimate WHERE opts = ? AND a IN (SELECT d FROM want) "
-                "AND b IN (SELECT d FROM want)", (opts,)).fetchall()
-        out, bad = {}, []
-        for a, b, *rest in rows:
-            est = self._estimate_row(opts, a, b, *rest)
-            if est is None:
-                bad.append((opts, a, b))
-            else:
-                out[(a, b)] = est
-        self._tampered("estimate", bad)
-        return out
+        return dict(self._checked("estimate", opts, self._within("estimate", opts, digests)))
 
     def put_estimates(self, opts: str, values: Iterable[tuple[int, int, Fraction, Fraction, float]]) -> None:
         rows = []
@@ -550,7 +528,7 @@ class DeltaCache:
         wanted = set(digests)
         if not wanted:
             return [], []
-        inside = "opts = ? AND a IN (SELECT d FROM want) AND b IN (SELECT d FROM want)"
+        inside = _WITHIN
         with self._lock:
             self._want(wanted)
             if involving is not None:
@@ -558,26 +536,12 @@ class DeltaCache:
                 self._db.execute("DELETE FROM touch")
                 self._db.executemany("INSERT OR IGNORE INTO touch VALUES (?)", ((int(d),) for d in involving))
                 inside += " AND (a IN (SELECT d FROM touch) OR b IN (SELECT d FROM touch))"
-            rows = self._db.execute(f"SELECT a, b, num, den, mac FROM delta WHERE {inside}", (opts,)).fetchall()
+            rows = self._db.execute(_select("delta", inside), (opts,)).fetchall()
             cut_rows = [] if deadline is None else self._db.execute(
-                f"SELECT a, b, num, den, lnum, lden, seconds, mac FROM estimate WHERE {inside} AND seconds >= ?",
-                (opts, float(deadline))).fetchall()
-        exact, bad = [], []
-        for a, b, num, den, mac in rows:
-            v = self._delta_row(opts, a, b, num, den, mac)
-            if v is None:
-                bad.append((opts, a, b))
-            else:
-                exact.append((a, b, v.numerator / v.denominator))
-        self._tampered("delta", bad)
-        cut, bad = [], []
-        for a, b, *rest in cut_rows:
-            est = self._estimate_row(opts, a, b, *rest)
-            if est is None:
-                bad.append((opts, a, b))
-            else:
-                cut.append((a, b, est[0].numerator / est[0].denominator, est[1].numerator / est[1].denominator))
-        self._tampered("estimate", bad)
+                _select("estimate", inside + " AND seconds >= ?"), (opts, float(deadline))).fetchall()
+        exact = [(a, b, v.numerator / v.denominator) for (a, b), v in self._checked("delta", opts, rows)]
+        cut = [(a, b, v.numerator / v.denominator, lo.numerator / lo.denominator)
+               for (a, b), (v, lo, _) in self._checked("estimate", opts, cut_rows)]
         return exact, cut
 
     def put_snapshot(self, opts: str, digests: np.ndarray, vals: np.ndarray, lows: np.ndarray, exact: np.ndarray,

@@ -44,7 +44,14 @@ import numpy as np
 
 from gindex_studio.core import native
 from gindex_studio.core.flatland.weights import weight_of_signatures
-from gindex_studio.core.scoring.search_base import Match, Stop, consistent_subset, frac, stop_check, threshold_floor
+from gindex_studio.core.scoring.search_base import (
+    Stop,
+    consistent_subset,
+    found_match,
+    none_beats,
+    stop_check,
+    threshold_floor,
+)
 
 
 MAX_VERTICES = 512  # above this on either side, ``matching``'s McSplit is used instead
@@ -481,17 +488,11 @@ def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, thres
     if t_floor >= 0 and not warm_pairs:
         quick = type_bound(i1, i2, W)
         if quick <= t_floor:
-            return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
+            return none_beats(quick, scale)
     stop_at = None if deadline is None else time.perf_counter() + deadline
-    found, found_pairs, upper, exact, nodes, _root = run_search(i1, i2, W, floor, stop_at, cancel)
-    if found_pairs is not None:
-        best, best_pairs = found, found_pairs
-    else:
-        best, best_pairs = max(warm_best, 0), warm_pairs
-    improved = best > t_floor
-    upper = max(upper, best)
-    pairs = [(u, v, _pair_weight(i1.rep_ids[i1.sig_list[u]], i2.rep_ids[i2.sig_list[v]], g1.sigs[u], g2.sigs[v]))
-             for u, v in sorted(best_pairs)]
-    cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=pairs, weight=frac(best, scale), upper=frac(upper, scale), exact=exact, nodes=nodes,
-                 improved=improved, cancelled=cancelled)
+    run = run_search(i1, i2, W, floor, stop_at, cancel)[:5]
+
+    def weight(u: int, v: int) -> tuple[int, int]:
+        return _pair_weight(i1.rep_ids[i1.sig_list[u]], i2.rep_ids[i2.sig_list[v]], g1.sigs[u], g2.sigs[v])
+
+    return found_match(run, warm_best, warm_pairs, t_floor, scale, weight, cancel)

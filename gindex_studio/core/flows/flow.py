@@ -305,6 +305,12 @@ def _flow_from_array(items: list, container: Container) -> Flow:
     return flow
 
 
+def json_problem(e: ValueError) -> str:
+    """``loads_json``'s error ``e`` as the one-line reason a file cannot be read: "its JSON is
+    nested deeper ..." (``NestingError``) or "not valid JSON: ..."."""
+    return f"its JSON is {e}" if isinstance(e, NestingError) else f"not valid JSON: {e}"
+
+
 def read_flow_bytes(data: bytes | str) -> Flow:
     """Parse strict JSON text into a Flow. Raises FlowError with a one-line reason.
 
@@ -312,10 +318,8 @@ def read_flow_bytes(data: bytes | str) -> Flow:
     ``encoding`` problem."""
     try:
         value = loads_json(data)
-    except NestingError as e:
-        raise FlowError(f"its JSON is {e}") from None
     except ValueError as e:
-        raise FlowError(f"not valid JSON: {e}") from None
+        raise FlowError(json_problem(e)) from None
     flow = flow_from_value(value)
     bad = _non_utf8_bytes(data)
     if bad:

@@ -170,50 +170,43 @@ int mcsplit_set_sparse_from(int n)
 
 /* ---- classes ------------------------------------------------------------------------------ */
 
-/* Reduce the class (L, R) in place: drop vertices without a partner on the other side; its bound
- * is the smaller of the sums of the k = min(|L|, |R|) best weights of each side. 0: empty. */
-static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size, const int sp)
+/* Drop from M (the vertices of side 1 or 2) those without a partner in S (of the other side);
+ * the weight of each one kept (its best level meeting S) goes to out, in turn. The count kept. */
+TWICE int keep_partnered(const Ctx *c, int side, word *M, const word *S, int64_t *out, const int sp)
 {
+    const int32_t *ls = side == 1 ? c->l1s : c->l2s;
+    const int64_t *lw = side == 1 ? c->l1w : c->l2w;
     const int W = c->W;
-    int nl = 0, nr = 0;
+    int n = 0;
     for (int i = 0; i < W; i++) {
-        word x = L[i];
+        word x = M[i];
         while (x) {
             int b = ctz64(x);
             int u = i * 64 + b;
             x &= x - 1;
             int found = 0;
-            for (int k = c->l1s[u]; k < c->l1s[u + 1]; k++) {
-                if (level_meets(c, 1, k, R, sp)) {
-                    c->sbl[nl++] = c->l1w[k];
+            for (int k = ls[u]; k < ls[u + 1]; k++) {
+                if (level_meets(c, side, k, S, sp)) {
+                    out[n++] = lw[k];
                     found = 1;
                     break;
                 }
             }
             if (!found)
-                L[i] &= ~((word)1 << b);
+                M[i] &= ~((word)1 << b);
         }
     }
+    return n;
+}
+
+/* Reduce the class (L, R) in place: drop vertices without a partner on the other side; its bound
+ * is the smaller of the sums of the k = min(|L|, |R|) best weights of each side. 0: empty. */
+static int reduce_class(Ctx *c, word *L, word *R, int64_t *bound, int32_t *size, const int sp)
+{
+    int nl = keep_partnered(c, 1, L, R, c->sbl, sp);
     if (!nl)
         return 0;
-    for (int i = 0; i < W; i++) {
-        word x = R[i];
-        while (x) {
-            int b = ctz64(x);
-            int v = i * 64 + b;
-            x &= x - 1;
-            int found = 0;
-            for (int k = c->l2s[v]; k < c->l2s[v + 1]; k++) {
-                if (level_meets(c, 2, k, L, sp)) {
-                    c->sbr[nr++] = c->l2w[k];
-                    found = 1;
-                    break;
-                }
-            }
-            if (!found)
-                R[i] &= ~((word)1 << b);
-        }
-    }
+    int nr = keep_partnered(c, 2, R, L, c->sbr, sp);
     int64_t a, b;
     if (nl <= nr) {
         a = sum_all(c->sbl, nl);
@@ -695,6 +688,53 @@ int mcsplit_set_symmetry_pairs_upto(int n)
     return old;
 }
 
+/* What symmetry_side's pass "twins" (0: rc, 1: tw) asks of x, before y with out[x] = x: the same
+ * partner list (rc); the same rc and group, not adjacent, the same relations but to x and y (tw). */
+static int alike(const Ctx *c, int side, const int32_t *group, const int32_t *rc, int twins, int x, int y)
+{
+    if (!twins)
+        return same_partners(side == 1 ? c->p1s : c->p2s, side == 1 ? c->p1 : c->p2, x, y);
+    return rc[x] == rc[y] && group[x] == group[y] && !adjacent(c, side, x, y) && same_relations(c, side, x, y);
+}
+
+/* out[y] = the first x before y with out[x] = x that is alike y (else y), trying every pair */
+static void firsts_by_pairs(const Ctx *c, int side, int n, const int32_t *group, const int32_t *rc, int twins,
+                            int32_t *out)
+{
+    for (int y = 0; y < n; y++) {
+        out[y] = y;
+        for (int x = 0; x < y; x++)
+            if (out[x] == x && alike(c, side, group, rc, twins, x, y)) {
+                out[y] = x;
+                break;
+            }
+    }
+}
+
+/* the same by runs of one hash in ky[0..n) (sorted): x among the run's vertices before y, in ky's
+ * order (reps: scratch of n) */
+static void firsts_by_runs(const Ctx *c, int side, int n, const int32_t *group, const int32_t *rc, int twins,
+                           int32_t *out, const Keyed *ky, int32_t *reps)
+{
+    for (int a = 0; a < n;) {
+        int b = a, nr = 0;
+        while (b < n && ky[b].h == ky[a].h)
+            b++;
+        for (int t = a; t < b; t++) {
+            const int y = ky[t].i;
+            out[y] = y;
+            for (int r = 0; r < nr; r++)
+                if (alike(c, side, group, rc, twins, reps[r], y)) {
+                    out[y] = reps[r];
+                    break;
+                }
+            if (out[y] == y)
+                reps[nr++] = y;
+        }
+        a = b;
+    }
+}
+
 /* rc and tw of side 1 or 2 (group: the group id of each kept vertex); -1: no memory */
 static int symmetry_side(Ctx *c, int side, const int32_t *group, int32_t *rc, int32_t *tw)
 {
@@ -702,20 +742,8 @@ static int symmetry_side(Ctx *c, int side, const int32_t *group, int32_t *rc, in
     const int32_t *ps = side == 1 ? c->p1s : c->p2s;
     const Partner *p = side == 1 ? c->p1 : c->p2;
     if (n <= symmetry_pairs_upto) { /* small: every pair, in order (the same tables, no sorting) */
-        for (int y = 0; y < n; y++) {
-            rc[y] = tw[y] = y;
-            for (int x = 0; x < y; x++)
-                if (rc[x] == x && same_partners(ps, p, x, y)) {
-                    rc[y] = x;
-                    break;
-                }
-            for (int x = 0; x < y; x++)
-                if (tw[x] == x && rc[x] == rc[y] && group[x] == group[y] && !adjacent(c, side, x, y) &&
-                    same_relations(c, side, x, y)) {
-                    tw[y] = x;
-                    break;
-                }
-        }
+        firsts_by_pairs(c, side, n, group, rc, 0, rc);
+        firsts_by_pairs(c, side, n, group, rc, 1, tw);
         return 0;
     }
     Keyed *ky = malloc(((size_t)n + 1) * sizeof(Keyed));
@@ -732,45 +760,11 @@ static int symmetry_side(Ctx *c, int side, const int32_t *group, int32_t *rc, in
         ky[x] = (Keyed){h, x};
     }
     qsort(ky, (size_t)n, sizeof(Keyed), cmp_keyed);
-    for (int a = 0; a < n;) { /* a run of one hash, by vertex: rc[y] the first with y's list */
-        int b = a, nr = 0;
-        while (b < n && ky[b].h == ky[a].h)
-            b++;
-        for (int t = a; t < b; t++) {
-            const int y = ky[t].i;
-            rc[y] = y;
-            for (int r = 0; r < nr; r++)
-                if (same_partners(ps, p, reps[r], y)) {
-                    rc[y] = reps[r];
-                    break;
-                }
-            if (rc[y] == y)
-                reps[nr++] = y;
-        }
-        a = b;
-    }
+    firsts_by_runs(c, side, n, group, rc, 0, rc, ky, reps); /* rc[y]: the first with y's list */
     for (int x = 0; x < n; x++)
         ky[x] = (Keyed){mix64(((uint64_t)(uint32_t)rc[x] << 32) ^ (uint64_t)(uint32_t)group[x]) + relations_hash(c, side, x), x};
     qsort(ky, (size_t)n, sizeof(Keyed), cmp_keyed);
-    for (int a = 0; a < n;) { /* tw[y]: the first twin among the run's first vertices (tw[x] = x) */
-        int b = a, nr = 0;
-        while (b < n && ky[b].h == ky[a].h)
-            b++;
-        for (int t = a; t < b; t++) {
-            const int y = ky[t].i;
-            tw[y] = y;
-            for (int r = 0; r < nr; r++) {
-                const int x = reps[r];
-                if (rc[x] == rc[y] && group[x] == group[y] && !adjacent(c, side, x, y) && same_relations(c, side, x, y)) {
-                    tw[y] = x;
-                    break;
-                }
-            }
-            if (tw[y] == y)
-                reps[nr++] = y;
-        }
-        a = b;
-    }
+    firsts_by_runs(c, side, n, group, rc, 1, tw, ky, reps); /* tw[y]: the first twin among the run's firsts */
     free(ky);
     free(reps);
     return 0;

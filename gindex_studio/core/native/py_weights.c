@@ -314,6 +314,16 @@ int threshold_floor(PyObject *threshold, long long scale, long long *floor_)
     return !r || PyErr_Occurred() ? -1 : 0;
 }
 
+/* others[i] (borrowed) when it is a dict; else NULL with a TypeError naming the function ``who`` */
+static PyObject *dict_item(PyObject *others, Py_ssize_t i, const char *who)
+{
+    PyObject *b = PyList_GET_ITEM(others, i);
+    if (PyDict_Check(b))
+        return b;
+    PyErr_Format(PyExc_TypeError, "%s: values must be dicts", who);
+    return NULL;
+}
+
 /* weights_to(a, self_equal, others, companion) -> [float]: w(a, b) = num / den as a float (1.0 with
  * no key to compare) for the Signature.values dicts ``others`` of a's type (curriculum._weights_to) */
 PyObject *weights_to_list(PyObject *a, int se, PyObject *others, int companion)
@@ -323,31 +333,26 @@ PyObject *weights_to_list(PyObject *a, int se, PyObject *others, int companion)
     if (!out)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *b = PyList_GET_ITEM(others, i);
-        if (!PyDict_Check(b)) {
-            PyErr_SetString(PyExc_TypeError, "weights_to: values must be dicts");
-            Py_DECREF(out);
-            return NULL;
-        }
+        PyObject *b = dict_item(others, i, "weights_to");
         long long num = 0, den;
+        if (!b)
+            goto fail;
         if (companion) {
             den = (long long)PyDict_GET_SIZE(a);
-            if (den && companion_count(a, b, se, &num) < 0) {
-                Py_DECREF(out);
-                return NULL;
-            }
+            if (den && companion_count(a, b, se, &num) < 0)
+                goto fail;
         } else if (paper_count(a, b, &num, &den) < 0) {
-            Py_DECREF(out);
-            return NULL;
+            goto fail;
         }
         PyObject *x = PyFloat_FromDouble(den ? (double)num / (double)den : 1.0);
-        if (!x) {
-            Py_DECREF(out);
-            return NULL;
-        }
+        if (!x)
+            goto fail;
         PyList_SET_ITEM(out, i, x);
     }
     return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
 }
 
 /* counts_to(a, others) -> bytes: the paper profile's w(a, b) = num / den (den 0: nothing to
@@ -361,13 +366,8 @@ PyObject *counts_to_bytes(PyObject *a, PyObject *others)
         return NULL;
     long long *r = (long long *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *b = PyList_GET_ITEM(others, i);
-        if (!PyDict_Check(b)) {
-            PyErr_SetString(PyExc_TypeError, "counts_to: values must be dicts");
-            Py_DECREF(out);
-            return NULL;
-        }
-        if (paper_count(a, b, r + 2 * i, r + 2 * i + 1) < 0) {
+        PyObject *b = dict_item(others, i, "counts_to");
+        if (!b || paper_count(a, b, r + 2 * i, r + 2 * i + 1) < 0) {
             Py_DECREF(out);
             return NULL;
         }

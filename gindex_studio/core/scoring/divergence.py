@@ -18,13 +18,13 @@ from gindex_studio.core.flows.flow import (
     Flow,
     FlowError,
     flow_from_value,
+    json_problem,
     loads_json,
     no_node_reason,
     normalise_wires,
     read_user_file,
 )
 from gindex_studio.core.flows.lenient import SyntaxIssue
-from gindex_studio.core.flows.nesting import NestingError
 from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph, sparse_graph
 from gindex_studio.core.scoring.similarity import differing_keys, signatures
 from gindex_studio.core import native
@@ -628,10 +628,8 @@ def _read_json_file(path):
             data = read_user_file(path)  # its one-line error (missing, a folder, unreadable)
     try:
         return loads_json(data)
-    except NestingError as e:
-        raise FlowError(f"{Path(path)}: its JSON is {e}") from None
     except ValueError as e:
-        raise FlowError(f"{Path(path)}: not valid JSON: {e}") from None
+        raise FlowError(f"{Path(path)}: {json_problem(e)}") from None
 
 
 def _entries_without_node(value) -> bool:

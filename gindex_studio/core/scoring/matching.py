@@ -54,6 +54,8 @@ from gindex_studio.core.scoring.search_base import (
     Stop,
     consistent_subset,
     frac,
+    found_match,
+    none_beats,
     pair_ok,
     stop_check,
     threshold_floor,
@@ -434,7 +436,7 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
             prune = None
     raw, w, scale, quick, total = _weights_full(g1, g2, prof, prof.self_loops_agree, use_native, prune)
     if raw is None:  # pruned in C: the same result as the quick-bound test below
-        return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
+        return none_beats(quick, scale)
     warm_pairs = consistent_subset(g1, g2, warm, w, mode)
     warm_best = sum(w[p] for p in warm_pairs) if warm_pairs else -1
     # the search looks for S*D strictly above ``floor`` (an integer)
@@ -444,7 +446,7 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
         if quick is None:
             quick = _quick_bound(g1, g2, w)
         if quick <= t_floor:  # nothing here can beat the threshold: skip building the search
-            return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
+            return none_beats(quick, scale)
     in_c = (use_native and floor < _NATIVE_LIMIT
             and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
     if mode == "or":
@@ -455,19 +457,10 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
         search = _McSplit(g1, g2, w, scale)
     stop_at = None if deadline is None else time.perf_counter() + deadline
     if mode == "or":
-        found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel)
+        run = search.run(floor, stop_at, cancel)
     else:
-        found, found_pairs, upper, exact, nodes = search.run(floor, stop_at, cancel, node_limit)
-    if found_pairs is not None:
-        best, best_pairs = found, found_pairs
-    else:
-        best, best_pairs = max(warm_best, 0), warm_pairs
-    improved = best > t_floor
-    upper = max(upper, best)
-    pairs = [(u, v, raw[(u, v)]) for u, v in sorted(best_pairs)]
-    cancelled = not exact and cancel is not None and bool(cancel.is_set())
-    return Match(pairs=pairs, weight=frac(best, scale), upper=frac(upper, scale), exact=exact, nodes=nodes,
-                 improved=improved, cancelled=cancelled)
+        run = search.run(floor, stop_at, cancel, node_limit)
+    return found_match(run, warm_best, warm_pairs, t_floor, scale, lambda u, v: raw[(u, v)], cancel)
 
 
 def _native_whole(plan: SearchPlan) -> bool:
@@ -499,7 +492,7 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
         return None
     if len(got) == 2:  # the quick bound proves nothing beats the threshold
         scale, quick = got
-        return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
+        return none_beats(quick, scale)
     scale, t_floor, best, pairs, upper, exact, nodes = got
     if pairs is None:  # nothing beat the floor
         best, pairs = 0, []

@@ -48,6 +48,28 @@ def frac(num: int, den: int) -> tuple[int, int]:
     return num // g, den // g
 
 
+def none_beats(quick: int, scale: int) -> Match:
+    """The Match of a pair whose quick bound ``quick`` (over ``scale``) proves that nothing beats
+    the threshold: no pairs, weight 0, exact, not ``improved``."""
+    return Match([], (0, 1), frac(quick, scale), True, 0, improved=False)
+
+
+def found_match(run: tuple, warm_best: int, warm_pairs, t_floor: int, scale: int, weight, cancel) -> Match:
+    """The Match of a search's ``run`` = (best, pairs or None, upper, exact, nodes), whose pairs
+    beat its floor: those pairs, else the warm start's (``warm_pairs``, of weight ``warm_best``;
+    −1: none, weight 0). ``weight(u, v)``: a pair's exact w as (num, den); ``improved``: the
+    weight beats ``t_floor``; ``cancelled``: not exact and ``cancel`` is set."""
+    found, found_pairs, upper, exact, nodes = run
+    if found_pairs is not None:
+        best, best_pairs = found, found_pairs
+    else:
+        best, best_pairs = max(warm_best, 0), warm_pairs
+    pairs = [(u, v, weight(u, v)) for u, v in sorted(best_pairs)]
+    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    return Match(pairs=pairs, weight=frac(best, scale), upper=frac(max(upper, best), scale), exact=exact, nodes=nodes,
+                 improved=best > t_floor, cancelled=cancelled)
+
+
 def stop_check(stop_at: float | None, cancel):
     """The test the searches make every 128 nodes (None: nothing can stop them). ``stop_at``: a
     ``time.perf_counter()`` value; ``cancel``: any object with ``is_set()``."""
