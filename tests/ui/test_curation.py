@@ -176,7 +176,7 @@ def test_file_menu_has_curate(qtbot, tmp_path, monkeypatch):
         autosave_dir=str(tmp_path / "autosave"))
     qtbot.addWidget(win)
     file_menu = next(a.menu() for a in win.menuBar().actions() if a.text().replace("&", "") == "File")
-    assert win.curate_action in file_menu.actions()
+    assert win.actions["file.curate"] in file_menu.actions()
 
 
 def test_hovering_many_cells_changes_no_widths_and_a_click_opens_the_pair_hovered(window, qtbot):

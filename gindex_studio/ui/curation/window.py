@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
     QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
@@ -31,6 +30,7 @@ from gindex_studio.core.curation.workspace import CurationError, Workspace, load
 from gindex_studio.core.benchmark.experiment import Compute
 from gindex_studio.core.flows.flow import write_flow_file
 
+from gindex_studio.ui.actions import ActionRegistry
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.window_geometry import place, remember
 from gindex_studio.ui.curation.heatmap import HeatmapView
@@ -187,33 +187,24 @@ class CurationWindow(QMainWindow):
         return self.pages
 
     def _build_actions(self) -> None:
-        menu = self.menuBar().addMenu("&Edit")
-        undo = self.model.undo.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.Undo)
-        redo = self.model.undo.createRedoAction(self, "&Redo")
-        redo.setShortcut(QKeySequence("Ctrl+Y"))  # as in the studio's other windows
-        menu.addAction(undo)
-        menu.addAction(redo)
-        filemenu = self.menuBar().addMenu("&File")
-        save = QAction("&Save Split as Experiment…", self)
-        save.setShortcut(QKeySequence.Save)
-        save.triggered.connect(lambda _c=False: self.save_dialog())
-        filemenu.addAction(save)
-        filemenu.addSeparator()
-        close = QAction("&Close", self)
-        close.setObjectName("curation.close")
-        close.setShortcut(QKeySequence("Ctrl+W"))
-        close.triggered.connect(lambda _c=False: self.close())
-        quit_ = QAction("&Quit", self)
-        quit_.setObjectName("curation.quit")
-        quit_.setShortcut(QKeySequence("Ctrl+Q"))
-        quit_.setToolTip("Close every window of the studio (each asks about unsaved work)")
-        quit_.triggered.connect(lambda _c=False: QApplication.closeAllWindows())
-        filemenu.addAction(close)
-        filemenu.addAction(quit_)
-        self.menuBar().insertMenu(menu.menuAction(), filemenu)
-        self.undo_action, self.redo_action, self.save_action = undo, redo, save
-        self.close_action, self.quit_action = close, quit_
+        """File (save the split, close, quit) and Edit (undo, redo: the studio's specs and keys)."""
+        A = self.registry = ActionRegistry(self, ["curation.save", "curation.close", "curation.quit",
+                                                  "edit.undo", "edit.redo"])
+        A.connect("curation.save", self.save_dialog)
+        A.connect("curation.close", self.close)
+        A.connect("curation.quit", QApplication.closeAllWindows)
+        undo = self.model.undo
+        A.connect("edit.undo", undo.undo)
+        A.connect("edit.redo", undo.redo)
+        for aid, can, changed in (("edit.undo", undo.canUndo, undo.canUndoChanged),
+                                  ("edit.redo", undo.canRedo, undo.canRedoChanged)):
+            A[aid].setEnabled(can())
+            changed.connect(A[aid].setEnabled)
+        undo.undoTextChanged.connect(lambda t: A["edit.undo"].setText(f"&Undo {t}".strip()))
+        undo.redoTextChanged.connect(lambda t: A["edit.redo"].setText(f"&Redo {t}".strip()))
+        bar = self.menuBar()
+        A.place(bar.addMenu("&File"), ["curation.save", None, "curation.close", "curation.quit"])
+        A.place(bar.addMenu("&Edit"), ["edit.undo", "edit.redo"])
 
     # ----- report --------------------------------------------------------------------------------
 
