@@ -256,27 +256,29 @@ class MainWindow(QMainWindow):
                 tb.addAction(self.actions[aid])
 
     # ----- recent files -----------------------------------------------------------------------
-    def recent_files(self) -> list[str]:
-        v = self.settings.value("recent", [])
+    def _recent(self, key: str) -> list[str]:
+        v = self.settings.value(key, [])
         if isinstance(v, str):
             v = [v]
         return [p for p in (v or []) if isinstance(p, str)]
+
+    def _remember(self, key: str, path: str) -> None:
+        """``path`` first in the list ``key`` (once; at most ``MAX_RECENT``)."""
+        path = os.path.abspath(path)
+        items = [p for p in self._recent(key) if p != path]
+        self.settings.setValue(key, [path] + items[: MAX_RECENT - 1])
+
+    def recent_files(self) -> list[str]:
+        return self._recent("recent")
 
     def _add_recent(self, path: str) -> None:
-        path = os.path.abspath(path)
-        items = [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recent", [path] + items[: MAX_RECENT - 1])
+        self._remember("recent", path)
 
     def recent_experiments(self) -> list[str]:
-        v = self.settings.value("recent_experiments", [])
-        if isinstance(v, str):
-            v = [v]
-        return [p for p in (v or []) if isinstance(p, str)]
+        return self._recent("recent_experiments")
 
     def remember_experiment(self, path: str) -> None:
-        path = os.path.abspath(path)
-        items = [p for p in self.recent_experiments() if p != path]
-        self.settings.setValue("recent_experiments", [path] + items[: MAX_RECENT - 1])
+        self._remember("recent_experiments", path)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

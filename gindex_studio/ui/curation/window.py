@@ -111,7 +111,7 @@ class CurationWindow(QMainWindow):
         self.block: tuple[str, str] | None = None  # the domains of the open block (summary mode)
         self._tmp = tempfile.TemporaryDirectory(prefix="gindex-curate-")
 
-        self.heatmap = HeatmapView()
+        self.heatmap = HeatmapView(self.model.matrix)
         self.duplicates = DuplicatesView(self.model)
         self.leaks = LeaksView(self.model)
         self.coverage = CoverageView(self.model)
@@ -160,7 +160,7 @@ class CurationWindow(QMainWindow):
             self.map.note.setText(f"The map needs the full Δ matrix: it is drawn up to {full_matrix_limit} programs.")
             self.start_summary()
         else:
-            self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
+            self.model.matrix.set_programs([it.label for it in items], [it.domain for it in items], self.order)
             self.start_matrix()
         if self.summary_mode:
             self._matrix_shown.set()
@@ -316,7 +316,7 @@ class CurationWindow(QMainWindow):
         job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols, arrange=arrange)
         job.finished.connect(self._release_report)  # done, cancelled or failed
         self._run(job, "matrix rows" if cols is None else "block rows", len(rows or self.order),
-                  coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, arranged=self._on_arranged,
+                  coarse=self.model.matrix.set_coarse, band=self.model.matrix.set_rows, arranged=self._on_arranged,
                   done=self._on_matrix_done)
 
     def start_summary(self) -> None:
@@ -346,7 +346,7 @@ class CurationWindow(QMainWindow):
         self.block = (names[a], names[b])
         items = self.model.ws.items
         self.matrix_seconds = None
-        self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], rows, cols)
+        self.model.matrix.set_programs([it.label for it in items], [it.domain for it in items], rows, cols)
         self.block_label.setText(f"{names[a]} ({len(rows)}) × {names[b]} ({len(cols)})")
         self.pages.setCurrentIndex(1)
         self.start_matrix(rows, cols)
@@ -365,7 +365,7 @@ class CurationWindow(QMainWindow):
             self.cancel_button.setEnabled(False)
             if isinstance(self._matrix_job, MatrixJob):  # the count says the rows on screen (a band
                 # read just before the cancel may have come without its progress event)
-                self.progress.setValue(int((~np.isnan(self.heatmap.lower).any(axis=1)).sum()))
+                self.progress.setValue(self.model.matrix.complete_rows())
             self.progress.setFormat(self.progress.format().replace("%v", "cancelled at %v"))
 
     def _on_progress(self, done: int, total: int) -> None:
@@ -379,16 +379,16 @@ class CurationWindow(QMainWindow):
             self.heatmap.plot.viewport().repaint()  # on screen before the held report starts
         self._release_report()
         self.cancel_button.setEnabled(False)
-        if not self.heatmap.square or self.summary_mode:
+        if not self.model.matrix.square or self.summary_mode:
             self.progress.setFormat(f"block done in {seconds:.1f} s")
             return
-        inexact = int((~self.heatmap.exact).sum())
+        inexact = self.model.matrix.cells_cut()
         self.progress.setFormat(f"matrix done in {seconds:.1f} s" + (f", {inexact} cells cut" if inexact else ""))
 
     def _on_arranged(self, order: list[int], points: np.ndarray) -> None:
         """The complete matrix's clustering order and map (computed by the matrix job)."""
         self.order = list(order)
-        self.heatmap.reorder(self.order)
+        self.model.matrix.reorder(self.order)
         self.map.set_points(points)
 
     def wait_for_matrix(self, timeout_ms: int = 120_000) -> None:

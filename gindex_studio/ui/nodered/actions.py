@@ -15,10 +15,10 @@ from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
 from gindex_studio.ui.nodered.debug_panel import DebugPanel
 from gindex_studio.ui.features import Placement, WindowFeature
-from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose
+from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose, StopsRuntime
 
 
-class RunController(QObject):
+class RunController(QObject, StopsRuntime):
     """Connects a main window to a runtime worker (see the module's docstring)."""
 
     _deploy = Signal(list)
@@ -183,15 +183,6 @@ class RunController(QObject):
         ed = self.window.editor
         if ed is not None and ed.doc is self.doc:
             ed.focus_node(node_id)
-
-    def shutdown(self, wait_ms: int = 15000) -> None:
-        """Stop the runtime and the worker thread (blocking up to ``wait_ms``; at close only)."""
-        if not self.running:
-            return
-        self.running = False
-        self._stop.emit()
-        self.thread.quit()
-        self.thread.wait(wait_ms)
 
 
 class RunFeature(WindowFeature):

@@ -11,10 +11,10 @@ from PySide6.QtCore import QObject, QThread, Signal
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
 from gindex_studio.ui.features import Placement, WindowFeature
-from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose
+from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose, StopsRuntime
 
 
-class ProbeController(QObject):
+class ProbeController(QObject, StopsRuntime):
     """Owns a runtime worker on its own QThread for one compare window."""
 
     _probe = Signal(list, list)
@@ -107,15 +107,6 @@ class ProbeController(QObject):
             self.view.panel.behaviour_label.setText("behaviour: not run")
             self.view.panel.behaviour_label.setToolTip("Run both programs in Node-RED on the same probes "
                                                        "(Run → Run Probes)")
-
-    def shutdown(self, wait_ms: int = 15000) -> None:
-        """Stop the runtime and the worker thread (at close only)."""
-        if not self.running:
-            return
-        self.running = False
-        self._stop.emit()
-        self.thread.quit()
-        self.thread.wait(wait_ms)
 
 
 def _set_text(label, text: str) -> None:

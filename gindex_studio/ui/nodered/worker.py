@@ -163,6 +163,20 @@ class RuntimeWorker(QObject):
         self.stopped.emit()
 
 
+class StopsRuntime:
+    """For a controller keeping a :class:`RuntimeWorker` on ``thread`` (``running`` once started,
+    its ``_stop`` signal connected to the worker's ``stop``)."""
+
+    def shutdown(self, wait_ms: int = 15000) -> None:
+        """Stop the runtime and the worker thread (blocking up to ``wait_ms``; at close only)."""
+        if not self.running:
+            return
+        self.running = False
+        self._stop.emit()
+        self.thread.quit()
+        self.thread.wait(wait_ms)
+
+
 class StopOnClose(QObject):
     """Calls ``controller.shutdown()`` once ``window`` has really closed: a Close the window
     accepts is followed by its Hide (closeEvent may refuse, e.g. for unsaved changes: then no
