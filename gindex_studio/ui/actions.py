@@ -216,6 +216,16 @@ class ActionRegistry:
         self.actions[action_id] = action
         return action
 
+    def set_icons(self, colour: str) -> None:
+        """Each action's icon (``icons.ACTION_ICONS``, by id) drawn in ``colour`` (none without
+        qtawesome, or for an action that has no icon)."""
+        from gindex_studio.ui.icons import action_icon
+
+        for aid, a in self.actions.items():
+            icon = action_icon(aid, colour)
+            if icon is not None:
+                a.setIcon(icon)
+
     def __getitem__(self, action_id: str) -> QAction:
         return self.actions[action_id]
 

@@ -36,7 +36,6 @@ from gindex_studio.ui.docks import add_docks
 from gindex_studio.ui.docks import remember_layout
 from gindex_studio.ui.editor import FlowEditor
 from gindex_studio.ui.features import Features, WindowFeature
-from gindex_studio.ui.icons import ACTION_ICONS, action_icon
 from gindex_studio.ui.help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from gindex_studio.ui.library_access import bundled_library
 from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, Recovered, load_flow
@@ -335,11 +334,7 @@ class MainWindow(QMainWindow):
     def apply_preferences(self, prefs: Preferences) -> None:
         self.prefs = prefs
         dark = apply_theme(prefs.theme)
-        for aid in ACTION_ICONS:
-            if aid in self.actions.actions:
-                icon = action_icon(aid, "#e6e6e6" if dark else "#333333")
-                if icon is not None:
-                    self.actions[aid].setIcon(icon)
+        self.actions.set_icons("#e6e6e6" if dark else "#333333")
         self.actions["view.snap"].setChecked(prefs.snap)
         for ed in self.editors():
             ed.scene.show_grid = prefs.show_grid
