@@ -122,7 +122,7 @@ def test_the_curation_window_has_only_its_own_attributes(qtbot, tmp_path):
     from .curation_support import open_window
 
     win = open_window(qtbot, load_workspace(DEMO_DIR / "experiment.json"), tmp_path, wait=False)
-    assert foreign_attributes(win) - {"dialogs"} == set()  # the test's scripted dialogs stand in
+    assert foreign_attributes(win) == set()
     assert {a.objectName() for a in QMainWindow.actions(win)} == {s.id for s in CURATION_SPECS} | {"edit.undo", "edit.redo"}
 
 
