@@ -12,6 +12,7 @@ window's own, ``FEATURE_SPECS`` those of the window features (``ui.features``),
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -193,7 +194,7 @@ class ActionRegistry:
     lists them (the shortcuts list)."""
 
     def __init__(self, parent, ids: Sequence[str] | None = None):
-        self.parent = parent
+        self._parent = weakref.ref(parent)  # the window holds the registry: no reference cycle
         self.actions: dict[str, QAction] = {}
         self.specs: dict[str, ActionSpec] = {}
         for spec in (SPECS if ids is None else [ALL_SPECS[i] for i in ids]):
@@ -204,8 +205,9 @@ class ActionRegistry:
         ``slot`` connected as by :meth:`connect`."""
         if action_id not in self.actions:
             spec = self.specs[action_id] = ALL_SPECS[action_id]
-            a = self.actions[action_id] = _make(spec, self.parent)
-            self.parent.addAction(a)
+            parent = self._parent()
+            a = self.actions[action_id] = _make(spec, parent)
+            parent.addAction(a)
         if slot is not None:
             self.connect(action_id, slot)
         return self.actions[action_id]
