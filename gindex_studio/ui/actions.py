@@ -1,12 +1,18 @@
 """One registry of named actions: id, text, shortcut (Node-RED's where it has one), tooltip.
 
-Menus, toolbars and tests look actions up by id; the tooltip always shows the shortcut. Both the
-editor window and the compare window build their actions here: the edit shortcuts (undo, redo,
-cut, copy, paste, delete, select all, quick add, zoom, fit, auto-layout) are the same specs in
-both; the compare window adds its own (``COMPARE_SPECS``: pairs, experiments, F8, copying across).
+Every ``QAction`` of the studio is made here (Node-RED's ``RED.actions``): the specs below hold
+every window's actions and so every shortcut, in one place; a window's ``ActionRegistry`` creates
+the actions it uses, connects their handlers and places them in menus and toolbars by id; the
+Keyboard Shortcuts list (F1's neighbour) and the Window menus read ``ActionRegistry.all()``.
+Lists whose entries change at run time (recent files, config nodes) add theirs with
+:func:`menu_entry`. The editor and compare windows share the edit specs (undo, redo, cut, copy,
+paste, delete, select all, quick add, zoom, fit, auto-layout); ``COMPARE_SPECS`` are the compare
+window's own, ``FEATURE_SPECS`` those of the window features (``ui.features``),
+``CURATION_SPECS`` and ``ANALYSIS_SPECS`` those windows'.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -107,32 +113,130 @@ COMPARE_SPECS: list[ActionSpec] = [
     ActionSpec("compare.attr_to_ref", "Copy Attribute to &Reference", "Ctrl+Shift+Left", "Copy Attribute to Reference", "Author"),
 ]
 
-ALL_SPECS: dict[str, ActionSpec] = {s.id: s for s in SPECS + COMPARE_SPECS}
+#: the actions window features add (``ui.features``): the main window's other windows, Run and
+#: Flatland menus, and the compare window's probes
+FEATURE_SPECS: list[ActionSpec] = [
+    ActionSpec("file.compare", "Co&mpare…", "Ctrl+Shift+D", "Compare a reference with a generated program", "File"),
+    ActionSpec("file.open_experiment", "Open E&xperiment…", None,
+               "Open an experiment: task table, g-index and the compare view", "File"),
+    ActionSpec("file.analysis", "&Analysis…", None, "Compare systems: open a study or experiments in the Analysis window",
+               "File"),
+    ActionSpec("file.new_experiment", "New Experiment from &Outputs…", None,
+               "Build an experiment from a curriculum folder, reference tasks and JSONL model outputs, "
+               "and open it in the Analysis window", "File"),
+    ActionSpec("file.curate", "C&urate…", None,
+               "Curate a curriculum: Δ heatmap, near-duplicates, leaks, coverage, the split", "File"),
+    ActionSpec("run.deploy", "Deploy && run", "F5",
+               "Deploy the flow in Node-RED and run it; problems go to Problems, messages to Debug", "Run"),
+    ActionSpec("run.lint", "&Lint", "Shift+F5", "nrlint's rules (chosen in Preferences) on the flow; findings go to Problems",
+               "Run"),
+    ActionSpec("run.probes", "Run &Probes", "Ctrl+F5",
+               "Run both programs in Node-RED on the same probes and show beside Δ whether they behave alike", "Run"),
+    ActionSpec("flatland.compare", "&Compare Flatland Programs…", None, "Compare two Flatland program files", "Flatland"),
+    ActionSpec("flatland.augment", "&Augment…", None, "Write seeded variants of this Flatland program", "Flatland"),
+    ActionSpec("flatland.dataset", "New Flatland &Dataset…", None, "Generate and write the paper's Flatland data set",
+               "Flatland"),
+]
+
+#: the curation window's actions (its undo and redo are the edit specs above)
+CURATION_SPECS: list[ActionSpec] = [
+    ActionSpec("curation.save", "&Save Split as Experiment…", QKeySequence.Save, "Save the split as an experiment file",
+               "File"),
+    ActionSpec("curation.close", "&Close", "Ctrl+W", "Close this window", "File"),
+    ActionSpec("curation.quit", "&Quit", "Ctrl+Q", "Close every window of the studio (each asks about unsaved work)",
+               "File"),
+]
+
+#: the Analysis window's actions
+ANALYSIS_SPECS: list[ActionSpec] = [
+    ActionSpec("analysis.add", "&Add Experiment…", "Ctrl+O", "Add an experiment to the study", "File"),
+    ActionSpec("analysis.new", "&New Experiment from Outputs…", "Ctrl+N",
+               "Build an experiment from a curriculum folder, reference tasks and JSONL model outputs", "File"),
+    ActionSpec("analysis.save_study", "&Save Study As…", "Ctrl+S", "Save the study (its experiments) to a file", "File"),
+    ActionSpec("analysis.report", "Export &Report…", "Ctrl+E", "Export the tables and figures as a report", "File"),
+    ActionSpec("analysis.close", "&Close", "Ctrl+W", "Close this window", "File"),
+]
+
+ALL_SPECS: dict[str, ActionSpec] = {s.id: s for s in SPECS + COMPARE_SPECS + FEATURE_SPECS + CURATION_SPECS
+                                    + ANALYSIS_SPECS}
+
+
+def _make(spec: ActionSpec, parent) -> QAction:
+    """The one place a QAction is built from a spec: text, shortcut, checkable, tooltip with keys."""
+    a = QAction(spec.text, parent)
+    a.setObjectName(spec.id)
+    if spec.shortcut:
+        a.setShortcut(QKeySequence(spec.shortcut))
+    a.setCheckable(spec.checkable)
+    keys = a.shortcut().toString(QKeySequence.NativeText)
+    tip = spec.tip or spec.text.replace("&", "")
+    a.setToolTip(f"{tip} ({keys})" if keys else tip)
+    a.setStatusTip(tip)
+    return a
+
+
+def menu_entry(menu, text: str, slot: Callable | None = None) -> QAction:
+    """An entry of a list that changes at run time (recent files, config nodes): not a named
+    command, so not in the registry; ``slot`` is called with nothing when it is chosen."""
+    a = QAction(text, menu)
+    if slot is None:
+        a.setEnabled(False)
+    else:
+        a.triggered.connect(lambda _checked=False: slot())
+    menu.addAction(a)
+    return a
 
 
 class ActionRegistry:
     """Creates one QAction per spec on ``parent`` (``ids``: these specs of ``ALL_SPECS``, in this
-    order; default: every spec of the editor window); ``connect(id, slot)`` wires it."""
+    order; default: every spec of the editor window); ``add`` creates more (a feature's),
+    ``connect(id, slot)`` wires one, ``place`` puts them in a menu or toolbar by id and ``all``
+    lists them (the shortcuts list)."""
 
     def __init__(self, parent, ids: Sequence[str] | None = None):
+        self._parent = weakref.ref(parent)  # the window holds the registry: no reference cycle
         self.actions: dict[str, QAction] = {}
-        chosen = SPECS if ids is None else [ALL_SPECS[i] for i in ids]
-        self.specs = {s.id: s for s in chosen}
-        for spec in chosen:
-            a = QAction(spec.text, parent)
-            a.setObjectName(spec.id)
-            if spec.shortcut:
-                a.setShortcut(QKeySequence(spec.shortcut))
-            a.setCheckable(spec.checkable)
-            keys = a.shortcut().toString(QKeySequence.NativeText)
-            tip = spec.tip or spec.text.replace("&", "")
-            a.setToolTip(f"{tip} ({keys})" if keys else tip)
-            a.setStatusTip(tip)
+        self.specs: dict[str, ActionSpec] = {}
+        for spec in (SPECS if ids is None else [ALL_SPECS[i] for i in ids]):
+            self.add(spec.id)
+
+    def add(self, action_id: str, slot: Callable | None = None) -> QAction:
+        """The action of spec ``action_id`` (made once, on the parent, which gets its shortcut);
+        ``slot`` connected as by :meth:`connect`."""
+        if action_id not in self.actions:
+            spec = self.specs[action_id] = ALL_SPECS[action_id]
+            parent = self._parent()
+            a = self.actions[action_id] = _make(spec, parent)
             parent.addAction(a)
-            self.actions[spec.id] = a
+        if slot is not None:
+            self.connect(action_id, slot)
+        return self.actions[action_id]
+
+    def adopt(self, action_id: str, action: QAction) -> QAction:
+        """An action Qt makes (a dock's show/hide toggle), placeable and listed by ``action_id``."""
+        action.setObjectName(action_id)
+        self.actions[action_id] = action
+        return action
+
+    def set_icons(self, colour: str) -> None:
+        """Each action's icon (``icons.ACTION_ICONS``, by id) drawn in ``colour`` (none without
+        qtawesome, or for an action that has no icon)."""
+        from gindex_studio.ui.icons import action_icon
+
+        for aid, a in self.actions.items():
+            icon = action_icon(aid, colour)
+            if icon is not None:
+                a.setIcon(icon)
 
     def __getitem__(self, action_id: str) -> QAction:
         return self.actions[action_id]
+
+    def __contains__(self, action_id: str) -> bool:
+        return action_id in self.actions
+
+    def all(self) -> list[QAction]:
+        """Every action of this registry, in the order made."""
+        return list(self.actions.values())
 
     def connect(self, action_id: str, slot: Callable, on_trigger: bool = False) -> None:
         """A checkable action passes its state to ``slot`` (``on_trigger``: called with nothing
@@ -142,6 +246,18 @@ class ActionRegistry:
             a.toggled.connect(slot)
         else:
             a.triggered.connect(lambda _checked=False: slot())
+
+    def place(self, container, ids: Sequence[str | None], before: str | None = None) -> None:
+        """Put the actions ``ids`` (None: a separator) into a menu or toolbar, at its end or
+        before the action named ``before`` when it holds one."""
+        anchor = next((a for a in container.actions() if before and a.objectName() == before), None)
+        for aid in ids:
+            if anchor is None:
+                container.addSeparator() if aid is None else container.addAction(self.actions[aid])
+            elif aid is None:
+                container.insertSeparator(anchor)
+            else:
+                container.insertAction(anchor, self.actions[aid])
 
     def menu_ids(self, menu: str) -> list[str]:
         return [i for i, s in self.specs.items() if s.menu == menu]

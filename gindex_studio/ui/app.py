@@ -28,14 +28,14 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.flows.files import FileStamp, ReadOnlyError
 from gindex_studio.core.flows.flow import Flow, write_flow_file
 
-from gindex_studio.ui.actions import ActionRegistry
+from gindex_studio.ui.actions import ActionRegistry, menu_entry
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.autosave import AutosaveStore
 from gindex_studio.ui.dialogs import Dialogs
 from gindex_studio.ui.docks import add_docks
 from gindex_studio.ui.docks import remember_layout
 from gindex_studio.ui.editor import FlowEditor
-from gindex_studio.ui.icons import ACTION_ICONS, action_icon
+from gindex_studio.ui.features import Features, WindowFeature
 from gindex_studio.ui.help import GuideWindow, ShortcutsDialog, shortcut_rows, show_about
 from gindex_studio.ui.library_access import bundled_library
 from gindex_studio.ui.loader import LARGE_FLOW_NODES, LoadJob, Recovered, load_flow
@@ -58,6 +58,19 @@ def demo_program() -> str | None:
     preferred = [p for p in progs if p.parent.name == "googlesearch-to-csv"]
     pick = (preferred or progs or [None])[0]
     return str(pick) if pick else None
+
+
+def main_window_features() -> list[WindowFeature]:
+    """The parts of the main window beyond editing, in the order their menu entries appear:
+    File → Compare…, Open Experiment…, Analysis…, New Experiment from Outputs…, Curate…; the
+    Flatland menu and Drawing dock; the Run menu and Debug dock."""
+    from gindex_studio.ui.analysis.menu import AnalysisFeature
+    from gindex_studio.ui.compare.menu import CompareFeature
+    from gindex_studio.ui.curation.menu import CurateFeature
+    from gindex_studio.ui.flatland.actions import FlatlandFeature
+    from gindex_studio.ui.nodered.actions import RunFeature
+
+    return [CompareFeature(), AnalysisFeature(), CurateFeature(), FlatlandFeature(), RunFeature()]
 
 
 class MainWindow(QMainWindow):
@@ -106,21 +119,9 @@ class MainWindow(QMainWindow):
         self.actions = ActionRegistry(self)
         self._wire_actions()
         self._build_menus()
-        from gindex_studio.ui.compare.menu import install_actions  # File → Compare…, File → Open Experiment…
-
-        install_actions(self)
-        from gindex_studio.ui.curation.menu import install_actions as install_curation  # File → Curate…
-
-        install_curation(self)
-        from gindex_studio.ui.analysis.menu import install_actions as install_analysis  # File → Analysis…
-
-        install_analysis(self)
-        from gindex_studio.ui.flatland.actions import install_actions as install_flatland  # Drawing dock, Flatland menu
-
-        install_flatland(self)
-        from gindex_studio.ui.nodered.actions import install_actions as install_runtime  # Run menu, Debug dock
-
-        install_runtime(self)
+        self.features = Features(self, self.actions, self.docks)
+        for feature in main_window_features():
+            self.features.add(feature)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
 
@@ -254,39 +255,41 @@ class MainWindow(QMainWindow):
                 tb.addAction(self.actions[aid])
 
     # ----- recent files -----------------------------------------------------------------------
-    def recent_files(self) -> list[str]:
-        v = self.settings.value("recent", [])
+    def _recent(self, key: str) -> list[str]:
+        v = self.settings.value(key, [])
         if isinstance(v, str):
             v = [v]
         return [p for p in (v or []) if isinstance(p, str)]
+
+    def _remember(self, key: str, path: str) -> None:
+        """``path`` first in the list ``key`` (once; at most ``MAX_RECENT``)."""
+        path = os.path.abspath(path)
+        items = [p for p in self._recent(key) if p != path]
+        self.settings.setValue(key, [path] + items[: MAX_RECENT - 1])
+
+    def recent_files(self) -> list[str]:
+        return self._recent("recent")
 
     def _add_recent(self, path: str) -> None:
-        path = os.path.abspath(path)
-        items = [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recent", [path] + items[: MAX_RECENT - 1])
+        self._remember("recent", path)
 
     def recent_experiments(self) -> list[str]:
-        v = self.settings.value("recent_experiments", [])
-        if isinstance(v, str):
-            v = [v]
-        return [p for p in (v or []) if isinstance(p, str)]
+        return self._recent("recent_experiments")
 
     def remember_experiment(self, path: str) -> None:
-        path = os.path.abspath(path)
-        items = [p for p in self.recent_experiments() if p != path]
-        self.settings.setValue("recent_experiments", [path] + items[: MAX_RECENT - 1])
+        self._remember("recent_experiments", path)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         files, experiments = self.recent_files(), self.recent_experiments()
         if not files and not experiments:
-            self.recent_menu.addAction("(none)").setEnabled(False)
+            menu_entry(self.recent_menu, "(none)")
         for p in files:
-            self.recent_menu.addAction(p, lambda p=p: self.open_files([p]))
+            menu_entry(self.recent_menu, p, lambda p=p: self.open_files([p]))
         if experiments:
             self.recent_menu.addSection("Experiments")
             for p in experiments:
-                self.recent_menu.addAction(p, lambda p=p: self.open_experiment(p))
+                menu_entry(self.recent_menu, p, lambda p=p: self.open_experiment(p))
 
     def open_experiment(self, path: str, kind: str | None = None):
         """A compare window on the experiment at ``path`` (remembered among recent experiments);
@@ -331,11 +334,7 @@ class MainWindow(QMainWindow):
     def apply_preferences(self, prefs: Preferences) -> None:
         self.prefs = prefs
         dark = apply_theme(prefs.theme)
-        for aid in ACTION_ICONS:
-            if aid in self.actions.actions:
-                icon = action_icon(aid, "#e6e6e6" if dark else "#333333")
-                if icon is not None:
-                    self.actions[aid].setIcon(icon)
+        self.actions.set_icons("#e6e6e6" if dark else "#333333")
         self.actions["view.snap"].setChecked(prefs.snap)
         for ed in self.editors():
             ed.scene.show_grid = prefs.show_grid
@@ -362,27 +361,11 @@ class MainWindow(QMainWindow):
         return self.guide
 
     def show_shortcuts(self) -> ShortcutsDialog:
+        """The Keyboard Shortcuts list: every action of the registry that has a key."""
         if self.shortcuts is None:
-            self.shortcuts = ShortcutsDialog(shortcut_rows(self.actions_in_menus()), self)
+            self.shortcuts = ShortcutsDialog(shortcut_rows(self.actions.all()), self)
         self.shortcuts.show()
         return self.shortcuts
-
-    def actions_in_menus(self) -> list:
-        """Every action of the menu bar, in menu order (the registry's and those other windows add)."""
-        out, seen = [], set()
-
-        def walk(menu):
-            for a in menu.actions():
-                if a.menu() is not None:
-                    walk(a.menu())
-                elif a not in seen and not a.isSeparator():
-                    seen.add(a)
-                    out.append(a)
-
-        for top in self.menuBar().actions():
-            if top.menu() is not None:
-                walk(top.menu())
-        return out
 
     # ----- documents --------------------------------------------------------------------------
     def add_editor(self, flow: Flow | None, path: str | None) -> FlowEditor:

@@ -14,22 +14,11 @@ from pathlib import Path
 
 import orjson
 
+from gindex_studio.core.flows.files import pid_alive
 from gindex_studio.core.flows.flow import Flow, atomic_write_bytes, flow_from_value
 
 FORMAT = "gindex-studio-autosave/1"
 _LIVE: set[str] = set()
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
 
 
 @dataclass
@@ -87,7 +76,7 @@ class AutosaveStore:
                 if body.get("format") != FORMAT:
                     continue
                 session, pid = body.get("session"), int(body.get("pid", 0))
-                if session in _LIVE or (pid != os.getpid() and _pid_alive(pid)):
+                if session in _LIVE or (pid != os.getpid() and pid_alive(pid)):
                     continue
                 flow = flow_from_value(body["value"])
                 out.append(Recovered(f, body.get("path"), flow, float(body.get("saved_at", 0))))

@@ -47,9 +47,7 @@ def remember_layout(window: QMainWindow, settings, key: str, preferred: tuple[in
                 save_layout(window, settings, key)
             return False
 
-    saver = _Saver(window)
-    window.installEventFilter(saver)
-    window._layout_saver = saver
+    window.installEventFilter(_Saver(window))  # owned by the window
 
 
 def save_layout(window: QMainWindow, settings, key: str) -> None:

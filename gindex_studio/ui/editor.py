@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.flows.flow import Flow
 
+from gindex_studio.ui.actions import menu_entry
 from gindex_studio.ui.canvas.minimap import Minimap
 from gindex_studio.ui.canvas.scene import FlowScene
 from gindex_studio.ui.canvas.view import FlowView
@@ -218,7 +219,7 @@ class FlowEditor(QWidget):
         self.config_menu.clear()
         for i in self.doc.config_ids():
             n = self.doc.node(i)
-            self.config_menu.addAction(f"{self.doc.label(i)}  ({n.type})", lambda i=i: self.node_selected.emit(i))
+            menu_entry(self.config_menu, f"{self.doc.label(i)}  ({n.type})", lambda i=i: self.node_selected.emit(i))
 
     def current_workspace(self) -> str:
         ws = self.scene.workspace

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import platform
+import re
 
 from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QKeySequence
@@ -31,7 +32,7 @@ def shortcut_rows(actions) -> list[tuple[str, str, str]]:
         keys = a.shortcut().toString(QKeySequence.NativeText)
         if keys:
             tip = (a.statusTip() or a.toolTip()).removesuffix(f" ({keys})")
-            rows.append((a.text().replace("&", ""), keys, tip))
+            rows.append((re.sub("&(&?)", r"\1", a.text()), keys, tip))  # "&&" is a shown "&"
     return rows
 
 

@@ -45,6 +45,24 @@ class _Frozen:
             cm.__exit__(None, None, None)
 
 
+def _watch(fn: Callable, args, parent: QObject, on_ready) -> tuple[Worker, QSocketNotifier]:
+    """A started worker process running ``fn(emit, *args)`` and a notifier calling ``on_ready``
+    when its events can be read."""
+    worker = Worker(fn, *args).start()
+    notifier = QSocketNotifier(worker.fileno(), QSocketNotifier.Read, parent)
+    notifier.activated.connect(on_ready)
+    return worker, notifier
+
+
+def _unwatch(worker: Worker | None, notifier: QSocketNotifier | None) -> None:
+    """Stop reading ``notifier`` (deleted later) and stop ``worker`` (either may be None)."""
+    if notifier is not None:
+        notifier.setEnabled(False)
+        notifier.deleteLater()
+    if worker is not None:
+        worker.stop()
+
+
 class ProcessRunner(LatestRunner):
     event = Signal(str, object)  # kind, value: a streamed event of the newest process job
 
@@ -71,9 +89,7 @@ class ProcessRunner(LatestRunner):
         self._latest += 1
         self._token = self._latest
         self._frozen.hold()
-        self.worker = Worker(fn, *args).start()
-        self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
-        self._notifier.activated.connect(self._read)
+        self.worker, self._notifier = _watch(fn, args, self, self._read)
         return self._token
 
     def cancel(self) -> None:
@@ -102,13 +118,8 @@ class ProcessRunner(LatestRunner):
 
     # ----- the worker's events ------------------------------------------------------------------
     def _stop_worker(self) -> None:
-        if self._notifier is not None:
-            self._notifier.setEnabled(False)
-            self._notifier.deleteLater()
-            self._notifier = None
-        if self.worker is not None:
-            self.worker.stop()
-            self.worker = None
+        _unwatch(self.worker, self._notifier)
+        self.worker, self._notifier = None, None
         self._frozen.release()
 
     def _read(self, *_a, wait: float = 0.0) -> None:
@@ -159,9 +170,7 @@ class WorkerJob(QObject):
     def start(self) -> None:
         fn, args = self.call()
         self._frozen.hold()
-        self.worker = Worker(fn, *args).start()
-        self._notifier = QSocketNotifier(self.worker.fileno(), QSocketNotifier.Read, self)
-        self._notifier.activated.connect(self._on_activated)
+        self.worker, self._notifier = _watch(fn, args, self, self._on_activated)
         self._state = "running"
 
     @property
@@ -189,12 +198,8 @@ class WorkerJob(QObject):
 
     def _end(self) -> None:
         self._state = "finished"
-        if self._notifier is not None:
-            self._notifier.setEnabled(False)
-            self._notifier.deleteLater()
-            self._notifier = None
-        if self.worker is not None:
-            self.worker.stop()
+        _unwatch(self.worker, self._notifier)
+        self._notifier = None
         self._frozen.release()
         self.finished.emit()
 

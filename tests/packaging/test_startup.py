@@ -83,7 +83,7 @@ def test_file_analysis_opens_its_window_on_first_use(qtbot, monkeypatch, tmp_pat
     from gindex_studio.ui.analysis import window as analysis_window
 
     before = list(analysis_window.WINDOWS)
-    win.analysis_action.trigger()
+    win.actions["file.analysis"].trigger()
     (opened,) = [w for w in analysis_window.WINDOWS if w not in before]
     qtbot.addWidget(opened)
     qtbot.waitUntil(lambda: len(opened.systems) == 3, timeout=60_000)

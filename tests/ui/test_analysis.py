@@ -220,7 +220,7 @@ def test_exports_write_valid_png_and_svg(awin, qtbot, tmp_path):
 
 def test_export_report_from_the_window(awin, tmp_path):
     awin.ask_save_path = lambda *a: str(tmp_path / "r.html")
-    awin.actions_by_id["analysis.report"].trigger()
+    awin.registry["analysis.report"].trigger()
     text = (tmp_path / "r.html").read_text()
     assert text.count("data:image/svg+xml;base64,") == len(FIGURES) == 10 and "Paired comparisons" in text
 
@@ -240,8 +240,8 @@ def test_open_study_scores_off_the_gui_thread(qtbot, library):
 
 
 def test_studio_file_menu_has_analysis(window):
-    act = getattr(window, "analysis_action", None)
-    assert act is not None and act.objectName() == "file.analysis"
+    act = window.actions["file.analysis"]
+    assert act.objectName() == "file.analysis"
     file_menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
     assert act in file_menu.actions()
 

@@ -125,7 +125,7 @@ def test_add_experiment_and_save_study_from_the_file_menu(awin, qtbot, tmp_path)
 
 
 def test_studio_file_menu_builds_an_experiment(window, qtbot):
-    act = window.new_experiment_action
+    act = window.actions["file.new_experiment"]
     file_menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
     assert act in file_menu.actions()
     from gindex_studio.ui.analysis import window as aw

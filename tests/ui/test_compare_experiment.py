@@ -272,8 +272,8 @@ def test_studio_window_has_compare_actions(window, qtbot, monkeypatch):
     from gindex_studio.ui.compare import window as cw
 
     assert hasattr(app, "main_compare")
-    acts = getattr(window, "compare_actions", None)
-    assert acts is not None and set(acts) == {"file.compare", "file.open_experiment"}
+    acts = {aid: window.actions[aid] for aid in window.features["compare"].actions()}
+    assert set(acts) == {"file.compare", "file.open_experiment"}
     file_menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
     assert acts["file.compare"] in file_menu.actions()
     ref, gen = demo_pair("telegram-2-reply")

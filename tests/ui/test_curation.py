@@ -23,11 +23,15 @@ from .curation_support import compared, drag_slider, hover, index_of
 def test_heatmap_shows_the_matrix_the_core_computes(window):
     flows = [it.flow for it in window.model.ws.items]
     expected = np.array(delta_matrix(flows))
-    shown = window.heatmap.matrix()
-    assert np.array_equal(shown, expected)
-    assert window.heatmap.exact.all()
+    cells = window.model.matrix  # the model the heatmap observes
+    assert window.heatmap.matrix is cells
+    assert np.array_equal(cells.matrix(), expected)
+    assert cells.exact.all() and cells.cells_cut() == 0 and cells.complete_rows() == len(flows)
+    from gindex_studio.ui.curation.heatmap import cell_colours
+
+    assert np.array_equal(window.heatmap.colours, cell_colours(cells.values))  # it draws what the model holds
     # the display order is the clustering order, domains contiguous
-    order = window.heatmap.order
+    order = cells.order
     assert sorted(order) == list(range(len(flows)))
     doms = [window.model.ws.items[i].domain for i in order]
     assert all(doms.index(d) == len(doms) - 1 - doms[::-1].index(d) - (doms.count(d) - 1) for d in set(doms))
@@ -36,7 +40,7 @@ def test_heatmap_shows_the_matrix_the_core_computes(window):
 def test_clicking_a_cell_opens_that_pair(window, qtbot):
     hm = window.heatmap
     i, j = index_of(window, "gmail-send-2.json"), index_of(window, "facebook-1.json")
-    r, c = hm.order.index(i), hm.order.index(j)
+    r, c = hm.matrix.order.index(i), hm.matrix.order.index(j)
     pos = hm.cell_center(r, c)
     qtbot.mouseMove(hm.plot.viewport(), pos)
     qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=pos)
@@ -46,7 +50,7 @@ def test_clicking_a_cell_opens_that_pair(window, qtbot):
 def test_hovering_a_cell_tells_the_pair_and_delta(window, qtbot):
     hm = window.heatmap
     i, j = index_of(window, "youtube-resume-4.json"), index_of(window, "youtube-resume-1.json")
-    r, c = hm.order.index(i), hm.order.index(j)
+    r, c = hm.matrix.order.index(i), hm.matrix.order.index(j)
     pos = hm.cell_center(r, c)
     hover(hm.plot.viewport(), pos)
     qtbot.waitUntil(lambda: "youtube-resume-4.json" in hm.hover_text)
@@ -176,7 +180,7 @@ def test_file_menu_has_curate(qtbot, tmp_path, monkeypatch):
         autosave_dir=str(tmp_path / "autosave"))
     qtbot.addWidget(win)
     file_menu = next(a.menu() for a in win.menuBar().actions() if a.text().replace("&", "") == "File")
-    assert win.curate_action in file_menu.actions()
+    assert win.actions["file.curate"] in file_menu.actions()
 
 
 def test_hovering_many_cells_changes_no_widths_and_a_click_opens_the_pair_hovered(window, qtbot):
@@ -186,7 +190,7 @@ def test_hovering_many_cells_changes_no_widths_and_a_click_opens_the_pair_hovere
     hm = window.heatmap
     qtbot.wait(50)
     before = (window.width(), hm.geometry(), hm.plot.geometry(), window.status.text())
-    n = len(hm.order)
+    n = len(hm.matrix.order)
     cells = [(r, c) for r in range(0, n, max(1, n // 12)) for c in range(n - 1, -1, -max(1, n // 9))]
     assert len(cells) >= 80
     for r, c in cells:
@@ -198,5 +202,5 @@ def test_hovering_many_cells_changes_no_widths_and_a_click_opens_the_pair_hovere
     r, c = cells[-1]
     pos = hm.cell_center(r, c)
     qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=pos)
-    i, j = hm.order[r], hm.cols[c]
+    i, j = hm.matrix.order[r], hm.matrix.cols[c]
     assert compared(window) == (Path(window.model.ws.items[i].label).name, Path(window.model.ws.items[j].label).name)

@@ -143,7 +143,7 @@ def test_heatmap_names_domains_on_top_and_left_only_where_they_fit(demo_window, 
             assert not a.intersects(b), (a, b)
     # a left-out name is told when its band is hovered
     d = sorted(single)[0]
-    r = next(k for k, i in enumerate(hm.order) if items[i].domain == d)
+    r = next(k for k, i in enumerate(hm.matrix.order) if items[i].domain == d)
     vb = hm.plot.getViewBox()
     for where in (QPointF(-1.0, r + 0.5), QPointF(r + 0.5, -1.0)):  # its band on the left, then on top
         pos = hm.plot.mapFromScene(vb.mapViewToScene(where))

@@ -52,9 +52,10 @@ def open_curate_dialog(qtbot, studio):
     qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.actionGeometry(file_action).center())
     menu = file_action.menu()
     qtbot.waitUntil(menu.isVisible)
-    qtbot.mouseClick(menu, Qt.LeftButton, pos=menu.actionGeometry(studio.curate_action).center())
-    qtbot.waitUntil(lambda: getattr(studio, "curate_dialog", None) is not None and studio.curate_dialog.isVisible())
-    return studio.curate_dialog
+    qtbot.mouseClick(menu, Qt.LeftButton, pos=menu.actionGeometry(studio.actions["file.curate"]).center())
+    feature = studio.features["curate"]
+    qtbot.waitUntil(lambda: feature.dialog is not None and feature.dialog.isVisible())
+    return feature.dialog
 
 
 def click(qtbot, widget):

@@ -36,7 +36,7 @@ def assert_shown_everywhere(win):
 def test_clicking_a_heatmap_cell_selects_both_programs_everywhere(window, qtbot):
     hm = window.heatmap
     i, j = index_of(window, "youtube-resume-4.json"), index_of(window, "youtube-resume-1.json")
-    qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=hm.cell_center(hm.order.index(i), hm.order.index(j)))
+    qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=hm.cell_center(hm.matrix.order.index(i), hm.matrix.order.index(j)))
     assert window.model.selection == sorted([i, j])
     assert_shown_everywhere(window)
     # the leak (youtube-resume-4 → youtube-resume-1) and the identical pair's group members are selected

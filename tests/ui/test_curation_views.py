@@ -65,9 +65,9 @@ def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window
             sb = an.summary_sample(win.summary_blocks[nb], 3)
             vals = [demo_matrix[i, j] for i in sa for j in sb if i != j]
             if not vals:
-                assert np.isnan(win.summary.values[a, b])
+                assert np.isnan(win.summary.matrix.values[a, b])
                 continue
-            assert win.summary.values[a, b] == pytest.approx(np.mean(vals), abs=1e-12)
+            assert win.summary.matrix.values[a, b] == pytest.approx(np.mean(vals), abs=1e-12)
             assert win.summary.sampled[a, b] == len(vals)
             block = [demo_matrix[i, j] for i in win.summary_blocks[na] for j in win.summary_blocks[nb] if i != j]
             assert win.summary.least[a, b] == min(block)  # exact, over the whole block
@@ -76,13 +76,13 @@ def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window
     # what is drawn is the mean matrix
     from gindex_studio.ui.curation.heatmap import cell_colours
 
-    assert np.array_equal(win.summary.image.image, cell_colours(win.summary.values))
+    assert np.array_equal(win.summary.image.image, cell_colours(win.summary.matrix.values))
 
     a, b = names.index("gmail-send"), names.index("youtube-play")
     hover(win.summary.plot.viewport(), cell_pos(win.summary, a, b))
     qtbot.waitUntil(lambda: win.summary.hover_text.startswith("gmail-send"))
     text = win.summary.hover_text
-    assert "× youtube-play" in text and f"mean Δ {win.summary.values[a, b]:.4f}" in text
+    assert "× youtube-play" in text and f"mean Δ {win.summary.matrix.values[a, b]:.4f}" in text
     assert f"{win.summary.sampled[a, b]:,} sampled pairs of {win.summary.total[a, b]:,}" in text
     assert f"least Δ {win.summary.least[a, b]:.4f} (exact, over all {win.summary.total[a, b]:,} pairs: " in text
 
@@ -106,8 +106,8 @@ def test_clicking_a_block_opens_its_matrix_and_a_cell_there_compares_the_pair(su
     qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=30_000)
     hm = win.heatmap
     rows, cols = win.summary_blocks["gmail-send"], win.summary_blocks["youtube-resume"]
-    assert hm.order == rows and hm.cols == cols
-    assert np.array_equal(hm.values, demo_matrix[np.ix_(rows, cols)]) and hm.exact.all()
+    assert hm.matrix.order == rows and hm.matrix.cols == cols
+    assert np.array_equal(hm.matrix.values, demo_matrix[np.ix_(rows, cols)]) and hm.matrix.exact.all()
 
     r, c = 2, 3
     qtbot.mouseClick(hm.plot.viewport(), Qt.LeftButton, pos=hm.cell_center(r, c))
@@ -128,8 +128,8 @@ def test_opening_another_block_while_one_fills_shows_only_the_new_block(summary_
     win.wait_for_matrix()
     qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=30_000)
     rows = win.summary_blocks["facebook"]
-    assert win.heatmap.order == rows == win.heatmap.cols
-    assert np.array_equal(win.heatmap.values, demo_matrix[np.ix_(rows, rows)])
+    assert win.model.matrix.order == rows == win.model.matrix.cols
+    assert np.array_equal(win.model.matrix.values, demo_matrix[np.ix_(rows, rows)])
 
 
 # ----- progressive fill and Cancel ----------------------------------------------------------------
@@ -152,15 +152,15 @@ def test_matrix_fills_coarse_first_then_rows_and_cancel_stops_it(qtbot, tmp_path
     win = open_window(qtbot, ws, tmp_path, wait=False, deadline=0.02)
     hm = win.heatmap
     n = len(ws)
-    qtbot.waitUntil(lambda: not np.isnan(hm.lower[0]).any(), timeout=30_000)
+    qtbot.waitUntil(lambda: not np.isnan(hm.matrix.lower[0]).any(), timeout=30_000)
     assert win.matrix_seconds is None  # still filling
-    pending = np.isnan(hm.lower).any(axis=1)
+    pending = np.isnan(hm.matrix.lower).any(axis=1)
     assert pending.any()
     # rows not yet computed show the coarse preview (no hole), and the image is what is drawn
-    assert not np.isnan(hm.values[pending]).any()
+    assert not np.isnan(hm.matrix.values[pending]).any()
     from gindex_studio.ui.curation.heatmap import cell_colours
 
-    assert np.array_equal(hm.image.image, cell_colours(hm.values))
+    assert np.array_equal(hm.image.image, cell_colours(hm.matrix.values))
     assert hm.image.levels is None and hm.image.lut is None  # the colours are drawn as they are
     qtbot.mouseClick(win.cancel_button, Qt.LeftButton)
     job = win._matrix_job
@@ -168,18 +168,18 @@ def test_matrix_fills_coarse_first_then_rows_and_cancel_stops_it(qtbot, tmp_path
     qtbot.wait(20)
     assert not win.cancel_button.isEnabled() and "cancelled" in win.progress.text()
     assert win.matrix_seconds is None and win.progress.value() < n
-    done = ~np.isnan(hm.lower).any(axis=1)
+    done = ~np.isnan(hm.matrix.lower).any(axis=1)
     assert done.sum() == win.progress.value()
     # the rows shown are the core's values (exact cells exactly; cut cells as intervals)
     engine = engine_for(ws)
     rows = np.flatnonzero(done)[:2]
-    assert hm.exact[rows].any()
+    assert hm.matrix.exact[rows].any()
     for r in rows:
         for c in range(n):
-            if hm.exact[r, c]:
-                assert hm.values[r, c] == float(engine.delta(hm.order[r], hm.order[c]))
+            if hm.matrix.exact[r, c]:
+                assert hm.matrix.values[r, c] == float(engine.delta(hm.matrix.order[r], hm.matrix.order[c]))
             else:
-                assert hm.lower[r, c] <= hm.values[r, c]
+                assert hm.matrix.lower[r, c] <= hm.matrix.values[r, c]
     close_window(win)
 
 
@@ -200,7 +200,7 @@ def test_opening_a_block_while_the_summary_runs_stops_the_summary(qtbot, tmp_pat
     qtbot.waitUntil(lambda: win.matrix_seconds is not None, timeout=60_000)
     assert not completed  # stopped by the click, not run to its end
     rows, cols = win.summary_blocks["d0"], win.summary_blocks["d1"]
-    assert win.heatmap.order == rows and win.heatmap.cols == cols and not np.isnan(win.heatmap.lower).any()
+    assert win.model.matrix.order == rows and win.model.matrix.cols == cols and not np.isnan(win.model.matrix.lower).any()
     close_window(win)
 
 

@@ -29,7 +29,7 @@ def test_the_drawing_dock_refuses_a_huge_distance_without_numpy_warnings(window,
     path.write_text("main(start) -> a(move 10 0)\na -> main(end)\n{} -> main()\n")
     window.open_files([str(path)])
     qtbot.waitUntil(lambda: len(window.editors()) == 1, timeout=5000)
-    panel = window.drawing
+    panel = window.features["flatland"].panel
     panel.refresh()
     assert panel.trace is not None and len(panel.trace.segments) == 1
     doc = window.editor.doc

@@ -43,7 +43,7 @@ def square_file(tmp_path):
 
 def test_editing_a_move_distance_changes_the_drawing(window, qtbot, square_file):
     ed = _open(window, qtbot, square_file)
-    panel = window.drawing
+    panel = window.features["flatland"].panel
     window.docks["drawing"].raise_()
     qtbot.waitUntil(lambda: panel.trace is not None, timeout=3000)
     before = panel.image.copy()
@@ -74,7 +74,7 @@ def test_editing_a_move_distance_changes_the_drawing(window, qtbot, square_file)
 
 def test_step_through_highlights_the_node_of_each_segment(window, qtbot, square_file):
     ed = _open(window, qtbot, square_file)
-    panel = window.drawing
+    panel = window.features["flatland"].panel
     window.docks["drawing"].raise_()
     qtbot.waitUntil(lambda: panel.trace is not None, timeout=3000)
     QTest.mouseClick(panel.stepping, Qt.LeftButton)

@@ -36,7 +36,7 @@ def test_installing_a_module_asks_first_and_refuses_paths(window, qtbot, user_no
     from gindex_studio.core.flows.flow import flow_from_nodes
     from gindex_studio.core.nodered.runtime import RemoteRuntime
 
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     ctl.worker.factory = lambda progress: RemoteRuntime(user_nodered.url, user_nodered.token)
     flow = [{"id": "t", "type": "tab"},
             {"id": "d", "type": "gindex-double", "z": "t", "module": "node-red-contrib-gindex-double", "x": 100,

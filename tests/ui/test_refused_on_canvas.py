@@ -39,11 +39,11 @@ def test_refused_nodes_are_red_on_their_nodes_and_in_problems(window, qtbot, nod
         made.append(rt)
         return rt
 
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     ctl.worker.factory = factory
     ed = window.add_editor(flow_from_nodes(_flow()), None)
     window.tabs.setCurrentWidget(ed)
-    button = window.findChild(QToolBar, "toolbar-main").widgetForAction(window.run_action)
+    button = window.findChild(QToolBar, "toolbar-main").widgetForAction(window.actions["run.deploy"])
     QTest.mouseClick(button, Qt.LeftButton)
     qtbot.waitUntil(lambda: sum(p.kind == "refused" for p in ed.doc.problems()) == 2, timeout=60000)
     assert made and made[0].sandboxed

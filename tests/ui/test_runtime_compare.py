@@ -55,7 +55,7 @@ def test_run_probes_beside_delta_and_in_the_task_table(qtbot, library, prefs_to,
     assert win.open_experiment(str(_experiment(tmp_path)))
     qtbot.waitUntil(lambda: c.result is not None and not c.timer.isActive() and not c.runner.busy, timeout=30_000)
     g_before = c.result.g_index
-    panel, ctl = win.view.panel, win.probe_controller
+    panel, ctl = win.view.panel, win.features["probes"].controller
     for k, (text, cell) in enumerate([
             ("runs: yes · behaves like the reference on 2 of 2 probes", "2/2"),
             ("runs: no · behaves like the reference on 1 of 2 probes · generated: 1 runtime problem",
@@ -94,7 +94,7 @@ def test_lint_and_install_offer_in_problems(window, qtbot, nodered, user_nodered
 
     prefs = Preferences(lint_rules=["function-eslint", "no-unnamed-functions"])
     prefs.save(window.settings)
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     ctl.worker.factory = lambda progress: RemoteRuntime(user_nodered.url, user_nodered.token)
     flow = [{"id": "t", "type": "tab"},
             {"id": "f", "type": "function", "z": "t", "func": "total = 1;\nreturn msg;", "x": 100, "y": 80,

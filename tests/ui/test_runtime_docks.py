@@ -45,7 +45,7 @@ def _install_on(window, factory):
     user's would be, so closing this window leaves the session's runtime alone)."""
     from gindex_studio.ui.nodered.actions import RunController
 
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     ctl.worker.factory = factory
     return ctl
 
@@ -65,7 +65,7 @@ def test_deploy_and_debug_dock(window, qtbot, nodered, user_nodered):
     from PySide6.QtWidgets import QToolBar
 
     tb = window.findChild(QToolBar, "toolbar-main")
-    button = tb.widgetForAction(window.run_action)
+    button = tb.widgetForAction(window.actions["run.deploy"])
     assert not window.docks["debug"].isVisible()  # hidden until the first run
     QTest.mouseClick(button, Qt.LeftButton)
     assert window.docks["debug"].isVisible()
@@ -113,7 +113,7 @@ def test_deploy_and_debug_dock(window, qtbot, nodered, user_nodered):
 
 def test_closing_the_studio_stops_its_private_runtime(window, qtbot, nodered):
     """The real default path: the studio starts its own Node-RED and closing the window ends it."""
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     made = []
 
     def factory(progress):
@@ -127,7 +127,7 @@ def test_closing_the_studio_stops_its_private_runtime(window, qtbot, nodered):
     flow = json.loads((ROOT / "resources" / "demo" / "programs" / "http" / "http-1.json").read_text())["flow"]
     ed = window.add_editor(flow_from_nodes(flow), None)
     window.tabs.setCurrentWidget(ed)
-    window.run_action.trigger()
+    window.actions["run.deploy"].trigger()
     qtbot.waitUntil(lambda: bool(made) and "deployed" in window.statusBar().currentMessage(), timeout=60000)
     rt = made[0]
     assert rt.private and rt.running()

@@ -48,7 +48,7 @@ def _answer(qtbot, button_text: str, seen: list) -> None:
 
 
 def test_no_sandbox_asks_once_with_a_warning(window, qtbot, no_bubblewrap):
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     ed = window.add_editor(flow_from_nodes(FLOW), None)
     window.tabs.setCurrentWidget(ed)
     seen: list[str] = []
@@ -76,7 +76,7 @@ def test_the_users_node_red_needs_its_trust_ticked(window, qtbot, user_nodered):
     from gindex_studio.ui.preferences import Preferences, PreferencesDialog
 
     Preferences(node_red_url=user_nodered.url, node_red_token=user_nodered.token).save(window.settings)
-    ctl = window.run_controller
+    ctl = window.features["run"].controller
     ed = window.add_editor(flow_from_nodes(FLOW), None)
     window.tabs.setCurrentWidget(ed)
     QTest.keyClick(window, Qt.Key_F5)

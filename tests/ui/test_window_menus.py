@@ -18,8 +18,8 @@ def test_curation_window_closes_on_ctrl_w_and_redoes_on_ctrl_y(qtbot, tmp_path):
     win = open_window(qtbot, load_workspace(DEMO_DIR / "experiment.json"), tmp_path, wait=False)
     texts = [a.text().replace("&", "") for a in win.menuBar().actions()[0].menu().actions() if not a.isSeparator()]
     assert texts[-2:] == ["Close", "Quit"]
-    assert win.redo_action.shortcut().toString() == "Ctrl+Y"
-    assert win.quit_action.shortcut().toString() == "Ctrl+Q"
+    assert win.registry["edit.redo"].shortcut().toString() == "Ctrl+Y"
+    assert win.registry["curation.quit"].shortcut().toString() == "Ctrl+Q"
     # an undoable edit, undone and redone from the keyboard
     first = win.model.ws.items[0]
     win.model.set_domain([0], "elsewhere")

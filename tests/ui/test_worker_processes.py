@@ -30,7 +30,7 @@ def test_the_curation_matrix_runs_in_another_process_and_cancel_kills_it(qtbot, 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, deadline=0.02)
     hm = win.heatmap
-    qtbot.waitUntil(lambda: not np.isnan(hm.lower[0]).any(), timeout=30_000)  # a first band arrived
+    qtbot.waitUntil(lambda: not np.isnan(hm.matrix.lower[0]).any(), timeout=30_000)  # a first band arrived
     job = win._matrix_job
     pid = job.pid
     assert pid is not None and pid != os.getpid() and _alive(pid)
@@ -41,7 +41,7 @@ def test_the_curation_matrix_runs_in_another_process_and_cancel_kills_it(qtbot, 
     shown = win.progress.value()
     qtbot.wait(200)
     assert win.progress.value() == shown < len(win.model.ws)  # nothing arrives after the cancel
-    assert (~np.isnan(hm.lower).any(axis=1)).sum() == shown >= 1  # the rows done stay
+    assert (~np.isnan(hm.matrix.lower).any(axis=1)).sum() == shown >= 1  # the rows done stay
     win.close()
 
 
@@ -156,7 +156,7 @@ def test_the_matrix_pool_ends_with_its_job(qtbot, tmp_path, monkeypatch, how):
     monkeypatch.setattr(curation_jobs, "POOL_MIN_PAIRS", 0)
     win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, deadline=0.02)
     hm = win.heatmap
-    qtbot.waitUntil(lambda: not np.isnan(hm.lower[0]).any(), timeout=30_000)
+    qtbot.waitUntil(lambda: not np.isnan(hm.matrix.lower[0]).any(), timeout=30_000)
     job = win._matrix_job
     pid = job.pid
     qtbot.waitUntil(lambda: len(_children(pid)) >= 2, timeout=10_000)  # the pool's workers

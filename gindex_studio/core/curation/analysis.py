@@ -29,6 +29,18 @@ class DuplicateGroup:
     pairs: list[tuple[int, int, Fraction]]
     exact: list[int] = field(default_factory=list)
 
+    def nearest(self) -> dict[int, tuple[Fraction, int]]:
+        """Each member's (Δ, nearest other member) over the group's linking pairs: the least Δ,
+        ties to the lowest index; one pass (a group of g members has up to g² pairs)."""
+        best: dict[int, tuple[Fraction, int]] = {}
+        for a, b, v in self.pairs:
+            for m, o in ((a, b), (b, a)):
+                cand = (v, o)
+                cur = best.get(m)
+                if cur is None or cand < cur:
+                    best[m] = cand
+        return best
+
 
 @dataclass
 class DuplicateReport:

@@ -345,7 +345,7 @@ def finish_interrupted_saves(target: str | Path) -> list[Path]:
     done = []
     for redo in copies:
         pid_text = redo.name[len(target.name) + 2:].split(".", 1)[0]
-        if pid_text.isdigit() and _pid_alive(int(pid_text)) and time.time() - _mtime(redo) < STALE_AFTER_S:
+        if pid_text.isdigit() and pid_alive(int(pid_text)) and time.time() - _mtime(redo) < STALE_AFTER_S:
             continue  # its save is under way
         try:
             if os.path.lexists(target):
@@ -388,7 +388,7 @@ def remove_stale_temps(target: str | Path) -> list[Path]:
         except OSError:
             continue
         owned = pid_text.isdigit() and "." in middle
-        if owned and not old and _pid_alive(int(pid_text)):
+        if owned and not old and pid_alive(int(pid_text)):
             continue
         if not owned and not old and now - tmp.lstat().st_mtime < 60:
             continue  # an older version's save may be under way right now
@@ -404,7 +404,8 @@ def _glob_escape(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """True when a process ``pid`` runs (this one, or one we may not signal)."""
     if pid == os.getpid():
         return True
     try:
@@ -487,7 +488,7 @@ def write_folder(dest: str | Path, fill: "Callable[[Path], T]", replace: bool = 
     parent.mkdir(parents=True, exist_ok=True)
     for old in parent.glob(f".{_glob_escape(dest.name)}.*.tmp"):
         pid = old.name[len(dest.name) + 2:].split(".", 1)[0]
-        if old.is_dir() and not (pid.isdigit() and _pid_alive(int(pid))):
+        if old.is_dir() and not (pid.isdigit() and pid_alive(int(pid))):
             shutil.rmtree(old, ignore_errors=True)
     stem = f".{dest.name}.{os.getpid()}.{os.urandom(4).hex()}"
     tmp = parent / f"{stem}.tmp"

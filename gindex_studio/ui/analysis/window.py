@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
@@ -50,6 +50,7 @@ from gindex_studio.core.jobs import experiment as experiment_jobs
 from gindex_studio.core.benchmark.experiment import ExperimentError
 from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, save_study
 
+from gindex_studio.ui.actions import ActionRegistry
 from gindex_studio.ui.latest_runner import LatestRunner
 from gindex_studio.ui.analysis.plots import Figure, export_png, export_svg, figure_steps
 from gindex_studio.ui.process_runner import ProcessRunner
@@ -165,22 +166,14 @@ class AnalysisWindow(QMainWindow):
         bar = QToolBar("Analysis")
         bar.setObjectName("analysis.toolbar")
         self.addToolBar(bar)
-        self.actions_by_id: dict[str, QAction] = {}
-        file_menu = self.menuBar().addMenu("&File")
-        for aid, text, slot, key, on_bar in (
-                ("analysis.add", "&Add Experiment…", self.add_experiment_dialog, "Ctrl+O", True),
-                ("analysis.new", "&New Experiment from Outputs…", self.new_experiment_dialog, "Ctrl+N", True),
-                ("analysis.save_study", "&Save Study As…", self.save_study_dialog, "Ctrl+S", False),
-                ("analysis.report", "Export &Report…", self.export_report_dialog, "Ctrl+E", True),
-                ("analysis.close", "&Close", self.close, "Ctrl+W", False)):
-            act = QAction(text, self)
-            act.setObjectName(aid)
-            act.setShortcut(key)
-            act.triggered.connect(lambda _c=False, s=slot: s())
-            file_menu.addAction(act)
-            if on_bar:
-                bar.addAction(act)
-            self.actions_by_id[aid] = act
+        self.registry = ActionRegistry(self, ["analysis.add", "analysis.new", "analysis.save_study",
+                                              "analysis.report", "analysis.close"])
+        for aid, slot in (("analysis.add", self.add_experiment_dialog), ("analysis.new", self.new_experiment_dialog),
+                          ("analysis.save_study", self.save_study_dialog),
+                          ("analysis.report", self.export_report_dialog), ("analysis.close", self.close)):
+            self.registry.connect(aid, slot)
+        self.registry.place(self.menuBar().addMenu("&File"), list(self.registry.actions))
+        self.registry.place(bar, ["analysis.add", "analysis.new", "analysis.report"])
         bar.addSeparator()
         bar.addWidget(QLabel(" pass@k, k = "))
         self.k_spin = QSpinBox()

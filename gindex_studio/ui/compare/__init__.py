@@ -2,24 +2,15 @@
 by Δ drawn on both, the score panel, live rescoring, experiments and authoring helpers.
 
 Entry points: ``CompareWindow`` (a top-level window), ``main_compare(ref, gen)`` for
-``gindex-studio compare REF GEN``, ``install_actions(main_window)`` for the studio's File menu.
+``gindex-studio compare REF GEN``, ``CompareFeature`` for the studio's File menu.
 """
 from __future__ import annotations
 
-__all__ = ["CompareWindow", "CompareView", "main_compare", "install_actions"]
+from gindex_studio.ui.lazy import lazy_exports
 
+__all__ = ["CompareWindow", "CompareView", "main_compare", "CompareFeature"]
 
-def __getattr__(name):  # lazy: importing the package does not build Qt classes
-    if name == "install_actions":
-        from gindex_studio.ui.compare.menu import install_actions
-
-        return install_actions
-    if name in ("CompareWindow", "main_compare"):
-        from gindex_studio.ui.compare import window
-
-        return getattr(window, name)
-    if name == "CompareView":
-        from gindex_studio.ui.compare.view import CompareView
-
-        return CompareView
-    raise AttributeError(name)
+__getattr__ = lazy_exports({"CompareFeature": "gindex_studio.ui.compare.menu",
+                            "CompareWindow": "gindex_studio.ui.compare.window",
+                            "main_compare": "gindex_studio.ui.compare.window",
+                            "CompareView": "gindex_studio.ui.compare.view"})

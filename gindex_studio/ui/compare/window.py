@@ -35,6 +35,7 @@ from gindex_studio.core.flows.flow import FlowError, write_flow_file
 from gindex_studio.core.flows.reading import read_reference_file
 
 from gindex_studio.ui.actions import ActionRegistry
+from gindex_studio.ui.features import Features
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.docks import add_docks
 from gindex_studio.ui.dialogs import ask_changed_on_disk
@@ -209,9 +210,10 @@ class CompareWindow(QMainWindow):
         self.view.model.pair_changed.connect(self._remember_saved)
         QApplication.instance().focusChanged.connect(self._on_focus)
         self._follows_focus = True
-        from gindex_studio.ui.nodered.compare_probes import install_probes  # Run → Run Probes, beside Δ
+        from gindex_studio.ui.nodered.compare_probes import ProbesFeature  # Run → Run Probes, beside Δ
 
-        install_probes(self)
+        self.features = Features(self, self.registry, self.docks)
+        self.features.add(ProbesFeature())
         place(self, settings, "compare", (1600, 1000))  # within the screen; as left last time if it fits
 
     # ----- the editor's panels ------------------------------------------------------------------
@@ -586,7 +588,8 @@ class CompareWindow(QMainWindow):
         no Flatland task is shown)."""
         from gindex_studio.ui.flatland.experiment import open_task_drawings
 
-        return open_task_drawings(self)
+        self.flatland_drawings = open_task_drawings(self)
+        return self.flatland_drawings
 
     def _on_gindex_failed(self, message: str) -> None:
         self.tasks.set_busy(False)

@@ -5,7 +5,8 @@ Row = reference (left axis, top to bottom), column = generated. Unknown cells ar
 (the grey background shows through) until their row arrives; cells a deadline cut are drawn
 with the best Δ found and reported as an interval on hover.
 
-The image drawn is kept as colours (``cell_colours``: RGBA bytes), and a band of rows colours
+The cells are a ``MatrixModel``'s (``ui/curation/matrix.py``, beside the curation model): the
+heatmap follows its signals and only draws. The image drawn is kept as colours (``cell_colours``: RGBA bytes), and a band of rows colours
 only its own rows: pyqtgraph would otherwise map the whole n × n float matrix through its levels
 and colour table at every repaint after every band (90 ms at 1,000 programs, on the GUI thread).
 """
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QLabel, QSizePoli
 
 from gindex_studio.ui import theme
 from gindex_studio.ui.canvas.look import follow_look
+from gindex_studio.ui.curation.matrix import MatrixModel
 
 
 
@@ -53,15 +55,17 @@ def domain_colors(names: list[str]) -> dict[str, QColor]:
 
 
 class HeatmapView(QWidget):
-    """``set_programs(labels, domains, order)`` then ``set_rows`` as bands arrive.
+    """Draws a :class:`MatrixModel` (``matrix``: given, else its own) and follows its signals:
+    the model's ``set_programs``, then ``set_rows`` as bands arrive.
 
     Signals: ``pairClicked(i, j)`` (program indices, i = row), ``hovered(text)``."""
 
     pairClicked = Signal(int, int)
     hovered = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, matrix: MatrixModel | None = None, parent=None):
         super().__init__(parent)
+        self.matrix = matrix if matrix is not None else MatrixModel(self)
         self.plot = pg.PlotWidget(background=QColor(236, 236, 236))
         self.plot.setAspectLocked(True)
         self.plot.invertY(True)
@@ -96,13 +100,6 @@ class HeatmapView(QWidget):
         vb = self.plot.getViewBox()
         for sig in (vb.sigTransformChanged, vb.sigResized, vb.sigRangeChanged):
             sig.connect(lambda *_a: QTimer.singleShot(0, self, self.fit_labels))
-        self.labels: list[str] = []
-        self.domains: list[str] = []
-        self.order: list[int] = []  # program of each display row
-        self.cols: list[int] = []  # program of each display column (the same as order when square)
-        self.values = np.zeros((0, 0))
-        self.lower = np.zeros((0, 0))
-        self.exact = np.zeros((0, 0), dtype=bool)
         self.colours = np.zeros((0, 0, 4), dtype=np.uint8)  # what is drawn: cell_colours(values)
         # Hover follows every pointer move: pyqtgraph's sigMouseMoved drops a move that comes
         # within 10 ms of the previous one, which left the text on a cell the pointer had left.
@@ -112,6 +109,10 @@ class HeatmapView(QWidget):
         self._lines: list = []  # the lines between domains (also in ``_bands``)
         self.set_colors()
         follow_look(self)  # the theme's changes recolour it (``set_colors``)
+        self.matrix.reset.connect(self._on_reset)
+        self.matrix.reordered.connect(self._on_reordered)
+        self.matrix.valuesChanged.connect(self._redraw_image)
+        self.matrix.rowsChanged.connect(self._on_rows)
 
     # ----- colours -------------------------------------------------------------------------------
 
@@ -146,73 +147,36 @@ class HeatmapView(QWidget):
 
     # ----- data ----------------------------------------------------------------------------------
 
-    def set_programs(self, labels: list[str], domains: list[str], order: list[int],
-                     cols: list[int] | None = None) -> None:
-        """Programs in display ``order`` along the rows and ``cols`` along the columns (default:
-        the same, a square matrix); every cell unknown until rows arrive."""
-        self.labels, self.domains, self.order = list(labels), list(domains), list(order)
-        self.cols = list(order) if cols is None else list(cols)
-        n, m = len(self.order), len(self.cols)
-        self.values = np.full((n, m), np.nan)
-        self.lower = np.full((n, m), np.nan)
-        self.exact = np.zeros((n, m), dtype=bool)
+    def _on_reset(self) -> None:
+        """New programs: every cell unknown, the bands, the view's range."""
+        m = self.matrix
         self._redraw_image()
         self._draw_bands()
-        s = max(n, m)
+        rows, cols = len(m.order), len(m.cols)
+        s = max(rows, cols)
         # room on the left and on top for the domains' names (the columns' run upward)
-        self.plot.getViewBox().setRange(QRectF(-0.3 * s - 1, -0.3 * s - 1, m + 0.31 * s + 1, n + 0.31 * s + 1),
+        self.plot.getViewBox().setRange(QRectF(-0.3 * s - 1, -0.3 * s - 1, cols + 0.31 * s + 1, rows + 0.31 * s + 1),
                                         padding=0)
         self.fit_labels()
 
-    @property
-    def square(self) -> bool:
-        return self.cols == self.order
-
-    def reorder(self, order: list[int]) -> None:
-        """Show the same cells in a new display order."""
-        pos = {p: k for k, p in enumerate(self.order)}
-        perm = [pos[p] for p in order]
-        self.values = self.values[np.ix_(perm, perm)]
-        self.lower = self.lower[np.ix_(perm, perm)]
-        self.exact = self.exact[np.ix_(perm, perm)]
-        self.order = list(order)
-        self.cols = list(order)
+    def _on_reordered(self) -> None:
         self._redraw_image()
         self._draw_bands()
 
-    def set_coarse(self, matrix: np.ndarray) -> None:
-        """A preview filling every unknown cell (replaced as rows arrive)."""
-        unknown = ~self.exact & np.isnan(self.lower)
-        self.values[unknown] = matrix[unknown]
-        self._redraw_image()
-
-    def set_rows(self, first: int, values: np.ndarray, lower: np.ndarray, exact: np.ndarray) -> None:
-        """A band of complete rows from display row ``first``: only these rows are coloured again."""
-        k = len(values)
-        self.values[first:first + k] = values
-        self.lower[first:first + k] = lower
-        self.exact[first:first + k] = exact
-        self.colours[first:first + k] = cell_colours(self.values[first:first + k])
+    def _on_rows(self, first: int, k: int) -> None:
+        """A band of rows arrived: only these rows are coloured again."""
+        self.colours[first:first + k] = cell_colours(self.matrix.values[first:first + k])
         self._show_colours()
-
-    def matrix(self) -> np.ndarray:
-        """The values in program-index order (NaN where unknown); square matrices only."""
-        assert self.square
-        n = len(self.order)
-        out = np.full((n, n), np.nan)
-        idx = np.array(self.order, dtype=int)
-        out[np.ix_(idx, idx)] = self.values
-        return out
 
     def _redraw_image(self) -> None:
         """Colour every cell again (new programs, order or preview)."""
-        self.colours = cell_colours(self.values)
+        self.colours = cell_colours(self.matrix.values)
         self._show_colours()
 
     def _show_colours(self) -> None:
-        if self.values.size:
+        if self.colours.size:
             self.image.setImage(self.colours, autoLevels=False)
-            self.image.setRect(QRectF(0, 0, self.values.shape[1], self.values.shape[0]))
+            self.image.setRect(QRectF(0, 0, self.colours.shape[1], self.colours.shape[0]))
         else:
             self.image.clear()
 
@@ -221,16 +185,16 @@ class HeatmapView(QWidget):
             self.plot.removeItem(item)
         self._bands, self._lines = [], []
         self.band_labels = []
-        if not self.order:
+        if not self.matrix.order:
             return
-        width = max(0.25, 0.035 * max(len(self.order), len(self.cols)))
-        colors = domain_colors(sorted(set(self.domains)))
-        for axis, seq in ((0, self.order), (1, self.cols)):
+        width = max(0.25, 0.035 * max(len(self.matrix.order), len(self.matrix.cols)))
+        colors = domain_colors(sorted(set(self.matrix.domains)))
+        for axis, seq in ((0, self.matrix.order), (1, self.matrix.cols)):
             n, start = len(seq), 0
             for k in range(1, n + 1):
-                if k < n and self.domains[seq[k]] == self.domains[seq[start]]:
+                if k < n and self.matrix.domains[seq[k]] == self.matrix.domains[seq[start]]:
                     continue
-                name = self.domains[seq[start]]
+                name = self.matrix.domains[seq[start]]
                 rect = (QRectF(-width - 0.3, start, width, k - start) if axis == 0
                         else QRectF(start, -width - 0.3, k - start, width))
                 item = QGraphicsRectItem(rect)
@@ -288,10 +252,10 @@ class HeatmapView(QWidget):
         (axis 1) under a scene position; None elsewhere."""
         p = self.plot.getViewBox().mapSceneToView(scene_pos)
         r, c = int(np.floor(p.y())), int(np.floor(p.x()))
-        if p.x() < 0 and 0 <= r < len(self.order):
-            return 0, self.domains[self.order[r]]
-        if p.y() < 0 and 0 <= c < len(self.cols):
-            return 1, self.domains[self.cols[c]]
+        if p.x() < 0 and 0 <= r < len(self.matrix.order):
+            return 0, self.matrix.domains[self.matrix.order[r]]
+        if p.y() < 0 and 0 <= c < len(self.matrix.cols):
+            return 1, self.matrix.domains[self.matrix.cols[c]]
         return None
 
     def mark(self, rows: list[int]) -> None:
@@ -299,9 +263,9 @@ class HeatmapView(QWidget):
         for item in self._marks:
             self.plot.removeItem(item)
         self._marks = []
-        rpos = {p: k for k, p in enumerate(self.order)}
-        cpos = {p: k for k, p in enumerate(self.cols)}
-        n, m = len(self.order), len(self.cols)
+        rpos = {p: k for k, p in enumerate(self.matrix.order)}
+        cpos = {p: k for k, p in enumerate(self.matrix.cols)}
+        n, m = len(self.matrix.order), len(self.matrix.cols)
         rects = [QRectF(0, rpos[i], m, 1) for i in rows if i in rpos] + [QRectF(cpos[i], 0, 1, n) for i in rows if i in cpos]
         for rect in rects:
             item = QGraphicsRectItem(rect)
@@ -316,7 +280,7 @@ class HeatmapView(QWidget):
         """(display row, display column) under a scene position, or None outside the matrix."""
         p = self.plot.getViewBox().mapSceneToView(scene_pos)
         r, c = int(np.floor(p.y())), int(np.floor(p.x()))
-        if 0 <= r < len(self.order) and 0 <= c < len(self.cols):
+        if 0 <= r < len(self.matrix.order) and 0 <= c < len(self.matrix.cols):
             return r, c
         return None
 
@@ -326,9 +290,9 @@ class HeatmapView(QWidget):
         return self.plot.mapFromScene(scene)
 
     def describe(self, r: int, c: int) -> str:
-        i, j = self.order[r], self.cols[c]
-        v, lo, ex = self.values[r, c], self.lower[r, c], self.exact[r, c]
-        head = f"{self.labels[i]} ({self.domains[i]})  ×  {self.labels[j]} ({self.domains[j]})"
+        i, j = self.matrix.order[r], self.matrix.cols[c]
+        v, lo, ex = self.matrix.values[r, c], self.matrix.lower[r, c], self.matrix.exact[r, c]
+        head = f"{self.matrix.labels[i]} ({self.matrix.domains[i]})  ×  {self.matrix.labels[j]} ({self.matrix.domains[j]})"
         if np.isnan(lo):
             return head + ":  Δ not computed yet" + (f" (preview ≈ {v:.3f})" if not np.isnan(v) else "")
         if ex:
@@ -348,8 +312,8 @@ class HeatmapView(QWidget):
             text = self.describe(*cell)
         elif band is not None:
             axis, name = band
-            seq = self.order if axis == 0 else self.cols
-            count = sum(1 for i in seq if self.domains[i] == name)
+            seq = self.matrix.order if axis == 0 else self.matrix.cols
+            count = sum(1 for i in seq if self.matrix.domains[i] == name)
             text = f"{name}: {count} program{'s' if count != 1 else ''} ({'rows' if axis == 0 else 'columns'})"
         if text is not None:
             if text != self.hover_text:
@@ -364,4 +328,4 @@ class HeatmapView(QWidget):
         cell = self.cell_at(ev.scenePos())
         if cell is not None:
             ev.accept()
-            self.pairClicked.emit(self.order[cell[0]], self.cols[cell[1]])
+            self.pairClicked.emit(self.matrix.order[cell[0]], self.matrix.cols[cell[1]])

@@ -35,7 +35,15 @@ def _progress_of(job) -> Callable[[int, int], None]:
     return progress
 
 
-class ReportJob(WorkerJob):
+class _ReportInputs:
+    """What both report jobs are given: the workspace, an engine, the thresholds and the hold."""
+
+    def _take(self, ws, engine, thresholds, hold: threading.Event | None, hold_seconds: float) -> None:
+        self.ws, self.engine, self.thresholds = ws, engine, thresholds
+        self.hold, self.hold_seconds = hold, hold_seconds
+
+
+class ReportJob(WorkerJob, _ReportInputs):
     """One ``analyse`` pass in a worker process (``curation_jobs.report_job``, on an engine of its
     own over ``engine``'s programs and disk cache); ``finished_report(report)`` or
     ``failed(message)``; ``progress(done, total)`` within each batch of the engine's queries.
@@ -51,8 +59,7 @@ class ReportJob(WorkerJob):
     def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
                  hold_seconds: float = 10.0):
         super().__init__(parent)
-        self.ws, self.engine, self.thresholds = ws, engine, thresholds
-        self.hold, self.hold_seconds = hold, hold_seconds
+        self._take(ws, engine, thresholds, hold, hold_seconds)
         self._timer: QTimer | None = None
         self._until = 0.0
 
@@ -103,7 +110,7 @@ class ReportJob(WorkerJob):
         self.failed.emit(line)
 
 
-class ThreadReportJob(QThread):
+class ThreadReportJob(QThread, _ReportInputs):
     """One ``analyse`` pass in a thread, for an engine whose searches run elsewhere (a Dask
     cluster's); ``finished_report(report)`` or ``failed(message)``;
     ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units).
@@ -120,8 +127,7 @@ class ThreadReportJob(QThread):
     def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
                  hold_seconds: float = 10.0):
         super().__init__(parent)
-        self.ws, self.engine, self.thresholds = ws, engine, thresholds
-        self.hold, self.hold_seconds = hold, hold_seconds
+        self._take(ws, engine, thresholds, hold, hold_seconds)
         self.token = CancelToken()
         self._stop = threading.Event()
 

@@ -1,4 +1,5 @@
-"""The Qt-side curation document: the workspace, thresholds, selection, the latest report, undo.
+"""The Qt-side curation document: the workspace, thresholds, selection, the latest report, undo,
+and the Δ matrix (``matrix``, a ``MatrixModel``).
 
 Views follow its signals; undo commands call only ``apply_role`` / ``apply_domain``.
 """
@@ -14,6 +15,8 @@ from gindex_studio.core.curation.report import (
     DEFAULT_DUPLICATES, DEFAULT_LEAKS, DEFAULT_OUTLIERS, CurationReport,
 )
 from gindex_studio.core.curation.workspace import Workspace
+
+from gindex_studio.ui.curation.matrix import MatrixModel
 
 
 class CurationModel(QObject):
@@ -31,6 +34,7 @@ class CurationModel(QObject):
         self.outlier_threshold: Fraction = DEFAULT_OUTLIERS
         self.report: CurationReport | None = None
         self.selection: list[int] = []
+        self.matrix = MatrixModel(self)  # the Δ matrix as its rows arrive (the heatmap draws it)
 
     # ----- split -------------------------------------------------------------------------------
 

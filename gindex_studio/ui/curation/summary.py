@@ -31,7 +31,7 @@ class DomainSummaryView(HeatmapView):
     def set_domains(self, names: list[str], sizes: list[int]) -> None:
         self.names, self.sizes = list(names), list(sizes)
         d = len(names)
-        self.set_programs(self.names, self.names, list(range(d)))
+        self.matrix.set_programs(self.names, self.names, list(range(d)))
         self.least = np.full((d, d), np.nan)
         self.sampled = np.zeros((d, d), dtype=np.int64)
         self.total = np.zeros((d, d), dtype=np.int64)
@@ -47,7 +47,7 @@ class DomainSummaryView(HeatmapView):
         self.least_pair[a] = list(row.least_pair) or [None] * len(self.names)
         self.least_exact[a] = row.least_exact if len(row.least_exact) else False
         complete = row.exact & (row.sampled == row.total)
-        self.set_rows(a, row.mean[None, :], np.where(complete, row.mean, np.nan)[None, :], complete[None, :])
+        self.matrix.set_rows(a, row.mean[None, :], np.where(complete, row.mean, np.nan)[None, :], complete[None, :])
 
     def describe(self, r: int, c: int) -> str:
         a, b = self.names[r], self.names[c]
@@ -56,14 +56,14 @@ class DomainSummaryView(HeatmapView):
             return head + ":  not computed yet"
         if self.sampled[r, c] == 0:
             return head + ":  no pair (a single program)"
-        how = ("all pairs" if self.exact[r, c]
+        how = ("all pairs" if self.matrix.exact[r, c]
                else f"{self.sampled[r, c]:,} sampled pairs of {self.total[r, c]:,}")
         if not self.least_exact[r, c]:
-            return (head + f":  mean Δ {self.values[r, c]:.4f} ({how}); least Δ ≤ {self.least[r, c]:.4f} (the sample's; "
+            return (head + f":  mean Δ {self.matrix.values[r, c]:.4f} ({how}); least Δ ≤ {self.least[r, c]:.4f} (the sample's; "
                            f"the exact least over all {self.total[r, c]:,} pairs is being searched); click to open the block")
         pair = self.least_pair[r][c]
         between = ""
         if pair is not None and self.program_labels:
             between = f": {self.program_labels[pair[0]].rsplit('/', 1)[-1]} × {self.program_labels[pair[1]].rsplit('/', 1)[-1]}"
-        return (head + f":  mean Δ {self.values[r, c]:.4f} ({how}); least Δ {self.least[r, c]:.4f} "
+        return (head + f":  mean Δ {self.matrix.values[r, c]:.4f} ({how}); least Δ {self.least[r, c]:.4f} "
                        f"(exact, over all {self.total[r, c]:,} pairs{between}); click to open the block")

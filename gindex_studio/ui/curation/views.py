@@ -187,7 +187,7 @@ class DuplicatesView(QWidget):
         tops = []
         for k, g in enumerate(dup.groups, 1):
             ds = [v for _a, _b, v in g.pairs]
-            nearest = _nearest_in_group(g.pairs)
+            nearest = g.nearest()
             top = QTreeWidgetItem([f"Group {k}: {len(g.members)} programs, Δ {float(min(ds)):.4f} – {float(max(ds)):.4f}"
                                    + ("  (= identical inside)" if g.exact else "")])
             children = []
@@ -214,19 +214,6 @@ class DuplicatesView(QWidget):
         if pair:
             self.model.select([pair[0]])
             self.pairRequested.emit(*pair)
-
-
-def _nearest_in_group(pairs) -> dict:
-    """Each member's (Δ, nearest other member) over a group's ``pairs`` (a, b, Δ): the least Δ,
-    ties to the lowest index; one pass (a group of g members has up to g² pairs)."""
-    best: dict = {}
-    for a, b, v in pairs:
-        for m, o in ((a, b), (b, a)):
-            cand = (v, o)
-            cur = best.get(m)
-            if cur is None or cand < cur:
-                best[m] = cand
-    return best
 
 
 class LeaksView(QWidget):

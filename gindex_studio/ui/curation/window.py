@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
     QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget,
@@ -31,6 +30,7 @@ from gindex_studio.core.curation.workspace import CurationError, Workspace, load
 from gindex_studio.core.benchmark.experiment import Compute
 from gindex_studio.core.flows.flow import write_flow_file
 
+from gindex_studio.ui.actions import ActionRegistry
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.window_geometry import place, remember
 from gindex_studio.ui.curation.heatmap import HeatmapView
@@ -111,7 +111,7 @@ class CurationWindow(QMainWindow):
         self.block: tuple[str, str] | None = None  # the domains of the open block (summary mode)
         self._tmp = tempfile.TemporaryDirectory(prefix="gindex-curate-")
 
-        self.heatmap = HeatmapView()
+        self.heatmap = HeatmapView(self.model.matrix)
         self.duplicates = DuplicatesView(self.model)
         self.leaks = LeaksView(self.model)
         self.coverage = CoverageView(self.model)
@@ -160,7 +160,7 @@ class CurationWindow(QMainWindow):
             self.map.note.setText(f"The map needs the full Δ matrix: it is drawn up to {full_matrix_limit} programs.")
             self.start_summary()
         else:
-            self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], self.order)
+            self.model.matrix.set_programs([it.label for it in items], [it.domain for it in items], self.order)
             self.start_matrix()
         if self.summary_mode:
             self._matrix_shown.set()
@@ -187,33 +187,24 @@ class CurationWindow(QMainWindow):
         return self.pages
 
     def _build_actions(self) -> None:
-        menu = self.menuBar().addMenu("&Edit")
-        undo = self.model.undo.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.Undo)
-        redo = self.model.undo.createRedoAction(self, "&Redo")
-        redo.setShortcut(QKeySequence("Ctrl+Y"))  # as in the studio's other windows
-        menu.addAction(undo)
-        menu.addAction(redo)
-        filemenu = self.menuBar().addMenu("&File")
-        save = QAction("&Save Split as Experiment…", self)
-        save.setShortcut(QKeySequence.Save)
-        save.triggered.connect(lambda _c=False: self.save_dialog())
-        filemenu.addAction(save)
-        filemenu.addSeparator()
-        close = QAction("&Close", self)
-        close.setObjectName("curation.close")
-        close.setShortcut(QKeySequence("Ctrl+W"))
-        close.triggered.connect(lambda _c=False: self.close())
-        quit_ = QAction("&Quit", self)
-        quit_.setObjectName("curation.quit")
-        quit_.setShortcut(QKeySequence("Ctrl+Q"))
-        quit_.setToolTip("Close every window of the studio (each asks about unsaved work)")
-        quit_.triggered.connect(lambda _c=False: QApplication.closeAllWindows())
-        filemenu.addAction(close)
-        filemenu.addAction(quit_)
-        self.menuBar().insertMenu(menu.menuAction(), filemenu)
-        self.undo_action, self.redo_action, self.save_action = undo, redo, save
-        self.close_action, self.quit_action = close, quit_
+        """File (save the split, close, quit) and Edit (undo, redo: the studio's specs and keys)."""
+        A = self.registry = ActionRegistry(self, ["curation.save", "curation.close", "curation.quit",
+                                                  "edit.undo", "edit.redo"])
+        A.connect("curation.save", self.save_dialog)
+        A.connect("curation.close", self.close)
+        A.connect("curation.quit", QApplication.closeAllWindows)
+        undo = self.model.undo
+        A.connect("edit.undo", undo.undo)
+        A.connect("edit.redo", undo.redo)
+        for aid, can, changed in (("edit.undo", undo.canUndo, undo.canUndoChanged),
+                                  ("edit.redo", undo.canRedo, undo.canRedoChanged)):
+            A[aid].setEnabled(can())
+            changed.connect(A[aid].setEnabled)
+        undo.undoTextChanged.connect(lambda t: A["edit.undo"].setText(f"&Undo {t}".strip()))
+        undo.redoTextChanged.connect(lambda t: A["edit.redo"].setText(f"&Redo {t}".strip()))
+        bar = self.menuBar()
+        A.place(bar.addMenu("&File"), ["curation.save", None, "curation.close", "curation.quit"])
+        A.place(bar.addMenu("&Edit"), ["edit.undo", "edit.redo"])
 
     # ----- report --------------------------------------------------------------------------------
 
@@ -325,7 +316,7 @@ class CurationWindow(QMainWindow):
         job = MatrixJob(self._engine(), rows or self.order, self.deadline, parent=self, cols=cols, arrange=arrange)
         job.finished.connect(self._release_report)  # done, cancelled or failed
         self._run(job, "matrix rows" if cols is None else "block rows", len(rows or self.order),
-                  coarse=self.heatmap.set_coarse, band=self.heatmap.set_rows, arranged=self._on_arranged,
+                  coarse=self.model.matrix.set_coarse, band=self.model.matrix.set_rows, arranged=self._on_arranged,
                   done=self._on_matrix_done)
 
     def start_summary(self) -> None:
@@ -355,7 +346,7 @@ class CurationWindow(QMainWindow):
         self.block = (names[a], names[b])
         items = self.model.ws.items
         self.matrix_seconds = None
-        self.heatmap.set_programs([it.label for it in items], [it.domain for it in items], rows, cols)
+        self.model.matrix.set_programs([it.label for it in items], [it.domain for it in items], rows, cols)
         self.block_label.setText(f"{names[a]} ({len(rows)}) × {names[b]} ({len(cols)})")
         self.pages.setCurrentIndex(1)
         self.start_matrix(rows, cols)
@@ -374,7 +365,7 @@ class CurationWindow(QMainWindow):
             self.cancel_button.setEnabled(False)
             if isinstance(self._matrix_job, MatrixJob):  # the count says the rows on screen (a band
                 # read just before the cancel may have come without its progress event)
-                self.progress.setValue(int((~np.isnan(self.heatmap.lower).any(axis=1)).sum()))
+                self.progress.setValue(self.model.matrix.complete_rows())
             self.progress.setFormat(self.progress.format().replace("%v", "cancelled at %v"))
 
     def _on_progress(self, done: int, total: int) -> None:
@@ -388,16 +379,16 @@ class CurationWindow(QMainWindow):
             self.heatmap.plot.viewport().repaint()  # on screen before the held report starts
         self._release_report()
         self.cancel_button.setEnabled(False)
-        if not self.heatmap.square or self.summary_mode:
+        if not self.model.matrix.square or self.summary_mode:
             self.progress.setFormat(f"block done in {seconds:.1f} s")
             return
-        inexact = int((~self.heatmap.exact).sum())
+        inexact = self.model.matrix.cells_cut()
         self.progress.setFormat(f"matrix done in {seconds:.1f} s" + (f", {inexact} cells cut" if inexact else ""))
 
     def _on_arranged(self, order: list[int], points: np.ndarray) -> None:
         """The complete matrix's clustering order and map (computed by the matrix job)."""
         self.order = list(order)
-        self.heatmap.reorder(self.order)
+        self.model.matrix.reorder(self.order)
         self.map.set_points(points)
 
     def wait_for_matrix(self, timeout_ms: int = 120_000) -> None:

@@ -1,2 +1,2 @@
 """Flatland in the studio: opening and saving programs, the Drawing dock, the Flatland compare
-window, Augment… and New Flatland Dataset… (``install_actions`` adds them to the main window)."""
+window, Augment… and New Flatland Dataset… (``FlatlandFeature`` adds them to the main window)."""

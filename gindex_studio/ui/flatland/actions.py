@@ -1,4 +1,4 @@
-"""Flatland in the main window: the Drawing dock (follows the current editor) and the Flatland
+"""Flatland in the main window (a window feature): the Drawing dock (follows the current editor) and the Flatland
 menu: Compare Flatland Programs…, Augment…, New Flatland Dataset…. The work of each menu entry is
 a plain function (``augment_document``, ``write_new_dataset``, ``open_compare``) that the menu
 calls after asking for its inputs, so tests and scripts call the same code. What needs numpy
@@ -9,14 +9,14 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from gindex_studio.core.flatland import WORLD
 from gindex_studio.core.flatland.errors import FlatlandError
 from gindex_studio.core.flatland.lisp import write_lisp
 from gindex_studio.core.flatland.program import program_from_flow
 
+from gindex_studio.ui.features import Placement, WindowFeature
 from gindex_studio.ui.flatland.drawing import DrawingPanel
 
 
@@ -73,115 +73,120 @@ def is_flatland_document(doc) -> bool:
     return all((nt := doc.library.get(t)) is not None and nt.category == FLATLAND_CATEGORY for t in types)
 
 
-def install_actions(main_window) -> None:
-    """Add the Drawing dock and the Flatland menu to the studio's main window."""
-    panel = DrawingPanel()
-    dock = QDockWidget("Drawing", main_window)
-    dock.setObjectName("dock-drawing")
-    dock.setWidget(panel)
-    main_window.addDockWidget(Qt.RightDockWidgetArea, dock)
-    dock.hide()  # tabbed beside History when first shown: a hidden tab would still hold its height
-    main_window.docks["drawing"] = dock
-    main_window.drawing = panel
+class FlatlandFeature(WindowFeature):
+    """The Drawing dock (``panel``: follows the current editor) and the Flatland menu of the
+    studio's main window. The dock opens by itself on Flatland programs and closes on other
+    flows, until the user shows or hides it by hand (Panels menu, its close button): from then on
+    it stays as set (``follows_document``)."""
 
-    # The dock opens by itself on Flatland programs and closes on other flows, until the user
-    # shows or hides it by hand (Panels menu, its close button): from then on it stays as set.
-    auto = {"on": True, "doc": None}
+    name = "flatland"
 
-    def place_dock() -> None:
-        ed = main_window.editor
-        if auto["on"]:
+    def __init__(self):
+        self.panel = DrawingPanel()
+        self.follows_document = True
+        self.compare = None  # the last compare window opened from the menu
+        self._doc = None  # the document whose changes place the dock
+        self._tabbed = False
+
+    def actions(self):
+        return {"flatland.compare": self.ask_compare, "flatland.augment": self.ask_augment,
+                "flatland.dataset": self.ask_dataset}
+
+    def docks(self):
+        return [("drawing", "Drawing", self.panel, Qt.RightDockWidgetArea)]
+
+    def menus(self):
+        return [Placement("Flatland", ["flatland.compare", "flatland.augment", "flatland.dataset", "panels.drawing"],
+                          title="F&latland")]
+
+    def attach(self, window) -> None:
+        super().attach(window)
+        dock = window.docks["drawing"]
+        dock.hide()  # tabbed beside History when first shown: a hidden tab would still hold its height
+        dock.toggleViewAction().triggered.connect(self._set_by_hand)
+        window.tabs.currentChanged.connect(self.follow)
+        self.panel.step_node.connect(self.select)
+        self.follow()
+
+    def _set_by_hand(self, _checked: bool) -> None:
+        self.follows_document = False
+
+    def place_dock(self) -> None:
+        w = self.window
+        dock, ed = w.docks["drawing"], w.editor
+        if self.follows_document:
             want = ed is not None and is_flatland_document(ed.doc)
             if want != dock.isVisible() and not dock.isFloating():
-                if want and not auto.get("tabbed"):
-                    main_window.tabifyDockWidget(main_window.docks["history"], dock)
-                    auto["tabbed"] = True
+                if want and not self._tabbed:
+                    w.tabifyDockWidget(w.docks["history"], dock)
+                    self._tabbed = True
                 dock.blockSignals(True)
                 dock.setVisible(want)
                 if want:
                     dock.raise_()
                 dock.blockSignals(False)
 
-    def follow(_k=None) -> None:
-        ed = main_window.editor
-        panel.set_document(ed.doc if ed is not None else None)
+    def follow(self, _k=None) -> None:
+        ed = self.window.editor
+        self.panel.set_document(ed.doc if ed is not None else None)
         signals = ("flow_reset", "node_added", "node_removed")
-        if auto["doc"] is not None:
+        if self._doc is not None:
             for name in signals:
                 try:
-                    getattr(auto["doc"], name).disconnect(place_dock)
+                    getattr(self._doc, name).disconnect(self.place_dock)
                 except (RuntimeError, TypeError):
                     pass
-        auto["doc"] = ed.doc if ed is not None else None
+        self._doc = ed.doc if ed is not None else None
         if ed is not None:
             for name in signals:
-                getattr(ed.doc, name).connect(place_dock)
-        place_dock()
+                getattr(ed.doc, name).connect(self.place_dock)
+        self.place_dock()
 
-    dock.toggleViewAction().triggered.connect(lambda _c: auto.update(on=False))
-    main_window.drawing_follows_document = lambda: auto["on"]
-
-    def select(node_id: str) -> None:
-        ed = main_window.editor
+    def select(self, node_id: str) -> None:
+        ed = self.window.editor
         if ed is not None and ed.doc.has(node_id):
             ed.scene.select_nodes([node_id])
 
-    main_window.tabs.currentChanged.connect(follow)
-    panel.step_node.connect(select)
-    follow()
+    def fail(self, title: str, e: Exception) -> None:
+        self.window.dialogs.error(title, str(e))
 
-    menu = main_window.menuBar().addMenu("F&latland")
-    main_window.flatland_menu = menu
-
-    def fail(title: str, e: Exception) -> None:
-        main_window.dialogs.error(title, str(e))
-
-    def ask_compare() -> None:
-        ref, _ = QFileDialog.getOpenFileName(main_window, "Reference program", "", "Flatland (*.fbp *.lisp *.json)")
+    def ask_compare(self) -> None:
+        w = self.window
+        ref, _ = QFileDialog.getOpenFileName(w, "Reference program", "", "Flatland (*.fbp *.lisp *.json)")
         if not ref:
             return
-        gen, _ = QFileDialog.getOpenFileName(main_window, "Generated program", "", "Flatland (*.fbp *.lisp *.json *.txt)")
+        gen, _ = QFileDialog.getOpenFileName(w, "Generated program", "", "Flatland (*.fbp *.lisp *.json *.txt)")
         if gen:
             try:
-                main_window.flatland_compare = open_compare(ref, gen, main_window)
+                self.compare = open_compare(ref, gen, w)
             except FlatlandError as e:
-                fail("Cannot compare", e)
+                self.fail("Cannot compare", e)
 
-    def ask_augment() -> None:
-        ed = main_window.editor
+    def _write_into_folder(self, caption: str, write, failure: str) -> None:
+        """Ask for a folder; ``write(folder)`` returns the status bar's message."""
+        folder = QFileDialog.getExistingDirectory(self.window, caption)
+        if folder:
+            try:
+                self.window.statusBar().showMessage(write(folder), 8000)
+            except (FlatlandError, OSError) as e:
+                self.fail(failure, e)
+
+    def ask_augment(self) -> None:
+        w = self.window
+        ed = w.editor
         if ed is None:
             return
-        n, ok = QInputDialog.getInt(main_window, "Augment", "Variants:", 10, 1, 10_000)
+        n, ok = QInputDialog.getInt(w, "Augment", "Variants:", 10, 1, 10_000)
         if not ok:
             return
-        seed, ok = QInputDialog.getInt(main_window, "Augment", "Seed:", 0, 0, 2**31 - 1)
-        if not ok:
-            return
-        folder = QFileDialog.getExistingDirectory(main_window, "Folder for the variants")
-        if folder:
-            try:
-                written = augment_document(ed, n, seed, folder)
-                main_window.statusBar().showMessage(f"Wrote {n} variants ({len(written)} files) to {folder}", 8000)
-            except (FlatlandError, OSError) as e:
-                fail("Cannot augment", e)
+        seed, ok = QInputDialog.getInt(w, "Augment", "Seed:", 0, 0, 2**31 - 1)
+        if ok:
+            self._write_into_folder("Folder for the variants", lambda folder: f"Wrote {n} variants "
+                                    f"({len(augment_document(ed, n, seed, folder))} files) to {folder}", "Cannot augment")
 
-    def ask_dataset() -> None:
-        seed, ok = QInputDialog.getInt(main_window, "New Flatland Dataset", "Seed:", 0, 0, 2**31 - 1)
-        if not ok:
-            return
-        folder = QFileDialog.getExistingDirectory(main_window, "Folder for the data set")
-        if folder:
-            try:
-                n = write_new_dataset(folder, seed)
-                main_window.statusBar().showMessage(f"Wrote {n} Flatland tasks to {folder}", 8000)
-            except (FlatlandError, OSError) as e:
-                fail("Cannot write the data set", e)
-
-    for name, text, slot in (("flatland.compare", "&Compare Flatland Programs…", ask_compare),
-                             ("flatland.augment", "&Augment…", ask_augment),
-                             ("flatland.dataset", "New Flatland &Dataset…", ask_dataset)):
-        a = QAction(text, main_window)
-        a.setObjectName(name)
-        a.triggered.connect(lambda _c=False, s=slot: s())
-        menu.addAction(a)
-    menu.addAction(dock.toggleViewAction())
+    def ask_dataset(self) -> None:
+        seed, ok = QInputDialog.getInt(self.window, "New Flatland Dataset", "Seed:", 0, 0, 2**31 - 1)
+        if ok:
+            self._write_into_folder("Folder for the data set", lambda folder: f"Wrote "
+                                    f"{write_new_dataset(folder, seed)} Flatland tasks to {folder}",
+                                    "Cannot write the data set")

@@ -19,7 +19,7 @@ def is_flatland_experiment(window) -> bool:
 
 def open_task_drawings(window) -> FlatlandCompare | None:
     """The Flatland compare view of ``window``'s current task (its reference and the generated
-    program shown, as edited on the canvases), kept as ``window.flatland_drawings``; None when no
+    program shown, as edited on the canvases), kept by the window as ``flatland_drawings``; None when no
     Flatland task is shown. A program that is no Flatland program any more (an edit added another
     node type) is reported in the window's status bar."""
     if not is_flatland_experiment(window) or window.current_task is None:
@@ -37,5 +37,4 @@ def open_task_drawings(window) -> FlatlandCompare | None:
     w.setWindowFlag(Qt.Window, True)
     w.setAttribute(Qt.WA_DeleteOnClose, True)
     w.show()
-    window.flatland_drawings = w
     return w

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThread, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QToolBar
+from PySide6.QtCore import QObject, Qt, QThread, Signal
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
 from gindex_studio.ui.nodered.debug_panel import DebugPanel
-from gindex_studio.ui.nodered.worker import RuntimeWorker
+from gindex_studio.ui.features import Placement, WindowFeature
+from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose, StopsRuntime
 
 
-class RunController(QObject):
+class RunController(QObject, StopsRuntime):
     """Connects a main window to a runtime worker (see the module's docstring)."""
 
     _deploy = Signal(list)
@@ -29,10 +28,10 @@ class RunController(QObject):
     _send = Signal(str, str, str)
     _stop = Signal()
 
-    def __init__(self, window, factory=None):
+    def __init__(self, window, factory=None, panel: DebugPanel | None = None):
         super().__init__(window)
         self.window = window
-        self.panel = DebugPanel()
+        self.panel = panel if panel is not None else DebugPanel()
         self.doc = None  # the document last deployed
         self.thread = QThread()
         self.thread.setObjectName("nodered-runtime")
@@ -185,78 +184,40 @@ class RunController(QObject):
         if ed is not None and ed.doc is self.doc:
             ed.focus_node(node_id)
 
-    def shutdown(self, wait_ms: int = 15000) -> None:
-        """Stop the runtime and the worker thread (blocking up to ``wait_ms``; at close only)."""
-        if not self.running:
-            return
-        self.running = False
-        self._stop.emit()
-        self.thread.quit()
-        self.thread.wait(wait_ms)
 
+class RunFeature(WindowFeature):
+    """The main window's Run menu (Deploy & run on F5, also on the main toolbar; Lint), the Debug
+    dock, Problems' Install button, and the runtime stopped when the window closes. ``factory``
+    makes the runtime (default: the one in Preferences)."""
 
-class _CloseWatch(QObject):
-    """Shuts the runtime down when the window closes: a Close the window accepts is followed by
-    its Hide (closeEvent may refuse, e.g. for unsaved changes: then no Hide follows)."""
+    name = "run"
 
-    def __init__(self, window, controller):
-        super().__init__(window)
-        self.window, self.controller = window, controller
-        self.closing = False
+    def __init__(self, factory=None):
+        self.factory = factory
+        self.panel = DebugPanel()
+        self.controller: RunController | None = None
 
-    def eventFilter(self, obj, e):
-        if obj is self.window:
-            if e.type() == QEvent.Close:
-                self.closing = True
-            elif e.type() == QEvent.Show:
-                self.closing = False
-            elif e.type() == QEvent.Hide and self.closing:
-                self.controller.shutdown()
-        return False
+    def actions(self):
+        return {"run.deploy": lambda: self.controller.deploy(), "run.lint": lambda: self.controller.lint()}
 
+    def docks(self):
+        return [("debug", "Debug", self.panel, Qt.BottomDockWidgetArea)]
 
-def install_actions(main_window, factory=None) -> RunController:
-    """Add the Debug dock, Run → Deploy & run (F5, also on the main toolbar), and stop the runtime
-    when the window closes."""
-    ctl = RunController(main_window, factory)
-    dock = QDockWidget("Debug", main_window)
-    dock.setObjectName("dock-debug")
-    dock.setWidget(ctl.panel)
-    main_window.addDockWidget(Qt.BottomDockWidgetArea, dock)
-    if "problems" in main_window.docks:
-        main_window.tabifyDockWidget(main_window.docks["problems"], dock)
-        main_window.docks["problems"].raise_()
-    dock.hide()  # shown by the first Deploy & run (or Run → Debug): until then the window's minimum size stays as it was
-    main_window.docks["debug"] = dock
-    act = QAction("Deploy && run", main_window)
-    act.setObjectName("run.deploy")
-    act.setShortcut(QKeySequence("F5"))
-    act.setToolTip("Deploy the flow in Node-RED and run it (F5); problems go to Problems, messages to Debug")
-    act.triggered.connect(ctl.deploy)
-    lint = QAction("&Lint", main_window)
-    lint.setObjectName("run.lint")
-    lint.setShortcut(QKeySequence("Shift+F5"))
-    lint.setToolTip("nrlint's rules (chosen in Preferences) on the flow; findings go to Problems")
-    lint.triggered.connect(ctl.lint)
-    bar = main_window.menuBar()
-    menu = bar.addMenu("&Run")
-    menu.addAction(act)
-    menu.addAction(lint)
-    menu.addAction(dock.toggleViewAction())
-    help_menu = getattr(main_window, "help_menu", None)
-    if help_menu is not None:
-        bar.insertMenu(help_menu.menuAction(), menu)
-    tb = main_window.findChild(QToolBar, "toolbar-main")
-    if tb is not None:
-        tb.addSeparator()
-        tb.addAction(act)
-    main_window.run_controller = ctl
-    main_window.run_action = act
-    main_window.lint_action = lint
-    problems = getattr(main_window, "problems", None)
-    if problems is not None and hasattr(problems, "install_requested"):
-        problems.install_requested.connect(ctl.install_module)
-    watch = _CloseWatch(main_window, ctl)
-    main_window.installEventFilter(watch)
-    main_window._run_close_watch = watch
-    return ctl
+    def menus(self):
+        return [Placement("Run", ["run.deploy", "run.lint", "panels.debug"])]
+
+    def toolbar(self):
+        return ["run.deploy"]
+
+    def attach(self, window) -> None:
+        super().attach(window)
+        ctl = self.controller = RunController(window, self.factory, self.panel)
+        dock = window.docks["debug"]
+        if "problems" in window.docks:
+            window.tabifyDockWidget(window.docks["problems"], dock)
+            window.docks["problems"].raise_()
+        dock.hide()  # shown by the first Deploy & run (or Run → Debug): until then the window's minimum size stays as it was
+        problems = getattr(window, "problems", None)
+        if problems is not None and hasattr(problems, "install_requested"):
+            problems.install_requested.connect(ctl.install_module)
+        StopOnClose(window, ctl)

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QObject, QThread, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QObject, QThread, Signal
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
-from gindex_studio.ui.nodered.worker import RuntimeWorker
+from gindex_studio.ui.features import Placement, WindowFeature
+from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose, StopsRuntime
 
 
-class ProbeController(QObject):
+class ProbeController(QObject, StopsRuntime):
     """Owns a runtime worker on its own QThread for one compare window."""
 
     _probe = Signal(list, list)
@@ -108,15 +108,6 @@ class ProbeController(QObject):
             self.view.panel.behaviour_label.setToolTip("Run both programs in Node-RED on the same probes "
                                                        "(Run → Run Probes)")
 
-    def shutdown(self, wait_ms: int = 15000) -> None:
-        """Stop the runtime and the worker thread (at close only)."""
-        if not self.running:
-            return
-        self.running = False
-        self._stop.emit()
-        self.thread.quit()
-        self.thread.wait(wait_ms)
-
 
 def _set_text(label, text: str) -> None:
     """A wrapped label's text, with the height its lines need at its width (the score column's
@@ -136,42 +127,23 @@ def _tooltip(b) -> str:
     return "<br>".join(html.escape(x) for x in lines) or "no probe"
 
 
-class _CloseWatch(QObject):
-    """Stops the probes' runtime once the compare window has really closed (its Hide after Close)."""
+class ProbesFeature(WindowFeature):
+    """Run → Run Probes (Ctrl+F5) and the Run probes button's controller in a compare window;
+    the probes' runtime stops when the window closes."""
 
-    def __init__(self, window, controller):
-        super().__init__(window)
-        self.window, self.controller, self.closing = window, controller, False
+    name = "probes"
 
-    def eventFilter(self, obj, e):
-        if obj is self.window:
-            if e.type() == QEvent.Close:
-                self.closing = True
-            elif e.type() == QEvent.Show:
-                self.closing = False
-            elif e.type() == QEvent.Hide and self.closing:
-                self.controller.shutdown()
-        return False
+    def __init__(self, factory=None):
+        self.factory = factory
+        self.controller: ProbeController | None = None
 
+    def actions(self):
+        return {"run.probes": lambda: self.controller.run()}
 
-def install_probes(window, factory=None) -> ProbeController:
-    """Add Run → Run Probes (Ctrl+F5) and the Run probes button's controller to a compare window."""
-    ctl = ProbeController(window, factory)
-    act = QAction("Run &Probes", window)
-    act.setObjectName("run.probes")
-    act.setShortcut("Ctrl+F5")
-    act.setToolTip("Run both programs in Node-RED on the same probes and show beside Δ whether they behave alike")
-    act.triggered.connect(ctl.run)
-    bar = window.menuBar()
-    panels = next((a for a in bar.actions() if a.text().replace("&", "") == "Panels"), None)
-    menu = bar.addMenu("&Run")
-    if panels is not None:
-        bar.insertMenu(panels, menu)
-    menu.addAction(act)
-    window.addAction(act)
-    window.probe_controller = ctl
-    window.probe_action = act
-    watch = _CloseWatch(window, ctl)
-    window.installEventFilter(watch)
-    window._probe_close_watch = watch
-    return ctl
+    def menus(self):
+        return [Placement("Run", ["run.probes"])]
+
+    def attach(self, window) -> None:
+        super().attach(window)
+        self.controller = ProbeController(window, self.factory)
+        StopOnClose(window, self.controller)

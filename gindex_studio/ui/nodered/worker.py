@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Signal, Slot
 
 from gindex_studio.core.nodered.deploy import Session, error_text
 from gindex_studio.core.nodered.install import InstallError
@@ -161,3 +161,39 @@ class RuntimeWorker(QObject):
             self.runtime.stop()
             self.runtime = None
         self.stopped.emit()
+
+
+class StopsRuntime:
+    """For a controller keeping a :class:`RuntimeWorker` on ``thread`` (``running`` once started,
+    its ``_stop`` signal connected to the worker's ``stop``)."""
+
+    def shutdown(self, wait_ms: int = 15000) -> None:
+        """Stop the runtime and the worker thread (blocking up to ``wait_ms``; at close only)."""
+        if not self.running:
+            return
+        self.running = False
+        self._stop.emit()
+        self.thread.quit()
+        self.thread.wait(wait_ms)
+
+
+class StopOnClose(QObject):
+    """Calls ``controller.shutdown()`` once ``window`` has really closed: a Close the window
+    accepts is followed by its Hide (closeEvent may refuse, e.g. for unsaved changes: then no
+    Hide follows). Installed on the window as an event filter, owned by it."""
+
+    def __init__(self, window, controller):
+        super().__init__(window)
+        self.window, self.controller = window, controller
+        self.closing = False
+        window.installEventFilter(self)
+
+    def eventFilter(self, obj, e):
+        if obj is self.window:
+            if e.type() == QEvent.Close:
+                self.closing = True
+            elif e.type() == QEvent.Show:
+                self.closing = False
+            elif e.type() == QEvent.Hide and self.closing:
+                self.controller.shutdown()
+        return False
