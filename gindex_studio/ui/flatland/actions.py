@@ -79,7 +79,7 @@ class FlatlandFeature(WindowFeature):
     flows, until the user shows or hides it by hand (Panels menu, its close button): from then on
     it stays as set (``follows_document``)."""
 
-    name = "flatland"
+    name = WORLD  # the world's name (its menu and dock), not its scoring profile
 
     def __init__(self):
         self.panel = DrawingPanel()
