@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "gui": "studio",
     "curate": "curate",
     "experiment": "experiment",
+    "attempt": "attempt",
     "report": "report",
     "flatland": "flatland",
     "run": "run",
