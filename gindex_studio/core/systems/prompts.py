@@ -36,7 +36,7 @@ def library_summary() -> str:
     from gindex_studio.core.flows.library import NodeLibrary
 
     lines = []
-    for t in NodeLibrary.bundled().types():
+    for t in NodeLibrary.bundled().types:
         if not t.config:
             first = t.description.split(". ")[0].strip().rstrip(".")
             lines.append(f"- {t.type}: {first}" if first else f"- {t.type}")
