@@ -1,4 +1,6 @@
-"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests (non-streaming).
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests. A request with
+``"stream": true`` gets a 200 reply as server-sent events (the content in ``STREAM_PIECE``-character
+deltas, the usage in the last event, then ``[DONE]``).
 
 ``ChatServer(reply)``: ``reply(body, n)`` gets the request's JSON body and how many requests came
 before it, and returns ``(status, headers, body bytes, delay seconds)``; the default answers
@@ -21,6 +23,21 @@ def completion(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                                  "total_tokens": prompt_tokens + completion_tokens}}).encode()
+
+
+STREAM_PIECE = 4096
+
+
+def events(reply: bytes) -> bytes:
+    """A non-streamed reply as the server-sent events a streaming server sends."""
+    value = json.loads(reply)
+    text = value["choices"][0]["message"]["content"]
+    out = []
+    for i in range(0, len(text), STREAM_PIECE):
+        out.append({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": text[i:i + STREAM_PIECE]}}]})
+    out.append({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "usage": value.get("usage")})
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in out) + b"data: [DONE]\n\n"
 
 
 def fenced(flow) -> str:
@@ -54,6 +71,8 @@ class ChatServer:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                 status, headers, data, delay = server.reply(body, n)
+                if body.get("stream") and status == 200:
+                    headers, data = {**headers, "Content-Type": "text/event-stream"}, events(data)
                 time.sleep(delay)
                 try:
                     self.send_response(status)

@@ -32,6 +32,7 @@ def add_parsers(sub) -> None:
     g.add_argument("--base-url", metavar="URL", help="openai: the endpoint's base URL (…/v1)")
     g.add_argument("--model", metavar="NAME", help="openai: the model name")
     g.add_argument("--api-key-env", metavar="VAR", help="openai: the environment variable holding the API key")
+    g.add_argument("--stream", action="store_true", help="openai: ask for a streamed answer (server-sent events)")
     g.add_argument("--command", dest="program", metavar='"PROG ARGS"', help="command: the program and its arguments (split like a shell, run without one)")
     g.add_argument("--timeout", type=SECONDS, default=120.0, help="seconds per request (default 120)")
     g.add_argument("--retries", type=int_range(0, 20), default=4, help="openai: retries on 429, 5xx and timeouts (default 4)")
@@ -66,8 +67,8 @@ def check_usage(args, parser) -> None:
         parser.error("--system openai needs --base-url and --model")
     if args.system == "command" and not args.program:
         parser.error('--system command needs --command "PROG ARGS"')
-    if args.system != "openai" and (args.base_url or args.model or args.api_key_env):
-        parser.error("--base-url, --model and --api-key-env are for --system openai")
+    if args.system != "openai" and (args.base_url or args.model or args.api_key_env or args.stream):
+        parser.error("--base-url, --model, --api-key-env and --stream are for --system openai")
     if args.system != "command" and args.program:
         parser.error("--command is for --system command")
 
@@ -92,10 +93,12 @@ def _system(args, curriculum):
     from gindex_studio.core.systems.openai_compat import Endpoint, OpenAICompatible, SetupError
 
     try:
-        system = OpenAICompatible(Endpoint(args.base_url, args.model, args.api_key_env, args.timeout, args.retries))
+        system = OpenAICompatible(Endpoint(args.base_url, args.model, args.api_key_env, args.timeout, args.retries,
+                                          stream=args.stream))
     except SetupError as e:
         raise InputError(str(e)) from None
-    return system, {"base_url": args.base_url, "model": args.model, "api_key_env": args.api_key_env}
+    return system, {"base_url": args.base_url, "model": args.model, "api_key_env": args.api_key_env,
+                    "stream": args.stream}
 
 
 def _samples(values):
@@ -176,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
         return 130
     finally:
         log.close()
+        if hasattr(system, "close"):
+            system.close()
     _, answered = read_log(log_file)
     setup = runs.Setup(Path(args.curriculum), [Path(t) for t in args.tasks], args.compute, system.name,
                        args.name, args.priors, args.profile, per or None, default, settings)

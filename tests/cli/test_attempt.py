@@ -79,7 +79,7 @@ def test_killed_half_way_a_rerun_asks_only_the_unanswered_and_scores_like_gindex
     out = tmp_path / "run" / "exp.json"
     log = tmp_path / "run" / "exp.json.log.jsonl"
     with serve(server) as url:
-        argv = attempt_argv(url, cur, tasks, out, "--attempts", "5", "--concurrency", "4", "--seed", "0", "--json")
+        argv = attempt_argv(url, cur, tasks, out, "--attempts", "5", "--concurrency", "4", "--seed", "0", "--json", "--stream")
         p = subprocess.Popen(argv, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while not (log.exists() and answered(log) >= 30) and time.monotonic() < deadline:
@@ -101,7 +101,7 @@ def test_killed_half_way_a_rerun_asks_only_the_unanswered_and_scores_like_gindex
     assert exp["format"] == "gindex-studio.experiment/2" and len(exp["tasks"]) == 16
     assert all(len(t["generated"]) == 5 for t in exp["tasks"])
     assert exp["x-attempt"]["totals"]["prompt_tokens"] == 80 * 11
-    assert exp["x-attempt"]["settings"]["api_key_env"] == "TINY_KEY"
+    assert exp["x-attempt"]["settings"]["api_key_env"] == "TINY_KEY" and server.requests[0]["stream"] is True
     assert summary["g_index"] == gindex_of(out)
     # seeds 0..4: attempts 0, 2, 4 are the reference (Δ = 0), 1 and 3 the two-node flow
     code, text, _ = run("gindex", out, "--json")

@@ -30,6 +30,14 @@ class Command:
         self.name = os.path.basename(argv[0])
         self.timeout = timeout
         self.max_bytes = max_bytes
+        self._running: set[int] = set()  # process group ids, for close()
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Kill every command still running (a run interrupted mid-answer)."""
+        with self._lock:
+            for pgid in self._running:
+                _killpg(pgid)
 
     def _env(self, params: Params) -> dict[str, str]:
         env = dict(os.environ)
@@ -46,15 +54,14 @@ class Command:
                                     env=self._env(params), start_new_session=True)
         except OSError as e:
             return Answer("", seconds=0.0, error=f"cannot run {self.argv[0]!r}: {e.strerror}")
+        with self._lock:
+            self._running.add(proc.pid)
         killed: list[str] = []
 
         def kill(why: str) -> None:
             if not killed:
                 killed.append(why)
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _killpg(proc.pid)
 
         timer = threading.Timer(self.timeout, kill, (f"no answer within {self.timeout:g} s",))
         timer.start()
@@ -78,6 +85,8 @@ class Command:
                 t.join(5)
             proc.stdout.close()
             proc.stderr.close()
+            with self._lock:
+                self._running.discard(proc.pid)
         seconds = time.monotonic() - start
         if killed:
             return Answer("", seconds=seconds, error=killed[0])
@@ -85,6 +94,13 @@ class Command:
             tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()
             return Answer("", seconds=seconds, error=f"exit status {proc.returncode}" + (f": {tail[-1][:200]}" if tail else ""))
         return Answer(b"".join(out).decode("utf-8", "replace"), seconds=seconds)
+
+
+def _killpg(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _feed(pipe, data: bytes) -> None:

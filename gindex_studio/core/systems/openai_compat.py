@@ -5,7 +5,9 @@ Contracts: the API key is read from the environment variable the user names and 
 ``Authorization`` header: never into an answer, an error line or a log (error text has it masked
 in case a server echoes it). Each request has a timeout; 429, 5xx, timeouts and lost connections
 are retried with exponential back-off, waiting ``Retry-After`` (seconds or an HTTP date, capped)
-when the server gives it. A reply larger than ``max_bytes`` is refused. Non-streaming requests.
+when the server gives it. A reply larger than ``max_bytes`` is refused, and so is one that takes
+longer than the timeout in all (a server trickling bytes). ``stream=True`` asks for server-sent
+events and joins their deltas: the same answer, for servers that answer faster that way.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ class Endpoint:
     retries: int = 4
     backoff: float = 1.0
     max_bytes: int = 64 * 2**20
+    stream: bool = False
 
 
 def retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -96,6 +99,8 @@ class OpenAICompatible:
         for key, value in (("temperature", params.temperature), ("seed", params.seed), ("max_tokens", params.max_tokens)):
             if value is not None:
                 body[key] = value
+        if self.endpoint.stream:
+            body["stream"] = True
         return body
 
     def _once(self, body: bytes) -> dict:
@@ -103,11 +108,13 @@ class OpenAICompatible:
         try:
             with self._client.stream("POST", self._url, content=body,
                                      headers={"Content-Type": "application/json"}) as r:
-                chunks, size = [], 0
+                chunks, size, start = [], 0, time.monotonic()
                 for chunk in r.iter_bytes():
                     size += len(chunk)
                     if size > self.endpoint.max_bytes:
                         raise ValueError(f"the reply is larger than {self.endpoint.max_bytes:,} bytes")
+                    if time.monotonic() - start > self.endpoint.timeout:
+                        raise httpx.ReadTimeout("past the timeout in all")
                     chunks.append(chunk)
                 data = b"".join(chunks)
         except httpx.TimeoutException:
@@ -118,6 +125,8 @@ class OpenAICompatible:
             raise _Retry(f"HTTP {r.status_code}", retry_after(r.headers.get("Retry-After")))
         if r.status_code >= 400:
             raise ValueError(f"HTTP {r.status_code}: {data[:200].decode('utf-8', 'replace')}")
+        if self.endpoint.stream and r.headers.get("content-type", "").startswith("text/event-stream"):
+            return joined_events(data)
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -142,6 +151,32 @@ class OpenAICompatible:
             return Answer("", seconds=time.monotonic() - start,
                           error=self._mask(f"{why} (after {tries} tr{'y' if tries == 1 else 'ies'})"))
         return _answer(reply, time.monotonic() - start)
+
+
+def joined_events(data: bytes) -> dict:
+    """A streamed reply (server-sent events of ``chat.completion.chunk``) as one non-streamed reply:
+    the first choice's content deltas joined, the last usage given. Raises ValueError for an event
+    that is not JSON or carries an error."""
+    parts, usage = [], None
+    for line in data.splitlines():
+        if not line.startswith(b"data:"):
+            continue
+        payload = line[5:].strip()
+        if payload == b"[DONE]":
+            break
+        try:
+            event = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            raise ValueError("an event of the stream is not JSON") from None
+        if not isinstance(event, dict):
+            raise ValueError("an event of the stream is not a JSON object")
+        if "error" in event:
+            raise ValueError(f"the stream reports an error: {str(event['error'])[:200]}")
+        usage = event.get("usage") or usage
+        for choice in event.get("choices") or ():
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                parts.append((choice.get("delta") or {}).get("content") or "")
+    return {"choices": [{"message": {"content": "".join(parts)}}], "usage": usage}
 
 
 def _answer(reply: dict, seconds: float) -> Answer:

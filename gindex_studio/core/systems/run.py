@@ -19,7 +19,7 @@ from typing import Callable
 from gindex_studio.core.benchmark.experiment import Experiment
 from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment
 from gindex_studio.core.benchmark.validate import ExperimentError
-from gindex_studio.core.systems.base import Params, Prompt, System
+from gindex_studio.core.systems.base import Answer, Params, Prompt, System
 from gindex_studio.core.systems.corpus import Entry
 from gindex_studio.core.systems.runlog import RunLog
 
@@ -94,7 +94,10 @@ def ask(system: System, jobs: list[Job], log: RunLog, spec: RunSpec,
             params = spec.params(job.attempt)
             log.append({"kind": "request", "task": job.task.id, "attempt": job.attempt, "prompt": job.prompt.text,
                         "params": asdict(params), "time": time.time()})
-            a = system.answer(job.prompt, params)
+            try:
+                a = system.answer(job.prompt, params)
+            except Exception as e:  # a system's bug: an error value, the run goes on
+                a = Answer("", error=f"{type(e).__name__}: {' '.join(str(e).split())[:300]}")
             rec = {"kind": "answer", "task": job.task.id, "attempt": job.attempt, "text": a.text, "error": a.error,
                    "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
                    "seconds": round(a.seconds, 6), "cost": spec.cost(a.prompt_tokens, a.completion_tokens)}

@@ -53,6 +53,7 @@ class RunLog:
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.Lock()
+        self._closed = False
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         self._drop_torn_line()
@@ -74,12 +75,19 @@ class RunLog:
         os.ftruncate(self._fd, keep)
 
     def append(self, record: dict) -> None:
+        """Append ``record`` as one line and fsync it; after ``close`` (a run interrupted while a
+        thread was still waiting for its answer) the record is dropped."""
         line = orjson.dumps(record) + b"\n"
         with self._lock:
+            if self._closed:
+                return
             view = memoryview(line)
             while view:
                 view = view[os.write(self._fd, view):]
             os.fsync(self._fd)
 
     def close(self) -> None:
-        os.close(self._fd)
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                os.close(self._fd)

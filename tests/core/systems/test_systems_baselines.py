@@ -160,3 +160,22 @@ def test_nearest_and_empty_end_to_end_on_the_demo_study(tmp_path):
     # a task whose domain is in the curriculum gets a program of that domain: closer than empty
     assert scores["nearest"].g_index > 10 * scores["empty"].g_index
     assert min(t.delta for t in scores["nearest"].tasks) < 0.5
+
+
+def test_a_system_that_raises_gives_an_error_value_and_the_run_goes_on(data, tmp_path):
+    _, tasks_dir = data
+    tasks = corpus.read_tasks([tasks_dir])
+
+    class Broken:
+        name = "broken"
+
+        def answer(self, prompt, params):
+            if prompt.task_id == "t-mail":
+                raise RuntimeError("bug\nin the system")
+            return Empty().answer(prompt, params)
+
+    log = RunLog(tmp_path / "x.log.jsonl")
+    stats = ask(Broken(), pending(tasks, {t.id: Prompt(t.id, t.text, t.text) for t in tasks}, 1, {}), log, RunSpec(concurrency=2))
+    log.close()
+    assert stats.asked == 3 and stats.errors == 1
+    assert read_log(log.path)[1][("t-mail", 0)]["error"] == "RuntimeError: bug in the system"

@@ -51,3 +51,18 @@ def test_a_command_that_ignores_stdin_still_answers():
 def test_a_missing_program_is_an_error_value():
     a = Command(["/nonexistent/model-runner"]).answer(PROMPT, Params())
     assert a.error.startswith("cannot run '/nonexistent/model-runner': ")
+
+
+def test_close_kills_a_command_still_running():
+    import threading
+
+    c = py("import time; time.sleep(30)", timeout=60)
+    got = []
+    t = threading.Thread(target=lambda: got.append(c.answer(PROMPT, Params())))
+    start = time.monotonic()
+    t.start()
+    while not c._running and time.monotonic() - start < 10:
+        time.sleep(0.01)
+    c.close()
+    t.join(10)
+    assert got and got[0].error == "exit status -9" and time.monotonic() - start < 10

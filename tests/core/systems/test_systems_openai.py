@@ -139,3 +139,52 @@ def test_retry_after_reads_seconds_and_dates_and_caps_them():
     assert retry_after("3") == 3.0 and retry_after(None) is None and retry_after("soon") is None
     assert retry_after("Sun, 29 Nov 2026 02:00:10 GMT", now=1795917600.0) == 10.0
     assert retry_after("100000") == 120.0 and retry_after("-5") == 0.0
+
+
+@pytest.mark.parametrize("size", [10, 10_000_000])
+def test_a_streamed_answer_is_the_same_answer(size):
+    text = fenced([{"id": "a", "type": "function", "func": "x" * size, "wires": []}])
+    s = scripted((200, {}, completion(text, 5, 9), 0))
+    with serve(s) as url:
+        plain = system(url).answer(PROMPT, Params())
+        streamed = system(url, stream=True).answer(PROMPT, Params(seed=1))
+    assert s.requests[1]["stream"] is True and "stream" not in s.requests[0]
+    assert streamed.ok and streamed.text == plain.text == text
+    assert (streamed.prompt_tokens, streamed.completion_tokens) == (5, 9)
+
+
+def test_a_streamed_error_or_broken_event_is_an_error_value():
+    from gindex_studio.core.systems.openai_compat import joined_events
+
+    with pytest.raises(ValueError, match="reports an error"):
+        joined_events(b'data: {"error": {"message": "overloaded"}}\n\n')
+    with pytest.raises(ValueError, match="not JSON"):
+        joined_events(b"data: {nope\n\n")
+    assert joined_events(b": keep-alive\n\ndata: [DONE]\n\n")["choices"][0]["message"]["content"] == ""
+
+
+def test_a_server_trickling_bytes_is_cut_at_the_timeout_in_all():
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+
+    def trickle():
+        conn, _ = srv.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+        try:
+            for _ in range(100):
+                conn.sendall(b" " * 10)
+                time.sleep(0.05)
+        except OSError:
+            pass
+        conn.close()
+
+    threading.Thread(target=trickle, daemon=True).start()
+    start = time.monotonic()
+    a = system(f"http://127.0.0.1:{srv.getsockname()[1]}/v1", [], timeout=0.5, retries=0).answer(PROMPT, Params())
+    srv.close()
+    assert a.error == "no answer within 0.5 s (after 1 try)" and time.monotonic() - start < 2
