@@ -179,3 +179,38 @@ def test_a_system_that_raises_gives_an_error_value_and_the_run_goes_on(data, tmp
     log.close()
     assert stats.asked == 3 and stats.errors == 1
     assert read_log(log.path)[1][("t-mail", 0)]["error"] == "RuntimeError: bug in the system"
+
+
+def test_concurrent_appends_share_fsyncs_and_each_returns_once_on_disk(tmp_path, monkeypatch):
+    import os
+    import threading
+    import time
+
+    from gindex_studio.core.systems import runlog
+
+    synced_lines = []
+    log = RunLog(tmp_path / "g.log.jsonl")
+    real_fsync = os.fsync
+
+    def slow_fsync(fd):
+        time.sleep(0.005)
+        real_fsync(fd)
+        synced_lines.append(log.path.read_bytes().count(b"\n"))
+
+    monkeypatch.setattr(runlog.os, "fsync", slow_fsync)
+    late = []
+
+    def writer(k):
+        for i in range(25):
+            log.append({"kind": "answer", "task": f"t{k}", "attempt": i, "text": "[]", "error": None})
+            late.append(synced_lines[-1] if synced_lines else 0)  # lines on disk when append returned
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    log.close()
+    assert len(read_log(log.path)[1]) == 200
+    assert len(synced_lines) < 150  # shared: far fewer fsyncs than the 200 appends
+    assert synced_lines[-1] == 200 and all(n >= 1 for n in late)
