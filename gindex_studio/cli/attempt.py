@@ -151,6 +151,12 @@ def run(args: argparse.Namespace) -> int:
     except ExperimentError as e:
         raise InputError(str(e)) from None
     system, where = _system(args, curriculum)
+    setup = runs.Setup(Path(args.curriculum), [Path(t) for t in args.tasks], args.compute, system.name,
+                       args.name, args.priors, args.profile, per or None, default)
+    try:
+        runs.check_setup(setup, out, tasks)
+    except ExperimentError as e:
+        raise InputError(str(e)) from None
     settings = {"system": args.system, "name": system.name, **where, "attempts": args.attempts,
                 "temperature": args.temperature, "seed": args.seed, "max_tokens": args.max_tokens,
                 "price_in": args.price_in, "price_out": args.price_out, "template": str(spec.template),
@@ -182,8 +188,7 @@ def run(args: argparse.Namespace) -> int:
         if hasattr(system, "close"):
             system.close()
     _, answered = read_log(log_file)
-    setup = runs.Setup(Path(args.curriculum), [Path(t) for t in args.tasks], args.compute, system.name,
-                       args.name, args.priors, args.profile, per or None, default, settings)
+    setup.settings = settings
     try:
         exp = runs.write_experiment(setup, out, tasks, asked, args.attempts, answered)
         result = gi.compute_gindex(exp)

@@ -179,3 +179,15 @@ def test_bad_usage_and_bad_input_are_one_line(data, tmp_path):
     assert code == 0
     code, _, err = run("attempt", "--system", "nearest", "--curriculum", cur, "--tasks", tasks, "-o", tmp_path / "e.json")
     assert code == 1 and "written by another system" in err and "give another -o" in err
+
+
+def test_what_would_spoil_the_experiment_is_refused_before_anything_is_asked(data, tmp_path):
+    cur, tasks, refs = data
+    server = model(refs)
+    with serve(server) as url:
+        for extra, why in ((["--samples", "nope=3"], "--samples nope=…: no domain 'nope'"),
+                           (["--compute", "0.5"], "the g-index is undefined")):
+            q = subprocess.run(attempt_argv(url, cur, tasks, tmp_path / "e.json", *extra), env=env(),
+                               capture_output=True, text=True, timeout=60)
+            assert q.returncode == 1 and why in q.stderr and q.stderr.count("\n") == 1
+    assert server.count == 0 and not (tmp_path / "e.json.log.jsonl").exists()

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from gindex_studio.core.benchmark.experiment import Experiment
-from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment
+from gindex_studio.core.benchmark.experiment import Experiment, experiment_from_value
+from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment, build_value
 from gindex_studio.core.benchmark.validate import ExperimentError
 from gindex_studio.core.systems.base import Answer, Params, Prompt, System
 from gindex_studio.core.systems.corpus import Entry
@@ -141,6 +141,17 @@ class Setup:
     settings: dict = field(default_factory=dict)
 
 
+def _spec(setup: Setup, out: Path) -> BuildSpec:
+    return BuildSpec(setup.curriculum, setup.tasks, out, setup.compute, setup.name, setup.system, setup.priors,
+                     setup.profile, setup.samples, setup.default_samples)
+
+
+def check_setup(setup: Setup, out: Path, tasks: list[Entry]) -> None:
+    """Raise the ExperimentError that writing the experiment would (an unknown ``--samples``
+    domain, compute too small for the priors, …) before anything is asked."""
+    experiment_from_value(build_value(_spec(setup, out), out, {t.id: [""] for t in tasks}), out)
+
+
 def _totals(records: list[dict]) -> dict:
     def total(key):
         vals = [r[key] for r in records if r.get(key) is not None]
@@ -164,7 +175,5 @@ def write_experiment(setup: Setup, out: Path, tasks: list[Entry], prompts: dict[
         outputs[t.id] = [r["text"] if r.get("error") is None else "" for r in recs]
         per_task[t.id] = {"prompt": prompts[t.id].text, "attempts": [
             {k: r.get(k) for k in ("error", "prompt_tokens", "completion_tokens", "seconds", "cost")} for r in recs]}
-    spec = BuildSpec(setup.curriculum, setup.tasks, out, setup.compute, setup.name, setup.system, setup.priors,
-                     setup.profile, setup.samples, setup.default_samples)
     extra = {"x-attempt": {"settings": setup.settings, "totals": _totals(records), "tasks": per_task}}
-    return build_experiment(spec, out, outputs, extra)
+    return build_experiment(_spec(setup, out), out, outputs, extra)
