@@ -50,7 +50,7 @@ def add_parsers(sub) -> None:
     r.add_argument("--attempts", type=int_range(1, 1000), default=1, help="attempts per task (default 1)")
     r.add_argument("--concurrency", type=int_range(1, 256), default=1, help="requests at once (default 1)")
     r.add_argument("--temperature", type=_NONNEG, help="sampling temperature")
-    r.add_argument("--seed", type=SEED, help="seed of attempt 0 (attempt i: seed + i)")
+    r.add_argument("--seed", type=SEED, metavar="N", help="seed of attempt 0 (attempt i: seed + i)")
     r.add_argument("--max-tokens", type=int_range(1, None), help="most tokens per answer")
     r.add_argument("--price-in", type=_NONNEG, metavar="PRICE", help="price per million prompt tokens (gives costs)")
     r.add_argument("--price-out", type=_NONNEG, metavar="PRICE", help="price per million completion tokens")
@@ -58,7 +58,7 @@ def add_parsers(sub) -> None:
     r.add_argument("--shots", type=int_range(0, 64), default=0, help="k-shot examples from the curriculum (default 0)")
     r.add_argument("--shots-from", choices=("domain", "nearest"), default="domain",
                    help="examples of the task's domain (default) or the nearest task texts")
-    r.add_argument("--library", action="store_true", help="include a summary of the node library in the prompt")
+    r.add_argument("--library-summary", action="store_true", help="include a summary of the node library's types in the prompt")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         curriculum = corpus.read_curriculum(Path(args.curriculum))
         tasks = corpus.read_tasks([Path(t) for t in args.tasks])
         spec = prompts.PromptSpec(Path(args.template) if args.template else prompts.DEFAULT_TEMPLATE,
-                                  args.shots, args.shots_from == "nearest", args.library)
+                                  args.shots, args.shots_from == "nearest", args.library_summary)
         maker = prompts.PromptMaker(spec, curriculum)
         asked = {t.id: maker.prompt(t) for t in tasks}
     except ExperimentError as e:
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
                 "temperature": args.temperature, "seed": args.seed, "max_tokens": args.max_tokens,
                 "price_in": args.price_in, "price_out": args.price_out, "template": str(spec.template),
                 "template_sha256": maker.template_sha256, "shots": args.shots, "shots_from": args.shots_from,
-                "library": args.library}
+                "library": args.library_summary}
     log_file = log_path(out)
     old_runs, answered = read_log(log_file)
     mine = {k: settings[k] for k in ("system", "name", "base_url", "command") if k in settings}
