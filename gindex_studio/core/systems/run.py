@@ -149,6 +149,7 @@ def _spec(setup: Setup, out: Path) -> BuildSpec:
 def check_setup(setup: Setup, out: Path, tasks: list[Entry]) -> None:
     """Raise the ExperimentError that writing the experiment would (an unknown ``--samples``
     domain, compute too small for the priors, …) before anything is asked."""
+    out.parent.mkdir(parents=True, exist_ok=True)  # relative paths resolve from there (the log goes there too)
     experiment_from_value(build_value(_spec(setup, out), out, {t.id: [""] for t in tasks}), out)
 
 
