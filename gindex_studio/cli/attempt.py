@@ -16,7 +16,6 @@ from pathlib import Path
 
 from gindex_studio.cli.common import FILES_OR_DIRS, SECONDS, SEED, InputError, int_range, json_out, number
 from gindex_studio.cli.options import flow_json_profiles
-from gindex_studio.core.support import profiles
 
 SYSTEMS = ("openai", "command", "nearest", "empty")
 _NONNEG = number("a number >= 0", lambda v: v >= 0)
@@ -45,7 +44,7 @@ def add_parsers(sub) -> None:
     d.add_argument("--samples", action="append", metavar="N|DOMAIN=N", help="training samples of every domain, or of one (default: its number of programs)")
     d.add_argument("--name", default="", help="experiment name")
     d.add_argument("--priors", type=_NONNEG, default=1e-4, help="ρ (default 1e-4)")
-    d.add_argument("--profile", choices=flow_json_profiles(), default=profiles.DEFAULT, help="scoring profile (default: paper)")
+    d.add_argument("--profile", choices=flow_json_profiles(), help="scoring profile recorded (default: the default profile)")
     r = p.add_argument_group("the run")
     r.add_argument("--attempts", type=int_range(1, 1000), default=1, metavar="K", help="attempts per task (default 1)")
     r.add_argument("--concurrency", type=int_range(1, 256), default=1, metavar="N", help="requests at once (default 1)")

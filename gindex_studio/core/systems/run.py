@@ -135,15 +135,16 @@ class Setup:
     system: str
     name: str = ""
     priors: float = 1e-4
-    profile: str = "paper"
+    profile: str | None = None
     samples: dict[str, int] | None = None
     default_samples: int | None = None
     settings: dict = field(default_factory=dict)
 
 
 def _spec(setup: Setup, out: Path) -> BuildSpec:
+    chosen = {"profile": setup.profile} if setup.profile is not None else {}  # None: BuildSpec's default
     return BuildSpec(setup.curriculum, setup.tasks, out, setup.compute, setup.name, setup.system, setup.priors,
-                     setup.profile, setup.samples, setup.default_samples)
+                     samples=setup.samples, default_samples=setup.default_samples, **chosen)
 
 
 def check_setup(setup: Setup, out: Path, tasks: list[Entry]) -> None:
