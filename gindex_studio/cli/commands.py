@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "gui": "studio",
     "curate": "curate",
     "experiment": "experiment",
+    "attempt": "attempt",
     "report": "report",
     WORLD: WORLD,  # the command and its module (cli/flatland.py) are named after the world
     "run": "run",

@@ -37,8 +37,8 @@ NO_DISPLAY = {"PATH": "/usr/bin:/bin"}  # no DISPLAY: the studio path answers wi
     ("scroe", "did you mean 'score'?"),
     ("Gindex", "did you mean 'gindex'?"),
     ("flatlnd", "did you mean 'flatland'?"),
-    ("xyzzy", "commands: score, matrix, omega, gindex, library, compare, gui, curate, experiment, report, flatland, "
-                  "run, probe, lint"),
+    ("xyzzy", "commands: score, matrix, omega, gindex, library, compare, gui, curate, experiment, attempt, report, "
+                  "flatland, run, probe, lint"),
 ])
 def test_a_mistyped_command_is_a_usage_error_with_the_nearest_command(tmp_path, word, hint):
     # issue 23: `gindex-studio scroe a.json b.json` opened the studio with a stack of "Cannot open file" boxes
@@ -82,7 +82,7 @@ def test_every_command_has_a_description_and_shared_ideas_share_a_metavar():
                     yield from parsers(sub, f"{name} {sub_name}")
 
     found = dict(parsers(build_parser()))
-    assert len(found) == 1 + 14 + 1 + 4  # the top, 14 commands, experiment new, flatland's 4 actions
+    assert len(found) == 1 + 15 + 1 + 4  # the top, 15 commands, experiment new, flatland's 4 actions
     assert [n for n, p in found.items() if not (p.description or "").strip()] == []
     metavars = {}
     for n, p in found.items():

@@ -77,7 +77,7 @@ LAYERS = [
     {"core.flows"},                                     # Flow and Node, reading, checks, the library
     {"core.scoring", "core.editing"},                   # similarity, the common-subgraph search, Δ
     {"core.benchmark", "core.flatland", "core.nodered"},  # Ω, the g-index; Flatland; real Node-RED
-    {"core.curation"},                                  # builds on benchmark's curricula and matrices
+    {"core.curation", "core.systems"},                  # curation: curricula and matrices; systems: runs of a model
     {"core.jobs"},                                      # worker-process calls: may use every core package
     {"api"},
     {"package"},                                        # gindex_studio/__init__: re-exports api

@@ -109,7 +109,8 @@ def read_outputs(path: Path) -> dict[str, list[str]]:
     return out
 
 
-def _reference_files(paths: list[Path]) -> list[Path]:
+def reference_files(paths: list[Path]) -> list[Path]:
+    """The reference files of ``paths`` (files, and folders searched recursively), in order."""
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
@@ -127,8 +128,9 @@ def _reference_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def build_value(spec: BuildSpec, out_path: Path) -> dict[str, Any]:
-    """The experiment JSON value (paths relative to ``out_path``). Raises ExperimentError."""
+def build_value(spec: BuildSpec, out_path: Path, outputs: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The experiment JSON value (paths relative to ``out_path``); ``outputs`` (task id → texts)
+    replaces reading ``spec.outputs``. Raises ExperimentError."""
     base = out_path.resolve().parent
     cur = spec.curriculum
     if not cur.is_dir():
@@ -145,9 +147,9 @@ def build_value(spec: BuildSpec, out_path: Path) -> dict[str, Any]:
         n = (spec.samples or {}).get(d.name, spec.default_samples if spec.default_samples is not None else len(_programs(d)))
         curriculum.append({"domain": d.name, "programs": [rel_label(d.resolve(), base)], "samples": n})
 
-    outputs = read_outputs(spec.outputs)
+    outputs = read_outputs(spec.outputs) if outputs is None else outputs
     tasks, seen = [], {}
-    for f in _reference_files(spec.tasks):
+    for f in reference_files(spec.tasks):
         tid = f.stem
         if tid in seen:
             raise ExperimentError(f"{f}: task id {tid!r} is also {seen[tid]} (task ids are file names)")
@@ -171,10 +173,12 @@ def build_value(spec: BuildSpec, out_path: Path) -> dict[str, Any]:
             "priors": spec.priors, "compute": {"total": spec.compute}, "curriculum": curriculum, "tasks": tasks}
 
 
-def build_experiment(spec: BuildSpec, out_path: str | Path) -> Experiment:
-    """Build, validate and write the experiment to ``out_path``; returns it loaded."""
+def build_experiment(spec: BuildSpec, out_path: str | Path, outputs: dict[str, list[str]] | None = None,
+                     extra: dict[str, Any] | None = None) -> Experiment:
+    """Build, validate and write the experiment to ``out_path``; returns it loaded. ``outputs`` as
+    in ``build_value``; ``extra``: top-level extension fields (``x-…``) added to the file."""
     out_path = Path(out_path)
-    value = build_value(spec, out_path)
+    value = build_value(spec, out_path, outputs) | (extra or {})
     try:
         out_path.parent.mkdir(parents=True, exist_ok=True)  # relative paths resolve from there
     except OSError as e:
