@@ -71,16 +71,16 @@ def test_dropping_vertices_without_a_partner_keeps_the_search(port_aware):
     checked = 0
     for a, b in _restricted_pairs():
         g1, g2 = prepare(a, opts).graph, prepare(b, opts).graph
-        ref = M._search_once(g1, g2, "paper", None, (), None, None, None)
+        ref = M._search_once(g1, g2, "paper", None, (), None, None)
         assert ref.exact
         for x, y in ((as_sparse(g1), g2), (g1, as_sparse(g2)), (as_sparse(g1), as_sparse(g2))):
-            same_match(M._search_once(x, y, "paper", None, (), None, None, None), ref)
+            same_match(M._search_once(x, y, "paper", None, (), None, None), ref)
             limit = max(1, ref.nodes // 2)
-            same_match(M._search_once(x, y, "paper", None, (), None, None, None, limit),
-                       M._search_once(g1, g2, "paper", None, (), None, None, None, limit))
+            same_match(M._search_once(x, y, "paper", None, (), None, None, limit),
+                       M._search_once(g1, g2, "paper", None, (), None, None, limit))
             assert x.sparse or x is g1  # the search read the edge array, not bitsets
         with _pure_python():
-            py = M._search_once(g1, g2, "paper", None, (), None, None, None)
+            py = M._search_once(g1, g2, "paper", None, (), None, None)
         assert (py.pairs, py.weight, py.upper, py.nodes) == (ref.pairs, ref.weight, ref.upper, ref.nodes)
         # the general way (weights dict + native.search) reads sparse graphs too
         w = M._weights(g1, g2, "paper", True)[1]
