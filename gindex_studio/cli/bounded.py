@@ -16,9 +16,10 @@ import os
 import select
 import signal
 import sys
-import time
 from contextlib import contextmanager
 from typing import Callable
+
+from gindex_studio.core.support.budget import clock
 
 #: inputs at least this large (bytes, all files together) are read in a child: below it, reading
 #: takes well under a second here (a 7.5 MB, 100,000-node flow: 0.6 s)
@@ -172,11 +173,13 @@ def wanted(paths: list[str]) -> bool:
     return total >= CHILD_FROM_BYTES
 
 
-def run_bounded(work: Callable[[], int], stop_at: float | None, late: Callable[[], int]) -> int:
+def run_bounded(work: Callable[[], int], budget, late: Callable[[], int], grace: float = 0.0) -> int:
     """``work()`` (an exit status; it prints to stdout and stderr) in a forked child; its output
     relayed (stderr as it comes, stdout once the child is done) and its status returned, or
-    ``late()`` when the child has written nothing to stdout by ``stop_at``
-    (``time.perf_counter()``; None: no limit) and is killed."""
+    ``late()`` when the child has written nothing to stdout ``grace`` seconds after the stop time
+    of ``budget`` (a ``core.support.budget.Budget``, the one the child works under; no stop time:
+    no limit) and is killed."""
+    stop_at = None if budget.stop_at is None else budget.stop_at + grace
     sys.stdout.flush()
     sys.stderr.flush()
     out_r, out_w = os.pipe()
@@ -190,7 +193,7 @@ def run_bounded(work: Callable[[], int], stop_at: float | None, late: Callable[[
     open_fds = [out_r, err_r]
     try:
         while open_fds:
-            wait = None if chunks or stop_at is None else stop_at - time.perf_counter()
+            wait = None if chunks or stop_at is None else stop_at - clock()
             if wait is not None and wait <= 0:
                 _kill(pid)
                 return late()

@@ -181,15 +181,17 @@ def test_signals_interrupt_the_weighing_of_many_pairs():
         signal.signal(signal.SIGALRM, old)
 
 
-# ----- the deadline in the reduction (prepare's stop_at) and the result of no search ------------
+# ----- the deadline in the reduction (prepare's budget) and the result of no search -------------
 
 def test_prepare_stops_at_its_deadline_and_otherwise_gives_the_same_reduction():
     import time
 
+    from gindex_studio.core.support.budget import Budget
+
     big = flow_from_nodes(chain(30_000))
     with pytest.raises(divergence.DeadlinePassed):
-        prepare(big, stop_at=time.perf_counter())  # already passed: before any work
-    assert prepare(big, stop_at=time.perf_counter() + 3600) == prepare(big)
+        prepare(big, budget=Budget(time.perf_counter()))  # already passed: before any work
+    assert prepare(big, budget=Budget(time.perf_counter() + 3600)) == prepare(big)
     # a deadline passing during the reduction: the clock is read every _CLOCK_EVERY nodes, in the
     # vertex loop, between slices of signatures and in the wires loop
     import gc
@@ -202,13 +204,13 @@ def test_prepare_stops_at_its_deadline_and_otherwise_gives_the_same_reduction():
         whole = time.thread_time() - t
         t = time.thread_time()
         with pytest.raises(divergence.DeadlinePassed):
-            prepare(big, stop_at=time.perf_counter() + whole / 4)
+            prepare(big, budget=Budget(time.perf_counter() + whole / 4))
         cut = time.thread_time() - t
     finally:
         gc.enable()
     assert cut < whole  # cut part way (CPU: the machine's load does not count)
     small = flow_from_nodes(chain(50))
-    assert prepare(small, stop_at=time.perf_counter() + 3600) == prepare(small)
+    assert prepare(small, budget=Budget(time.perf_counter() + 3600)) == prepare(small)
     assert full.n == 30_000
 
 
