@@ -3,12 +3,17 @@
 Reading a very large input is one uninterruptible call (``orjson.loads``, then building the
 nodes: about 6 s for a 74 MB flow here, 20 s and more at the 256 MiB input limit): neither a
 ``--deadline`` nor Ctrl-C can stop it in the process doing it. :func:`run_bounded` forks; the
-child does the work and writes its output to a pipe, the parent waits for it (until ``stop_at``
-when there is a deadline) and relays it. When the child is not done by then (it is still
-reading), the parent kills it and answers ``late()`` instead; a Ctrl-C in the parent kills the
-child at once (the child ignores Ctrl-C: one line, the parent's). Output the child has begun to
-write is waited for: it comes only once the work is done (a report is built before any of it is
-written).
+child does the work and writes its output to a pipe, the parent waits for it (until the stop
+time of the command's Budget when there is a deadline) and relays it. When the child is not done
+by then (it is still reading), the parent kills it and answers ``late()`` instead; a Ctrl-C in the
+parent kills the child at once (the child ignores Ctrl-C: one line, the parent's). Output the
+child has begun to write is waited for: it comes only once the work is done (a report is built
+before any of it is written).
+
+Every other command: :func:`take_over_if_large`, called by ``dispatch`` at the start of the
+command, forks when one of the command's named inputs is that large, and the child does the whole
+command. The decision is the command line's, made at its edge from the parsed arguments: no read
+in the core forks the process.
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from gindex_studio.core.support.budget import clock
 CHILD_FROM_BYTES = 16 << 20
 
 #: True in a child process that does a command's work (``run_bounded``'s, or one that took the
-#: command over in ``install``'s hook): it forks no further
+#: command over: ``take_over_if_large``): it forks no further
 _in_child = False
 
 
@@ -39,33 +44,71 @@ class ChildDone(BaseException):
         self.status = status
 
 
-def install() -> None:
-    """For a command of the command line (never the studio's window): before a file of
-    ``files.LARGE_READ_BYTES`` or more is read, the process forks; the child takes the command
-    over from there (its output relayed by the parent as it comes), the parent waits, so that a
-    Ctrl-C ends the command at once even while the child is inside a read nothing interrupts
+def take_over_if_large(args) -> None:
+    """For a command of the command line, at its start (``dispatch``), when one of its inputs is a
+    file of ``files.LARGE_READ_BYTES`` or more (``large_input``): the process forks; the child does
+    the command (its output relayed by the parent as it comes), the parent waits, so that a Ctrl-C
+    or SIGTERM ends the command at once even while the child is inside a read nothing interrupts
     (about 4 s for a 170 MB flow). Once the child has ended the parent raises ``ChildDone``.
-    Nothing forks when the platform cannot, in such a child, with other threads running, or
-    once the command has opened a window."""
-    from gindex_studio.core.flows import files
-
-    files.before_large_read = _take_over
-
-
-def uninstall() -> None:
-    from gindex_studio.core.flows import files
-
-    files.before_large_read = None
+    Nothing forks when the platform cannot, in such a child, with other threads running, or in a
+    process with a Qt application. The core's reads never fork: this is the command line's
+    policy for its own inputs, decided here."""
+    if large_input(args) is not None:
+        _take_over()
 
 
-@contextmanager
-def installed():
-    """``install()`` for the block, ``uninstall()`` after it."""
-    install()
+#: ``large_input`` looks at no more than this many entries of the folders a command names
+SCAN_ENTRIES = 20_000
+
+
+def large_input(args) -> str | None:
+    """The first input of ``args`` (a parsed command line: every value that names an existing
+    file, or a regular file in a named folder, links to folders not followed, at most
+    ``SCAN_ENTRIES`` entries looked at) of ``files.LARGE_READ_BYTES`` or more; None when there is
+    none. Only ``stat`` is called: nothing is opened, a pipe or a device is never read. None when
+    the command reads its standard input (``--token -``: a child has none)."""
+    from gindex_studio.core.flows.files import LARGE_READ_BYTES
+
+    if getattr(args, "token", None) == "-":
+        return None
+    left = [SCAN_ENTRIES]
+    for value in vars(args).values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (str, os.PathLike)):
+                found = _large_under(os.fspath(v), LARGE_READ_BYTES, left)
+                if found is not None:
+                    return found
+    return None
+
+
+def _large_under(path: str, limit: int, left: list[int]) -> str | None:
+    """``path`` when it is a file of ``limit`` bytes or more, else the first such regular file
+    below it when it is a folder (``left[0]``: entries left to look at)."""
+    import stat
+
     try:
-        yield
-    finally:
-        uninstall()
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return path if st.st_size >= limit else None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    for where, dirs, names in os.walk(path):  # links to folders are not followed
+        for name in names:
+            left[0] -= 1
+            if left[0] < 0:
+                return None
+            try:
+                st = os.stat(os.path.join(where, name))
+            except (OSError, ValueError):
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_size >= limit:
+                return os.path.join(where, name)
+        left[0] -= len(dirs)
+        if left[0] < 0:
+            return None
+    return None
 
 
 def finish_child(status: int) -> int:
@@ -79,7 +122,7 @@ def finish_child(status: int) -> int:
     return status
 
 
-def _take_over(_path: str, _size: int) -> None:
+def _take_over() -> None:
     global _in_child
     import threading
 

@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
 #: seconds past the deadline the parent gives a child still reading before it answers alone
 LATE_MARGIN_S = 0.5
+#: ``dispatch`` leaves this command's large inputs to ``run`` (read in a child it stops at the deadline)
+BOUNDS_ITS_READING = True
 
 
 def _collected_off(args: argparse.Namespace, budget) -> int:
