@@ -21,7 +21,6 @@ import os
 import select
 import signal
 import sys
-from contextlib import contextmanager
 from typing import Callable
 
 from gindex_studio.core.support.budget import clock

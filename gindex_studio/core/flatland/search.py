@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from array import array
 import sys
-import time
 
 import numpy as np
 

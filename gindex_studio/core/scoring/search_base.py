@@ -1,8 +1,9 @@
 """What every exact common-subgraph search shares: its result (``Match``), exact fractions, the
 warm start (``consistent_subset``), and the deadline / cancel / threshold scaffolding.
 
-A leaf module: it imports nothing of the studio (a Budget is only read), so a profile's own search (``Profile.search``)
-and the generic searches of ``matching`` both build on it without importing each other.
+A leaf module: it imports nothing of the studio (a ``Budget`` is only read), so a profile's own
+search (``Profile.search``) and the generic searches of ``matching`` both build on it without
+importing each other.
 
 Contract of a search built on it: it looks for an integer X = S·D (D the scale of its weights)
 strictly above ``threshold_floor(threshold, threshold_sq, D)``; ``stop_check(budget)``
