@@ -131,7 +131,7 @@ def _take_over() -> None:
     sys.stderr.flush()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    pid = os.fork()
+    pid, mask = _fork()
     if pid == 0:  # the child: on with the command, in a process group of its own (its pools too)
         _in_child = True
         try:
@@ -139,15 +139,17 @@ def _take_over() -> None:
         except OSError:
             pass
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: one line, from it
+        _release(mask)
         _onto_pipes((out_r, err_r), out_w, err_w)
         return
     try:
-        os.setpgid(pid, pid)  # (either side may come first)
-    except OSError:
-        pass
-    os.close(out_w)
-    os.close(err_w)
-    try:
+        _release(mask)  # a Ctrl-C or SIGTERM since the fork strikes here, where the child is ended
+        try:
+            os.setpgid(pid, pid)  # (either side may come first)
+        except OSError:
+            pass
+        os.close(out_w)
+        os.close(err_w)
         _relay({out_r: sys.stdout, err_r: sys.stderr})
         _, status = os.waitpid(pid, 0)
     except BaseException:  # Ctrl-C, SIGTERM (dispatch's), or our output closed: the child's group goes with us
@@ -157,6 +159,23 @@ def _take_over() -> None:
         os.close(out_r)
         os.close(err_r)
     raise ChildDone(os.waitstatus_to_exitcode(status))
+
+
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+def _fork() -> tuple[int, object]:
+    """``os.fork()`` with SIGINT and SIGTERM held back in both processes until ``_release(mask)``:
+    a signal arriving between the fork and the parent's handler waits for that handler instead
+    of leaving the child running alone."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING) if hasattr(signal, "pthread_sigmask") else None
+    return os.fork(), mask
+
+
+def _release(mask) -> None:
+    """The signal mask as it was before ``_fork``."""
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _gui_running() -> bool:
