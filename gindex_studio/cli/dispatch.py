@@ -134,11 +134,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return commands.module_of(args.command).run(args)
     from gindex_studio.cli import bounded, skipped
 
-    # a large file is read in a child that Ctrl-C need not wait for; SIGTERM (``kill``, ``timeout``)
-    # unwinds the command as Ctrl-C does: its pools are stopped, not left searching; entries of
-    # program folders that are no regular files are said in one line (or refused with --strict)
-    with bounded.installed(), _sigterm_unwinds(), skipped.reported(getattr(args, "strict", False)):
-        return commands.module_of(args.command).run(args)
+    module = commands.module_of(args.command)
+    # SIGTERM (``kill``, ``timeout``) unwinds the command as Ctrl-C does: its pools are stopped, not
+    # left searching; a command with a large input runs in a child that Ctrl-C need not wait for
+    # (score bounds its own reading, a window is opened where the command runs); entries of program
+    # folders that are no regular files are said in one line (or refused with --strict)
+    with _sigterm_unwinds(), skipped.reported(getattr(args, "strict", False)):
+        if not getattr(module, "BOUNDS_ITS_READING", False) and not getattr(args, "window", False):
+            bounded.take_over_if_large(args)
+        return module.run(args)
 
 
 class Terminated(KeyboardInterrupt):
@@ -196,7 +200,7 @@ def _default_sigterm() -> None:
 
 def _guarded(work) -> int:
     """Run ``work()``; bad input → one line and 1, Ctrl-C → 130, SIGTERM → 143, a closed pipe → 0. In a child
-    that took the command over (``bounded.install``), the process ends here with that status."""
+    that took the command over (``bounded.take_over_if_large``), the process ends here with that status."""
     from gindex_studio.cli import bounded, signals
 
     try:

@@ -1,8 +1,9 @@
 """Progress of long command-line work on stderr: shown when stderr is a terminal or with
 ``--progress``, never mixed into stdout (which may be JSON).
 
-``Ticker`` is handed to the search as its ``cancel`` token: the search polls ``is_set()`` every
-128 search nodes, so counting the polls counts the nodes explored without touching the search.
+``Ticker`` is handed to the search as its Budget's polled canceller (``budget.child(None,
+poll=ticker)``): the search polls ``is_set()`` every 128 search nodes (4096 in C), so counting the
+polls counts the nodes explored without touching the search.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def counter(label: str, total: int, unit: str):
 
 
 class Ticker:
-    """A never-set cancel token that reports the search every ``every`` seconds."""
+    """A never-set canceller that reports the search every ``every`` seconds."""
 
     def __init__(self, what: str, hint: str = "", every: float = 0.5):
         self.what, self.hint, self.every = what, hint, every

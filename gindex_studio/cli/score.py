@@ -26,44 +26,51 @@ def add_parsers(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import time
+    from gindex_studio.core.support.budget import Budget
 
-    started = time.perf_counter()  # --deadline counts from here: reading and setup included
+    budget = Budget.after(args.deadline)  # --deadline counts from here: reading and setup included
     if bounded.wanted([args.reference, args.generated]):
         # reading inputs this large is one call nothing interrupts: in a child the deadline or Ctrl-C stops
-        stop_at = None if args.deadline is None else started + args.deadline + LATE_MARGIN_S
-        return bounded.run_bounded(lambda: _collected_off(args, started), stop_at, lambda: _unread(args, started))
-    return _collected_off(args, started)
+        return bounded.run_bounded(lambda: _collected_off(args, budget), budget, lambda: _unread(args, budget),
+                                   grace=LATE_MARGIN_S)
+    return _collected_off(args, budget)
 
 
 #: seconds past the deadline the parent gives a child still reading before it answers alone
 LATE_MARGIN_S = 0.5
+#: ``dispatch`` leaves this command's large inputs to ``run`` (read in a child it stops at the deadline)
+BOUNDS_ITS_READING = True
 
 
-def _collected_off(args: argparse.Namespace, started: float) -> int:
+def _collected_off(args: argparse.Namespace, budget) -> int:
     from gindex_studio.core.support.gcpause import collector_off
 
     with collector_off():  # a third of the CPU of a large flow otherwise (gcpause)
-        return _run(args, started)
+        return _run(args, budget)
 
 
-def _unread(args: argparse.Namespace, started: float) -> int:
+def _since_start(deadline: float, budget) -> float:
+    """Seconds since the command's ``budget``, ``deadline`` seconds long, was made."""
+    from gindex_studio.core.support.budget import clock
+
+    return clock() - (budget.stop_at - deadline)
+
+
+def _unread(args: argparse.Namespace, budget) -> int:
     """The answer when the deadline passed before the flows were read: nothing is known."""
-    import time
-
     from gindex_studio.core.scoring.divergence import unsearched
 
     result = unsearched(None, None, options(args), f"the {args.deadline:g} s deadline passed while the files were "
-                                                   f"read, {time.perf_counter() - started:.2f} s after the start")
+                                                   f"read, {_since_start(args.deadline, budget):.2f} s after the start")
     return _show(args, result)
 
 
-def _run(args: argparse.Namespace, started: float) -> int:
+def _run(args: argparse.Namespace, budget) -> int:
     from gindex_studio.cli import progress
 
     ref = read_strict(args.reference, args.profile)
     read = read_generated(args.generated, args.profile)
-    result = _score_with_progress(ref, read, options(args), progress.wanted(args), started)
+    result = _score_with_progress(ref, read, options(args), progress.wanted(args), budget)
     return _show(args, result)
 
 
@@ -106,15 +113,12 @@ def _show(args: argparse.Namespace, result) -> int:
     return 0
 
 
-def _score_with_progress(ref, read, options, show: bool, started: float):
+def _score_with_progress(ref, read, options, show: bool, budget):
     """Score, refusing a pair that cannot fit in memory before any work. With ``show``: a quick
-    anytime pass first (its proven interval), then the exact search with a live node count. The
-    deadline counts from ``started`` (``time.perf_counter()``): reading, the reduction of both
-    flows (cut where it stands when the deadline passes: ``divergence.unsearched``) and the
-    search."""
-    import time
-    from dataclasses import replace
-
+    anytime pass first (its proven interval), then the exact search with a live node count. One
+    ``budget`` (the command's) bounds reading, the reduction of both flows (cut where it stands
+    when the deadline passes: ``divergence.unsearched``) and the search, which receives it (or,
+    for the quick pass, a one-second child of it) as it is."""
     from gindex_studio.cli import progress
     from gindex_studio.core.support.limits import scoring_too_big
     from gindex_studio.core.scoring.divergence import DeadlinePassed, prepare, score_prepared, unsearched, vertex_count
@@ -124,19 +128,16 @@ def _score_with_progress(ref, read, options, show: bool, started: float):
         raise InputError(f"{too_big}; nothing was computed")
     deadline = options.deadline
     try:
-        p1 = prepare(ref, options, stop_at=None if deadline is None else started + deadline)
-        p2 = prepare(read.flow, options, stop_at=None if deadline is None else started + deadline)
+        p1 = prepare(ref, options, budget=budget)
+        p2 = prepare(read.flow, options, budget=budget)
     except DeadlinePassed:
         return unsearched(vertex_count(ref, options), vertex_count(read.flow, options), options,
                           f"the {deadline:g} s deadline passed while the flows were read and reduced, "
-                          f"{time.perf_counter() - started:.2f} s after the start")
-
-    def left():
-        return None if deadline is None else max(0.0, deadline - (time.perf_counter() - started))
+                          f"{_since_start(deadline, budget):.2f} s after the start")
 
     if not show or (deadline is not None and deadline <= 1.0):
-        return score_prepared(p1, p2, options, syntax=read.syntax, seconds_left=left())
-    quick = score_prepared(p1, p2, replace(options, deadline=1.0), syntax=read.syntax)
+        return score_prepared(p1, p2, options, syntax=read.syntax, budget=budget)
+    quick = score_prepared(p1, p2, options, syntax=read.syntax, budget=budget.child(1.0))
     if quick.exact:
         return quick
     hint = "" if options.deadline else "; --deadline SECONDS gives the best mapping found by then"
@@ -145,6 +146,6 @@ def _score_with_progress(ref, read, options, show: bool, started: float):
     ticker = progress.Ticker("exact search", hint)
     try:
         warm = [(p.reference, p.generated) for p in quick.mapping]
-        return score_prepared(p1, p2, options, syntax=read.syntax, warm=warm, cancel=ticker, seconds_left=left())
+        return score_prepared(p1, p2, options, syntax=read.syntax, warm=warm, budget=budget.child(None, poll=ticker))
     finally:
         ticker.done()

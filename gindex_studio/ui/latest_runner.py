@@ -3,9 +3,10 @@
 ``LatestRunner.submit(fn)`` runs ``fn(partial, stale)`` on a one-thread pool; a newer ``submit``
 drops the queued one and cancels the running one, and results of any request but the newest are
 discarded on arrival, so the panel never shows a stale value. ``fn`` may call ``partial(value)`` to
-show an anytime result first and ``stale()`` to give up early between phases. ``stale`` is also a
-``CancelToken``, set by the next ``submit``: pass it as ``cancel=`` to the core search and a stale
-search stops within a few milliseconds, so the worker moves on to the newest request at once.
+show an anytime result first and ``stale()`` to give up early between phases. ``stale`` is the
+request's ``Budget`` (no deadline; cancelled by the next ``submit``), made here at the edge: pass it
+as ``cancel=`` (or ``budget=``) to the core search, which hands it unchanged to the C search, and a
+stale search stops within a few milliseconds, so the worker moves on to the newest request at once.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from gindex_studio.core.scoring.matching import CancelToken
+from gindex_studio.core.support.budget import Budget
 
 #: the interpreter's thread switch interval while a worker searches. Every Qt call from the GUI
 #: thread releases the GIL and must win it back from the CPU-bound worker; at the default 5 ms a
@@ -43,9 +44,9 @@ def _fast_switching(on: bool) -> None:
                 sys.setswitchinterval(_switch_saved)
 
 
-class StaleToken(CancelToken):
+class StaleToken(Budget):
     """The ``stale`` a job receives: ``stale()`` is True once a newer request was submitted, and
-    as a ``CancelToken`` it stops a core search it is passed to (``cancel=stale``)."""
+    as the request's ``Budget`` it stops a core search it is passed to (``cancel=stale``)."""
 
     def __call__(self) -> bool:
         return self.is_set()

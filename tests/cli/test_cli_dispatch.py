@@ -143,8 +143,9 @@ def _large_flow(tmp_path, name="large.json"):
 
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(tmp_path, capsys, monkeypatch, as_json):
-    """``bounded.install``: the read forks, the child does the rest of the command, its output
-    reaches the parent's streams whole (here pytest's capture), and the status is the child's."""
+    """``bounded.take_over_if_large``: the command forks at its start, the child does the command,
+    its output reaches the parent's streams whole (here pytest's capture), and the status is the
+    child's."""
     from gindex_studio.cli import bounded
     from gindex_studio.cli.dispatch import main
 
@@ -159,7 +160,7 @@ def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(
     monkeypatch.setattr(os, "fork", fork)
     assert forks == [1] and not bounded._in_child  # one fork (the child forks no further); we are the parent
 
-    monkeypatch.setattr(bounded, "install", lambda: None)
+    monkeypatch.setattr(bounded, "take_over_if_large", lambda _args: None)
     assert main(argv) == code == 0
     here = capsys.readouterr()
     assert (child.out, child.err) == (here.out, here.err)
@@ -181,15 +182,38 @@ def test_a_child_that_finds_bad_input_gives_its_one_line_and_status(tmp_path, ca
     assert err.count("\n") == 1 and err.startswith("gindex-studio: ") and "missing.json" in err
 
 
-def test_a_command_with_a_window_open_reads_a_large_file_where_it_is(tmp_path, qapp, monkeypatch):
-    """Once a command has opened a window (``curate --window``), a large file is read in place:
-    a process with a Qt application is never forked."""
+def test_a_process_with_a_window_open_is_never_forked(tmp_path, qapp, monkeypatch):
+    """Once a command has opened a window (``curate --window``), nothing forks: a process with a
+    Qt application is never forked, and a read in the core never forks (it has no hook a command
+    line could set): a large file is read where it is read."""
+    import argparse
+
     from gindex_studio.cli import bounded
-    from gindex_studio.core.flows.files import read_user_bytes
+    from gindex_studio.core.flows import files
 
     large = _large_flow(tmp_path)
     forks, fork = [], os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
-    with bounded.installed():
-        assert len(read_user_bytes(large)) == large.stat().st_size
-    assert forks == []
+    bounded.take_over_if_large(argparse.Namespace(flows=[str(large)]))
+    assert len(files.read_user_bytes(large)) == large.stat().st_size
+    assert forks == [] and not hasattr(files, "before_large_read")
+
+
+def test_the_command_line_finds_a_large_input_in_a_named_folder_and_only_by_stat(tmp_path):
+    """``bounded.large_input``: a large file named, or in a named folder, is found; small files, a
+    named pipe (never opened), a missing path and a command reading its standard input are not."""
+    import argparse
+
+    from gindex_studio.cli import bounded
+
+    folder = tmp_path / "programs" / "http"
+    folder.mkdir(parents=True)
+    (folder / "small.json").write_text("[]")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    ns = argparse.Namespace
+    assert bounded.large_input(ns(curriculum=str(tmp_path / "programs"), tasks=[str(fifo), "missing.json"])) is None
+    large = _large_flow(folder)
+    assert bounded.large_input(ns(curriculum=str(tmp_path / "programs"), tasks=[str(fifo)])) == str(large)
+    assert bounded.large_input(ns(tasks=[str(fifo), str(large)], deadline=None)) == str(large)
+    assert bounded.large_input(ns(tasks=[str(large)], token="-")) is None

@@ -3,7 +3,7 @@
 A cancelled search stops within 128 search nodes and returns like a deadline-cut one: the best
 mapping found (a valid common subgraph), ``exact=False``, a proven upper bound, and
 ``cancelled=True``. Both searches are checked: the native one (it runs without the GIL and reads
-the ``CancelToken``'s byte directly) and the pure-Python one.
+the Budget's cancel byte directly) and the pure-Python one.
 """
 from __future__ import annotations
 
@@ -209,17 +209,24 @@ def test_the_companion_search_cancels(search_mode):
         assert m.nodes > 0 and m.pairs and Fraction(*m.upper) <= g1.n
 
 
-def test_native_cancel_argument():
+def test_native_budget_argument():
+    """The C searches read a Budget as it is: no budget, one never cancelled, a flag of no byte
+    (ValueError), an object that is no Budget (AttributeError)."""
+    from types import SimpleNamespace
+
+    from gindex_studio.core.support.budget import Budget
+
     if native.EXTENSION is None:
         pytest.skip("native search extension not built")
     E = [{}]
     search = native.EXTENSION.search
-    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=None) == (3, [(0, 0)], 3, True, 3)
-    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=bytearray(1))[3] is True
+    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, budget=None) == (3, [(0, 0)], 3, True, 3)
+    assert search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, budget=Budget())[3] is True
     with pytest.raises(ValueError):  # an empty buffer has no flag byte
-        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=bytearray(0))
-    with pytest.raises(TypeError):
-        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, cancel=42)
+        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1,
+               budget=SimpleNamespace(stop_at=None, flag=bytearray(0), poll=None))
+    with pytest.raises(AttributeError):
+        search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, budget=42)
 
     class Broken:
         def is_set(self):
@@ -227,7 +234,23 @@ def test_native_cancel_argument():
 
     g1, g2 = far_pair()
     with pytest.raises(RuntimeError, match="boom"):  # an error in is_set() surfaces, not a crash
-        M._NativeMcSplit(g1, g2, M._weights(g1, g2, "paper", True)[1], 1).run(-1, None, Broken())
+        M._NativeMcSplit(g1, g2, M._weights(g1, g2, "paper", True)[1], 1).run(-1, Budget(poll=Broken()))
     c1, c2 = dense_cyclic_pair(40)
     with pytest.raises(RuntimeError, match="boom"):
-        M._NativeCliqueSearch(c1, c2, M._weights(c1, c2, "companion", False)[1]).run(-1, None, Broken())
+        M._NativeCliqueSearch(c1, c2, M._weights(c1, c2, "companion", False)[1]).run(-1, Budget(poll=Broken()))
+
+
+def test_a_budget_reaches_the_search_as_one_absolute_time(search_mode):
+    """The search reads the Budget's ``stop_at`` as the absolute ``time.perf_counter()`` time it is
+    (no second clock, no seconds counted again from the search's start): a time already passed
+    stops it at its first look (128 nodes: ``solve``'s weights do not earn it a fresh deadline),
+    and a search given a time 0.2 s ahead returns no earlier than that time."""
+    from gindex_studio.core.support.budget import Budget, clock
+
+    g1, g2 = far_pair()
+    past = M.max_common_subgraph(g1, g2, budget=Budget(clock() - 1.0))
+    assert not past.exact and not past.cancelled and past.nodes <= 128
+    assert_valid(g1, g2, past)
+    ahead = Budget(clock() + 0.2)
+    m = M.max_common_subgraph(g1, g2, budget=ahead)
+    assert clock() >= ahead.stop_at and not m.exact and not m.cancelled and m.nodes > 128

@@ -235,8 +235,8 @@ def test_searches_with_the_curriculums_counts_equal_searches_without(seed, monke
             for swap in (False, True):
                 tab = (counts, cur.program_counts(i), not swap)
                 a, b = (q.graph, p.graph) if swap else (p.graph, q.graph)
-                assert matching._solved_natively(a, b, None, None, None, 0, tab) == \
-                    matching._solved_natively(a, b, None, None, None, 0, None)
+                assert matching._solved_natively(a, b, None, None, 0, tab) == \
+                    matching._solved_natively(a, b, None, None, 0, None)
     assert calls
 
 

@@ -71,16 +71,16 @@ def test_dropping_vertices_without_a_partner_keeps_the_search(port_aware):
     checked = 0
     for a, b in _restricted_pairs():
         g1, g2 = prepare(a, opts).graph, prepare(b, opts).graph
-        ref = M._search_once(g1, g2, "paper", None, (), None, None, None)
+        ref = M._search_once(g1, g2, "paper", None, (), None, None)
         assert ref.exact
         for x, y in ((as_sparse(g1), g2), (g1, as_sparse(g2)), (as_sparse(g1), as_sparse(g2))):
-            same_match(M._search_once(x, y, "paper", None, (), None, None, None), ref)
+            same_match(M._search_once(x, y, "paper", None, (), None, None), ref)
             limit = max(1, ref.nodes // 2)
-            same_match(M._search_once(x, y, "paper", None, (), None, None, None, limit),
-                       M._search_once(g1, g2, "paper", None, (), None, None, None, limit))
+            same_match(M._search_once(x, y, "paper", None, (), None, None, limit),
+                       M._search_once(g1, g2, "paper", None, (), None, None, limit))
             assert x.sparse or x is g1  # the search read the edge array, not bitsets
         with _pure_python():
-            py = M._search_once(g1, g2, "paper", None, (), None, None, None)
+            py = M._search_once(g1, g2, "paper", None, (), None, None)
         assert (py.pairs, py.weight, py.upper, py.nodes) == (ref.pairs, ref.weight, ref.upper, ref.nodes)
         # the general way (weights dict + native.search) reads sparse graphs too
         w = M._weights(g1, g2, "paper", True)[1]
@@ -181,15 +181,17 @@ def test_signals_interrupt_the_weighing_of_many_pairs():
         signal.signal(signal.SIGALRM, old)
 
 
-# ----- the deadline in the reduction (prepare's stop_at) and the result of no search ------------
+# ----- the deadline in the reduction (prepare's budget) and the result of no search -------------
 
 def test_prepare_stops_at_its_deadline_and_otherwise_gives_the_same_reduction():
     import time
 
+    from gindex_studio.core.support.budget import Budget
+
     big = flow_from_nodes(chain(30_000))
     with pytest.raises(divergence.DeadlinePassed):
-        prepare(big, stop_at=time.perf_counter())  # already passed: before any work
-    assert prepare(big, stop_at=time.perf_counter() + 3600) == prepare(big)
+        prepare(big, budget=Budget(time.perf_counter()))  # already passed: before any work
+    assert prepare(big, budget=Budget(time.perf_counter() + 3600)) == prepare(big)
     # a deadline passing during the reduction: the clock is read every _CLOCK_EVERY nodes, in the
     # vertex loop, between slices of signatures and in the wires loop
     import gc
@@ -202,13 +204,13 @@ def test_prepare_stops_at_its_deadline_and_otherwise_gives_the_same_reduction():
         whole = time.thread_time() - t
         t = time.thread_time()
         with pytest.raises(divergence.DeadlinePassed):
-            prepare(big, stop_at=time.perf_counter() + whole / 4)
+            prepare(big, budget=Budget(time.perf_counter() + whole / 4))
         cut = time.thread_time() - t
     finally:
         gc.enable()
     assert cut < whole  # cut part way (CPU: the machine's load does not count)
     small = flow_from_nodes(chain(50))
-    assert prepare(small, stop_at=time.perf_counter() + 3600) == prepare(small)
+    assert prepare(small, budget=Budget(time.perf_counter() + 3600)) == prepare(small)
     assert full.n == 30_000
 
 

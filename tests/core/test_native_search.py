@@ -241,13 +241,13 @@ def test_node_limits_agree(n, kind, seed):
     a, b = pair(n, kind, seed)
     g1, g2 = graphs(a, b)
     with mode(True):
-        full = M._search_once(g1, g2, "paper", None, (), None, None, None)
+        full = M._search_once(g1, g2, "paper", None, (), None, None)
     assert full.nodes > 8
     for limit in (1, 2, 7, full.nodes // 2, full.nodes - 1, full.nodes, full.nodes + 1):
         res = []
         for native in (True, False):
             with mode(native):
-                res.append(M._search_once(g1, g2, "paper", None, (), None, None, None, limit))
+                res.append(M._search_once(g1, g2, "paper", None, (), None, None, limit))
         n_, p = res
         assert (n_.weight, n_.upper, n_.exact, n_.nodes) == (p.weight, p.upper, p.exact, p.nodes)
         if limit < full.nodes:
@@ -275,7 +275,7 @@ def test_the_race_is_exact_whichever_orientation_finishes(native, monkeypatch):
             a = random_flow(rng.randint(10, 14), rng, "a", palette=["function", "change"])
             b = random_flow(rng.randint(4, 7), rng, "b", palette=["function", "change"])
             g1, g2 = graphs(a, b)
-            s = Fraction(*real(g1, g2, "paper", None, (), None, None, None).weight)
+            s = Fraction(*real(g1, g2, "paper", None, (), None, None).weight)
             for q in (s * s - Fraction(1, 9), s * s, Fraction(0)):
                 attempts.clear()
                 m = M.max_common_subgraph(g1, g2, threshold_sq=q)
@@ -304,7 +304,7 @@ def test_each_race_attempt_need_only_beat_the_best_mapping_found_before_it(monke
         a = random_flow(rng.randint(9, 13), rng, "a", palette=["function", "change"])
         b = random_flow(rng.randint(5, 8), rng, "b", palette=["function", "change"])
         g1, g2 = graphs(a, b)
-        s = Fraction(*M._search_once(g1, g2, "paper", None, (), None, None, None).weight)
+        s = Fraction(*M._search_once(g1, g2, "paper", None, (), None, None).weight)
         calls.clear()
         m = M.max_common_subgraph(g1, g2, threshold_sq=(-1, 1))
         assert m.exact and m.improved and Fraction(*m.weight) == s and Fraction(*m.upper) == s
@@ -326,7 +326,7 @@ def test_a_race_with_tiny_budgets_finds_the_single_search_s(seed, budget):
     a = random_flow(rng.randint(3, 12), rng, "a", palette=["function", "change", "debug"])
     b = random_flow(rng.randint(3, 12), rng, "b", palette=["function", "change", "debug"])
     g1, g2 = graphs(a, b)
-    s = Fraction(*M._search_once(g1, g2, "paper", None, (), None, None, None).weight)
+    s = Fraction(*M._search_once(g1, g2, "paper", None, (), None, None).weight)
     keep = M._RACE_NODES, M._RACE_GROWTH
     M._RACE_NODES, M._RACE_GROWTH = budget, 2
     try:
@@ -463,13 +463,17 @@ def test_native_rejects_malformed_input():
 
 
 def test_native_arguments_are_named():
-    """Every argument can be named; the budget (remaining, check_signals, cancel, node_limit) only
-    by name; an unknown or repeated name is a TypeError."""
+    """Every argument can be named; the budget (budget, check_signals, node_limit) only by name;
+    an unknown or repeated name is a TypeError."""
+    from gindex_studio.core.support.budget import Budget
+
     E = [{}]
     want = (3, [(0, 0)], 3, True, 3)
     assert _mcsplit.search(adj_out1=E, adj_in1=E, adj_out2=E, adj_in2=E, weights={(0, 0): 3}, gid1=[0], gid2=[0],
-                           floor=-1, remaining=None, check_signals=False, cancel=None, node_limit=0) == want
-    assert native.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, remaining=5.0) == want
+                           floor=-1, budget=None, check_signals=False, node_limit=0) == want
+    assert native.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, budget=Budget.after(5.0)) == want
+    with pytest.raises(TypeError):  # the older budget arguments are gone
+        _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, remaining=5.0)
     with pytest.raises(TypeError):  # the budget is keyword only
         _mcsplit.search(E, E, E, E, {(0, 0): 3}, [0], [0], -1, None)
     with pytest.raises(TypeError):

@@ -104,12 +104,12 @@ def test_symmetry_cuts_the_tree():
     g1, g2 = prepare(flow_from_nodes(a)).graph, prepare(flow_from_nodes(b)).graph
     for x, y, most in ((g1, g2, 102), (g2, g1, 13)):
         for native in ((True, False) if M.native.available() else (False,)):
-            m = M._search_once(x, y, M.profiles.get("paper"), None, (), None, None, None) if native else None
+            m = M._search_once(x, y, M.profiles.get("paper"), None, (), None, None) if native else None
             if not native:
                 old = os.environ.get("GINDEX_PURE_PYTHON")
                 os.environ["GINDEX_PURE_PYTHON"] = "1"
                 try:
-                    m = M._search_once(x, y, M.profiles.get("paper"), None, (), None, None, None)
+                    m = M._search_once(x, y, M.profiles.get("paper"), None, (), None, None)
                 finally:
                     if old is None:
                         del os.environ["GINDEX_PURE_PYTHON"]

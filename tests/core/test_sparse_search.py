@@ -84,7 +84,7 @@ def test_lists_give_the_search_of_masks(n, kind, seed, port_aware):
     # cut by node limits: the same node, best mapping and bound
     full = dn[4]
     for limit in (1, 3, max(1, full // 2), full + 1):
-        sp, dn = lists_and_masks(lambda: M._search_once(g1, g2, "paper", None, (), None, None, None, limit))
+        sp, dn = lists_and_masks(lambda: M._search_once(g1, g2, "paper", None, (), None, None, limit))
         assert key(sp) == key(dn)
 
 

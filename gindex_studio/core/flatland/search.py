@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from array import array
 import sys
-import time
 
 import numpy as np
 
@@ -311,11 +310,11 @@ class _Side:
         _f, _n, best = self.dp(self.domains0, [False] * self.n1)
         return sum(best[u] for u in self.order if self.parent[u] < 0)
 
-    def run(self, floor: int, stop_at: float | None, cancel=None):
+    def run(self, floor: int, budget=None):
         self.best = floor
         self.best_pairs = None
         self.nodes = 0
-        self.stop = stop_check(stop_at, cancel)
+        self.stop = stop_check(budget)
         self.frames: list[int] = []
         exact = True
         old = sys.getrecursionlimit()
@@ -448,31 +447,29 @@ def _rows(W: np.ndarray) -> list[dict[int, int]]:
     return out
 
 
-def run_search(i1: _Info, i2: _Info, W: np.ndarray, floor: int, stop_at: float | None, cancel=None):
+def run_search(i1: _Info, i2: _Info, W: np.ndarray, floor: int, budget=None):
     """Pick the tree side (smaller root bound) and search: (best, pairs as (g1, g2) indices or
-    None, upper, exact, nodes, root bound)."""
-    token = getattr(cancel, "flag", None)
-    if (native_available() and floor < _LIMIT and max(i1.max_rel, i2.max_rel) < _LIMIT
-            and (cancel is None or token is not None)):
-        remaining = None if stop_at is None else stop_at - time.perf_counter()
+    None, upper, exact, nodes, root bound). ``budget``: a ``Budget`` (None: nothing stops it)."""
+    if native_available() and floor < _LIMIT and max(i1.max_rel, i2.max_rel) < _LIMIT:
         r1, o1, p1 = i1.native()
         r2, o2, p2 = i2.native()
         return native.flat_search(i1.n, i2.n, np.ascontiguousarray(W).tobytes(), r1, o1, p1, r2, o2, p2,
-                                  floor, remaining=remaining, cancel=token)
+                                  floor, budget=budget)
     a = _Side(i1, i2, _rows(W))
     b = _Side(i2, i1, _rows(W.T))
     ra, rb = a.root_bound(), b.root_bound()
     swapped = rb < ra
     root = min(ra, rb)
-    best, pairs, upper, exact, nodes = (b if swapped else a).run(floor, stop_at, cancel)
+    best, pairs, upper, exact, nodes = (b if swapped else a).run(floor, budget)
     if pairs is not None and swapped:
         pairs = [(v, u) for u, v in pairs]
     return best, pairs, min(upper, max(root, best)), exact, nodes, root
 
 
-def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, threshold_sq=None, cancel=None):
-    """``matching.max_common_subgraph`` for the flatland profile; None when the pair is not for
-    this search (too large, or weights that do not fit 64-bit integers)."""
+def max_common_subgraph(g1, g2, *, warm=(), threshold=None, threshold_sq=None, budget=None):
+    """``matching.max_common_subgraph`` for the flatland profile (``budget``: its Budget, None: no
+    limit); None when the pair is not for this search (too large, or weights that do not fit
+    64-bit integers)."""
     if not fits(g1, g2):
         return None
     i1, i2 = info(g1), info(g2)
@@ -489,10 +486,9 @@ def max_common_subgraph(g1, g2, *, deadline=None, warm=(), threshold=None, thres
         quick = type_bound(i1, i2, W)
         if quick <= t_floor:
             return none_beats(quick, scale)
-    stop_at = None if deadline is None else time.perf_counter() + deadline
-    run = run_search(i1, i2, W, floor, stop_at, cancel)[:5]
+    run = run_search(i1, i2, W, floor, budget)[:5]
 
     def weight(u: int, v: int) -> tuple[int, int]:
         return _pair_weight(i1.rep_ids[i1.sig_list[u]], i2.rep_ids[i2.sig_list[v]], g1.sigs[u], g2.sigs[v])
 
-    return found_match(run, warm_best, warm_pairs, t_floor, scale, weight, cancel)
+    return found_match(run, warm_best, warm_pairs, t_floor, scale, weight, budget)

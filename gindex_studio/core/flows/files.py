@@ -59,12 +59,9 @@ MAX_INPUT_ENV = "GINDEX_MAX_INPUT_MB"
 
 
 #: files at least this large take a second or more to read and parse, in calls nothing interrupts
+#: (the command line reads them in a child process it can stop: ``cli.bounded``; a read here never
+#: forks)
 LARGE_READ_BYTES = 16 << 20
-
-#: called as ``before_large_read(path, size)`` before a file of at least ``LARGE_READ_BYTES`` is
-#: read (None: nothing); the command line's ``cli.bounded.install`` sets it, so that Ctrl-C can end
-#: the command while such a file is read
-before_large_read: Callable[[str, int], None] | None = None
 
 
 class UserFileError(OSError):
@@ -159,9 +156,6 @@ def read_user_bytes(path: str | Path, what: str = "a file") -> bytes:
     st = check_user_file(path, what)
     if st.st_nlink > 1 and finish_interrupted_saves(path):  # a torn in-place save: finished first
         st = check_user_file(path, what)
-    size = st.st_size
-    if size >= LARGE_READ_BYTES and before_large_read is not None:
-        before_large_read(str(path), size)
     limit = max_input_bytes()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))

@@ -3,8 +3,9 @@ kernels) and ``_flatsearch`` (the flatland profile's tree search), both in this 
 
 No other module imports an extension: they call the names below, each the extension's function
 of that name when a build of the expected API version is importable, else None. Every function
-takes named arguments (the search budget keyword only: ``remaining``, ``check_signals``,
-``cancel``, ``node_limit``):
+takes named arguments (keyword only: ``budget``, a ``core.support.budget.Budget`` passed as it
+is, whose absolute ``stop_at`` and cancel byte the binding puts in the C ``Stop``; and
+``check_signals``, ``node_limit``):
 
 - ``search`` (McSplit), ``clique_search`` (the clique search of "or" adjacency), ``solve``
   (weights and McSplit in one call, keyword arguments only);
@@ -34,7 +35,7 @@ from __future__ import annotations
 import os
 
 API_VERSION = 14  # the API_VERSION of _mcsplit these wrappers are written for
-FLAT_API_VERSION = 7  # and of _flatsearch
+FLAT_API_VERSION = 8  # and of _flatsearch
 
 try:
     from gindex_studio.core.native import _mcsplit as _built

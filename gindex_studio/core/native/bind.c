@@ -28,7 +28,41 @@ static int host_signals(void *ctx)
     return PyErr_CheckSignals() ? -1 : 0;
 }
 
-int pystop_init(PyStop *ps, PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit)
+int budget_stop_at(PyObject *budget, int *use, double *stop_at)
+{
+    *use = 0;
+    *stop_at = 0.0;
+    if (budget == Py_None)
+        return 0;
+    PyObject *t = PyObject_GetAttrString(budget, "stop_at");
+    if (!t)
+        return -1;
+    if (t != Py_None) {
+        *stop_at = PyFloat_AsDouble(t);
+        *use = 1;
+    }
+    Py_DECREF(t);
+    return *use && *stop_at == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* the budget's flag (a buffer of at least one byte; None: no flag) held in ps */
+static int hold_flag(PyStop *ps, PyObject *flag)
+{
+    if (flag == Py_None)
+        return 0;
+    if (PyObject_GetBuffer(flag, &ps->buf, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (ps->buf.len < 1) {
+        PyBuffer_Release(&ps->buf);
+        PyErr_SetString(PyExc_ValueError, "budget.flag: a buffer of at least one byte expected");
+        return -1;
+    }
+    ps->have_buf = 1;
+    ps->stop.cancel_flag = (const volatile unsigned char *)ps->buf.buf;
+    return 0;
+}
+
+int pystop_init(PyStop *ps, PyObject *budget, int check_signals, long long node_limit)
 {
     memset(ps, 0, sizeof(PyStop));
     Stop *s = &ps->stop;
@@ -37,32 +71,27 @@ int pystop_init(PyStop *ps, PyObject *remaining, int check_signals, PyObject *ca
     s->check_signals = check_signals;
     if (check_signals)
         s->next_signals = now_seconds() + SIGNAL_SECONDS;
-    if (remaining != Py_None) {
-        double r = PyFloat_AsDouble(remaining);
-        if (r == -1.0 && PyErr_Occurred())
-            return -1;
-        s->use_deadline = 1;
-        s->stop = now_seconds() + r;
-    }
-    if (cancel == Py_None)
+    if (budget_stop_at(budget, &s->use_deadline, &s->stop) < 0)
+        return -1;
+    if (budget == Py_None)
         return 0;
-    if (PyObject_CheckBuffer(cancel)) {
-        if (PyObject_GetBuffer(cancel, &ps->buf, PyBUF_SIMPLE) < 0)
-            return -1;
-        if (ps->buf.len < 1) {
-            PyBuffer_Release(&ps->buf);
-            PyErr_SetString(PyExc_ValueError, "cancel: a buffer of at least one byte expected");
-            return -1;
-        }
-        ps->have_buf = 1;
-        s->cancel_flag = (const volatile unsigned char *)ps->buf.buf;
-    } else if (PyObject_HasAttrString(cancel, "is_set")) {
-        ps->cancel_poll = cancel;
-        s->host.cancelled = host_cancelled;
-    } else {
-        PyErr_SetString(PyExc_TypeError, "cancel: None, a one-byte buffer or an object with is_set() expected");
+    PyObject *flag = PyObject_GetAttrString(budget, "flag");
+    if (!flag)
+        return -1;
+    int rc = hold_flag(ps, flag);
+    Py_DECREF(flag);
+    if (rc < 0)
+        return -1;
+    PyObject *poll = PyObject_GetAttrString(budget, "poll");
+    if (!poll) {
+        pystop_release(ps);
         return -1;
     }
+    if (poll != Py_None) {
+        ps->cancel_poll = poll; /* held until pystop_release */
+        s->host.cancelled = host_cancelled;
+    } else
+        Py_DECREF(poll);
     return 0;
 }
 
@@ -71,6 +100,7 @@ void pystop_release(PyStop *ps)
     if (ps->have_buf)
         PyBuffer_Release(&ps->buf);
     ps->have_buf = 0;
+    Py_CLEAR(ps->cancel_poll);
 }
 
 PyObject *raise_code(int rc, const char *err)

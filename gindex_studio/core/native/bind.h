@@ -19,15 +19,21 @@
 typedef struct {
     Stop stop;
     PyThreadState *ts;     /* the saved thread state while detached */
-    PyObject *cancel_poll; /* an object with is_set(), polled attached */
+    PyObject *cancel_poll; /* the budget's poll (a reference held), polled attached */
     Py_buffer buf;         /* the cancel buffer, held until pystop_release */
     int have_buf;
 } PyStop;
 
-/* Fill ps: remaining (seconds or None), check_signals, cancel (None, a buffer whose first byte
- * set non-zero stops the search, or an object with is_set()), node_limit (> 0: a node limit).
- * -1 with an exception set on bad input (nothing to release then). */
-int pystop_init(PyStop *ps, PyObject *remaining, int check_signals, PyObject *cancel, long long node_limit);
+/* Fill ps from budget: None (nothing stops the search but check_signals and node_limit), or a
+ * core.support.budget.Budget passed down unchanged: its stop_at (None, or an absolute time on
+ * now_seconds()'s clock, Python's time.perf_counter()), its flag (a buffer whose first byte set
+ * non-zero stops the search, read without the GIL; None: none) and its poll (None, or an object
+ * with is_set(), polled attached every 4096 nodes). node_limit > 0: a node limit. -1 with an
+ * exception set on bad input (nothing to release then). */
+int pystop_init(PyStop *ps, PyObject *budget, int check_signals, long long node_limit);
+/* *use = 1 and *stop_at = budget.stop_at when budget (None: none) has a stop time, else *use = 0;
+ * -1 with an exception */
+int budget_stop_at(PyObject *budget, int *use, double *stop_at);
 void pystop_release(PyStop *ps);
 /* NULL with the exception of a core code: ABORT_NOMEM, -2 (err: ValueError); the others leave the
  * host's own (a signal handler's, is_set()'s) */

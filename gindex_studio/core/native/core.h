@@ -41,7 +41,7 @@ typedef struct {
     int (*signals)(void *ctx);   /* run the host's signal handlers: 0, or -1 when one failed */
 } Host;
 
-/* What can stop a search, filled by its caller (a future Budget fills the same fields). Polled
+/* What can stop a search, filled by its caller (the bindings: from a Budget, bind.h). Polled
  * every 128 search nodes (poll_stop). */
 typedef struct {
     int use_deadline;
@@ -54,6 +54,7 @@ typedef struct {
     int detached; /* the search let the host's lock go */
 } Stop;
 
+/* the clock of every stop time: Python's time.perf_counter() (a Budget's stop_at is read as is) */
 double now_seconds(void);
 /* 0, or why the search must stop: the deadline and the cancel flag every call, host.cancelled
  * every 4096 nodes, host.signals every 2^18 nodes and at least every SIGNAL_SECONDS */

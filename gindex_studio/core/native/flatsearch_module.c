@@ -1,12 +1,11 @@
 /*
  * gindex_studio.core.native._flatsearch: the binding of Flatland's tree search (flatsearch.c).
  *
- * search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, *, remaining=None, cancel=None)
+ * search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, *, budget=None)
  *   buffers: w = n1 x n2 int64 weights (0: no pair); rel = n x n int64 relations (0: not
  *   adjacent); order = the graph's BFS order, parent = per vertex (-1: a root), int32 each;
- *   floor: the search must beat it strictly; remaining: seconds (None: no deadline);
- *   cancel: None or a buffer whose first byte, once non-zero, stops the search (or an object with
- *   is_set(), polled with the GIL every 4096 nodes).
+ *   floor: the search must beat it strictly; budget: None or a core.support.budget.Budget, read
+ *   as it is (its absolute stop_at, its cancel byte flag, its polled poll: see bind.h).
  * returns (best, pairs as (g1, g2) or None, upper, exact, nodes, root bound), as search.run_search.
  * The GIL is released while searching.
  *
@@ -14,7 +13,7 @@
  */
 #include "bind.h"
 
-#define API_VERSION 7
+#define API_VERSION 8
 
 static int get_buf(PyObject *o, Py_buffer *b, Py_ssize_t need, const char *what)
 {
@@ -29,12 +28,12 @@ static int get_buf(PyObject *o, Py_buffer *b, Py_ssize_t need, const char *what)
 }
 
 static const char *const search_names[] = {"n1", "n2", "w", "rel1", "order1", "parent1", "rel2", "order2", "parent2",
-                                           "floor", "remaining", "cancel", NULL};
+                                           "floor", "budget", NULL};
 static Params search_params = {"search", search_names, 10, 10, NULL};
 
 static PyObject *py_search(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *a[12];
+    PyObject *a[11];
     long long n1, n2, floor_;
     if (named_args(&search_params, args, nargs, kwnames, a) < 0 || arg_ll(a[0], 0, &n1) < 0 ||
         arg_ll(a[1], 0, &n2) < 0 || arg_ll(a[9], -1, &floor_) < 0)
@@ -53,7 +52,7 @@ static PyObject *py_search(PyObject *self, PyObject *const *args, Py_ssize_t nar
     for (; got < 7; got++)
         if (get_buf(a[2 + got], &b[got], need[got], search_names[2 + got]) < 0)
             goto done;
-    if (pystop_init(&ps, opt(a[10]), 0, opt(a[11]), 0) < 0)
+    if (pystop_init(&ps, opt(a[10]), 0, 0) < 0)
         goto done;
     have_stop = 1;
     Found found;
@@ -175,7 +174,7 @@ fail:
 
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))py_search, METH_FASTCALL | METH_KEYWORDS,
-     "search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, *, remaining=None, cancel=None)\n"
+     "search(n1, n2, w, rel1, order1, parent1, rel2, order2, parent2, floor, *, budget=None)\n"
      "-> (best, pairs or None, upper, exact, nodes, root): the flatland profile's exact search (see flatland.search)."},
     {"info", (PyCFunction)(void (*)(void))py_info, METH_FASTCALL | METH_KEYWORDS,
      "info(n, adj_out) -> (rel, order, parent, max_rel) or None: a graph's relations and BFS forest (see flatland.search._Info)."},

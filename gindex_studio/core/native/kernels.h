@@ -25,7 +25,8 @@ typedef struct {
 
 int pair_input_check(PairInput *in, PyObject *threshold, PyObject *table);
 /* every same-type pair with w > 0 as rows (*rows malloc'ed, also on error), ti the index of its
- * by_type2 list; signal handlers every 1024 pairs; stop_at >= 0: past it *cut = 1. -1: an error */
+ * by_type2 list; signal handlers every 1024 pairs; now_seconds() past stop_at (HUGE_VAL: never):
+ * *cut = 1. -1: an error */
 int pair_rows(const PairInput *in, double stop_at, WeightRow **rows, size_t *n, int *n_types, int *cut);
 /* group ids (type, self-loop ports) by first occurrence in g1, as Graph.groups; -1: an error */
 int group_ids(PyObject *types1, PyObject *loops1, PyObject *types2, PyObject *loops2, int32_t *gid1, int32_t *gid2,

@@ -208,10 +208,10 @@ static int run_mcsplit(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *
     }
     long long node_limit;
     const int check_signals = arg_bool(budget[1], 0);
-    if (check_signals < 0 || arg_ll(budget[3], 0, &node_limit) < 0)
+    if (check_signals < 0 || arg_ll(budget[2], 0, &node_limit) < 0)
         return -1;
     PyStop ps;
-    if (pystop_init(&ps, opt(budget[0]), check_signals, opt(budget[2]), node_limit) < 0)
+    if (pystop_init(&ps, opt(budget[0]), check_signals, node_limit) < 0)
         return -1;
     RelGraph g1, g2;
     memset(&g2, 0, sizeof(g2));
@@ -241,7 +241,7 @@ static int run_mcsplit(PyObject *out1, PyObject *in1, PyObject *out2, PyObject *
     return rc ? -1 : 0;
 }
 
-#define BUDGET_NAMES "remaining", "check_signals", "cancel", "node_limit"
+#define BUDGET_NAMES "budget", "check_signals", "node_limit"
 
 static const char *const search_names[] = {"adj_out1", "adj_in1", "adj_out2", "adj_in2", "weights", "gid1", "gid2",
                                            "floor", BUDGET_NAMES, NULL};
@@ -249,7 +249,7 @@ static Params search_params = {"search", search_names, 8, 8, NULL};
 
 static PyObject *py_search(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *a[12];
+    PyObject *a[11];
     long long floor_;
     if (named_args(&search_params, args, nargs, kwnames, a) < 0 || arg_list("gid1", a[5]) < 0 ||
         arg_list("gid2", a[6]) < 0 || arg_ll(a[7], -1, &floor_) < 0)
@@ -280,12 +280,12 @@ static PyObject *py_search(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 static const char *const clique_names[] = {"adj_out1", "adj_in1", "adj_out2", "adj_in2", "verts", "weights", "types",
-                                           "floor", "remaining", "check_signals", "cancel", NULL};
+                                           "floor", "budget", "check_signals", NULL};
 static Params clique_params = {"clique_search", clique_names, 8, 8, NULL};
 
 static PyObject *py_clique_search(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *a[11];
+    PyObject *a[10];
     long long floor_;
     if (named_args(&clique_params, args, nargs, kwnames, a) < 0)
         return NULL;
@@ -311,7 +311,7 @@ static PyObject *py_clique_search(PyObject *self, PyObject *const *args, Py_ssiz
     }
     const int n1 = (int)n1_, n2 = (int)n2_, nv = (int)nv_;
     PyStop ps;
-    if (pystop_init(&ps, opt(a[8]), check_signals, opt(a[10]), 0) < 0)
+    if (pystop_init(&ps, opt(a[8]), check_signals, 0) < 0)
         return NULL;
     PyObject *result = NULL;
     RelGraph g1, g2;
@@ -423,7 +423,7 @@ static PyObject *py_weights(PyObject *self, PyObject *const *args, Py_ssize_t na
     WeightRow *rows = NULL;
     size_t n = 0;
     RowSums sums;
-    if (pair_rows(&in, -1.0, &rows, &n, &n_types, &cut) < 0 || row_sums(rows, n, &in, n_types, threshold, &sums) < 0)
+    if (pair_rows(&in, HUGE_VAL, &rows, &n, &n_types, &cut) < 0 || row_sums(rows, n, &in, n_types, threshold, &sums) < 0)
         goto done;
     const long long scale = sums.scale;
     if (sums.pruned) {
@@ -550,21 +550,20 @@ static Params solve_params = {"solve", solve_names, 12, 0, NULL};
 /* solve(): the paper profile's max_common_subgraph without a warm start in one call */
 static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *a[18];
+    PyObject *a[17];
     PairInput in;
     if (named_args(&solve_params, args, nargs, kwnames, a) < 0 || arg_list("types2", a[7]) < 0 ||
         pair_input(&in, a, a[6], 0, opt(a[12]), opt(a[13])) < 0)
         return NULL;
     PyObject *threshold = opt(a[12]), *out = NULL;
-    /* the deadline covers the weights too (signal handlers run every 1024 pairs: Ctrl-C ends a long
-     * loop at once); the search's own deadline counts from its start */
-    double stop_at = -1.0;
-    if (a[14] && a[14] != Py_None) {
-        double r = PyFloat_AsDouble(a[14]);
-        if (r == -1.0 && PyErr_Occurred())
-            return NULL;
-        stop_at = now_seconds() + r;
-    }
+    /* one stop time, the budget's, for the weights (signal handlers run every 1024 pairs: Ctrl-C
+     * ends a long loop at once) and the search after them */
+    int use_stop;
+    double stop_at;
+    if (budget_stop_at(opt(a[14]), &use_stop, &stop_at) < 0)
+        return NULL;
+    if (!use_stop)
+        stop_at = HUGE_VAL;
     WeightRow *rows = NULL;
     size_t n = 0;
     int n_types, cut;
@@ -731,21 +730,21 @@ static PyObject *py_pure_python_requested(PyObject *self, PyObject *noargs)
 
 #define NAMED(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 #define BUDGET_DOC                                                                                           \
-    "Budget (keyword only): remaining: seconds left (None: no deadline); check_signals: run signal\n"       \
-    "handlers meanwhile; cancel: None, a buffer whose first byte set non-zero stops the search (read\n"    \
-    "without the GIL), or an object with is_set(); node_limit > 0: stop as at a deadline on visiting\n"     \
-    "node node_limit + 1."
+    "Budget (keyword only): budget: None or a core.support.budget.Budget, read as it is: its stop_at\n"   \
+    "(None, or an absolute time.perf_counter() time), its flag (a byte, non-zero: cancelled, read\n"      \
+    "without the GIL) and its poll (None or an object with is_set()); check_signals: run signal\n"        \
+    "handlers meanwhile; node_limit > 0: stop as at a deadline on visiting node node_limit + 1."
 
 static PyMethodDef methods[] = {
     {"search", NAMED(py_search),
-     "search(adj_out1, adj_in1, adj_out2, adj_in2, weights, gid1, gid2, floor, *, remaining=None,\n"
-     "       check_signals=False, cancel=None, node_limit=0) -> (best, pairs or None, upper, exact, nodes)\n\n"
+     "search(adj_out1, adj_in1, adj_out2, adj_in2, weights, gid1, gid2, floor, *, budget=None,\n"
+     "       check_signals=False, node_limit=0) -> (best, pairs or None, upper, exact, nodes)\n\n"
      "Weighted McSplit on two graphs given as Graph.adj_out / adj_in (lists of {port: mask}; or an\n"
      "edge array and None), the integer weights {(u, v): w}, group ids per vertex (same id: same type\n"
      "and self-loop ports; -1: none) and the floor to beat strictly. " BUDGET_DOC},
     {"clique_search", NAMED(py_clique_search),
-     "clique_search(adj_out1, adj_in1, adj_out2, adj_in2, verts, weights, types, floor, *, remaining=None,\n"
-     "              check_signals=False, cancel=None) -> (best, pairs or None, upper, exact, nodes)\n\n"
+     "clique_search(adj_out1, adj_in1, adj_out2, adj_in2, verts, weights, types, floor, *, budget=None,\n"
+     "              check_signals=False) -> (best, pairs or None, upper, exact, nodes)\n\n"
      "The companion profile's maximum-weight clique search (matching._CliqueSearch) on the\n"
      "association vertices verts [(u, v)] in branching order, their integer weights and node-type\n"
      "ids; the rest as for search()."},
@@ -757,14 +756,15 @@ static PyMethodDef methods[] = {
      "of w; None for those that would reach 2^62."},
     {"solve", NAMED(py_solve),
      "solve(*, types1, vals1, loops1, by_type2, vals2, loops2, self_equal1, types2, adj_out1, adj_in1,\n"
-     "      adj_out2, adj_in2, threshold=None, table=None, remaining=None, check_signals=False,\n"
-     "      cancel=None, node_limit=0)\n"
+     "      adj_out2, adj_in2, threshold=None, table=None, budget=None, check_signals=False,\n"
+     "      node_limit=0)\n"
      "-> None, (scale, quick) or (scale, floor, best, pairs or None, upper, exact, nodes)\n\n"
      "The paper profile's max_common_subgraph without a warm start in one call: weights() without\n"
      "building the dicts, the group ids (type, self-loop ports) and search(), whose floor is\n"
      "isqrt(floor(tn * scale^2 / td)) for threshold (tn, td) (else -1). (scale, quick): the quick\n"
      "bound proves nothing beats the threshold. None: a weight total reaching 2^62 (or loops1\n"
-     "None): use weights() and search(). pairs: (u, v, num, den) as weights()' raw."},
+     "None): use weights() and search(). pairs: (u, v, num, den) as weights()' raw. The budget's one\n"
+     "stop time bounds the weights and the search together."},
     {"companion_delta", NAMED(py_companion_delta),
      "companion_delta(value1, value2, ignored, check_signals) -> float or None\n\n"
      "check_signals: None checks for signals when called in the main thread.\n"

@@ -752,7 +752,7 @@ PyObject *companion_delta_of(PyObject *value1, PyObject *value2, PyObject *ignor
         goto done;
     }
     PyStop ps;
-    if (pystop_init(&ps, Py_None, check_signals, Py_None, 0) < 0)
+    if (pystop_init(&ps, Py_None, check_signals, 0) < 0)
         goto done;
     q->stop = &ps.stop;
     int64_t upper;

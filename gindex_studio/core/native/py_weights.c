@@ -177,7 +177,7 @@ int pair_rows(const PairInput *in, double stop_at, WeightRow **rows, size_t *n, 
             if ((++polled & 1023) == 0) {
                 if (PyErr_CheckSignals() < 0)
                     goto done;
-                if (stop_at >= 0 && now_seconds() > stop_at) { /* cut: no rows */
+                if (now_seconds() > stop_at) { /* cut: no rows */
                     *cut = 1;
                     rc = 0;
                     goto done;

@@ -10,6 +10,8 @@
 #include <time.h>
 #endif
 
+/* the clock of Python's time.perf_counter(): QueryPerformanceCounter, mach_absolute_time, else
+ * CLOCK_MONOTONIC (a Budget's stop_at, a perf_counter() time, is compared with it as it is) */
 double now_seconds(void)
 {
 #ifdef _WIN32
@@ -19,6 +21,8 @@ double now_seconds(void)
         QueryPerformanceFrequency(&freq);
     QueryPerformanceCounter(&t);
     return (double)t.QuadPart / (double)freq.QuadPart;
+#elif defined(__APPLE__)
+    return 1e-9 * (double)clock_gettime_nsec_np(CLOCK_UPTIME_RAW); /* mach_absolute_time, as Python's */
 #else
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

@@ -27,6 +27,7 @@ from gindex_studio.core.flows.flow import (
 from gindex_studio.core.flows.lenient import SyntaxIssue
 from gindex_studio.core.scoring.matching import Graph, Match, max_common_subgraph, sparse_graph
 from gindex_studio.core.scoring.similarity import differing_keys, signatures
+from gindex_studio.core.support.budget import Budget, DeadlinePassed
 from gindex_studio.core import native
 from gindex_studio.core.support import profiles
 from gindex_studio.core.support.summary import summarise
@@ -106,20 +107,17 @@ class Prepared:
         return f"Prepared(n={self.n}, edges={self.graph.n_edges}, warnings={self.warnings!r})"
 
 
-class DeadlinePassed(Exception):
-    """``prepare`` was given ``stop_at`` and the clock passed it before the reduction was done."""
-
-
-def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None, *, stop_at: float | None = None) -> Prepared:
+def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None, *, budget: Budget | None = None) -> Prepared:
     """Reduce ``flow`` to vertices (minus ignored types), signatures and edges. A wire the
     profile's ``skip_wire`` rejects is no edge (the flatland profile drops self-loops, and a loop
-    wired to one node by both ports has one edge labelled ``out``). ``stop_at``: a
-    ``time.perf_counter()`` value; a reduction still running then raises ``DeadlinePassed``
-    (the clock is read every ``_CLOCK_EVERY`` nodes: a few ms of work between two reads)."""
+    wired to one node by both ports has one edge labelled ``out``). ``budget``: a reduction still
+    running at its stop time raises ``DeadlinePassed`` (``core.support.budget``'s; the clock is
+    read every ``_CLOCK_EVERY`` nodes: a few ms of work between two reads; a cancel is not
+    looked at here)."""
     profile = options.profile
     built = None
-    if stop_at is not None and time.perf_counter() > stop_at:
-        raise DeadlinePassed
+    stop_at = None if budget is None else budget.stop_at
+    _past(stop_at)
     if (_flow_graph is not None and len(flow.nodes) <= SPARSE_FROM and not (options.ignore_types or options.port_aware)
             and profile.skip_wire is None and native.available()):
         built = _flow_graph(flow.nodes, _NO_LOOPS, _LOOP0)  # the vertices and wires below, in C
@@ -132,7 +130,7 @@ def prepare(flow: Flow, options: ScoreOptions = ScoreOptions(), library=None, *,
 
 #: from this many vertices on, ``prepare`` builds a sparse Graph (an edge array, no n² bitsets)
 SPARSE_FROM = 4096
-#: ``prepare`` with ``stop_at`` reads the clock every this many nodes (a power of two)
+#: ``prepare`` with a ``budget`` reads the clock every this many nodes (a power of two)
 _CLOCK_EVERY = 8192
 
 
@@ -392,20 +390,21 @@ def score(
     library=None,
     cancel=None,
     started: float | None = None,
+    budget: Budget | None = None,
 ) -> ScoreResult:
     """Score ``generated`` against ``reference``. ``syntax``: the lenient reader's issue for the
     generated text, reported as the syntax error. ``warm``: (ref id, gen id) pairs of a previous
-    mapping to start the search from. ``cancel``: a ``matching.CancelToken`` (or any object with
-    ``is_set()``) that stops the search from another thread; the result is then that of a
-    deadline-cut search (not exact, Δ an upper bound). ``options.deadline`` counts from
-    ``started`` (a ``time.perf_counter()``; default: this call), so it bounds the reduction of
-    both flows too."""
-    if started is None:
-        started = time.perf_counter()
+    mapping to start the search from. ``budget``: the Budget of the search (its stop time and
+    cancel flag); without it, one is made of ``options.deadline`` counted from ``started`` (a
+    ``time.perf_counter()``; default: this call, so it bounds the reduction of both flows too) and
+    ``cancel`` (a ``matching.CancelToken`` or any object with ``is_set()``, set from another
+    thread). A search the budget stops gives a deadline-cut result (not exact, Δ an upper
+    bound)."""
+    if budget is None:
+        budget = Budget.of(options.deadline, cancel, started=started)
     p1 = prepare(reference, options, library)
     p2 = prepare(generated, options, library)
-    left = None if options.deadline is None else max(0.0, options.deadline - (time.perf_counter() - started))
-    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, cancel=cancel, seconds_left=left)
+    return score_prepared(p1, p2, options, syntax=syntax, warm=warm, budget=budget)
 
 
 def score_prepared(
@@ -416,10 +415,12 @@ def score_prepared(
     syntax: SyntaxIssue | None = None,
     warm: Iterable[tuple[str, str]] = (),
     cancel=None,
-    seconds_left: float | None = None,
+    budget: Budget | None = None,
 ) -> ScoreResult:
-    """``score`` on flows already reduced by ``prepare`` with the same options. ``seconds_left``:
-    the search's share of ``options.deadline`` when part of it is spent (default: all of it)."""
+    """``score`` on flows already reduced by ``prepare`` with the same options; ``budget`` (or,
+    without it, ``options.deadline`` from this call and ``cancel``) as ``score`` takes it."""
+    if budget is None:
+        budget = Budget.of(options.deadline, cancel)
     t0 = time.perf_counter()
     g1, g2 = p1.graph, p2.graph
     warm_idx = []
@@ -427,13 +428,13 @@ def score_prepared(
         i1 = {k: i for i, k in enumerate(g1.ids)}
         i2 = {k: i for i, k in enumerate(g2.ids)}
         warm_idx = [(i1[a], i2[b]) for a, b in warm if a in i1 and b in i2]
-    deadline = options.deadline if seconds_left is None or options.deadline is None else seconds_left
-    m: Match = max_common_subgraph(g1, g2, options.profile, deadline=deadline, warm=warm_idx, cancel=cancel)
+    m: Match = max_common_subgraph(g1, g2, options.profile, warm=warm_idx, budget=budget)
     delta, theta = _delta_of(m.weight, g1.n, g2.n)
     delta_lower = _delta_of(m.upper, g1.n, g2.n)[0] if not m.exact else delta
     warnings = [f"reference: {w}" for w in p1.warnings] + [f"generated: {w}" for w in p2.warnings]
     if not m.exact:
-        why = "was cancelled" if m.cancelled else f"stopped at the {options.deadline:g} s deadline"
+        why = ("was cancelled" if m.cancelled else "stopped at its deadline" if options.deadline is None
+               else f"stopped at the {options.deadline:g} s deadline")
         warnings.append(
             f"search {why}: Δ is an upper bound, the exact value lies in "
             f"[{delta_lower:.6f}, {delta:.6f}]"

@@ -29,18 +29,19 @@ implementations and the fallback: used when the extension is missing, when a sca
 reaches 2^62 (the C searches add 64-bit integers), or when the environment variable
 ``GINDEX_PURE_PYTHON`` is set (not "0").
 
-Cancellation: ``cancel`` (a ``CancelToken``, or any object with ``is_set()`` such as a
-``threading.Event``) stops a search cooperatively from another thread. It is checked where the
-deadline is (every 128 search nodes) and a cancelled search returns like a deadline-cut one: the
-best mapping found, ``exact=False``, the proven bound, and ``cancelled=True``. The C search runs
-without the GIL, so a ``CancelToken`` owns a one-byte buffer that C reads directly; any other
-object is polled with the GIL every 4096 nodes.
+Deadline and cancel: one ``Budget`` (``core.support.budget``: an absolute stop time and a cancel
+flag), given as ``budget=`` and passed down unchanged to the C search; ``deadline=`` (seconds from
+the call) and ``cancel=`` (a ``CancelToken``, or any object with ``is_set()`` such as a
+``threading.Event``) are converted into one at the top of ``max_common_subgraph``. The stop time
+bounds the weights and the search together. Both are checked every 128 search nodes and a
+cancelled search returns like a deadline-cut one: the best mapping found, ``exact=False``, the
+proven bound, and ``cancelled=True``. The C search runs without the GIL and reads the Budget's
+one-byte flag directly; another ``cancel`` object is polled with the GIL every 4096 nodes.
 """
 from __future__ import annotations
 
 import math
 import threading
-import time
 from array import array
 from itertools import chain
 from dataclasses import replace
@@ -48,6 +49,7 @@ from typing import Iterable, Sequence
 
 from gindex_studio.core import native
 from gindex_studio.core.support import profiles
+from gindex_studio.core.support.budget import Budget, CancelFlag
 from gindex_studio.core.support.profiles import Profile, SearchPlan
 from gindex_studio.core.scoring.search_base import (
     Match,
@@ -71,32 +73,8 @@ _NATIVE_LIMIT = 1 << 62  # the C search adds weights in 64-bit integers
 native_search_available = native.available  # True when the searches will run in C
 
 
-class CancelToken(threading.Event):
-    """A ``threading.Event`` that also stops a running search, the native one included.
-
-    ``set()`` writes 1 to a one-byte buffer (``flag``) whose memory the C search reads while it
-    runs without the GIL; ``set_at`` is the ``time.perf_counter()`` of the first ``set()`` (None
-    until then).
-    """
-
-    def __init__(self):
-        super().__init__()
-        self.flag = bytearray(1)  # read by the C search; never resized while a search holds it
-        self.set_at: float | None = None
-
-    def set(self) -> None:
-        if self.set_at is None:
-            self.set_at = time.perf_counter()
-        self.flag[0] = 1
-        super().set()
-
-    def clear(self) -> None:
-        self.flag[0] = 0
-        self.set_at = None
-        super().clear()
-
-    def is_set(self) -> bool:
-        return self.flag[0] != 0
+#: the cancel flag of a Budget (kept by this name: callers make one and pass it as ``cancel=``)
+CancelToken = CancelFlag
 
 
 class Graph:
@@ -314,6 +292,7 @@ def max_common_subgraph(
     threshold_sq=None,
     cancel=None,
     counts=None,
+    budget: Budget | None = None,
 ) -> Match:
     """Find the mapping of maximum total weight S (exact unless ``deadline`` seconds run out)
     under ``profile`` (a ``profiles.Profile``, a name, or None: the default), searching as its
@@ -325,6 +304,8 @@ def max_common_subgraph(
     den > 0 (exact, used by Ω: Δ < best ⇔ S² > (1 − best)·|V'|·|V''|). When none exists the result has ``improved=False``.
     ``cancel``: a ``CancelToken`` (or any object with ``is_set()``); once set, the search stops
     within 128 search nodes and returns as if its deadline had passed, with ``cancelled=True``.
+    ``budget``: a ``Budget`` instead of ``deadline`` and ``cancel`` (``Budget.of`` converts them
+    when it is None); its one stop time bounds the weights and the search.
     Searches with ``threshold_sq`` alone (Ω's) race both orientations when the plan ``races``
     (``_raced``).
     ``counts``: (rows, local), the ``native.UNION_JSON`` weights precomputed for g1 against the
@@ -334,11 +315,13 @@ def max_common_subgraph(
     nodes' values; the same weights.
     """
     prof = profiles.get(profile)
+    if budget is None:
+        budget = Budget.of(deadline, cancel)
     if counts is not None and prof.native_rule != native.UNION_JSON:
         counts = None
     if threshold_sq is not None and threshold is None and not warm and prof.search_plan().races:
-        return _raced(g1, g2, prof, threshold_sq, deadline, cancel, counts)
-    return _search_once(g1, g2, prof, deadline, warm, threshold, threshold_sq, cancel,
+        return _raced(g1, g2, prof, threshold_sq, budget, counts)
+    return _search_once(g1, g2, prof, budget, warm, threshold, threshold_sq,
                         counts=None if counts is None else (*counts, True))
 
 
@@ -347,7 +330,7 @@ _RACE_NODES = 1000
 _RACE_GROWTH = 16
 
 
-def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | None, cancel, counts=None) -> Match:
+def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, budget: Budget, counts=None) -> Match:
     """``max_common_subgraph`` of a profile whose plan ``races``, with ``threshold_sq``. McSplit branches on the
     first graph's vertices, and which graph that is can change the tree by orders of magnitude
     either way (300× and more on pairs of the Ω bench). So the two orientations run in turn under
@@ -355,18 +338,16 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
     is symmetric, so the result is exact as either alone, at a small multiple of the better
     orientation's cost. The best mapping an attempt finds is the next attempts' floor (they
     need only beat it, and prune what cannot): an attempt that finishes without beating it
-    proves it the maximum. ``nodes`` counts every attempt. A search the deadline or ``cancel``
-    stops returns the best mapping any attempt found and the least upper bound any attempt
-    proved."""
-    stop_at = None if deadline is None else time.perf_counter() + deadline
-    budget, nodes, best, upper = _RACE_NODES, 0, None, None
+    proves it the maximum. ``nodes`` counts every attempt. A search ``budget`` stops (every
+    attempt has the same one) returns the best mapping any attempt found and the least upper
+    bound any attempt proved."""
+    node_budget, nodes, best, upper = _RACE_NODES, 0, None, None
     floor = threshold_sq
     whole = _native_whole(prof.search_plan())
     while True:
         for swap in (False, True):
-            remaining = None if stop_at is None else max(0.0, stop_at - time.perf_counter())
             a, b, task_first = (g2, g1, False) if swap else (g1, g2, True)
-            m = _race_attempt(a, b, prof, whole, floor, remaining, cancel, budget,
+            m = _race_attempt(a, b, prof, whole, floor, budget, node_budget,
                               None if counts is None else (*counts, task_first))
             if swap:
                 m = _transposed(m)
@@ -382,11 +363,11 @@ def _raced(g1: Graph, g2: Graph, prof: Profile, threshold_sq, deadline: float | 
                 floor = (m.weight[0] * m.weight[0], m.weight[1] * m.weight[1])
             if upper is None or _frac_lt(bound, upper):
                 upper = bound
-            if m.nodes <= budget:  # stopped by the deadline or cancel, not by the budget
+            if m.nodes <= node_budget:  # stopped by the deadline or cancel, not by the node budget
                 if best is None:
                     return replace(m, upper=upper, nodes=nodes)
                 return replace(best, upper=upper, exact=False, nodes=nodes, cancelled=m.cancelled)
-        budget *= _RACE_GROWTH
+        node_budget *= _RACE_GROWTH
 
 
 def _frac_lt(x: tuple[int, int], y: tuple[int, int]) -> bool:
@@ -394,13 +375,13 @@ def _frac_lt(x: tuple[int, int], y: tuple[int, int]) -> bool:
     return x[0] * y[1] < y[0] * x[1]
 
 
-def _race_attempt(g1: Graph, g2: Graph, prof: Profile, whole: bool, threshold_sq, deadline: float | None, cancel,
+def _race_attempt(g1: Graph, g2: Graph, prof: Profile, whole: bool, threshold_sq, budget: Budget,
                   node_limit: int, counts) -> Match:
     """One attempt of ``_raced``: ``_search_once`` with g1 branching, straight to its one C call
     (``_solved_natively``) when ``whole`` (``_native_whole``, decided once per race)."""
-    m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts) if whole else None
+    m = _solved_natively(g1, g2, threshold_sq, budget, node_limit, counts) if whole else None
     if m is None:
-        m = _search_once(g1, g2, prof, deadline, (), None, threshold_sq, cancel, node_limit, counts)
+        m = _search_once(g1, g2, prof, budget, (), None, threshold_sq, node_limit, counts)
     return m
 
 
@@ -409,23 +390,23 @@ def _transposed(m: Match) -> Match:
     return replace(m, pairs=sorted((v, u, w) for u, v, w in m.pairs))
 
 
-def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, warm, threshold, threshold_sq,
-                 cancel, node_limit: int = 0, counts=None) -> Match:
-    """``max_common_subgraph`` with g1's vertices as the branching side; ``node_limit`` > 0
+def _search_once(g1: Graph, g2: Graph, prof: Profile, budget: Budget | None, warm, threshold, threshold_sq,
+                 node_limit: int = 0, counts=None) -> Match:
+    """``max_common_subgraph`` with g1's vertices as the branching side (``budget`` None: nothing
+    stops it but ``node_limit``); ``node_limit`` > 0
     (McSplit) cuts the search as a deadline would when it would visit node ``node_limit`` + 1.
     ``counts``: (rows, local, task_first) for the native search (see ``max_common_subgraph``;
     task_first: rows are g1's, else g2's)."""
     prof = profiles.get(prof)
     plan = prof.search_plan()
     if plan.own is not None:  # the profile's own search; None: not for it, use the generic one
-        m = plan.own(g1, g2, deadline=deadline, warm=warm, threshold=threshold, threshold_sq=threshold_sq,
-                     cancel=cancel)
+        m = plan.own(g1, g2, warm=warm, threshold=threshold, threshold_sq=threshold_sq, budget=budget)
         if m is not None:
             return m
     use_native = native.available()
     mode = plan.adjacency
     if not warm and threshold is None and _native_whole(plan):
-        m = _solved_natively(g1, g2, threshold_sq, deadline, cancel, node_limit, counts)
+        m = _solved_natively(g1, g2, threshold_sq, budget, node_limit, counts)
         if m is not None:
             return m
     prune = None
@@ -450,17 +431,16 @@ def _search_once(g1: Graph, g2: Graph, prof: Profile, deadline: float | None, wa
     in_c = (use_native and floor < _NATIVE_LIMIT
             and (total if total is not None else sum(w.values())) < _NATIVE_LIMIT)
     if mode == "or":
-        search = _NativeCliqueSearch(g1, g2, w) if in_c else _CliqueSearch(g1, g2, w, scale, cancel)
+        search = _NativeCliqueSearch(g1, g2, w) if in_c else _CliqueSearch(g1, g2, w, scale, budget)
     elif in_c:
         search = _NativeMcSplit(g1, g2, w, scale)
     else:
         search = _McSplit(g1, g2, w, scale)
-    stop_at = None if deadline is None else time.perf_counter() + deadline
     if mode == "or":
-        run = search.run(floor, stop_at, cancel)
+        run = search.run(floor, budget)
     else:
-        run = search.run(floor, stop_at, cancel, node_limit)
-    return found_match(run, warm_best, warm_pairs, t_floor, scale, lambda u, v: raw[(u, v)], cancel)
+        run = search.run(floor, budget, node_limit)
+    return found_match(run, warm_best, warm_pairs, t_floor, scale, lambda u, v: raw[(u, v)], budget)
 
 
 def _native_whole(plan: SearchPlan) -> bool:
@@ -470,7 +450,7 @@ def _native_whole(plan: SearchPlan) -> bool:
     return plan.one_call_rule == native.UNION_JSON and native.solve is not None and native.available()
 
 
-def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None, cancel,
+def _solved_natively(g1: Graph, g2: Graph, threshold_sq, budget: Budget | None,
                      node_limit: int = 0, counts=None) -> Match | None:
     """``max_common_subgraph`` for a profile of ``native.UNION_JSON`` weights, self-loops that agree
     and "and" adjacency, without warm start or ``threshold``, in one C call (``native.solve``: the weights without their dicts, the group ids and the search): the
@@ -485,9 +465,8 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
     (out1, in1), (out2, in2) = _native_adj(g1), _native_adj(g2)
     got = native.solve(types1=types1, vals1=vals1, loops1=g1.selfloop, by_type2=g2.by_type(), vals2=vals2,
                        loops2=g2.selfloop, self_equal1=se1, types2=types2, adj_out1=out1, adj_in1=in1,
-                       adj_out2=out2, adj_in2=in2, threshold=thr, table=counts, remaining=deadline,
-                       check_signals=_on_main_thread(), cancel=None if cancel is None else _native_cancel(cancel),
-                       node_limit=node_limit)
+                       adj_out2=out2, adj_in2=in2, threshold=thr, table=counts, budget=budget,
+                       check_signals=_on_main_thread(), node_limit=node_limit)
     if got is None:
         return None
     if len(got) == 2:  # the quick bound proves nothing beats the threshold
@@ -498,7 +477,7 @@ def _solved_natively(g1: Graph, g2: Graph, threshold_sq, deadline: float | None,
         best, pairs = 0, []
     elif pairs:
         pairs = [(u, v, (num, den)) for u, v, num, den in sorted(pairs)]
-    cancelled = not exact and cancel is not None and bool(cancel.is_set())
+    cancelled = not exact and budget is not None and budget.cancelled()
     return Match(pairs, frac(best, scale), frac(max(upper, best), scale), exact, nodes, best > t_floor, cancelled)
 
 
@@ -622,14 +601,14 @@ class _McSplit:
             b = sum(br)
         return (L, R, min(a, b), max(nl, nr))
 
-    def run(self, floor: int, stop_at: float | None, cancel=None, node_limit: int = 0):
+    def run(self, floor: int, budget: Budget | None = None, node_limit: int = 0):
         """(best, pairs or None, upper, exact, nodes); ``node_limit`` > 0 stops the search as its
         deadline would when it is about to visit node ``node_limit`` + 1."""
         self.best = floor
         self.best_pairs = None
         self.nodes = 0
         self.limit = node_limit if node_limit > 0 else math.inf
-        self.stop = stop_check(stop_at, cancel)
+        self.stop = stop_check(budget)
         self.frame_bounds: list[int] = []
         root_bound = sum(c[2] for c in self.root)
         exact = True
@@ -751,25 +730,16 @@ class _NativeMcSplit:
         remap = [ids.get(k, -1) for k in keys2]
         self.gid2 = [remap[x] for x in local2]
 
-    def run(self, floor: int, stop_at: float | None, cancel=None, node_limit: int = 0):
+    def run(self, floor: int, budget: Budget | None = None, node_limit: int = 0):
         g1, g2 = self.g1, self.g2
-        remaining = None if stop_at is None else stop_at - time.perf_counter()
-        main = threading.current_thread() is threading.main_thread()
         return native.search(*_native_adj(g1), *_native_adj(g2), self.w, self.gid1, self.gid2, floor,
-                             remaining=remaining, check_signals=main, cancel=_native_cancel(cancel),
-                             node_limit=node_limit)
+                             budget=budget, check_signals=_on_main_thread(), node_limit=node_limit)
 
 
 def _native_adj(g: Graph) -> tuple:
     """A graph as the native McSplit takes it: its bitsets, or (edge array, None) while it is sparse."""
     out = g._adj_out  # (not the properties: this runs for every search of Ω)
     return (g.edge_array(), None) if out is None else (out, g._adj_in)
-
-
-def _native_cancel(cancel):
-    """What the C searches take as ``cancel``: a CancelToken's byte (read without the GIL), else
-    the object itself (polled with the GIL) or None."""
-    return getattr(cancel, "flag", None) if isinstance(cancel, CancelToken) else cancel
 
 
 class _NativeCliqueSearch:
@@ -782,12 +752,10 @@ class _NativeCliqueSearch:
         self.wt = [w[k] for k in self.verts]
         self.types = _type_ids(g1, self.verts)
 
-    def run(self, floor: int, stop_at: float | None, cancel=None):
+    def run(self, floor: int, budget: Budget | None = None):
         g1, g2 = self.g1, self.g2
-        remaining = None if stop_at is None else stop_at - time.perf_counter()
-        main = threading.current_thread() is threading.main_thread()
         return native.clique_search(g1.adj_out, g1.adj_in, g2.adj_out, g2.adj_in, self.verts, self.wt, self.types,
-                                    floor, remaining=remaining, check_signals=main, cancel=_native_cancel(cancel))
+                                    floor, budget=budget, check_signals=_on_main_thread())
 
 
 class _CliqueSearch:
@@ -800,7 +768,7 @@ class _CliqueSearch:
     is the same search in C (the same tree, node count and bounds).
     """
 
-    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int, cancel=None):
+    def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int, budget: Budget | None = None):
         verts = sorted(w, key=lambda k: (-w[k], k))
         self.verts = verts
         self.wt = [w[k] for k in verts]
@@ -809,7 +777,7 @@ class _CliqueSearch:
         adj = [0] * n
         self.built = True  # False: cancelled while building the association graph (seconds for big flows)
         for i in range(n):
-            if cancel is not None and cancel.is_set():
+            if budget is not None and budget.cancelled():
                 self.built = False
                 break
             u1, v1 = verts[i]
@@ -823,11 +791,11 @@ class _CliqueSearch:
     def _bound(self, P: int) -> int:
         return _assignment_bound(P, self.verts, self.wt, self.type_of)
 
-    def run(self, floor: int, stop_at: float | None, cancel=None):
+    def run(self, floor: int, budget: Budget | None = None):
         self.best = floor
         self.best_set = None
         self.nodes = 0
-        self.stop = stop_check(stop_at, cancel)
+        self.stop = stop_check(budget)
         self.frame_bounds: list[int] = []
         P = (1 << len(self.verts)) - 1
         root_bound = self._bound(P)

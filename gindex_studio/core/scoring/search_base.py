@@ -1,11 +1,12 @@
 """What every exact common-subgraph search shares: its result (``Match``), exact fractions, the
 warm start (``consistent_subset``), and the deadline / cancel / threshold scaffolding.
 
-A leaf module: it imports nothing of the studio, so a profile's own search (``Profile.search``)
-and the generic searches of ``matching`` both build on it without importing each other.
+A leaf module: it imports nothing of the studio (a ``Budget`` is only read), so a profile's own
+search (``Profile.search``) and the generic searches of ``matching`` both build on it without
+importing each other.
 
 Contract of a search built on it: it looks for an integer X = S·D (D the scale of its weights)
-strictly above ``threshold_floor(threshold, threshold_sq, D)``; ``stop_check(stop_at, cancel)``
+strictly above ``threshold_floor(threshold, threshold_sq, D)``; ``stop_check(budget)``
 is polled every 128 search nodes and a True answer raises ``Stop``; the search then returns the
 best mapping found and the least bound it proved.
 """
@@ -70,17 +71,17 @@ def found_match(run: tuple, warm_best: int, warm_pairs, t_floor: int, scale: int
                  improved=best > t_floor, cancelled=cancelled)
 
 
-def stop_check(stop_at: float | None, cancel):
-    """The test the searches make every 128 nodes (None: nothing can stop them). ``stop_at``: a
-    ``time.perf_counter()`` value; ``cancel``: any object with ``is_set()``."""
-    if cancel is None:
-        if stop_at is None:
-            return None
-        return lambda: time.perf_counter() > stop_at
-    is_set = cancel.is_set
-    if stop_at is None:
-        return is_set
-    return lambda: is_set() or time.perf_counter() > stop_at
+def stop_check(budget):
+    """The test the searches make every 128 nodes (None: nothing can stop them): True once
+    ``budget`` (a ``core.support.budget.Budget``, or None) is cancelled or its stop time passed."""
+    if budget is None:
+        return None
+    flag, poll, stop_at = budget.flag, budget.poll, budget.stop_at
+    if poll is None and stop_at is None:
+        return lambda: flag[0] != 0
+    if poll is None:
+        return lambda: flag[0] != 0 or time.perf_counter() > stop_at
+    return lambda: budget.cancelled() or budget.expired()
 
 
 def threshold_pair(threshold_sq) -> tuple[int, int]:

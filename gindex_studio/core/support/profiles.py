@@ -71,7 +71,7 @@ class Profile:
     - ``typed_edges``: edges keep their output port (ScoreOptions.port_aware is forced on).
     - ``symmetric``: the studio relies on Δ(a, b) = Δ(b, a): matrices search one triangle, the Δ
       cache stores one order, and Ω races the two orientations of McSplit.
-    - ``search(g1, g2, *, deadline, warm, threshold, threshold_sq, cancel) -> Match | None``: a
+    - ``search(g1, g2, *, warm, threshold, threshold_sq, budget) -> Match | None``: a
       search of the profile's own, with ``matching.max_common_subgraph``'s contract; None from it
       (or no search) means the generic one runs.
 
