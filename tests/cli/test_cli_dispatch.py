@@ -2,10 +2,15 @@
 subprocess as a user would."""
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from cli_run import PROGRAMS, run  # tests/cli is on sys.path (rootdir-relative test modules)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -141,44 +146,60 @@ def _large_flow(tmp_path, name="large.json"):
     return p
 
 
-@pytest.mark.parametrize("as_json", [False, True])
-def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(tmp_path, capsys, monkeypatch, as_json):
-    """``bounded.take_over_if_large``: the command forks at its start, the child does the command,
-    its output reaches the parent's streams whole (here pytest's capture), and the status is the
-    child's."""
-    from gindex_studio.cli import bounded
-    from gindex_studio.cli.dispatch import main
+#: runs ``main(argv)`` with os.fork counted and prints what happened as JSON; then, with
+#: ``"in_process"``, runs it again with ``take_over_if_large`` off. A fresh interpreter: a command
+#: forks only when it is the process's one thread, and a pytest worker keeps threads of earlier
+#: tests (a Dask client's, a thread pool's).
+_FORK_SCRIPT = """
+import contextlib, io, json, os, sys
+from gindex_studio.cli import bounded
+from gindex_studio.cli.dispatch import main
+argv, again = json.loads(sys.argv[1]), sys.argv[2] == "in_process"
+forks, fork = [], os.fork
+os.fork = lambda: forks.append(1) or fork()
+runs = []
+for take_over in ([True, False] if again else [True]):
+    if not take_over:
+        bounded.take_over_if_large = lambda _args: None
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    runs.append({"code": code, "out": out.getvalue(), "err": err.getvalue(), "forks": len(forks),
+                 "in_child": bounded._in_child})
+print(json.dumps(runs))
+"""
 
+
+def _run_counting_forks(argv, again=False) -> list[dict]:
+    p = subprocess.run([sys.executable, "-c", _FORK_SCRIPT, json.dumps(argv), "in_process" if again else "once"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_command_reading_a_large_file_in_a_child_says_what_it_says_in_process(tmp_path, as_json):
+    """``bounded.take_over_if_large``: the command forks at its start, the child does the command,
+    its output reaches the parent's streams whole, and the status is the child's; the same
+    command without the fork says the same."""
     large = _large_flow(tmp_path)
     small = PROGRAMS / "http" / "http-1.json"
     argv = ["matrix", str(large), str(small), str(large), *(["--json"] if as_json else [])]
-    forks, fork = [], os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
-    monkeypatch.setattr(bounded, "_gui_running", lambda: False)  # other tests' QApplication is no window of this command
-    code = main(argv)
-    child = capsys.readouterr()
-    monkeypatch.setattr(os, "fork", fork)
-    assert forks == [1] and not bounded._in_child  # one fork (the child forks no further); we are the parent
-
-    monkeypatch.setattr(bounded, "take_over_if_large", lambda _args: None)
-    assert main(argv) == code == 0
-    here = capsys.readouterr()
-    assert (child.out, child.err) == (here.out, here.err)
-    assert "large.json" in child.out
+    child, here = _run_counting_forks(argv, again=True)
+    # one fork (the child forks no further); we are the parent
+    assert child["forks"] == 1 and not child["in_child"]
+    assert here["forks"] == 1  # none more without the take-over
+    assert child["code"] == here["code"] == 0
+    assert (child["out"], child["err"]) == (here["out"], here["err"])
+    assert "large.json" in child["out"]
 
 
-def test_a_child_that_finds_bad_input_gives_its_one_line_and_status(tmp_path, capsys, monkeypatch):
-    from gindex_studio.cli import bounded
-    from gindex_studio.cli.dispatch import main
-
-    monkeypatch.setattr(bounded, "_gui_running", lambda: False)
-    forks, fork = [], os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
-
+def test_a_child_that_finds_bad_input_gives_its_one_line_and_status(tmp_path):
     large = _large_flow(tmp_path)
-    assert main(["matrix", str(large), str(tmp_path / "missing.json")]) == 1
-    assert forks == [1]  # the child read the large file, then found the missing one
-    err = capsys.readouterr().err
+    [run] = _run_counting_forks(["matrix", str(large), str(tmp_path / "missing.json")])
+    assert run["code"] == 1
+    assert run["forks"] == 1  # the child read the large file, then found the missing one
+    err = run["err"]
     assert err.count("\n") == 1 and err.startswith("gindex-studio: ") and "missing.json" in err
 
 
