@@ -81,3 +81,19 @@ def test_a_child_polls_its_parents_canceller_and_its_own():
     b.clear()
     a.set()
     assert child.cancelled()
+
+
+def test_wait_returns_once_cancelled_or_after_its_timeout():
+    """A Budget waits as the threading.Event a cancel token used to be (the Analysis window's
+    scoring waits on it): False after the timeout, True once cancelled, by its flag or its poll."""
+    import threading
+
+    b = Budget()
+    assert b.wait(0.01) is False
+    threading.Timer(0.05, b.cancel).start()
+    assert b.wait(5.0) is True
+    other = threading.Event()
+    polled = Budget(poll=other)
+    assert polled.wait(0.02) is False
+    threading.Timer(0.05, other.set).start()
+    assert polled.wait(5.0) is True

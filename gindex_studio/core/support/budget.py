@@ -141,6 +141,18 @@ class Budget:
     def is_set(self) -> bool:
         return self.cancelled()
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until cancelled or ``timeout`` seconds passed (as ``threading.Event.wait``, which a
+        cancel token used to be); True when cancelled. A polled canceller is seen every 10 ms."""
+        if self.poll is None:
+            return self.cancel_flag.wait(timeout)
+        end = None if timeout is None else clock() + timeout
+        while not self.cancelled():
+            if end is not None and clock() >= end:
+                return False
+            self.cancel_flag.wait(0.01)
+        return True
+
     def __repr__(self) -> str:
         return f"Budget(stop_at={self.stop_at!r}, cancelled={self.cancelled()})"
 
