@@ -10,6 +10,7 @@ def main(argv=None) -> int:
     if argv is None:
         from gindex_studio.cli import signals
 
+        signals.answered_again()
         signals.say_and_exit()
     from gindex_studio.cli.dispatch import main as _main
 

@@ -44,6 +44,13 @@ def say_and_exit() -> None:
         pass
 
 
+def answered_again() -> None:
+    """Unblock SIGINT and SIGTERM in this (the main) thread: a process started by one that held
+    them blocked (a blocked mask is inherited) would otherwise never see a Ctrl-C or a kill."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def held_at_exit() -> None:
     """Flush the output and block SIGINT and SIGTERM in this (the main) thread until the exit."""
     for stream in (sys.stdout, sys.stderr):
