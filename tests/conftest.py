@@ -123,3 +123,33 @@ def nodered_session(nodered):
     s = Session(nodered)
     yield s
     s.close()
+
+
+_SIGNALS_KEPT = ("SIGINT", "SIGTERM")
+
+
+def _signal_state():
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return ({n: signal.getsignal(getattr(signal, n)) for n in _SIGNALS_KEPT},
+            {signal.Signals(s).name for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])} & set(_SIGNALS_KEPT))
+
+
+@pytest.fixture(autouse=True)
+def _signals_left_as_found():
+    """A test leaves SIGINT's and SIGTERM's handlers and the thread's signal mask as it found them.
+    Every process a test starts inherits an ignored disposition and a blocked mask, so one test that
+    leaked either made later tests' Ctrl-C and kill cases fail in the full suite only."""
+    before = _signal_state()
+    yield
+    after = _signal_state()
+    if before is not None and after != before:
+        import signal
+
+        for name, handler in before[0].items():
+            signal.signal(getattr(signal, name), handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [getattr(signal, n) for n in before[1]])
+        pytest.fail(f"the test changed the signal state: before {before}, after {after}")
