@@ -17,6 +17,8 @@ def add_parsers(sub) -> None:
     p.add_argument("flows", nargs="+", metavar="FLOW", help="flow files (JSON)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--rules", default="default", metavar="R", help=RULES_HELP + "; default: %(default)s")
+    p.add_argument("--max-nodes", type=int, default=None, metavar="N",
+                   help="lint flows of up to N nodes (default: 500; nrlint takes 5-10 ms per Function node)")
 
 
 def check_usage(args, parser) -> None:
@@ -26,16 +28,18 @@ def check_usage(args, parser) -> None:
         args.rule_set = parse_rules(args.rules)
     except ValueError as e:
         parser.error(f"--rules: {e}")
+    if args.max_nodes is not None and not 1 <= args.max_nodes <= 1_000_000:
+        parser.error(f"--max-nodes: {args.max_nodes} is not between 1 and 1000000")
 
 
-def lint_problems(flows, rule_set):
+def lint_problems(flows, rule_set, max_nodes=None):
     """nrlint's findings for each flow object, or InputError (one line)."""
     from gindex_studio.cli.common import InputError
     from gindex_studio.cli.run import install_progress
-    from gindex_studio.core.nodered.lint import LintError, lint_flows
+    from gindex_studio.core.nodered.lint import MAX_NODES, LintError, lint_flows
 
     try:
-        return lint_flows(flows, rule_set, progress=install_progress())
+        return lint_flows(flows, rule_set, progress=install_progress(), max_nodes=max_nodes or MAX_NODES)
     except LintError as e:
         raise InputError(str(e)) from None
 
@@ -56,10 +60,16 @@ def read_lintable(path: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.common import json_out
+    from gindex_studio.cli.common import InputError, json_out
+    from gindex_studio.core.nodered.lint import MAX_NODES
 
     flows = [read_lintable(f) for f in args.flows]
-    found = lint_problems(flows, args.rule_set)
+    for path, read in zip(args.flows, flows):
+        limit = args.max_nodes or MAX_NODES
+        if len(read.flow.nodes) > limit:
+            raise InputError(f"{path}: {len(read.flow.nodes):,} nodes; lint runs nrlint on flows of at most {limit:,} "
+                             f"(--max-nodes raises it; nrlint takes 5-10 ms per Function node)")
+    found = lint_problems(flows, args.rule_set, args.max_nodes)
     if args.json:
         json_out({"rules": sorted(args.rule_set), "clean": not any(found),
                    "flows": [{"flow": f, "problems": [p.to_dict() for p in ps]} for f, ps in zip(args.flows, found)]})

@@ -39,6 +39,11 @@ RULES: dict[str, str] = {
 DEFAULT_RULES: frozenset[str] = frozenset({"function-eslint", "no-loops", "no-duplicate-http-in-urls",
                                            "no-unconnected-http-nodes", "max-flow-size"})
 TIMEOUT_S = 120.0
+#: the largest flow linted unless the caller raises it: nrlint's eslint costs 5-10 ms per Function
+#: node (2,000 unconnected ones took 18-20 s, 20,000 took 93 s), and its loop check overflows
+#: Node.js's stack on a chain of ~8,000 nodes. Five times nrlint's own max-flow-size default (100);
+#: the benchmark's programs have tens of nodes.
+MAX_NODES = 500
 _MEMORY: dict[str, list["LintProblem"]] = {}
 
 
@@ -154,10 +159,11 @@ def _write_cache(key: str, found: list[LintProblem]) -> None:
 
 
 def lint_flows(sources: Iterable[Any], rules: Iterable[str] | None = None, progress: Progress | None = None,
-               use_cache: bool = True) -> list[list[LintProblem]]:
+               use_cache: bool = True, max_nodes: int = MAX_NODES) -> list[list[LintProblem]]:
     """nrlint's findings for each flow (any shape :func:`node_dicts` reads), in order. Flows in the
     cache are not linted again; the rest go to one Node.js process. Installs Node-RED (and nrlint)
-    first when needed. LintError (one line) when Node.js, the install or nrlint fails."""
+    first when needed. LintError (one line) when a flow has more than ``max_nodes`` nodes (checked
+    before anything runs), or when Node.js, the install or nrlint fails."""
     from gindex_studio.core.nodered.install import InstallError
 
     chosen = frozenset(DEFAULT_RULES if rules is None else rules)
@@ -165,6 +171,11 @@ def lint_flows(sources: Iterable[Any], rules: Iterable[str] | None = None, progr
     if unknown:
         raise LintError(f"unknown nrlint rule {unknown[0]!r} (rules: {', '.join(RULES)})")
     flows = [node_dicts(s) for s in sources]
+    for k, nodes in enumerate(flows):
+        if len(nodes) > max_nodes:
+            which = f"flow {k + 1} has" if len(flows) > 1 else "the flow has"
+            raise LintError(f"{which} {len(nodes):,} nodes; nrlint is run on flows of at most {max_nodes:,} "
+                            f"(its eslint takes 5-10 ms per Function node and its loop check fails on long chains)")
     if not chosen:
         return [[] for _ in flows]
     where = install_dir()  # reads the lock file: once per call
