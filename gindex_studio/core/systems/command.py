@@ -4,7 +4,9 @@ Contracts: the command is an argv list run without a shell, in its own process g
 parameters are in its environment (``GINDEX_ATTEMPT``, ``GINDEX_TEMPERATURE``, ``GINDEX_SEED``,
 ``GINDEX_MAX_TOKENS``, set when given). Past ``timeout`` seconds, or past ``max_bytes`` of output,
 the process group is killed and the answer is an error; so is a non-zero exit (with the last line
-of its stderr).
+of its stderr). Output is read for at most ``AFTER_EXIT_S`` after the command exited, so a process
+it left behind holding its stdout cannot hold the run. The command runs with the user's rights, not
+in the flow sandbox: it is the user's own program; its answer is treated as hostile text.
 """
 from __future__ import annotations
 
@@ -56,56 +58,93 @@ class Command:
             return Answer("", seconds=0.0, error=f"cannot run {self.argv[0]!r}: {e.strerror}")
         with self._lock:
             self._running.add(proc.pid)
-        killed: list[str] = []
-
-        def kill(why: str) -> None:
-            if not killed:
-                killed.append(why)
-            _killpg(proc.pid)
-
-        timer = threading.Timer(self.timeout, kill, (f"no answer within {self.timeout:g} s",))
-        timer.start()
-        err: list[bytes] = []
-        threads = [threading.Thread(target=_feed, args=(proc.stdin, prompt.text.encode()), daemon=True),
-                   threading.Thread(target=lambda: err.append(proc.stderr.read()[-2000:]), daemon=True)]
-        for t in threads:
-            t.start()
-        out, size = [], 0
         try:
-            while chunk := proc.stdout.read1(1 << 16):
-                size += len(chunk)
-                if size > self.max_bytes:
-                    kill(f"more than {self.max_bytes:,} bytes of output")
-                    break
-                out.append(chunk)
+            out, err, why = _exchange(proc, prompt.text.encode(), start + self.timeout, self.max_bytes)
+            if why:
+                _killpg(proc.pid)
             proc.wait()
         finally:
-            timer.cancel()
-            for t in threads:
-                t.join(5)
-            proc.stdout.close()
-            proc.stderr.close()
             with self._lock:
                 self._running.discard(proc.pid)
         seconds = time.monotonic() - start
-        if killed:
-            return Answer("", seconds=seconds, error=killed[0])
+        if why == "timeout":
+            return Answer("", seconds=seconds, error=f"no answer within {self.timeout:g} s")
+        if why == "size":
+            return Answer("", seconds=seconds, error=f"more than {self.max_bytes:,} bytes of output")
         if proc.returncode != 0:
-            tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()
+            tail = err.decode("utf-8", "replace").strip().splitlines()
             return Answer("", seconds=seconds, error=f"exit status {proc.returncode}" + (f": {tail[-1][:200]}" if tail else ""))
-        return Answer(b"".join(out).decode("utf-8", "replace"), seconds=seconds)
+        return Answer(out.decode("utf-8", "replace"), seconds=seconds)
+
+
+#: how long output is still read after the command itself has exited: a process it left behind
+#: (a daemon in a session of its own, out of reach of the process-group kill) may hold its stdout
+#: open for ever, and the answer is what the command wrote, not what outlives it
+AFTER_EXIT_S = 2.0
+
+
+def _exchange(proc: subprocess.Popen, data: bytes, deadline: float, max_bytes: int) -> tuple[bytes, bytes, str]:
+    """Write ``data`` to the command's stdin and read its stdout and stderr, in this thread, never
+    past ``deadline`` (time.monotonic) nor ``AFTER_EXIT_S`` after the command exited: (stdout, the
+    last 2,000 bytes of stderr, "" or why it must be killed: "timeout" or "size"). Closes the pipes."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        os.set_blocking(f.fileno(), False)
+    if data:
+        sel.register(proc.stdin, selectors.EVENT_WRITE)
+    else:
+        proc.stdin.close()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    out, err, size, sent, why, exited = [], b"", 0, 0, "", None
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            if exited is None and proc.poll() is not None:
+                exited = now
+            if now >= deadline:
+                why = "timeout"
+                break
+            if exited is not None and now - exited >= AFTER_EXIT_S:
+                break
+            for key, _ in sel.select(min(deadline - now, 0.1)):
+                f = key.fileobj
+                if f is proc.stdin:
+                    try:
+                        sent += os.write(f.fileno(), data[sent:sent + (1 << 16)])
+                    except (BrokenPipeError, BlockingIOError, OSError):
+                        sent = len(data)
+                    if sent >= len(data):
+                        sel.unregister(f)
+                        f.close()
+                    continue
+                chunk = os.read(f.fileno(), 1 << 16)
+                if not chunk:
+                    sel.unregister(f)
+                elif f is proc.stdout:
+                    size += len(chunk)
+                    if size > max_bytes:
+                        why = "size"
+                        break
+                    out.append(chunk)
+                else:
+                    err = (err + chunk)[-2000:]
+            if why:
+                break
+    finally:
+        sel.close()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+    return b"".join(out), err, why
 
 
 def _killpg(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _feed(pipe, data: bytes) -> None:
-    try:
-        pipe.write(data)
-        pipe.close()
-    except OSError:  # the command exited without reading all of it
         pass

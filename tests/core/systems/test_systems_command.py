@@ -66,3 +66,45 @@ def test_close_kills_a_command_still_running():
     c.close()
     t.join(10)
     assert got and got[0].error == "exit status -9" and time.monotonic() - start < 10
+
+
+def test_a_process_left_behind_holding_stdout_does_not_hold_the_answer(tmp_path):
+    """An attacker's (or a careless) command forks a daemon in a session of its own, out of reach of
+    the process-group kill, that keeps stdout open for an hour: the answer is what the command wrote
+    before it exited, a couple of seconds after it exited (this hung ``attempt`` for ever)."""
+    import os
+    import signal
+
+    pidfile = tmp_path / "daemon.pid"
+    code = (f"import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+            "    time.sleep(3600)\nprint('[]')\n")
+    start = time.monotonic()
+    try:
+        a = py(code, timeout=60).answer(PROMPT, Params())
+        assert a.ok and a.text == "[]\n" and time.monotonic() - start < 10
+    finally:
+        for _ in range(100):
+            if pidfile.exists() and pidfile.read_text():
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+                break
+            time.sleep(0.05)
+
+
+def test_a_daemon_that_writes_for_ever_after_the_command_exited_is_cut_off(tmp_path):
+    """The command exits at once; what it left behind floods stdout: reading stops after the grace."""
+    import os
+    import signal
+
+    pidfile = tmp_path / "daemon.pid"
+    code = (f"import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+            "    while True: sys.stdout.write('x' * 1000); sys.stdout.flush(); time.sleep(0.01)\n")
+    start = time.monotonic()
+    try:
+        a = py(code, timeout=60, max_bytes=2**30).answer(PROMPT, Params())
+        assert a.ok and time.monotonic() - start < 10
+    finally:
+        for _ in range(100):
+            if pidfile.exists() and pidfile.read_text():
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+                break
+            time.sleep(0.05)
