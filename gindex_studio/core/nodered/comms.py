@@ -102,6 +102,9 @@ class Comms:
         self.ws.settimeout(0.5)
         self._kept = 0
         self._fragments = 0
+        #: a websocket frame is being read (or skipped): the flow's output is still arriving, though
+        #: the runtime itself may already be idle (a 95 MB message takes seconds to come in under load)
+        self.receiving = False
         self._said: set[str] = set()
         self._guard_frames()
         self._thread = threading.Thread(target=self._read, name="nodered-comms", daemon=True)
@@ -115,6 +118,7 @@ class Comms:
 
         def recv_length() -> None:
             read_length()
+            self.receiving = True
             fin, opcode = fb.header[0], fb.header[4]
             self._fragments = fb.length + (self._fragments if opcode == _OPCODE_CONT else 0)
             if fb.length <= MAX_FRAME and self._fragments <= MAX_FRAME:
@@ -150,9 +154,12 @@ class Comms:
             try:
                 raw = self.ws.recv()
             except websocket.WebSocketTimeoutException:
+                self.receiving = False
                 continue
             except (OSError, websocket.WebSocketException):
+                self.receiving = False
                 break
+            self.receiving = False
             try:
                 batch = json.loads(raw)
             except ValueError:

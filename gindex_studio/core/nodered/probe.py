@@ -234,7 +234,8 @@ def _body(raw: bytes, ctype: str) -> Any:
 
 def wait_settled(session: Session, pos: int, settle: float, end: float, busy=lambda: False) -> str:
     """Wait until the deployed flow has been quiet for ``settle`` seconds (no event of its nodes
-    from ``pos`` on, no timer of its pending, ``busy()`` false, the runtime answering), at most
+    from ``pos`` on, no timer of its pending, ``busy()`` false, no message still coming in on the
+    websocket, the runtime answering), at most
     until ``end`` (``time.monotonic()``). "quiet", or :data:`BUSY` / :data:`STUCK` (not answering)
     at ``end``, or :data:`STOPPED` when the runtime ended."""
     last = time.monotonic()
@@ -249,7 +250,7 @@ def wait_settled(session: Session, pos: int, settle: float, end: float, busy=lam
         now = time.monotonic()
         if timers is None and not session.running():
             return STOPPED
-        if timers is None or timers or busy():
+        if timers is None or timers or busy() or session.comms.receiving:
             last = now if timers is not None else last
             state = STUCK if timers is None else BUSY
         elif now - last >= settle:
