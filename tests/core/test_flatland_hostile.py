@@ -41,12 +41,12 @@ def _fbp(expr: str) -> str:
 
 @pytest.mark.parametrize("expr,message", HOSTILE, ids=[h[0][:30] for h in HOSTILE])
 def test_hostile_arithmetic_is_refused_at_once_naming_the_node(expr, message):
-    t = time.perf_counter()
+    t = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(FlatlandError) as info:
             load_text(_fbp(expr), "gen.fbp")
-    assert time.perf_counter() - t < 1.0  # refused, not computed (computing any of these takes minutes)
+    assert time.process_time() - t < 2.0  # CPU seconds: refused, not computed (computing any of these takes minutes)
     e = info.value
     assert message in e.message
     assert e.message.startswith("node 'b' (move dist): ")
@@ -134,10 +134,10 @@ def test_a_fan_out_beyond_the_node_limit_is_refused_before_it_is_built(levels):
     from gindex_studio.core.flatland.resolve import MAX_NODES
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(FlatlandError) as info:
         load_text(_fan_out(levels), "bomb.fbp")
-    assert time.perf_counter() - t < 2.0  # 2**20 nodes took 27.7 s and 1.2 GB to build
+    assert time.process_time() - t < 2.0  # 2**20 nodes took 27.7 s and 1.2 GB to build
     assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) << 10 < 50 << 20
     e = info.value
     assert f"expands to more than {MAX_NODES:,} nodes" in e.message and e.file == "bomb.fbp"
@@ -152,18 +152,25 @@ def test_a_fan_out_within_the_limit_is_built_whole():
 @pytest.mark.parametrize("length", [300, 100_000])
 def test_a_long_include_name_is_one_short_line(length):
     name = "a" * length + ".fbp"
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(FlatlandError) as info:
         load_text(f'#include "{name}"\n' + _fan_out(1), "gen.fbp")  # 300: ENAMETOOLONG was an OSError
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
     text = str(info.value)
     assert "not found" in text and f"({len(name):,} characters)" in text and len(text) < 300, text[:400]
 
 
-def test_two_hundred_thousand_duplicate_includes_are_read_once(tmp_path):
+def test_two_hundred_thousand_duplicate_includes_are_read_once(tmp_path, monkeypatch):
+    """The same ``#include`` 200,000 times: the file system is asked for it once and the file read
+    once (each repeat was looked up and read again: 18-23 s). Counted, not timed."""
+    from gindex_studio.core.flatland import resolve
+
     (tmp_path / "polygon2.fbp").write_text((Path(RESOURCES) / "flatland" / "polygon.fbp").read_text())
+    looked_up, read = [], []
+    find, load = resolve._include_path, resolve.read_user_text
+    monkeypatch.setattr(resolve, "_include_path", lambda name, *a: looked_up.append(name) or find(name, *a))
+    monkeypatch.setattr(resolve, "read_user_text", lambda path, *a: read.append(path) or load(path, *a))
     text = '#include "polygon2.fbp"\n' * 200_000 + 'main(start) -> p(polygon 10 5)\np -> main(end)\n{} -> main()\n'
-    t = time.perf_counter()
     program = load_text(text, str(tmp_path / "many.fbp"))
-    assert time.perf_counter() - t < 3.0, time.perf_counter() - t  # 18-23 s before
+    assert looked_up == ["polygon2.fbp"] and [Path(r).name for r in read] == ["polygon2.fbp"]
     assert len(program.nodes) > 1
