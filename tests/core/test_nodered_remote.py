@@ -54,7 +54,7 @@ def test_probes_on_the_users_node_red_restart_only_their_own_tab(user_nodered):
         finally:
             s.close()
         # the busy tab's messages never kept a probe from ending: no false timeout
-        assert [o.agrees for o in outcomes] == [True, True]
+        assert [o.agrees for o in outcomes] == [True, True], [o.to_dict() for o in outcomes]
         assert all(o.reference.ended == o.generated.ended == "quiet" for o in outcomes)
         assert ref_run.verdict() == gen_run.verdict() == "ran"
         assert _starts(user_nodered) == 1  # two deploys, four probes: the user's flow never restarted
