@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from gindex_studio.paths import DEMO_DIR
-from tests.core.test_flatland_hostile import _fan_out
+from tests.core.flatland.test_flatland_hostile import _fan_out
 
 DEMO = Path(DEMO_DIR)
 GOOD_FLOW = DEMO / "programs/telegram-2-reply/telegram-2-reply-4.json"

@@ -3,7 +3,7 @@
 The programs and "model outputs" are hand-written below (one maker per domain, the prompts and values
 spelled out); this script only assigns ids (seeded, so reruns are byte-identical), lays nodes out on a
 grid and serializes. Edit here and rerun `python3 resources/demo/build_demo.py`, then
-`python3 -m pytest -q tests/core/test_demo_data.py`.
+`python3 -m pytest -q tests/core/flows/test_demo_data.py`.
 """
 import copy
 import json

@@ -13,7 +13,7 @@ import pytest
 
 from gindex_studio.cli import main
 from gindex_studio.core.flatland.resolve import LIBRARY_DIR
-from tests.core.test_flatland_hostile import _fan_out
+from tests.core.flatland.test_flatland_hostile import _fan_out
 
 SQUARE = str(LIBRARY_DIR / "square.fbp")
 DEEP = 100_000

@@ -95,7 +95,7 @@ def test_rows_fill_in_the_bar_moves_and_cancel_stops_the_work(cwin, qtbot, long_
     # the user clicks Cancel
     assert panel.stop_button.text() == "Cancel"
     click_centre(panel.stop_button)
-    qtbot.waitUntil(lambda: worker_idle(cwin), timeout=60_000)  # how promptly: tests/core/test_gindex_progress.py
+    qtbot.waitUntil(lambda: worker_idle(cwin), timeout=60_000)  # how promptly: tests/core/benchmark/test_gindex_progress.py
     assert panel.model.completed < 12, "the work ran to its end: the cancel stopped nothing"
     qtbot.wait(300)
     assert not watch.results and cwin.controller.result is None  # no result arrives after a cancel

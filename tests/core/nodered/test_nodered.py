@@ -17,7 +17,7 @@ import pytest
 
 from gindex_studio.core.nodered.probe import Probe, compare, default_probes, normalise, observe
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HTTP1 = ROOT / "resources" / "demo" / "programs" / "http" / "http-1.json"
 DEMO = ROOT / "resources" / "demo" / "runtime"
 

@@ -12,7 +12,7 @@ import pytest
 from gindex_studio.core.nodered.behaviour import behaviour
 from gindex_studio.core.nodered.probe import Probe, compare, observe, run_probes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "resources" / "demo" / "runtime"
 
 

@@ -19,7 +19,7 @@ from gindex_studio.core.flows.generate import MIDDLE_TYPES, perturb, random_flow
 from gindex_studio.core.scoring.divergence import ScoreOptions
 from gindex_studio.core.scoring.matching import CancelToken
 
-from test_curation import brute_matrix  # tests/core is on sys.path (rootdir-relative test modules)
+from test_curation import brute_matrix  # its folder is on sys.path (rootdir-relative test modules)
 
 
 def _flows(seed: int, n: int):

@@ -117,9 +117,9 @@ def test_curate_thresholds_and_tasks(capsys):
 
 def test_curate_bad_input_exits_1_with_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "gindex_studio.cli", "curate", str(tmp_path / "missing")],
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3],
                        env={"XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and "no such file or folder" in r.stderr
     r = subprocess.run([sys.executable, "-m", "gindex_studio.cli", "curate", str(EXPERIMENT), "--leaks", "2"],
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3])
     assert r.returncode == 2 and "[0, 1]" in r.stderr

@@ -23,7 +23,7 @@ from gindex_studio.core.benchmark.experiment import load_experiment
 from gindex_studio.core.benchmark.gindex import compute_gindex
 from gindex_studio.paths import DEMO_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def injects(prefix: str, topics) -> list[dict]:

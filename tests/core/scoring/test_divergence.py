@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gindex_studio.core.scoring.divergence import ScoreOptions, score
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
-from reference_impl import delta_brute, delta_networkx
+from tests.core.scoring.reference_impl import delta_brute, delta_networkx
 
 PAPER = ScoreOptions()
 COMPANION = ScoreOptions(profile="companion")
@@ -181,7 +181,7 @@ def test_zero_only_when_identical_and_one_only_without_similar_nodes(a, b):
     if r.delta == 0.0:
         assert r.n_reference == r.n_generated == len(r.mapping)
         assert all(p.w == 1 for p in r.mapping) and not r.missing_edges and not r.extra_edges
-    from reference_impl import w_ref
+    from tests.core.scoring.reference_impl import w_ref
 
     def loop(n):
         return n["id"] in n["wires"][0]

@@ -9,7 +9,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "resources" / "demo"
 PROGRAMS = DEMO / "programs"
 EXPERIMENT = DEMO / "experiment.json"

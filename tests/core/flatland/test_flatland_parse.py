@@ -13,7 +13,7 @@ from gindex_studio.core.flatland.resolve import LIBRARY_DIR, load_file, load_tex
 from gindex_studio.core.flatland.sexpr import read
 
 # (nodes, edges) of the reference's resolve_scope output for the same files (see
-# tests/core/flatland_reference/NOTE.md for how it was run)
+# tests/core/flatland/flatland_reference/NOTE.md for how it was run)
 REFERENCE_COUNTS = {"buggy": (31, 35), "ring": (4, 4), "ngon": (4, 4), "rectangle": (6, 6), "tile": (4, 4),
                     "stickfigure": (21, 21), "spokewheel": (10, 11)}
 

@@ -24,7 +24,7 @@ from gindex_studio.core.scoring import matching as M
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.flows.generate import perturb, random_flow
-from test_divergence import small_flows
+from tests.core.scoring.test_divergence import small_flows
 
 try:
     from gindex_studio.core.native import _mcsplit  # noqa: F401
@@ -510,7 +510,7 @@ def test_a_search_reads_the_bitsets_of_vertices_with_a_partner_only():
 # ----- the companion search: deadline, signals, dispatch, malformed input --------------------------
 
 def test_companion_deadline_gives_an_honest_upper_bound():
-    from test_cancel import dense_cyclic_pair
+    from tests.core.scoring.test_cancel import dense_cyclic_pair
 
     g1, g2 = dense_cyclic_pair(40)
     with mode(True):
@@ -527,7 +527,7 @@ def test_companion_deadline_gives_an_honest_upper_bound():
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
 def test_signals_interrupt_a_long_companion_search():
-    from test_cancel import dense_cyclic_pair
+    from tests.core.scoring.test_cancel import dense_cyclic_pair
 
     g1, g2 = dense_cyclic_pair(40)
 

@@ -74,7 +74,7 @@ def test_nrlint_failure_is_one_line(cache, monkeypatch, tmp_path):
 
 
 # ----- extra node modules ---------------------------------------------------------------------
-# installing a missing node type's module: tests/core/test_nodered_install.py
+# installing a missing node type's module: tests/core/nodered/test_nodered_install.py
 
 
 def test_behaviour_in_json_and_words(nodered_session):
@@ -84,7 +84,7 @@ def test_behaviour_in_json_and_words(nodered_session):
     from gindex_studio.core.flows.reading import read_reference_file
     from gindex_studio.core.nodered.behaviour import behaviour
 
-    demo = Path(__file__).resolve().parents[2] / "resources" / "demo" / "runtime"
+    demo = Path(__file__).resolve().parents[3] / "resources" / "demo" / "runtime"
     ref = read_reference_file(str(demo / "reference.json"), "paper")
     gen = read_reference_file(str(demo / "one-constant.json"), "paper")
     b = behaviour(nodered_session, ref, gen)

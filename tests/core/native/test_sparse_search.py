@@ -29,7 +29,7 @@ from gindex_studio.core.scoring.divergence import ScoreOptions, prepare, score
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the native search is not in use")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.core.scoring import matching as M
 from gindex_studio.core.scoring.divergence import ScoreOptions, prepare
-from reference_impl import delta_brute
+from tests.core.scoring.reference_impl import delta_brute
 
 
 @st.composite

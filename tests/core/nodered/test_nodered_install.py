@@ -14,7 +14,7 @@ import pytest
 
 from fake_npm_registry import Registry, serve
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 # ----- the record of a tree -------------------------------------------------------------------

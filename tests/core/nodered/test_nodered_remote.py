@@ -16,7 +16,7 @@ from gindex_studio.core.nodered.deploy import MARK, Session
 from gindex_studio.core.nodered.probe import compare
 from gindex_studio.core.nodered.runtime import RemoteRuntime
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "resources" / "demo" / "runtime"
 
 #: the user's flows: a busy tab (a message every 0.1 s) and a counter of its own starts
