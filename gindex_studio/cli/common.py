@@ -109,6 +109,21 @@ def fmt(v: Any) -> str:
     return "" if v is None else str(v)
 
 
+# ----- arguments several commands take ----------------------------------------------------------
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    """``--json`` (``args.json``): machine-readable output."""
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def add_pair(p: argparse.ArgumentParser, reference: str, generated: str) -> None:
+    """The positional REF and GEN (``args.reference``, ``args.generated``), helped by
+    ``reference`` and ``generated``."""
+    p.add_argument("reference", metavar="REF", help=reference)
+    p.add_argument("generated", metavar="GEN", help=generated)
+
+
 # ----- option types (argparse ``type=``: a bad value is a usage error naming the option) ------------
 
 

@@ -8,7 +8,7 @@ not read or written).
 from __future__ import annotations
 
 from gindex_studio.cli.cluster import add_cluster, cluster
-from gindex_studio.cli.common import FILES_OR_DIRS, InputError, fraction_01, json_out, needs_gui, say, table
+from gindex_studio.cli.common import FILES_OR_DIRS, InputError, add_json, fraction_01, json_out, needs_gui, say, table
 from gindex_studio.cli.options import flow_json_profiles, profile_help, refuse_distinct_pairs_too_big
 from gindex_studio.cli.skipped import add_strict
 from gindex_studio.core.support import profiles
@@ -34,7 +34,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--port-aware", action="store_true", help="edges correspond only on the same output port")
     p.add_argument("--ignore-type", action="append", metavar="TYPE", help="leave nodes of this type out")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the Δ cache")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(p)
     add_strict(p)
     p.add_argument("--window", action="store_true",
                    help="open the curation window instead (heatmap, views, split editing)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gindex_studio.core.flatland import WORLD
 
-from gindex_studio.cli.common import SEED, InputError, int_range, json_out
+from gindex_studio.cli.common import SEED, InputError, add_json, add_pair, int_range, json_out
 
 
 
@@ -52,9 +52,8 @@ def add_parsers(sub) -> None:
     c = fsub.add_parser("compare", help="Δ and image similarity of a generated program against a reference",
                         description="Δ (flatland profile) of a generated program against its reference, and "
                                     "the similarity of their drawings.")
-    c.add_argument("reference", metavar="REF", help="reference program")
-    c.add_argument("generated", metavar="GEN", help="generated program (read leniently: model output)")
-    c.add_argument("--json", action="store_true", help="machine-readable output")
+    add_pair(c, "reference program", "generated program (read leniently: model output)")
+    add_json(c)
     for q in (d, a, s, c):
         q.add_argument("--library", metavar="DIR", default=None,
                        help="folder for bare #include names (default: the bundled Flatland library)")

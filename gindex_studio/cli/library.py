@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gindex_studio.cli.common import InputError, json_out, say, table
+from gindex_studio.cli.common import InputError, add_json, json_out, say, table
 
 
 
@@ -14,7 +14,7 @@ def add_parsers(sub) -> None:
                        description="The node types the editor and the scoring know: the bundled library, "
                                    "then each --library folder (a type there replaces the bundled one).")
     p.add_argument("--library", action="append", metavar="DIR", help="extra library folder (repeatable)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(p)
 
 
 def run(args: argparse.Namespace) -> int:

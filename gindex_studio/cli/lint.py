@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from gindex_studio.cli.common import add_json
+
 
 RULES_HELP = ("nrlint rules: 'default', 'all', 'none', or a comma list (name adds, -name removes; a list "
               "starting with + or - starts from the default set)")
@@ -15,7 +17,7 @@ def add_parsers(sub) -> None:
                        description="Lint flows with nrlint (Node.js 18+ needed; installed with the pinned Node-RED "
                                    "into the user data folder on first use). Results are cached per flow content.")
     p.add_argument("flows", nargs="+", metavar="FLOW", help="flow files (JSON)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(p)
     p.add_argument("--rules", default="default", metavar="R", help=RULES_HELP + "; default: %(default)s")
     p.add_argument("--max-nodes", type=int, default=None, metavar="N",
                    help="lint flows of up to N nodes (default: 500; nrlint takes 5-10 ms per Function node)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from gindex_studio.cli.common import SECONDS, InputError
+from gindex_studio.cli.common import SECONDS, InputError, add_json
 from gindex_studio.core.support import profiles
 
 
@@ -22,7 +22,7 @@ def add_scoring(p: argparse.ArgumentParser) -> None:
                    help="stop each search after this long and report the proven bound")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr (the default when stderr is a terminal)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(p)
 
 
 def add_workers(p: argparse.ArgumentParser, what: str = "Ω") -> None:

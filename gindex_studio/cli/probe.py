@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gindex_studio.cli.common import add_json, add_pair
+
 SAME, DIFFERENT, USAGE, COULD_NOT_RUN = 0, 1, 2, 3
 
 
@@ -24,9 +26,8 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("probe", help="does the generated program behave like the reference (real Node-RED)?",
                        description="Run REF and GEN in Node-RED on the same probes and compare what they do. "
                                    "Exit 0: same behaviour; 1: different; 3: could not run; 2: usage error.")
-    p.add_argument("reference", metavar="REF", help="reference flow (a task file may carry \"probes\")")
-    p.add_argument("generated", metavar="GEN", help="generated flow (read leniently)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_pair(p, "reference flow (a task file may carry \"probes\")", "generated flow (read leniently)")
+    add_json(p)
     add_runtime_options(p)
 
 

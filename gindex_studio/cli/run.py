@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gindex_studio.cli.common import add_json
+
 #: said once on stderr when flows run without the sandbox
 UNSANDBOXED = ("warning: --no-sandbox: the flow runs with your own rights (your files, your network, "
                "your programs)")
@@ -64,7 +66,7 @@ def add_parsers(sub) -> None:
                        description="Deploy FLOW in Node-RED (Node.js 18+ needed; the pinned Node-RED 4 is installed "
                                    "into the user data folder on first use), exercise it and report per node.")
     p.add_argument("flow", metavar="FLOW", help="flow file (JSON)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(p)
     p.add_argument("--no-inputs", action="store_true", help="only deploy: fire no inject node, request no endpoint")
     p.add_argument("--lint", nargs="?", const="default", metavar="R",
                    help="also report nrlint's findings (R: the rules, as for `gindex-studio lint --rules`)")

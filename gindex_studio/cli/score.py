@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from gindex_studio.cli import bounded
-from gindex_studio.cli.common import InputError, json_out, read_generated, read_strict, table
+from gindex_studio.cli.common import InputError, add_pair, json_out, read_generated, read_strict, table
 from gindex_studio.cli.options import add_scoring, options
 
 
@@ -20,8 +20,7 @@ def add_parsers(sub) -> None:
                                    "(|V'|·|V''|), S the weight of the best node mapping) and θ = 1 − Δ, "
                                    "with the mapping, missing and extra nodes and edges, and the errors "
                                    "found in the generated program.")
-    p.add_argument("reference", metavar="REF", help="reference flow file")
-    p.add_argument("generated", metavar="GEN", help="generated flow file (read leniently: raw model output is fine)")
+    add_pair(p, "reference flow file", "generated flow file (read leniently: raw model output is fine)")
     add_scoring(p)
 
 

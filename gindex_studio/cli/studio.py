@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from gindex_studio.cli.common import InputError, needs_gui
+from gindex_studio.cli.common import InputError, add_pair, needs_gui
 
 
 
@@ -14,8 +14,7 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("compare", help="open the compare view on a reference and a generated program",
                        description="Open the compare window: the reference and the generated program side by "
                                    "side, the mapping drawn, Δ and θ updated as you edit.")
-    p.add_argument("reference", metavar="REF", help="reference flow file")
-    p.add_argument("generated", metavar="GEN", help="generated flow file (model output)")
+    add_pair(p, "reference flow file", "generated flow file (model output)")
     p = sub.add_parser("gui", help="open the studio window (the same as: gindex-studio FILE…)",
                        description="Open the studio window on the given flow or experiment files (none: an "
                                    "empty editor).")

@@ -10,13 +10,13 @@ stale search stops within a few milliseconds, so the worker moves on to the newe
 """
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from gindex_studio.core.support.budget import Budget
+from gindex_studio.core.support.switching import switch_interval_at_most
 
 #: the interpreter's thread switch interval while a worker searches. Every Qt call from the GUI
 #: thread releases the GIL and must win it back from the CPU-bound worker; at the default 5 ms a
@@ -24,25 +24,6 @@ from gindex_studio.core.support.budget import Budget
 WORKER_SWITCH_INTERVAL = 0.001
 #: how long a worker waits for the GUI to put an anytime result on screen before searching on
 PARTIAL_SHOWN_TIMEOUT = 1.0
-
-_switch_lock = threading.Lock()
-_switch_users = 0
-_switch_saved = 0.005
-
-
-def _fast_switching(on: bool) -> None:
-    global _switch_users, _switch_saved
-    with _switch_lock:
-        if on:
-            if _switch_users == 0:
-                _switch_saved = sys.getswitchinterval()
-                sys.setswitchinterval(min(_switch_saved, WORKER_SWITCH_INTERVAL))
-            _switch_users += 1
-        else:
-            _switch_users -= 1
-            if _switch_users == 0:
-                sys.setswitchinterval(_switch_saved)
-
 
 class StaleToken(Budget):
     """The ``stale`` a job receives: ``stale()`` is True once a newer request was submitted, and
@@ -79,14 +60,12 @@ class _Job(QRunnable):
             self.signals.partial.emit(token, v, shown)
             shown.wait(PARTIAL_SHOWN_TIMEOUT)
 
-        _fast_switching(True)
         try:
-            value = self.fn(partial, stale)
+            with switch_interval_at_most(WORKER_SWITCH_INTERVAL):
+                value = self.fn(partial, stale)
         except Exception as e:  # never let a worker exception vanish: show it
             self.signals.failed.emit(token, f"{type(e).__name__}: {e}")
             return
-        finally:
-            _fast_switching(False)
         self.signals.done.emit(token, value)
 
 

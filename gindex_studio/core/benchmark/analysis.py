@@ -128,7 +128,7 @@ def task_arrays(system: System) -> TaskArrays:
 
 
 @dataclass
-class Summary:
+class Summary(stats.Record):
     """A row of the comparison table (paper Table 1) with bootstrap intervals (stratified by task
     domain). ``pass_k`` is None when a task has fewer than k attempts."""
 
@@ -143,9 +143,6 @@ class Summary:
     mean_omega: float
     tasks: int
     attempts: int  # the most attempts of any task
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def training_samples(result: GIndexResult) -> int:
@@ -193,7 +190,7 @@ def table_marks(rows: Sequence[Summary]) -> dict[str, tuple[int, int]]:
 
 
 @dataclass
-class Paired:
+class Paired(stats.Record):
     """System a against system b on their shared tasks: differences a − b with paired bootstrap
     intervals (g-index = mean TC, mean θ), the permutation test on per-task TC, the sign test and
     the permutation test on per-task θ, McNemar on solved / not solved, and sentences."""
@@ -209,9 +206,6 @@ class Paired:
     mcnemar: stats.TestResult
     g_sentence: str
     theta_sentence: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def compare(a: TaskArrays, b: TaskArrays, resamples: int = stats.DEFAULT_RESAMPLES,

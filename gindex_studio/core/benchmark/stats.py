@@ -39,8 +39,15 @@ def _binomtest(k: int, n: int) -> float:
     return binomtest(k, n, 0.5).pvalue
 
 
+class Record:
+    """A dataclass that reads as a dict (``to_dict``: ``dataclasses.asdict``, for JSON)."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
 @dataclass
-class Estimate:
+class Estimate(Record):
     """A value with its bootstrap interval [low, high] at ``level`` (``resamples`` stratified
     resamples with ``seed``); ``n`` = number of tasks."""
 
@@ -52,15 +59,12 @@ class Estimate:
     seed: int
     n: int
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
     def contains(self, x: float) -> bool:
         return self.low <= x <= self.high
 
 
 @dataclass
-class TestResult:
+class TestResult(Record):
     """A two-sided test: its ``name``, the ``p`` value, the counts it used (``stats``) and whether
     it was ``exact`` (False: Monte Carlo with ``MC_PERMUTATIONS`` draws)."""
 
@@ -68,9 +72,6 @@ class TestResult:
     p: float
     exact: bool
     stats: dict
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 # ----- resampling ------------------------------------------------------------------------------

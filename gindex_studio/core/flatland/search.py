@@ -44,11 +44,10 @@ import numpy as np
 from gindex_studio.core import native
 from gindex_studio.core.flatland.weights import weight_of_signatures
 from gindex_studio.core.scoring.search_base import (
-    Stop,
+    BranchAndBound,
     consistent_subset,
     found_match,
     none_beats,
-    stop_check,
     threshold_floor,
 )
 
@@ -246,7 +245,7 @@ def type_bound(i1: _Info, i2: _Info, W: np.ndarray) -> int:
     return int(np.minimum(a, b).sum())  # exact: weights are integers far below 2^53 per type sum
 
 
-class _Side:
+class _Side(BranchAndBound):
     """The Python search with ``a`` as the tree side (``W``: a × b weights, a list of dicts)."""
 
     def __init__(self, ia: _Info, ib: _Info, rows: list[dict[int, int]]):
@@ -311,32 +310,19 @@ class _Side:
         return sum(best[u] for u in self.order if self.parent[u] < 0)
 
     def run(self, floor: int, budget=None):
-        self.best = floor
-        self.best_pairs = None
-        self.nodes = 0
-        self.stop = stop_check(budget)
-        self.frames: list[int] = []
-        exact = True
+        self.start(floor, budget)
         old = sys.getrecursionlimit()
         if old < self.n1 + 200:
             sys.setrecursionlimit(self.n1 + 200)
         try:
-            self._search(0, 0, self.domains0, [], [False] * self.n1)
-        except Stop:
-            exact = False
+            exact = self.explore(self._search, 0, 0, self.domains0, [], [False] * self.n1)
         finally:
             sys.setrecursionlimit(old)
-        upper = max([self.best, floor] + ([] if exact else self.frames))
-        return self.best, self.best_pairs, upper, exact, self.nodes
+        return self.best, self.best_choice, self.proven(floor, exact), exact, self.nodes
 
     def _search(self, i: int, cur: int, D: list[int], mapping: list, decided: list[bool]):
         """``i`` vertices decided (matched or left out); ``decided`` says which."""
-        self.nodes += 1
-        if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
-            raise Stop
-        if cur > self.best:
-            self.best = cur
-            self.best_pairs = list(mapping)
+        self.visit(cur, mapping)
         if i == self.n1:
             return
         order, parent = self.order, self.parent

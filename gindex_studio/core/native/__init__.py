@@ -66,22 +66,11 @@ def kernel_flag(rule: str) -> bool:
     return rule == REFERENCE_PYTHON
 
 
-def _fn(name: str):
-    return getattr(EXTENSION, name, None)
-
-
-search = _fn("search")
-clique_search = _fn("clique_search")
-solve = _fn("solve")
-weights = _fn("weights")
-weights_to = _fn("weights_to")
-counts_to = _fn("counts_to")
-signatures = _fn("signatures")
-flow_graph = _fn("flow_graph")
-companion_delta = _fn("companion_delta")
-companion_hash_mask = _fn("companion_hash_mask")
-set_sparse_from = _fn("set_sparse_from")
-set_symmetry_pairs_upto = _fn("set_symmetry_pairs_upto")
+#: the functions of ``_mcsplit`` this package hands out under their own names (``native.solve``, …;
+#: each None without a current build)
+FUNCTIONS = ("search", "clique_search", "solve", "weights", "weights_to", "counts_to", "signatures",
+             "flow_graph", "companion_delta", "companion_hash_mask", "set_sparse_from", "set_symmetry_pairs_upto")
+globals().update((name, getattr(EXTENSION, name, None)) for name in FUNCTIONS)
 flat_search = getattr(FLAT_EXTENSION, "search", None)
 flat_info = getattr(FLAT_EXTENSION, "info", None)
 

@@ -52,14 +52,13 @@ from gindex_studio.core.support import profiles
 from gindex_studio.core.support.budget import Budget, CancelFlag
 from gindex_studio.core.support.profiles import Profile, SearchPlan
 from gindex_studio.core.scoring.search_base import (
+    BranchAndBound,
     Match,
-    Stop,
     consistent_subset,
-    frac,
     found_match,
+    frac,
     none_beats,
     pair_ok,
-    stop_check,
     threshold_floor,
     threshold_pair,
 )
@@ -542,7 +541,7 @@ def _symmetry_side(partners: list, out: list, inn: list, nb: list, group: list) 
     return rc, tw
 
 
-class _McSplit:
+class _McSplit(BranchAndBound):
     """Weighted McSplit on the two graphs ("and" adjacency)."""
 
     def __init__(self, g1: Graph, g2: Graph, w: dict, scale: int):
@@ -604,35 +603,21 @@ class _McSplit:
     def run(self, floor: int, budget: Budget | None = None, node_limit: int = 0):
         """(best, pairs or None, upper, exact, nodes); ``node_limit`` > 0 stops the search as its
         deadline would when it is about to visit node ``node_limit`` + 1."""
-        self.best = floor
-        self.best_pairs = None
-        self.nodes = 0
-        self.limit = node_limit if node_limit > 0 else math.inf
-        self.stop = stop_check(budget)
-        self.frame_bounds: list[int] = []
+        self.start(floor, budget, node_limit)
         root_bound = sum(c[2] for c in self.root)
-        exact = True
-        try:
-            self._search(self.root, 0, [])
-        except Stop:
-            exact = False
-        upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
+        exact = self.explore(self._search, self.root, 0, [])
+        upper = self.proven(floor, exact)
         pairs = None
-        if self.best_pairs is not None:
-            pairs = [(self.order[u], v) for u, v in self.best_pairs]
+        if self.best_choice is not None:
+            pairs = [(self.order[u], v) for u, v in self.best_choice]
         return self.best, pairs, min(upper, max(root_bound, self.best)), exact, self.nodes
 
     def _search(self, classes, cur: int, mapping: list):
-        self.nodes += 1
-        if self.nodes > self.limit or (self.stop is not None and (self.nodes & 127) == 0 and self.stop()):
-            raise Stop
-        if cur > self.best:
-            self.best = cur
-            self.best_pairs = list(mapping)
+        self.visit(cur, mapping)
         bound = cur + sum(c[2] for c in classes)
         if bound <= self.best or not classes:
             return
-        self.frame_bounds.append(bound)
+        self.frames.append(bound)
         ci = min(range(len(classes)), key=lambda i: classes[i][3])
         L, R, _b, _s = classes[ci]
         low = L & -L
@@ -671,7 +656,7 @@ class _McSplit:
                 L2 &= ~b
         rest = self._cls(L2, R) if L2 else None
         self._search(others + [rest] if rest else others, cur, mapping)
-        self.frame_bounds.pop()
+        self.frames.pop()
 
     def _mirror_of_earlier(self, u: int, k: int, v: int, R: int, rem2: int) -> bool:
         """A partner before v in u's list, still in R, is interchangeable with v (so u -> v is
@@ -758,7 +743,7 @@ class _NativeCliqueSearch:
                                     floor, budget=budget, check_signals=_on_main_thread())
 
 
-class _CliqueSearch:
+class _CliqueSearch(BranchAndBound):
     """Branch and bound maximum-weight clique on the association graph of "or" adjacency.
 
     Association vertices are ordered by descending weight (ties by pair); the search branches on
@@ -792,37 +777,24 @@ class _CliqueSearch:
         return _assignment_bound(P, self.verts, self.wt, self.type_of)
 
     def run(self, floor: int, budget: Budget | None = None):
-        self.best = floor
-        self.best_set = None
-        self.nodes = 0
-        self.stop = stop_check(budget)
-        self.frame_bounds: list[int] = []
+        self.start(floor, budget)
         P = (1 << len(self.verts)) - 1
         root_bound = self._bound(P)
         if not self.built:
             return self.best, None, max(root_bound, floor), False, 0
-        exact = True
-        try:
-            self._expand(P, 0, [])
-        except Stop:
-            exact = False
-        upper = max(self.best, floor) if exact else max([self.best, floor] + self.frame_bounds)
-        pairs = None if self.best_set is None else [self.verts[i] for i in self.best_set]
+        exact = self.explore(self._expand, P, 0, [])
+        upper = self.proven(floor, exact)
+        pairs = None if self.best_choice is None else [self.verts[i] for i in self.best_choice]
         return self.best, pairs, min(upper, max(root_bound, self.best)), exact, self.nodes
 
     def _expand(self, P: int, cur: int, chosen: list):
-        self.nodes += 1
-        if self.stop is not None and (self.nodes & 127) == 0 and self.stop():
-            raise Stop
-        if cur > self.best:
-            self.best = cur
-            self.best_set = list(chosen)
+        self.visit(cur, chosen)
         if not P:
             return
         bound = cur + self._bound(P)
         if bound <= self.best:
             return
-        self.frame_bounds.append(bound)
+        self.frames.append(bound)
         first = True
         while P:
             if not first and cur + self._bound(P) <= self.best:
@@ -834,7 +806,7 @@ class _CliqueSearch:
             self._expand(P & self.adj[i], cur + self.wt[i], chosen)
             chosen.pop()
             P ^= low
-        self.frame_bounds.pop()
+        self.frames.pop()
 
 
 def _type_ids(g1: Graph, verts: list[tuple[int, int]]) -> list[int]:

@@ -84,6 +84,44 @@ def stop_check(budget):
     return lambda: budget.cancelled() or budget.expired()
 
 
+class BranchAndBound:
+    """The bookkeeping of a recursive branch-and-bound search, for its ``_search`` to call:
+    ``best`` (the best X so far), ``best_choice`` (a copy of the choice that reached it; None:
+    nothing beat the floor), ``nodes`` (search nodes visited), ``frames`` (the bounds of the
+    frames still open: a stopped search proved no more than the largest)."""
+
+    def start(self, floor: int, budget, node_limit: int = 0) -> None:
+        """A new run that must beat ``floor``, stopped by ``budget`` (``stop_check``) or, with
+        ``node_limit`` > 0, as it is about to visit node ``node_limit`` + 1."""
+        self.best, self.best_choice, self.nodes = floor, None, 0
+        self.limit = node_limit if node_limit > 0 else math.inf
+        self.stop = stop_check(budget)
+        self.frames: list[int] = []
+
+    def visit(self, cur: int, choice: list) -> None:
+        """One search node reached with X = ``cur`` by ``choice``: counted, the stop polled every
+        128 nodes (``Stop``), and kept (a copy) when it beats the best."""
+        self.nodes += 1
+        if self.nodes > self.limit or (self.stop is not None and (self.nodes & 127) == 0 and self.stop()):
+            raise Stop
+        if cur > self.best:
+            self.best = cur
+            self.best_choice = list(choice)
+
+    def explore(self, search, *args) -> bool:
+        """``search(*args)`` to its end (True: the run is exact) or to a ``Stop`` (False)."""
+        try:
+            search(*args)
+        except Stop:
+            return False
+        return True
+
+    def proven(self, floor: int, exact: bool) -> int:
+        """The upper bound on X the run proved: its best (at least ``floor``), and when it was
+        stopped, the bounds of the frames it left open."""
+        return max([self.best, floor] + ([] if exact else self.frames))
+
+
 def threshold_pair(threshold_sq) -> tuple[int, int]:
     """``threshold_sq`` (a Fraction, or integers (num, den) with den > 0) as (num, den)."""
     return threshold_sq if isinstance(threshold_sq, tuple) else (threshold_sq.numerator, threshold_sq.denominator)

@@ -32,11 +32,12 @@ import os
 import pickle
 import signal
 import struct
-import sys
 import threading
 import time
 import weakref
 from typing import Any, Callable
+
+from gindex_studio.core.support.switching import switch_interval_at_most
 
 #: modules the fork server imports once, so a worker starts with the core ready
 PRELOAD = [
@@ -103,29 +104,13 @@ class _YieldingPickler(pickle.Pickler):
 #: it back (at the default 5 ms a repaint of a hundred calls took 120 ms meanwhile)
 PICKLING_SWITCH_INTERVAL = 0.0005
 
-_switch_lock = threading.Lock()
-_switch_users = 0
-_switch_saved = 0.005
-
-
 def dumps_yielding(obj: Any) -> bytes:
     """``pickle.dumps(obj)`` that yields the interpreter lock as it goes (see ``_YieldingPickler``),
     at a short switch interval (``PICKLING_SWITCH_INTERVAL``) meanwhile."""
-    global _switch_users, _switch_saved
-    with _switch_lock:
-        if _switch_users == 0:
-            _switch_saved = sys.getswitchinterval()
-            sys.setswitchinterval(min(_switch_saved, PICKLING_SWITCH_INTERVAL))
-        _switch_users += 1
-    try:
+    with switch_interval_at_most(PICKLING_SWITCH_INTERVAL):
         buf = io.BytesIO()
         _YieldingPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
         return buf.getvalue()
-    finally:
-        with _switch_lock:
-            _switch_users -= 1
-            if _switch_users == 0:
-                sys.setswitchinterval(_switch_saved)
 
 
 def _child(fn: Callable, inbox, outbox) -> None:

@@ -36,14 +36,17 @@ def _progress_of(job) -> Callable[[int, int], None]:
 
 
 class _ReportInputs:
-    """What both report jobs are given: the workspace, an engine, the thresholds and the hold."""
+    """What both report jobs are given: the workspace, an engine, the thresholds and the hold
+    (a mixin before the job's Qt class, whose ``__init__(parent)`` it calls)."""
 
-    def _take(self, ws, engine, thresholds, hold: threading.Event | None, hold_seconds: float) -> None:
+    def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
+                 hold_seconds: float = 10.0):
+        super().__init__(parent)
         self.ws, self.engine, self.thresholds = ws, engine, thresholds
         self.hold, self.hold_seconds = hold, hold_seconds
 
 
-class ReportJob(WorkerJob, _ReportInputs):
+class ReportJob(_ReportInputs, WorkerJob):
     """One ``analyse`` pass in a worker process (``curation_jobs.report_job``, on an engine of its
     own over ``engine``'s programs and disk cache); ``finished_report(report)`` or
     ``failed(message)``; ``progress(done, total)`` within each batch of the engine's queries.
@@ -55,13 +58,8 @@ class ReportJob(WorkerJob, _ReportInputs):
     finished_report = Signal(object)
     failed = Signal(str)
     progress = Signal(int, int)
-
-    def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
-                 hold_seconds: float = 10.0):
-        super().__init__(parent)
-        self._take(ws, engine, thresholds, hold, hold_seconds)
-        self._timer: QTimer | None = None
-        self._until = 0.0
+    _timer: QTimer | None = None  # the hold's
+    _until = 0.0
 
     def call(self):
         self.engine.flush()
@@ -110,7 +108,7 @@ class ReportJob(WorkerJob, _ReportInputs):
         self.failed.emit(line)
 
 
-class ThreadReportJob(QThread, _ReportInputs):
+class ThreadReportJob(_ReportInputs, QThread):
     """One ``analyse`` pass in a thread, for an engine whose searches run elsewhere (a Dask
     cluster's); ``finished_report(report)`` or ``failed(message)``;
     ``progress(done, total)`` within each batch of the engine's queries (on a cluster: units).
@@ -124,10 +122,8 @@ class ThreadReportJob(QThread, _ReportInputs):
     failed = Signal(str)
     progress = Signal(int, int)
 
-    def __init__(self, ws, engine, thresholds, parent=None, hold: threading.Event | None = None,
-                 hold_seconds: float = 10.0):
-        super().__init__(parent)
-        self._take(ws, engine, thresholds, hold, hold_seconds)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self.token = CancelToken()
         self._stop = threading.Event()
 
@@ -200,14 +196,10 @@ class MatrixJob(WorkerJob):
                                         self.pool_min_pairs)
 
     def on_event(self, kind, value) -> None:
-        if kind == "band":
-            self.band.emit(*value)
-        elif kind == "progress":
-            self.progress.emit(*value)
+        if kind in ("band", "progress", "arranged"):  # the signal of that name, with the value's items
+            getattr(self, kind).emit(*value)
         elif kind == "coarse":
             self.coarse.emit(value)
-        elif kind == "arranged":
-            self.arranged.emit(*value)
         elif kind == "cpu":
             self.cpu_seconds = value  # the job's CPU, its pool's included (benchmarks read it)
 

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
 from gindex_studio.ui.nodered.debug_panel import DebugPanel
 from gindex_studio.ui.features import Placement, WindowFeature
-from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose, StopsRuntime
+from gindex_studio.ui.nodered.controller import RuntimeController
+from gindex_studio.ui.nodered.worker import StopOnClose
 
 
-class RunController(QObject, StopsRuntime):
+class RunController(QObject, RuntimeController):
     """Connects a main window to a runtime worker (see the module's docstring)."""
 
     _deploy = Signal(list)
@@ -33,10 +34,7 @@ class RunController(QObject, StopsRuntime):
         self.window = window
         self.panel = panel if panel is not None else DebugPanel()
         self.doc = None  # the document last deployed
-        self.thread = QThread()
-        self.thread.setObjectName("nodered-runtime")
-        self.worker = RuntimeWorker(factory)
-        self.worker.moveToThread(self.thread)
+        self._own_worker(factory, "nodered-runtime")
         self._deploy.connect(self.worker.deploy)
         self._lint.connect(self.worker.lint)
         self._install.connect(self.worker.install)
@@ -46,23 +44,13 @@ class RunController(QObject, StopsRuntime):
         self.lint_problems: list[Problem] = []
         self._fire.connect(self.worker.fire)
         self._send.connect(self.worker.request)
-        self._stop.connect(self.worker.stop)
         self.worker.deployed.connect(self._problems)
         self.worker.debug.connect(self.panel.add_debug)
         self.worker.response.connect(self.panel.add_response)
-        self.worker.failed.connect(self._failed)
-        self.worker.progress.connect(self._progress)
-        self.worker.no_sandbox.connect(self._no_sandbox)
         self.panel.deploy.connect(self.deploy)
         self.panel.fire.connect(self._fire)
         self.panel.send.connect(self._send)
         self.panel.jump.connect(self._jump)
-        self.running = False  # the thread starts on the first deploy
-
-    def _start(self) -> None:
-        if not self.running:
-            self.running = True
-            self.thread.start()
 
     def _target(self):
         """The current editor's document and its nodes; None without an editor."""
@@ -162,18 +150,8 @@ class RunController(QObject, StopsRuntime):
         self.window.statusBar().showMessage("Node-RED: " + (f"{n} problem(s), see Problems" if n else
                                                              "deployed, no problems"), 8000)
 
-    def _progress(self, text: str) -> None:
-        self.window.statusBar().showMessage(f"Node-RED: {text}", 5000)
-
-    def _no_sandbox(self, why: str) -> None:
-        """No sandbox here: ask (once per session) before deploying again without it."""
-        from gindex_studio.ui.nodered.consent import allow_unsandboxed
-
-        if allow_unsandboxed(self.window, why):
-            self.worker.sandboxed = False
-            self.deploy()
-        else:
-            self._failed(f"not run: {why}")
+    def _again(self) -> None:
+        self.deploy()
 
     def _failed(self, message: str) -> None:
         self.panel.add_message(None, message, error=True)

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
 from gindex_studio.ui.features import Placement, WindowFeature
-from gindex_studio.ui.nodered.worker import RuntimeWorker, StopOnClose, StopsRuntime
+from gindex_studio.ui.nodered.controller import RuntimeController
+from gindex_studio.ui.nodered.worker import StopOnClose
 
 
-class ProbeController(QObject, StopsRuntime):
+class ProbeController(QObject, RuntimeController):
     """Owns a runtime worker on its own QThread for one compare window."""
 
     _probe = Signal(list, list)
@@ -25,25 +26,14 @@ class ProbeController(QObject, StopsRuntime):
         super().__init__(window)
         self.window = window
         self.view = window.view
-        self.thread = QThread()
-        self.thread.setObjectName("nodered-probes")
-        self.worker = RuntimeWorker(factory)
-        self.worker.moveToThread(self.thread)
+        self._own_worker(factory, "nodered-probes")
         self._probe.connect(self.worker.probe)
-        self._stop.connect(self.worker.stop)
         self.worker.probed.connect(self._show)
-        self.worker.failed.connect(self._failed)
-        self.worker.progress.connect(self._progress)
-        self.worker.no_sandbox.connect(self._no_sandbox)
-        self.running = False
         self.busy = False
         self.behaviour = None
         self._task: int | None = None
         self.view.panel.probes_requested.connect(self.run)
         self.view.model.pair_changed.connect(self._forget)
-
-    def _progress(self, text: str) -> None:
-        self.window.statusBar().showMessage(f"Node-RED: {text}", 5000)
 
     def run(self) -> None:
         """Run the probes on the two programs now on the canvases (as edited)."""
@@ -59,9 +49,7 @@ class ProbeController(QObject, StopsRuntime):
         panel = self.view.panel
         panel.probe_button.setEnabled(False)
         panel.behaviour_label.setText("running probes in Node-RED…")
-        if not self.running:
-            self.running = True
-            self.thread.start()
+        self._start()
         self._probe.emit(node_dicts(docs["reference"].flow), node_dicts(docs["generated"].flow))
 
     def _show(self, b) -> None:
@@ -82,16 +70,9 @@ class ProbeController(QObject, StopsRuntime):
             tasks.model.set_behaviour(self._task, b.cell(), b.agree / b.probes if b.probes else 0.0, text)
         self.finished.emit(b)
 
-    def _no_sandbox(self, why: str) -> None:
-        """No sandbox here: ask (once per session) before running the probes again without it."""
-        from gindex_studio.ui.nodered.consent import allow_unsandboxed
-
+    def _again(self) -> None:
         self.busy = False
-        if allow_unsandboxed(self.window, why):
-            self.worker.sandboxed = False
-            self.run()
-        else:
-            self._failed(f"not run: {why}")
+        self.run()
 
     def _failed(self, message: str) -> None:
         self.busy = False
