@@ -97,6 +97,23 @@ static inline int ctz64(word x)
 #endif
 }
 
+/* a qsort comparison named NAME of T records: by their KEY field, ties by their TIE field (both ascending) */
+#define KEY_THEN_TIE_ORDER(NAME, T, KEY, TIE)                                                            \
+    static int NAME(const void *a, const void *b)                                                        \
+    {                                                                                                    \
+        const T *x = a, *y = b;                                                                          \
+        if (x->KEY != y->KEY)                                                                            \
+            return x->KEY < y->KEY ? -1 : 1;                                                             \
+        return (x->TIE > y->TIE) - (x->TIE < y->TIE);                                                    \
+    }
+
+/* for each set bit of the W-word set s, lowest first, the statement after it with the bit's index
+ * in int v (a break or continue there acts on a loop of the macro's own: use it for plain bodies) */
+#define FOR_EACH_BIT(v, s, W)                                                                            \
+    for (int v##_q_ = 0; v##_q_ < (W); v##_q_++)                                                         \
+        for (word v##_m_ = (s)[v##_q_]; v##_m_; v##_m_ &= v##_m_ - 1)                                    \
+            for (int v = v##_q_ * 64 + ctz64(v##_m_), v##_1_ = 1; v##_1_; v##_1_ = 0)
+
 static inline int popcount64(word x)
 {
 #if defined(__GNUC__) || defined(__clang__)

@@ -61,6 +61,12 @@ static int cmp_cand(const void *a, const void *b) {
 
 /* the DP over the undecided vertices (a forest: a vertex is decided only after its parent); f, fnone,
  * best filled for those; returns Σ best over the roots of that forest */
+/* x is a root of the forest still to decide: x undecided, its parent (if any) decided */
+static inline int open_root(const S *s, int x) {
+    int p = s->parent[x];
+    return !s->asg[x] && (p < 0 || s->asg[p]);
+}
+
 static int64_t dp(S *s, const word *D) {
     int n1 = s->n1, n2 = s->n2, W = s->W, R = s->R;
     Child *ci = s->ci;
@@ -83,46 +89,39 @@ static int64_t dp(S *s, const word *D) {
         }
         /* one pass over D(u): f(u, v) = w(u, v) + the children's best compatible choices */
         int64_t bu = fn;
-        for (int q = 0; q < W; q++) {
-            word mm = du[q];
-            while (mm) {
-                int v = q * 64 + __builtin_ctzll(mm);
-                mm &= mm - 1;
-                int64_t val = wu[v];
-                for (int t = 0; t < m; t++) {
-                    int64_t b = ci[t].nc;
-                    int y = ci[t].gof ? ci[t].gof[(size_t)v * R] : -1;
-                    if (y != -1) {
-                        const word *dc = ci[t].dc;
-                        const int64_t *fc = ci[t].fc;
-                        if (y >= 0) {
-                            if (((dc[y >> 6] >> (y & 63)) & 1) && fc[y] > b) b = fc[y];
-                        } else {
-                            const word *gm = s->gmask + (size_t)(-2 - y) * W;
-                            for (int p = 0; p < W; p++) {
-                                word x = gm[p] & dc[p];
-                                while (x) {
-                                    int z = p * 64 + __builtin_ctzll(x);
-                                    x &= x - 1;
-                                    if (fc[z] > b) b = fc[z];
-                                }
+        FOR_EACH_BIT(v, du, W) {
+            int64_t val = wu[v];
+            for (int t = 0; t < m; t++) {
+                int64_t b = ci[t].nc;
+                int y = ci[t].gof ? ci[t].gof[(size_t)v * R] : -1;
+                if (y != -1) {
+                    const word *dc = ci[t].dc;
+                    const int64_t *fc = ci[t].fc;
+                    if (y >= 0) {
+                        if (((dc[y >> 6] >> (y & 63)) & 1) && fc[y] > b) b = fc[y];
+                    } else {
+                        const word *gm = s->gmask + (size_t)(-2 - y) * W;
+                        for (int p = 0; p < W; p++) {
+                            word x = gm[p] & dc[p];
+                            while (x) {
+                                int z = p * 64 + __builtin_ctzll(x);
+                                x &= x - 1;
+                                if (fc[z] > b) b = fc[z];
                             }
                         }
                     }
-                    val += b;
                 }
-                fu[v] = val;
-                if (val > bu) bu = val;
+                val += b;
             }
+            fu[v] = val;
+            if (val > bu) bu = val;
         }
         s->fnone[u] = fn;
         s->best[u] = bu;
     }
     int64_t total = 0;
     for (int u = 0; u < n1; u++) {
-        if (s->asg[u]) continue;
-        int p = s->parent[u];
-        if (p < 0 || s->asg[p]) total += s->best[u];
+        if (open_root(s, u)) total += s->best[u];
     }
     return total;
 }
@@ -147,9 +146,7 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     int nf = 0;
     for (int k = 0; k < n1; k++) {
         int x = s->order[k];
-        if (s->asg[x]) continue;
-        int p = s->parent[x];
-        if (p >= 0 && !s->asg[p]) continue;
+        if (!open_root(s, x)) continue;
         int64_t room = s->incumbent - cur - (total - s->best[x]);
         int only = -1, count = s->fnone[x] > room ? 1 : 0;
         const word *dx = D + (size_t)x * W;
@@ -225,24 +222,17 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     int64_t bestkey = 0;
     for (int k = 0; k < n1; k++) {
         int x = s->order[k];
-        if (s->asg[x]) continue;
-        int p = s->parent[x];
-        if (p >= 0 && !s->asg[p]) continue;
+        if (!open_root(s, x)) continue;
         const word *dx = D + (size_t)x * W;
         const int64_t *fx = s->f + (size_t)x * n2;
         int64_t f1 = s->fnone[x], f2 = s->fnone[x];
-        for (int q = 0; q < W; q++) {
-            word m = dx[q];
-            while (m) {
-                int v = q * 64 + __builtin_ctzll(m);
-                m &= m - 1;
-                int64_t y = fx[v];
-                if (y > f1) {
-                    f2 = f1;
-                    f1 = y;
-                } else if (y > f2) {
-                    f2 = y;
-                }
+        FOR_EACH_BIT(v, dx, W) {
+            int64_t y = fx[v];
+            if (y > f1) {
+                f2 = f1;
+                f1 = y;
+            } else if (y > f2) {
+                f2 = y;
             }
         }
         int64_t key = (s->best[x] - s->fnone[x]) + (f1 - f2);
@@ -259,15 +249,10 @@ static void search(S *s, int i, int64_t cur, const word *D) {
     nc++;
     const word *du = D + (size_t)u * W;
     const int64_t *fu = s->f + (size_t)u * n2;
-    for (int q = 0; q < W; q++) {
-        word m = du[q];
-        while (m) {
-            int v = q * 64 + __builtin_ctzll(m);
-            m &= m - 1;
-            cand[nc].v = v;
-            cand[nc].val = fu[v];
-            nc++;
-        }
+    FOR_EACH_BIT(v, du, W) {
+        cand[nc].v = v;
+        cand[nc].val = fu[v];
+        nc++;
     }
     qsort(cand, nc, sizeof(Cand), cmp_cand);
     word *nd = s->dom + (size_t)(i + 1) * n1 * W;

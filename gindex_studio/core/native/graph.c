@@ -116,13 +116,7 @@ typedef struct {
     int32_t other; /* new index of the vertex at the other end */
 } Rel;
 
-static int cmp_rel(const void *a, const void *b)
-{
-    const Rel *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->other > y->other) - (x->other < y->other);
-}
+KEY_THEN_TIE_ORDER(cmp_rel, Rel, key, other)
 
 /* the relations of rels[0..m) (sorted by key) appended to the CSR as one mask per key */
 static int emit_rels(const Rel *rels, int m, int W, int64_t **keys, word **masks, ptrdiff_t *k, ptrdiff_t *cap)

@@ -114,6 +114,23 @@ static int sparse_from = 1024;
 #define TWICE static inline
 #endif
 
+/* one part of the class (l, r) split by the relations a (left) and b (right; NULL: holds
+ * nothing) written to o as (l, r): inside both when in, else outside both; 1 when neither half is
+ * empty (the part is a class) */
+TWICE int split_part(word *o, const word *l, const word *r, const word *a, const word *b, int W, const int in)
+{
+    word any_l = 0, any_r = 0;
+    for (int k = 0; k < W; k++) {
+        word ak = a ? a[k] : 0, bk = b ? b[k] : 0;
+        word x = l[k] & (in ? ak : ~ak), y = r[k] & (in ? bk : ~bk);
+        o[k] = x;
+        o[W + k] = y;
+        any_l |= x;
+        any_r |= y;
+    }
+    return any_l && any_r;
+}
+
 /* the vertices of relation entry k of side 1 or 2 as W words: its mask, or (sparse) the scratch s
  * filled from its list; rel_unset empties s again */
 TWICE const word *rel_set(const Ctx *c, int side, int k, word *s, const int sp)
@@ -299,28 +316,8 @@ static int split_into(Ctx *c, Level *lv, const word *L, const word *R, int u, in
         int nn = 0;
         for (int p = 0; p < ncur; p++) {
             const word *l = cur + (size_t)W2 * p, *r = l + W;
-            word *o1 = nxt + (size_t)W2 * nn;
-            word any_l = 0, any_r = 0;
-            for (int k = 0; k < W; k++) {
-                word x = a ? (l[k] & a[k]) : 0, y = b ? (r[k] & b[k]) : 0;
-                o1[k] = x;
-                o1[W + k] = y;
-                any_l |= x;
-                any_r |= y;
-            }
-            if (any_l && any_r)
-                nn++;
-            word *o0 = nxt + (size_t)W2 * nn;
-            any_l = any_r = 0;
-            for (int k = 0; k < W; k++) {
-                word x = a ? (l[k] & ~a[k]) : l[k], y = b ? (r[k] & ~b[k]) : r[k];
-                o0[k] = x;
-                o0[W + k] = y;
-                any_l |= x;
-                any_r |= y;
-            }
-            if (any_l && any_r)
-                nn++;
+            nn += split_part(nxt + (size_t)W2 * nn, l, r, a, b, W, 1);
+            nn += split_part(nxt + (size_t)W2 * nn, l, r, a, b, W, 0);
         }
         if (ka >= 0)
             rel_unset(c, 1, ka, c->sa, sp);
@@ -536,13 +533,7 @@ typedef struct {
     int32_t i;
 } Keyed;
 
-static int cmp_keyed(const void *a, const void *b)
-{
-    const Keyed *x = a, *y = b;
-    if (x->h != y->h)
-        return x->h < y->h ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
+KEY_THEN_TIE_ORDER(cmp_keyed, Keyed, h, i)
 
 /* the partner lists of x and y (sorted alike) are equal: the same weight to every vertex */
 static int same_partners(const int32_t *ps, const Partner *p, int x, int y)
