@@ -157,7 +157,7 @@ class CompareWindow(QMainWindow):
     """``settings``: where the panels' layout, the sides' arrangement and the folded options are
     remembered (None: nothing is remembered, as in tests)."""
 
-    STATE_VERSION = 2
+    STATE_VERSION = 3  # 3: the task table eight rows tall (a layout saved with four is not restored)
 
     def __init__(self, library=None, parent=None, settings: QSettings | None = None, features=()):
         """``features``: more window features (``ui.features``) added after the window's own,
@@ -395,7 +395,7 @@ class CompareWindow(QMainWindow):
         rs.setSizes([int(0.6 * rs.height()), rs.height() - int(0.6 * rs.height())])
 
     def _experiment_height(self) -> int:
-        """The experiment panel's height: four rows of tasks on a short screen (the canvases keep
+        """The experiment panel's height: eight rows of tasks on a short screen (the canvases keep
         the rest: 1366×768), up to a quarter of a taller window."""
         rows = self.tasks.height_for_rows()
         return rows if self.height() < 900 else max(rows, min(320, int(0.26 * self.height())))
