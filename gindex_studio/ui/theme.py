@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
-from gindex_studio.ui.canvas.look import DEFAULT_LOOK, CanvasLook, recolour_followers, set_current_look
+from gindex_studio.ui.canvas.look import DEFAULT_LOOK, CanvasLook, follow_look, recolour_followers, set_current_look
 
 MODES = ("system", "light", "dark")
 
@@ -26,6 +26,7 @@ DARK_LOOK: CanvasLook = replace(
     border="#15171a",
     port_fill="#d0d0d0",
     unknown_fill="#9e9e9e",
+    canvas_text="#e6e6e6",
 )
 
 _state = {"dark": False}
@@ -147,6 +148,7 @@ ROLE_COLORS = {
         "failed": ("#1a1a1a", "#fff1e0"),        # a task whose output failed
         "banner": ("#5c4400", "#fff4ce"),        # a notice above the canvas
         "legend": ("#222222", "#ffffff"),        # the compare marks legend's words
+        "plot": ("#222222", "#ffffff"),          # a plot's axes and labels on its background
     },
     "dark": {
         "diff": ("#fbe7b5", "#5a4300"),
@@ -158,6 +160,7 @@ ROLE_COLORS = {
         "failed": ("#f5e3cc", "#4a3519"),
         "banner": ("#ffe9a8", "#4d3c0f"),
         "legend": ("#e6e6e6", "#2b2d30"),
+        "plot": ("#e6e6e6", "#1f2124"),
     },
 }
 
@@ -198,3 +201,34 @@ def palette_row_colors(node_colour: str) -> tuple[str, str]:
         bg = "#" + "".join(f"{round(0.35 * c + 0.65 * w):02x}" for c, w in zip(rgb, window))
     fg = max(("#1a1a1a", "#ffffff"), key=lambda t: contrast_ratio(t, bg))
     return fg, bg
+
+
+def plot_colors() -> tuple[str, str]:
+    """(background, text) of a plot (the Ω histogram, the map, the Analysis figures) in the theme
+    in force: the theme's text-field base and text, so that a plot is never a white block on the
+    dark theme. The pair reads at WCAG ≥ 4.5 (``ROLE_COLORS``'s "plot")."""
+    return role_colors("plot")[1], role_colors("plot")[0]
+
+
+class ThemedPlot(QObject):
+    """Keeps a pyqtgraph ``PlotWidget`` in ``plot_colors()`` (its background, axes and their
+    labels), now and at every theme change; a child of the widget, so it goes with it."""
+
+    def __init__(self, widget):
+        super().__init__(widget)
+        self.widget = widget
+        follow_look(self)
+        self.set_colors()
+
+    def set_colors(self, _look=None) -> None:
+        bg, fg = plot_colors()
+        self.widget.setBackground(QColor(bg))
+        item = self.widget.getPlotItem()
+        for name in ("left", "bottom", "right", "top"):
+            axis = item.getAxis(name)
+            axis.setPen(QColor(fg))
+            axis.setTextPen(QColor(fg))
+        item.titleLabel.setText(item.titleLabel.text, color=fg)
+
+    def views(self) -> list:
+        return []

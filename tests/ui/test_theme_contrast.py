@@ -55,3 +55,35 @@ def test_palette_rows_follow_a_theme_switch(window):
         theme.apply_theme("light")
         QApplication.processEvents()
     assert row.background(0).color().name() == "#ffffff"
+
+
+def test_canvas_labels_read_on_the_canvas_in_both_looks():
+    """The compare view's ``w=1`` labels are drawn on the canvas, not on a node."""
+    for look in (theme.DEFAULT_LOOK, theme.DARK_LOOK):
+        assert theme.contrast_ratio(look.canvas_text, look.background) >= WCAG_AA, look.background
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_curation_histogram_and_map_follow_the_theme(qtbot, tmp_path, mode):
+    """The Ω histogram (Leaks) and the map are drawn on the theme's plot colours, at once and
+    after a switch: no white block on the dark theme."""
+    from gindex_studio.core.curation.workspace import load_workspace
+    from gindex_studio.paths import DEMO_DIR
+
+    from .curation_support import open_window
+
+    theme.apply_theme("light" if mode == "dark" else "dark")  # opened in the other theme, then switched
+    try:
+        win = open_window(qtbot, load_workspace(DEMO_DIR / "experiment.json"), tmp_path, wait=False)
+        theme.apply_theme(mode)
+        bg, fg = theme.plot_colors()
+        assert theme.contrast_ratio(fg, bg) >= WCAG_AA
+        for plot in (win.leaks.hist, win.map.plot):
+            assert plot.backgroundBrush().color().name() == bg
+            axis = plot.getPlotItem().getAxis("bottom")
+            assert theme.contrast_ratio(axis.textPen().color().name(), bg) >= WCAG_AA
+        if mode == "dark":
+            assert theme.relative_luminance(bg) < 0.15
+        win.close()
+    finally:
+        theme.apply_theme("light")

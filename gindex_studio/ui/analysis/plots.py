@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 
 from gindex_studio.core.benchmark.analysis import Analysis
+from gindex_studio.ui.theme import ThemedPlot
 
 #: figure id → title (the order of the window's tabs and of the report)
 FIGURES = {
@@ -135,6 +136,7 @@ def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False, legend: bool =
     p.setLabel("bottom", xlabel, color="#222")
     p.setLabel("left", ylabel, color="#222")
     p.showGrid(x=True, y=True, alpha=0.2)
+    ThemedPlot(w)  # the theme's background, axes and title (white only in the light theme)
     if legend:
         legend_outside(p)
     for ax in ("left", "bottom"):
