@@ -78,7 +78,7 @@ def dark_palette() -> QPalette:
         (QPalette.ToolTipText, text), (QPalette.Text, text), (QPalette.Button, QColor("#35383c")),
         (QPalette.ButtonText, text), (QPalette.BrightText, QColor("#ff6b6b")),
         (QPalette.Highlight, QColor("#3d7bd9")), (QPalette.HighlightedText, QColor("#ffffff")),
-        (QPalette.Link, QColor("#6fa8ff")), (QPalette.PlaceholderText, QColor("#8a8d91")),
+        (QPalette.Link, QColor("#6fa8ff")), (QPalette.PlaceholderText, QColor("#a0a3a8")),
         (QPalette.Mid, QColor("#4a4d52")), (QPalette.Dark, QColor("#151719")), (QPalette.Light, QColor("#4f5358")),
         (QPalette.Midlight, QColor("#404348")), (QPalette.Shadow, QColor("#000000")),
     ):
@@ -116,7 +116,19 @@ def apply_theme(mode: str = "system") -> bool:
     # only scenes that registered: walking app.allWidgets() reached views of windows being torn
     # down and crashed in scene()
     recolour_followers(current_look())
+    repolish_palette_sheets(app)
     return dark
+
+
+def repolish_palette_sheets(app) -> None:
+    """Qt resolves a style sheet's ``palette(…)`` colours only when the sheet is set: each widget
+    whose sheet names one is given its sheet again, so that it takes the new palette (the compare
+    window's header bars, the inspector's hints), instead of keeping the old theme's colours."""
+    for w in app.allWidgets():
+        sheet = w.styleSheet()
+        if "palette(" in sheet:
+            w.setStyleSheet("")
+            w.setStyleSheet(sheet)
 
 
 def error_color() -> str:
