@@ -105,6 +105,8 @@ class Side(QWidget):
         self.hide_scroll_bars()
         self.syntax: SyntaxIssue | None = None
         self.name = ""
+        self.detail = ""
+        self.word = "Reference" if role == "reference" else "Generated"
 
     def _style_banner(self) -> None:
         """The syntax banner in the theme's error-banner colours."""
@@ -133,9 +135,15 @@ class Side(QWidget):
             v.setHorizontalScrollBarPolicy(policy)
             v.setVerticalScrollBarPolicy(policy)
 
+    def set_word(self, word: str) -> None:
+        """What the header calls this side ("Reference", "Generated"; "Curriculum" or "Test" for a
+        curation pair, which has no generated program)."""
+        self.word = word
+        self.set_title(self.name, self.detail)
+
     def set_title(self, name: str, detail: str = "") -> None:
-        self.name = name
-        word = "Reference" if self.role == "reference" else "Generated"
+        self.name, self.detail = name, detail
+        word = self.word
         dim = self.title.palette().color(QPalette.PlaceholderText).name()  # reads in either theme
         extra = f" <span style='color:{dim}'>{detail}</span>" if detail else ""
         self.title.setText(f"<b>{word}</b> — {name or 'untitled'}{extra}")

@@ -271,7 +271,7 @@ class CompareWindow(QMainWindow):
         if node_id is not None and not ed.doc.has(node_id):
             node_id = None
         self.inspector.set_target(ed, node_id)
-        word = "Reference" if role == "reference" else "Generated"
+        word = self.view.sides[role].word
         self.docks["inspector"].setWindowTitle(f"Inspector — {word.lower()} side")
         self.docks["inspector"].setToolTip(f"Edits the {word.lower()} program (undo: Ctrl+Z on that side)")
 
@@ -518,6 +518,13 @@ class CompareWindow(QMainWindow):
         self.setWindowTitle(f"{os.path.basename(reference)} ↔ {gen_name} — Compare — gindex-studio")
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
         return True
+
+    def label_sides(self, reference: str, generated: str) -> None:
+        """Name the two sides other than "Reference" and "Generated" (a curation pair: two
+        curriculum or test programs), in their headers and the inspector's title."""
+        for role, word in (("reference", reference), ("generated", generated)):
+            self.view.sides[role].set_word(word)
+        self._retarget(self.active_role)
 
     def open_pair_dialog(self) -> None:
         ans = self.dialogs.ask_pair(self.view.ref.doc.path or "")

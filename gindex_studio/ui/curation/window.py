@@ -419,11 +419,14 @@ class CurationWindow(QMainWindow):
         return str(path)
 
     def open_pair(self, i: int, j: int):
-        """Open programs i (reference) and j (generated) in a compare window."""
+        """Open programs i (as the reference side) and j in a compare window, each side named
+        by its program's role (curriculum, test, excluded)."""
         from gindex_studio.ui.compare.window import open_compare
 
         win = open_compare(None, self.program_path(i), self.program_path(j), library=self.library,
                            features=self.compare_features())
+        items = self.model.ws.items
+        win.label_sides(items[i].role.capitalize(), items[j].role.capitalize())  # neither is "generated"
         self.compare_windows.append(win)
         return win
 
