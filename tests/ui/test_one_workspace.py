@@ -197,3 +197,23 @@ def test_curate_from_the_compare_window_proposes_its_experiment(qtbot, tmp_path,
         dialog.reject()
         cwin.controller.runner.shutdown()
         cwin.close()
+
+
+def test_quit_asks_about_an_edited_split_and_a_cancel_keeps_the_window(qtbot, tmp_path, ended):
+    from gindex_studio.core.curation.workspace import load_workspace
+
+    from .curation_support import open_window
+
+    win = open_window(qtbot, load_workspace(DEMO_DIR / "experiment.json"), tmp_path, wait=False)
+    split = win.split
+    win.tabs.setCurrentWidget(split)
+    table = split.table
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualItemRect(table.item(0, 0)).center())
+    qtbot.mouseClick(split.role_buttons["excluded"], Qt.LeftButton)  # an edit of the split
+    win.dialogs.save_answer = "cancel"
+    press_quit(win, qtbot)
+    assert win.dialogs.asked_save and win.isVisible() and not ended
+    assert win.model.ws.items[0].role == "excluded"  # nothing lost
+    win.dialogs.save_answer = "discard"
+    press_quit(win, qtbot)
+    assert not win.isVisible() and ended == [True]

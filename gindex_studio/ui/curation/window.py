@@ -66,6 +66,12 @@ class CurationDialogs:
                                               "Experiments (*.json)")
         return path or None
 
+    def ask_save(self, name: str) -> str:
+        """'save', 'discard' or 'cancel' (the studio's question)."""
+        from gindex_studio.ui.dialogs import Dialogs
+
+        return Dialogs(self.parent).ask_save(name)
+
     def ask_compute(self) -> float | None:
         value, ok = QInputDialog.getDouble(self.parent, "Training compute",
                                            "Compute used for training (petaFLOP·s, > 1):", 74.75, 1.0001, 1e12, 4)
@@ -456,10 +462,24 @@ class CurationWindow(QMainWindow):
             self.dialogs.error("Cannot save the split", str(e))
             return None
         self.status.setText(f"saved {out}")
+        self.model.undo.setClean()  # closing asks again only after another edit
         return out
+
+    def confirm_close(self) -> bool:
+        """May the window close? An edited split (roles, domains) not saved since: save it (as an
+        experiment), discard it, or cancel (False: nothing closes)."""
+        if self.model.undo.isClean():
+            return True
+        answer = self.dialogs.ask_save(f"the split of {self.model.ws.base.name}")
+        return answer == "discard" or (answer == "save" and self.save_dialog() is not None)
 
     def closeEvent(self, e):
         """Stop every background job before the window goes (none is restarted after this)."""
+        from gindex_studio.ui.workspace import quitting
+
+        if not quitting() and not self.confirm_close():  # Quit has asked already
+            e.ignore()
+            return
         self._closing = True
         remember(self, self.settings, "curation")
         self._matrix_shown.set()
