@@ -136,13 +136,11 @@ def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False, legend: bool =
     p.setLabel("bottom", xlabel, color="#222")
     p.setLabel("left", ylabel, color="#222")
     p.showGrid(x=True, y=True, alpha=0.2)
-    ThemedPlot(w)  # the theme's background, axes and title (white only in the light theme)
     if legend:
         legend_outside(p)
     for ax in ("left", "bottom"):
-        p.getAxis(ax).setPen("#444")
-        p.getAxis(ax).setTextPen("#222")
         p.getAxis(ax).enableAutoSIPrefix(False)
+    ThemedPlot(w)  # the theme's background, axes, their labels and the title (white only in the light theme)
     if logx:  # the data are log10 values; the axis labels them as powers of ten
         p.getAxis("bottom").setLogMode(True)
     return Figure(fid, FIGURES[fid], w)
