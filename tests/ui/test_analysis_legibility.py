@@ -148,3 +148,22 @@ def test_add_dialog_starts_in_the_last_folder_else_documents(awin, qtbot, tmp_pa
     assert asked[1] == str(DEMO_DIR / "study"), asked  # where the last experiments came from
     monkeypatch.setattr(window_module, "_OPEN_FOLDER", [""])  # a new session: the settings remember
     assert window_module.open_folder(settings) == str(DEMO_DIR / "study")
+
+
+def test_every_figure_follows_a_switch_to_the_dark_theme(awin):
+    """No white plot on the dark theme: each figure's background is the theme's plot colour and
+    its axes' numbers and names read on it (WCAG ≥ 4.5), after a switch with the window open."""
+    from gindex_studio.ui import theme
+
+    theme.apply_theme("dark")
+    try:
+        bg, _fg = theme.plot_colors()
+        assert theme.relative_luminance(bg) < 0.15
+        assert awin.figures
+        for fid, fig in awin.figures.items():
+            assert fig.widget.backgroundBrush().color().name() == bg, fid
+            for name in ("left", "bottom"):
+                text = fig.widget.getPlotItem().getAxis(name).textPen().color().name()
+                assert theme.contrast_ratio(text, bg) >= 4.5, (fid, name, text)
+    finally:
+        theme.apply_theme("light")
