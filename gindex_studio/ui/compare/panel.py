@@ -435,7 +435,8 @@ class AttributeDiff(QWidget):
                      show_value(rv) if ref is not None else "", show_value(gv) if gen is not None else ""]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
-                it.setToolTip(text if c >= 2 else ("differs" if diff else ("not scored" if k in ignored else "equal")))
+                state = "differs" if diff else ("not scored" if k in ignored else "equal")
+                it.setToolTip(text if c >= 2 else f"{k}: {state}" if c == 1 else state)  # a narrow column elides names
                 if c == 0:
                     it.setTextAlignment(Qt.AlignCenter)
                 if diff:
