@@ -13,6 +13,7 @@ process ends (``end_process``).
 from __future__ import annotations
 
 import weakref
+
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMainWindow
@@ -136,9 +137,6 @@ class WorkspaceFeature(WindowFeature):
         window.windowTitleChanged.connect(lambda _t: refresh_all())
         self.refresh()
 
-    def _action(self, k: int):
-        return self.entries[k]
-
     def show_window(self, k: int) -> None:
         """Window → the k-th open window (0-based): to the front."""
         wins = windows()
@@ -152,10 +150,10 @@ class WorkspaceFeature(WindowFeature):
             return
         wins = windows()
         for k in range(MAX_LISTED):
-            a = self._action(k)
+            a = self.entries[k]
             a.blockSignals(True)
             if k < len(wins):
-                a.setText(f"&{k + 1}  {wins[k].windowTitle()}")
+                a.setText(f"&{k + 1}  {wins[k].windowTitle().replace('&', '&&')}")
                 a.setChecked(wins[k] is self.window)
                 a.setVisible(True)
             else:
