@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
-from gindex_studio.ui.canvas.look import DEFAULT_LOOK, CanvasLook, follow_look, recolour_followers, set_current_look
+from gindex_studio.ui.canvas.look import DEFAULT_LOOK, CanvasLook, recolour_followers, set_current_look
 
 MODES = ("system", "light", "dark")
 
@@ -220,27 +220,3 @@ def plot_colors() -> tuple[str, str]:
     in force: the theme's text-field base and text, so that a plot is never a white block on the
     dark theme. The pair reads at WCAG ≥ 4.5 (``ROLE_COLORS``'s "plot")."""
     return role_colors("plot")[1], role_colors("plot")[0]
-
-
-class ThemedPlot(QObject):
-    """Keeps a pyqtgraph ``PlotWidget`` in ``plot_colors()`` (its background, axes and their
-    labels), now and at every theme change; a child of the widget, so it goes with it."""
-
-    def __init__(self, widget):
-        super().__init__(widget)
-        self.widget = widget
-        follow_look(self)
-        self.set_colors()
-
-    def set_colors(self, _look=None) -> None:
-        bg, fg = plot_colors()
-        self.widget.setBackground(QColor(bg))
-        item = self.widget.getPlotItem()
-        for name in ("left", "bottom", "right", "top"):
-            axis = item.getAxis(name)
-            axis.setPen(QColor(fg))
-            axis.setTextPen(QColor(fg))
-        item.titleLabel.setText(item.titleLabel.text, color=fg)
-
-    def views(self) -> list:
-        return []

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.ui.curation.heatmap import domain_colors
-from gindex_studio.ui.theme import ThemedPlot
+from gindex_studio.ui.plot_theme import ThemedPlot
 from gindex_studio.ui.curation.model import CurationModel
 
 SLIDER_STEPS = 200  # a threshold slider moves in steps of 1/200 = 0.005 of Δ
