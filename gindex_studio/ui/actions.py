@@ -8,7 +8,8 @@ Lists whose entries change at run time (recent files, config nodes) add theirs w
 :func:`menu_entry`. The editor and compare windows share the edit specs (undo, redo, cut, copy,
 paste, delete, select all, quick add, zoom, fit, auto-layout); ``COMPARE_SPECS`` are the compare
 window's own, ``FEATURE_SPECS`` those of the window features (``ui.features``),
-``CURATION_SPECS`` and ``ANALYSIS_SPECS`` those windows'.
+``CURATION_SPECS`` and ``ANALYSIS_SPECS`` those windows', ``WORKSPACE_SPECS`` the Window menu's
+(every window's).
 """
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ SPECS: list[ActionSpec] = [
     ActionSpec("file.save", "&Save", "Ctrl+S", "Save (atomically) in the file's own shape", "File"),
     ActionSpec("file.save_as", "Save &As…", "Ctrl+Shift+S", "Save under a new name", "File"),
     ActionSpec("file.close", "&Close", "Ctrl+W", "Close this flow", "File"),
-    ActionSpec("file.quit", "&Quit", "Ctrl+Q", "Quit the studio", "File"),
+    ActionSpec("file.quit", "&Quit", "Ctrl+Q",
+               "Quit the studio: every window closes, once each has asked about its unsaved edits", "File"),
     ActionSpec("edit.undo", "&Undo", "Ctrl+Z", "Undo the last edit", "Edit"),
     ActionSpec("edit.redo", "&Redo", "Ctrl+Y", "Redo", "Edit"),
     ActionSpec("edit.cut", "Cu&t", "Ctrl+X", "Cut the selected nodes", "Edit"),
@@ -143,8 +145,6 @@ CURATION_SPECS: list[ActionSpec] = [
     ActionSpec("curation.save", "&Save Split as Experiment…", QKeySequence.Save, "Save the split as an experiment file",
                "File"),
     ActionSpec("curation.close", "&Close", "Ctrl+W", "Close this window", "File"),
-    ActionSpec("curation.quit", "&Quit", "Ctrl+Q", "Close every window of the studio (each asks about unsaved work)",
-               "File"),
 ]
 
 #: the Analysis window's actions
@@ -157,8 +157,15 @@ ANALYSIS_SPECS: list[ActionSpec] = [
     ActionSpec("analysis.close", "&Close", "Ctrl+W", "Close this window", "File"),
 ]
 
+#: the Window menu every window has (``ui.workspace``): entry k is the k-th open window
+WORKSPACE_SPECS: list[ActionSpec] = [
+    ActionSpec(f"window.{k}", f"Window &{k}", f"Alt+{k}", f"Bring the studio's window number {k} to the front",
+               "Window", True)
+    for k in range(1, 10)
+]
+
 ALL_SPECS: dict[str, ActionSpec] = {s.id: s for s in SPECS + COMPARE_SPECS + FEATURE_SPECS + CURATION_SPECS
-                                    + ANALYSIS_SPECS}
+                                    + ANALYSIS_SPECS + WORKSPACE_SPECS}
 
 
 def _make(spec: ActionSpec, parent) -> QAction:

@@ -63,14 +63,24 @@ def demo_program() -> str | None:
 def main_window_features() -> list[WindowFeature]:
     """The parts of the main window beyond editing, in the order their menu entries appear:
     File → Compare…, Open Experiment…, Analysis…, New Experiment from Outputs…, Curate…; the
-    Flatland menu and Drawing dock; the Run menu and Debug dock."""
+    Flatland menu and Drawing dock; the Run menu and Debug dock; the Window menu and File → Quit."""
     from gindex_studio.ui.analysis.menu import AnalysisFeature
     from gindex_studio.ui.compare.menu import CompareFeature
     from gindex_studio.ui.curation.menu import CurateFeature
     from gindex_studio.ui.flatland.actions import FlatlandFeature
     from gindex_studio.ui.nodered.actions import RunFeature
+    from gindex_studio.ui.workspace import WorkspaceFeature
 
-    return [CompareFeature(), AnalysisFeature(), CurateFeature(), FlatlandFeature(), RunFeature()]
+    return [CompareFeature(compare_features), AnalysisFeature(), CurateFeature(), FlatlandFeature(), RunFeature(),
+            WorkspaceFeature(quit_in_file=False)]
+
+
+def compare_features() -> list[WindowFeature]:
+    """What the studio adds to each compare window it opens: File → Curate… (its experiment
+    proposed)."""
+    from gindex_studio.ui.curation.menu import CurateFeature
+
+    return [CurateFeature()]
 
 
 class MainWindow(QMainWindow):
@@ -187,7 +197,6 @@ class MainWindow(QMainWindow):
         A.connect("file.save", self.save)
         A.connect("file.save_as", self.save_as)
         A.connect("file.close", lambda: self.editor and self.close_editor(self.editor))
-        A.connect("file.quit", self.close)
         A.connect("edit.undo", self.undo_group.undo)
         A.connect("edit.redo", self.undo_group.redo)
         self.undo_group.canUndoChanged.connect(A["edit.undo"].setEnabled)
@@ -296,7 +305,7 @@ class MainWindow(QMainWindow):
         ``kind``: its ``experiment_kind`` when already known."""
         from gindex_studio.ui.compare.window import open_compare
 
-        win = open_compare(None, library=self.library)
+        win = open_compare(None, library=self.library, features=compare_features())
         if win.open_experiment(path, kind=kind):
             self.remember_experiment(path)
         return win
@@ -600,11 +609,33 @@ class MainWindow(QMainWindow):
         ed.deleteLater()
         return True
 
+    def confirm_close(self) -> bool:
+        """Ask about each edited flow (shown while asked): save, discard or cancel. True when the
+        window may close; nothing is closed or discarded here, so a Cancel loses nothing."""
+        for ed in self.editors():
+            if not ed.is_dirty():
+                continue
+            self.tabs.setCurrentWidget(ed)
+            answer = self.dialogs.ask_save(ed.title().rstrip(" •"))
+            if answer == "cancel" or (answer == "save" and not self.save(ed)):
+                return False
+        return True
+
+    def experiment_path(self) -> str | None:
+        """The experiment open in the most recently opened compare window that has one (File →
+        Curate… proposes it), else None."""
+        from gindex_studio.ui.compare.window import WINDOWS
+
+        return next((p for p in (w.experiment_path() for w in reversed(WINDOWS)) if p), None)
+
     def closeEvent(self, e):
+        from gindex_studio.ui.workspace import quitting
+
+        if not quitting() and not self.confirm_close():  # Quit has asked already
+            e.ignore()
+            return
         for ed in list(self.editors()):
-            if not self.close_editor(ed):
-                e.ignore()
-                return
+            self.close_editor(ed, ask=False)
         self.autosave_timer.stop()
         self.autosave.close()
         e.accept()
@@ -719,7 +750,7 @@ def main_experiments(paths: list[str]) -> int:
 
     app = studio_application()
     for path in paths:
-        open_compare(None).open_experiment(path)
+        open_compare(None, features=compare_features()).open_experiment(path)
     return app.exec()
 
 
@@ -727,7 +758,7 @@ def main_compare(reference: str, generated: str) -> int:
     """``gindex-studio compare REF GEN``: the compare window on one pair (see ui/compare)."""
     from gindex_studio.ui.compare.window import main_compare as run
 
-    return run(reference, generated)
+    return run(reference, generated, compare_features())
 
 
 if __name__ == "__main__":  # pragma: no cover

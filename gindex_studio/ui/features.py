@@ -9,6 +9,7 @@ attribute on the window: tests and other code reach it with ``window.features[na
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -35,8 +36,17 @@ class WindowFeature:
 
     #: the key of the feature in ``window.features``
     name: str = ""
-    #: the window it is attached to
-    window: QMainWindow | None = None
+    _window_ref: weakref.ref | None = None
+
+    @property
+    def window(self) -> QMainWindow | None:
+        """The window it is attached to (held weakly: a closed window is not kept alive by the
+        features it holds)."""
+        return self._window_ref() if self._window_ref is not None else None
+
+    @window.setter
+    def window(self, window: QMainWindow | None) -> None:
+        self._window_ref = weakref.ref(window) if window is not None else None
 
     def actions(self) -> dict[str, Callable]:
         """Action id (a spec of ``actions.ALL_SPECS``) → its handler."""
@@ -64,7 +74,12 @@ class Features(dict):
 
     def __init__(self, window: QMainWindow, registry: ActionRegistry, docks: dict):
         super().__init__()
-        self.window, self.registry, self.docks = window, registry, docks
+        self._window = weakref.ref(window)  # the window holds its features: no reference cycle
+        self.registry, self.docks = registry, docks
+
+    @property
+    def window(self) -> QMainWindow:
+        return self._window()
 
     def add(self, feature: WindowFeature) -> WindowFeature:
         for aid, slot in feature.actions().items():

@@ -26,6 +26,7 @@ DARK_LOOK: CanvasLook = replace(
     border="#15171a",
     port_fill="#d0d0d0",
     unknown_fill="#9e9e9e",
+    canvas_text="#e6e6e6",
 )
 
 _state = {"dark": False}
@@ -77,7 +78,7 @@ def dark_palette() -> QPalette:
         (QPalette.ToolTipText, text), (QPalette.Text, text), (QPalette.Button, QColor("#35383c")),
         (QPalette.ButtonText, text), (QPalette.BrightText, QColor("#ff6b6b")),
         (QPalette.Highlight, QColor("#3d7bd9")), (QPalette.HighlightedText, QColor("#ffffff")),
-        (QPalette.Link, QColor("#6fa8ff")), (QPalette.PlaceholderText, QColor("#8a8d91")),
+        (QPalette.Link, QColor("#6fa8ff")), (QPalette.PlaceholderText, QColor("#a0a3a8")),
         (QPalette.Mid, QColor("#4a4d52")), (QPalette.Dark, QColor("#151719")), (QPalette.Light, QColor("#4f5358")),
         (QPalette.Midlight, QColor("#404348")), (QPalette.Shadow, QColor("#000000")),
     ):
@@ -115,7 +116,19 @@ def apply_theme(mode: str = "system") -> bool:
     # only scenes that registered: walking app.allWidgets() reached views of windows being torn
     # down and crashed in scene()
     recolour_followers(current_look())
+    repolish_palette_sheets(app)
     return dark
+
+
+def repolish_palette_sheets(app) -> None:
+    """Qt resolves a style sheet's ``palette(…)`` colours only when the sheet is set: each widget
+    whose sheet names one is given its sheet again, so that it takes the new palette (the compare
+    window's header bars, the inspector's hints), instead of keeping the old theme's colours."""
+    for w in app.allWidgets():
+        sheet = w.styleSheet()
+        if "palette(" in sheet:
+            w.setStyleSheet("")
+            w.setStyleSheet(sheet)
 
 
 def error_color() -> str:
@@ -147,6 +160,7 @@ ROLE_COLORS = {
         "failed": ("#1a1a1a", "#fff1e0"),        # a task whose output failed
         "banner": ("#5c4400", "#fff4ce"),        # a notice above the canvas
         "legend": ("#222222", "#ffffff"),        # the compare marks legend's words
+        "plot": ("#222222", "#ffffff"),          # a plot's axes and labels on its background
     },
     "dark": {
         "diff": ("#fbe7b5", "#5a4300"),
@@ -158,6 +172,7 @@ ROLE_COLORS = {
         "failed": ("#f5e3cc", "#4a3519"),
         "banner": ("#ffe9a8", "#4d3c0f"),
         "legend": ("#e6e6e6", "#2b2d30"),
+        "plot": ("#e6e6e6", "#1f2124"),
     },
 }
 
@@ -198,3 +213,10 @@ def palette_row_colors(node_colour: str) -> tuple[str, str]:
         bg = "#" + "".join(f"{round(0.35 * c + 0.65 * w):02x}" for c, w in zip(rgb, window))
     fg = max(("#1a1a1a", "#ffffff"), key=lambda t: contrast_ratio(t, bg))
     return fg, bg
+
+
+def plot_colors() -> tuple[str, str]:
+    """(background, text) of a plot (the Ω histogram, the map, the Analysis figures) in the theme
+    in force: the theme's text-field base and text, so that a plot is never a white block on the
+    dark theme. The pair reads at WCAG ≥ 4.5 (``ROLE_COLORS``'s "plot")."""
+    return role_colors("plot")[1], role_colors("plot")[0]

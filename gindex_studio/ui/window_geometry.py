@@ -5,7 +5,8 @@ opens on, and as the user left it last time when that still fits.
 it restores the geometry saved under ``<key>/geometry`` (size, position, maximised state) when
 that geometry lies within the available geometry of a current screen, and otherwise gives the
 window ``preferred`` size clamped to the available size (less a title bar), centred on the
-screen. ``remember(window, settings, key)`` saves it (call it when the window closes). With
+screen; a window opening where another one is opens down and right of it (cascaded, shrunk to
+stay on the screen). ``remember(window, settings, key)`` saves it (call it when the window closes). With
 ``settings`` None nothing is read or saved (tests, scripts). One helper for every window: the
 studio, compare, curation and Analysis windows.
 """
@@ -63,9 +64,56 @@ def fits(rect: QRect) -> bool:
     return any(s.availableGeometry().contains(rect) for s in QGuiApplication.screens())
 
 
+#: how far each new window opens down and right of one already open at its place
+CASCADE = QPoint(32, 32)
+#: the least a cascaded window shrinks to before the cascade starts again at the top left
+CASCADE_MIN = QSize(720, 420)
+
+
+def cascade(rect: QRect, taken: list[QPoint], available: QRect, frame: QMargins = FRAME) -> QRect:
+    """``rect`` (a client area) moved down and right by ``CASCADE`` while its top-left corner is
+    less than a step (in both directions) from an open window's, and shrunk so that it and its
+    ``frame`` stay within ``available``; past ``CASCADE_MIN`` it starts again at the top left of
+    ``available``."""
+    room = available.marginsRemoved(frame)
+    r = QRect(rect)
+
+    def over(p: QPoint) -> bool:
+        return abs(r.x() - p.x()) < CASCADE.x() and abs(r.y() - p.y()) < CASCADE.y()
+
+    for _ in range(len(taken) + 1):
+        if not any(over(p) for p in taken):
+            break
+        r.translate(CASCADE)
+        r.setRight(min(r.right(), room.right()))
+        r.setBottom(min(r.bottom(), room.bottom()))
+        if r.width() < min(CASCADE_MIN.width(), rect.width()) or r.height() < min(CASCADE_MIN.height(), rect.height()):
+            r = QRect(room.topLeft(), rect.size()).intersected(room)
+    return r
+
+
+def open_windows(window: QWidget) -> list[QWidget]:
+    """The other visible top-level main windows (where a new one must not open exactly over)."""
+    from PySide6.QtWidgets import QMainWindow
+
+    return [w for w in QApplication.topLevelWidgets()
+            if w is not window and isinstance(w, QMainWindow) and w.isVisible() and not w.isMaximized()]
+
+
+def _cascade_from_open(window: QWidget) -> None:
+    others = open_windows(window)
+    screen = target_screen(window)
+    if not others or screen is None:
+        return
+    g = window.geometry()
+    moved = cascade(g, [w.geometry().topLeft() for w in others], screen.availableGeometry())
+    if moved != g:
+        window.setGeometry(moved)
+
+
 def place(window: QWidget, settings, key: str, preferred: tuple[int, int]) -> bool:
-    """Size and place ``window`` before it is first shown (see the module). True when the saved
-    geometry was restored."""
+    """Size and place ``window`` before it is first shown (see the module), cascaded from the
+    windows already open (``cascade``). True when the saved geometry was restored."""
     saved = settings.value(f"{key}/geometry") if settings is not None else None
     normal = settings.value(f"{key}/normal") if settings is not None else None
     # Qt's restoreGeometry pulls an off-screen geometry onto the screen by itself: whether the
@@ -76,6 +124,8 @@ def place(window: QWidget, settings, key: str, preferred: tuple[int, int]) -> bo
         except (TypeError, ValueError):
             ok = False
         if ok:
+            if not window.windowState() & _maximised():
+                _cascade_from_open(window)
             _KeepOnScreen(window)
             return True
     screen = target_screen(window)
@@ -83,6 +133,7 @@ def place(window: QWidget, settings, key: str, preferred: tuple[int, int]) -> bo
         window.resize(*preferred)
         return False
     window.setGeometry(default_rect(screen.availableGeometry(), QSize(*preferred)))
+    _cascade_from_open(window)
     _KeepOnScreen(window)
     return False
 

@@ -18,6 +18,7 @@ from gindex_studio.ui.curation.window import CurationWindow
 class ScriptedCurationDialogs:
     def __init__(self):
         self.errors, self.save_path, self.compute, self.domain = [], None, None, None
+        self.save_answer, self.asked_save = "discard", []
 
     def error(self, title, text):
         self.errors.append((title, text))
@@ -30,6 +31,10 @@ class ScriptedCurationDialogs:
 
     def ask_domain(self, current, names):
         return self.domain
+
+    def ask_save(self, name):
+        self.asked_save.append(name)
+        return self.save_answer
 
 
 def open_window(qtbot, ws, tmp_path, wait=True, **kw) -> CurationWindow:

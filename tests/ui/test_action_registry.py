@@ -13,7 +13,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
 import gindex_studio
-from gindex_studio.ui.actions import ALL_SPECS, ANALYSIS_SPECS, COMPARE_SPECS, CURATION_SPECS, FEATURE_SPECS, SPECS
+from gindex_studio.ui.actions import (ALL_SPECS, ANALYSIS_SPECS, COMPARE_SPECS, CURATION_SPECS, FEATURE_SPECS, SPECS,
+                                     WORKSPACE_SPECS)
 
 UI = Path(gindex_studio.__file__).parent / "ui"
 REGISTRY = UI / "actions.py"
@@ -75,7 +76,7 @@ def test_no_module_sets_attributes_on_a_window():
 
 
 def test_every_spec_has_one_id_and_no_window_gives_two_actions_one_key():
-    ids = [s.id for s in SPECS + COMPARE_SPECS + FEATURE_SPECS + CURATION_SPECS + ANALYSIS_SPECS]
+    ids = [s.id for s in SPECS + COMPARE_SPECS + FEATURE_SPECS + CURATION_SPECS + ANALYSIS_SPECS + WORKSPACE_SPECS]
     assert len(ids) == len(set(ids)) == len(ALL_SPECS)
 
 
@@ -123,7 +124,8 @@ def test_the_curation_window_has_only_its_own_attributes(qtbot, tmp_path):
 
     win = open_window(qtbot, load_workspace(DEMO_DIR / "experiment.json"), tmp_path, wait=False)
     assert foreign_attributes(win) == set()
-    assert {a.objectName() for a in QMainWindow.actions(win)} == {s.id for s in CURATION_SPECS} | {"edit.undo", "edit.redo"}
+    assert {a.objectName() for a in QMainWindow.actions(win)} == ({s.id for s in CURATION_SPECS + WORKSPACE_SPECS}
+                                                                  | {"edit.undo", "edit.redo", "file.quit"})
 
 
 def menu_actions(win) -> list:
@@ -152,7 +154,7 @@ def test_the_main_windows_menus_and_toolbar_hold_only_registry_actions(window):
     for feature in window.features.values():
         for aid in feature.actions():
             assert window.actions[aid] in menu_actions(window), aid
-    assert [a.text() for a in window.menuBar().actions()][-3:] == ["F&latland", "&Run", "&Help"]
+    assert [a.text() for a in window.menuBar().actions()][-4:] == ["F&latland", "&Run", "&Window", "&Help"]
 
 
 def test_a_features_shortcut_works_and_the_shortcuts_list_shows_it(window, qtbot, monkeypatch):

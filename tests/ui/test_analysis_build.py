@@ -110,7 +110,7 @@ def test_dialog_keeps_bad_input_and_writes_nothing(awin, qtbot, harness):
 def test_add_experiment_and_save_study_from_the_file_menu(awin, qtbot, tmp_path):
     menu = next(a.menu() for a in awin.menuBar().actions() if a.text().replace("&", "") == "File")
     assert [a.objectName() for a in menu.actions()] == ["analysis.add", "analysis.new", "analysis.save_study",
-                                                        "analysis.report", "analysis.close"]
+                                                        "analysis.report", "analysis.close", "", "file.quit"]
     awin.ask_open_paths = lambda *a: [str(DEMO_DIR / "study" / "gpt2-small.json"), str(DEMO_DIR / "experiment.json")]
     with qtbot.waitSignal(awin.analysed, timeout=60_000):
         QTest.keySequence(awin, "Ctrl+O")

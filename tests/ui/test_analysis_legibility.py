@@ -148,3 +148,45 @@ def test_add_dialog_starts_in_the_last_folder_else_documents(awin, qtbot, tmp_pa
     assert asked[1] == str(DEMO_DIR / "study"), asked  # where the last experiments came from
     monkeypatch.setattr(window_module, "_OPEN_FOLDER", [""])  # a new session: the settings remember
     assert window_module.open_folder(settings) == str(DEMO_DIR / "study")
+
+
+def test_every_figure_follows_a_switch_to_the_dark_theme(awin):
+    """No white plot on the dark theme: each figure's background is the theme's plot colour and
+    its axes' numbers and names, the legend's words and the bubbles' labels read on it (WCAG ≥
+    4.5), after a switch with the window open."""
+    from gindex_studio.ui import theme
+
+    theme.apply_theme("dark")
+    try:
+        bg, _fg = theme.plot_colors()
+        assert theme.relative_luminance(bg) < 0.15
+        assert awin.figures
+        for fid, fig in awin.figures.items():
+            assert fig.widget.backgroundBrush().color().name() == bg, fid
+            for name in ("left", "bottom"):
+                text = fig.widget.getPlotItem().getAxis(name).textPen().color().name()
+                assert theme.contrast_ratio(text, bg) >= 4.5, (fid, name, text)
+            item = fig.widget.getPlotItem()
+            words = [it.color.name() for it in item.items if isinstance(it, pg.TextItem)]  # bubble labels
+            if item.legend is not None:
+                words.append(pg.mkColor(item.legend.opts["labelTextColor"]).name())
+            for colour in words:
+                assert theme.contrast_ratio(colour, bg) >= 4.5, (fid, colour)
+    finally:
+        theme.apply_theme("light")
+
+
+def test_a_figure_exported_from_the_dark_theme_is_black_on_white(awin, tmp_path):
+    from gindex_studio.ui import theme
+    from gindex_studio.ui.analysis.plots import export_png
+
+    theme.apply_theme("dark")
+    try:
+        fig = next(iter(awin.figures.values()))
+        out = tmp_path / "fig.png"
+        export_png(fig, str(out), width=600)
+        img = QImage(str(out))
+        assert img.pixelColor(3, 3).name() == "#ffffff"  # a paper's figure
+        assert fig.widget.backgroundBrush().color().name() == theme.plot_colors()[0]  # the screen's again
+    finally:
+        theme.apply_theme("light")

@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 
 from gindex_studio.core.benchmark.analysis import Analysis
+from gindex_studio.ui.plot_theme import ThemedPlot, for_paper, plot_text_colour
 
 #: figure id → title (the order of the window's tabs and of the report)
 FIGURES = {
@@ -107,7 +108,7 @@ def legend_outside(p: pg.PlotItem) -> pg.LegendItem:
     data. Named items added to the plot join it."""
     column = pg.GraphicsWidget()
     p.layout.addItem(column, 2, 3)
-    legend = pg.LegendItem(labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 0), pen=pg.mkPen(None))
+    legend = pg.LegendItem(labelTextColor=plot_text_colour(), brush=pg.mkBrush(255, 255, 255, 0), pen=pg.mkPen(None))
     legend.setParentItem(column)
     # pyqtgraph's legend keeps its size whatever the view's zoom; out here it scales with the
     # figure like the axes do (an export at 1200 px draws it as large as the axes' text)
@@ -131,16 +132,15 @@ def _plot(fid: str, xlabel: str, ylabel: str, logx: bool = False, legend: bool =
     w = pg.PlotWidget(background="w")
     w.setMinimumSize(320, 240)
     p = w.getPlotItem()
-    p.setTitle(FIGURES[fid], color="#222", size="11pt")
-    p.setLabel("bottom", xlabel, color="#222")
-    p.setLabel("left", ylabel, color="#222")
+    p.setTitle(FIGURES[fid], color=plot_text_colour(), size="11pt")
+    p.setLabel("bottom", xlabel)
+    p.setLabel("left", ylabel)
     p.showGrid(x=True, y=True, alpha=0.2)
     if legend:
         legend_outside(p)
     for ax in ("left", "bottom"):
-        p.getAxis(ax).setPen("#444")
-        p.getAxis(ax).setTextPen("#222")
         p.getAxis(ax).enableAutoSIPrefix(False)
+    ThemedPlot(w)  # the theme's background, axes, their labels and the title (white only in the light theme)
     if logx:  # the data are log10 values; the axis labels them as powers of ten
         p.getAxis("bottom").setLogMode(True)
     return Figure(fid, FIGURES[fid], w)
@@ -206,7 +206,7 @@ class BubbleLabels:
         vb.sigResized.connect(self.layout)
 
     def add(self, label: str, x: float, y: float, size: float, text: str) -> None:
-        item = pg.TextItem(text, color="#222", anchor=(0, 0))
+        item = pg.TextItem(text, color=plot_text_colour(), anchor=(0, 0))
         line = pg.PlotCurveItem(pen=pg.mkPen("#777", width=1))
         self.fig.add(label, item)
         self.fig.add(label, line)
@@ -434,22 +434,24 @@ HOVER_HINT = re.compile(r"\s*\((?:hover|click)[^)]*\)")
 
 @contextmanager
 def for_export(fig: Figure):
-    """While exporting: axis titles without the on-screen hint "(hover a point for its id)", and
-    a ranked axis labelled with task ids, as many as fit side by side without overlapping."""
+    """While exporting: axis titles without the on-screen hint "(hover a point for its id)", a
+    ranked axis labelled with task ids, as many as fit side by side without overlapping, and the
+    light theme's colours (``plot_theme.for_paper``)."""
     p = fig.widget.getPlotItem()
     axis = p.getAxis("bottom")
     text = axis.labelText
     order = getattr(fig, "order", None)
-    p.setLabel("bottom", HOVER_HINT.sub("", text).replace("task rank by", "tasks ranked by"), color="#222")
+    p.setLabel("bottom", HOVER_HINT.sub("", text).replace("task rank by", "tasks ranked by"))
     if order:
         room = max(100.0, p.getViewBox().width())
         label = max(len(t) for t in order) * 7.5 + 16  # px of one id at the axis font, with a gap
         step = max(1, int(np.ceil(len(order) * label / room)))
         axis.setTicks([[(k, order[k]) for k in range(step // 2, len(order), step)], []])
     try:
-        yield fig
+        with for_paper(fig.widget):  # black on white, also from the dark theme
+            yield fig
     finally:
-        p.setLabel("bottom", text, color="#222")
+        p.setLabel("bottom", text)
         if order:
             step = max(1, int(np.ceil(len(order) / 12)))
             axis.setTicks([[(k, str(k + 1)) for k in range(0, len(order), step)], []])

@@ -51,6 +51,7 @@ from gindex_studio.core.benchmark.experiment import ExperimentError
 from gindex_studio.core.benchmark.study import Study, StudyEntry, open_inputs, save_study
 
 from gindex_studio.ui.actions import ActionRegistry
+from gindex_studio.ui.features import Features
 from gindex_studio.ui.latest_runner import LatestRunner
 from gindex_studio.ui.analysis.plots import Figure, export_png, export_svg, figure_steps
 from gindex_studio.ui.process_runner import ProcessRunner
@@ -173,6 +174,10 @@ class AnalysisWindow(QMainWindow):
                           ("analysis.report", self.export_report_dialog), ("analysis.close", self.close)):
             self.registry.connect(aid, slot)
         self.registry.place(self.menuBar().addMenu("&File"), list(self.registry.actions))
+        from gindex_studio.ui.workspace import WorkspaceFeature
+
+        self.features = Features(self, self.registry, {})
+        self.features.add(WorkspaceFeature())  # File → Quit, the Window menu
         self.registry.place(bar, ["analysis.add", "analysis.new", "analysis.report"])
         bar.addSeparator()
         bar.addWidget(QLabel(" pass@k, k = "))
@@ -453,8 +458,9 @@ class AnalysisWindow(QMainWindow):
         except KeyError:
             return None  # a bubble or a curve marker, not a task
         from gindex_studio.ui.compare.window import open_compare
+        from gindex_studio.ui.curation.menu import CurateFeature
 
-        win = open_compare(None, library=self.library)
+        win = open_compare(None, library=self.library, features=[CurateFeature()])
         if not win.open_experiment(os.fspath(system.experiment.path)):
             return win
         win.show_task(index)

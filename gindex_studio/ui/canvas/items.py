@@ -379,7 +379,7 @@ class NodeItem(QGraphicsItem):
                     p.drawText(chip, Qt.AlignCenter, deco.mark)
                     x += w + 4
                 if self._deco_label:
-                    p.setPen(self.colors.color("text"))
+                    p.setPen(self.colors.color("canvas_text"))  # on the canvas, not on the node
                     p.drawText(QRectF(x, top, body.width() + 60, s), Qt.AlignVCenter | Qt.AlignLeft, self._deco_label)
         if self.emphasis:
             paint_emphasis(p, body, deco.badge.color if deco is not None and deco.badge is not None else None)

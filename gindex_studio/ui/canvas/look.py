@@ -42,6 +42,8 @@ class CanvasLook:
     select: str = "#ff7f0e"
     border: str = "#888888"
     text: str = "#222222"
+    #: text drawn on the canvas itself, not on a node (the compare view's ``w=1`` labels)
+    canvas_text: str = "#222222"
     error: str = "#d62728"
     warning: str = "#e69500"
     port_fill: str = "#eeeeee"

@@ -2,7 +2,7 @@
 progress bar with Cancel while it is computed, filters, and the sortable task table."""
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,7 +33,7 @@ STAGE_WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curricul
 PROGRESS_MS = 40  # the progress bar moves at most this often (ms)
 #: the width of the column of the g-index, its components and the filters, beside the table
 SUMMARY_WIDTH = 390
-TABLE_ROWS = 4  # rows of tasks the panel shows at least
+TABLE_ROWS = 8  # rows of tasks the panel shows at least (a 1366×768 screen included)
 
 
 class ExperimentPanel(QWidget):
@@ -49,8 +49,8 @@ class ExperimentPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         # the g-index, its components and the filters in a column beside the table, not rows
-        # above it: on a laptop screen the panel is then only as tall as four rows of tasks,
-        # and the canvases above keep the height
+        # above it: on a laptop screen the panel is then only as tall as eight rows of tasks,
+        # and the canvases above keep the rest
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 2, 4, 2)
         outer.setSpacing(2)
@@ -181,7 +181,21 @@ class ExperimentPanel(QWidget):
         return max(table, self.summary.sizeHint().height()) + m.top() + m.bottom() + edits
 
     def _filter(self, **kw) -> None:
-        self.proxy.set_filter(**kw)
+        """Filter the rows, and only that: the current task stays the current one (its row kept
+        selected when shown, no row selected when filtered out); no task is opened."""
+        quiet, self._quiet = self._quiet, True
+        try:
+            self.proxy.set_filter(**kw)
+            sm = self.table.selectionModel()
+            row = self.proxy.mapFromSource(self.model.index(self._current_task, 0)) \
+                if self._current_task is not None else None
+            if row is not None and row.isValid():
+                sm.setCurrentIndex(row, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+            else:
+                sm.clearSelection()
+                sm.setCurrentIndex(QModelIndex(), QItemSelectionModel.NoUpdate)
+        finally:
+            self._quiet = quiet
         self._count()
         self.scroll_to_current()
 

@@ -11,6 +11,10 @@ class CompareFeature(WindowFeature):
 
     name = "compare"
 
+    def __init__(self, extras=lambda: []):
+        """``extras()``: more features for each compare window it opens (File → Curate…)."""
+        self.extras = extras
+
     def actions(self):
         return {"file.compare": self.ask_and_open, "file.open_experiment": self.open_experiment}
 
@@ -24,12 +28,12 @@ class CompareFeature(WindowFeature):
         ref = ed.path if ed is not None and ed.path else ""
         ans = CompareDialogs(self.window).ask_pair(ref)
         if ans:
-            open_compare(None, *ans, library=getattr(self.window, "library", None))
+            open_compare(None, *ans, library=getattr(self.window, "library", None), features=self.extras())
 
     def open_experiment(self) -> None:
         from gindex_studio.ui.compare.window import EXP_FILTER, open_compare
 
-        win = open_compare(None, library=getattr(self.window, "library", None))
+        win = open_compare(None, library=getattr(self.window, "library", None), features=self.extras())
         path = win.dialogs.open_file("Open an experiment", EXP_FILTER)
         if path:
             win.open_experiment(path)

@@ -385,7 +385,7 @@ class AttributeDiff(QWidget):
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(0, QHeaderView.Fixed)
         self.table.setColumnWidth(0, 22)
-        h.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        h.setSectionResizeMode(1, QHeaderView.Interactive)  # as wide as its names, never more than the room
         h.setSectionResizeMode(2, QHeaderView.Stretch)
         h.setSectionResizeMode(3, QHeaderView.Stretch)
         lay.addWidget(self.table, 1)
@@ -435,7 +435,8 @@ class AttributeDiff(QWidget):
                      show_value(rv) if ref is not None else "", show_value(gv) if gen is not None else ""]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
-                it.setToolTip(text if c >= 2 else ("differs" if diff else ("not scored" if k in ignored else "equal")))
+                state = "differs" if diff else ("not scored" if k in ignored else "equal")
+                it.setToolTip(text if c >= 2 else f"{k}: {state}" if c == 1 else state)  # a narrow column elides names
                 if c == 0:
                     it.setTextAlignment(Qt.AlignCenter)
                 if diff:
@@ -445,8 +446,23 @@ class AttributeDiff(QWidget):
                 elif k in ignored:
                     it.setForeground(QBrush(IGNORED_FG))
                 self.table.setItem(r, c, it)
+        self.fit_columns()
         self.table.resizeRowsToContents()
         self._sync_buttons()
+
+    def fit_columns(self) -> None:
+        """The attribute names' column as wide as its longest name, but never so wide that the
+        "reference" and "generated" columns get less than their headers' words."""
+        t, h = self.table, self.table.horizontalHeader()
+        fm = h.fontMetrics()
+        words = max(fm.horizontalAdvance(t.horizontalHeaderItem(c).text()) for c in (2, 3)) + 24
+        room = t.viewport().width() - t.columnWidth(0) - 2 * words
+        names = max(t.sizeHintForColumn(1), fm.horizontalAdvance(t.horizontalHeaderItem(1).text()) + 24)
+        t.setColumnWidth(1, max(40, min(names, room)))
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        self.fit_columns()
 
     def selected_key(self) -> str | None:
         rows = {i.row() for i in self.table.selectedItems()}

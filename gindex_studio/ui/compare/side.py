@@ -2,7 +2,7 @@
 side) the model text with the syntax error marked where it happened."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
@@ -28,8 +28,7 @@ class Side(QWidget):
         self.banner = QLabel()
         self.banner.setObjectName("syntax-banner")
         self.banner.setWordWrap(True)
-        fg, bg = role_colors("error_banner")
-        self.banner.setStyleSheet(f"QLabel {{ background: {bg}; color: {fg}; padding: 4px 6px; }}")
+        self._style_banner()
         self.banner.setCursor(Qt.PointingHandCursor)
         self.banner.hide()
         self.source = QPlainTextEdit()
@@ -106,6 +105,18 @@ class Side(QWidget):
         self.hide_scroll_bars()
         self.syntax: SyntaxIssue | None = None
         self.name = ""
+        self.detail = ""
+        self.word = "Reference" if role == "reference" else "Generated"
+
+    def _style_banner(self) -> None:
+        """The syntax banner in the theme's error-banner colours."""
+        fg, bg = role_colors("error_banner")
+        self.banner.setStyleSheet(f"QLabel {{ background: {bg}; color: {fg}; padding: 4px 6px; }}")
+
+    def changeEvent(self, e):
+        super().changeEvent(e)
+        if e.type() in (QEvent.ApplicationPaletteChange, QEvent.PaletteChange):  # a theme switch: the banner follows
+            self._style_banner()
 
     def hide_scroll_bars(self) -> None:
         """No scroll bars (before fitting: the fit takes the whole canvas)."""
@@ -124,9 +135,15 @@ class Side(QWidget):
             v.setHorizontalScrollBarPolicy(policy)
             v.setVerticalScrollBarPolicy(policy)
 
+    def set_word(self, word: str) -> None:
+        """What the header calls this side ("Reference", "Generated"; "Curriculum" or "Test" for a
+        curation pair, which has no generated program)."""
+        self.word = word
+        self.set_title(self.name, self.detail)
+
     def set_title(self, name: str, detail: str = "") -> None:
-        self.name = name
-        word = "Reference" if self.role == "reference" else "Generated"
+        self.name, self.detail = name, detail
+        word = self.word
         dim = self.title.palette().color(QPalette.PlaceholderText).name()  # reads in either theme
         extra = f" <span style='color:{dim}'>{detail}</span>" if detail else ""
         self.title.setText(f"<b>{word}</b> — {name or 'untitled'}{extra}")

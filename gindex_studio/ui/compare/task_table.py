@@ -9,7 +9,7 @@ from gindex_studio.core.benchmark.curriculum import LEAK_THRESHOLD
 from gindex_studio.core.benchmark.gindex import GIndexResult, pending_task_result
 
 from gindex_studio.ui.compare.panel import fmt
-from gindex_studio.ui.theme import role_colors
+from gindex_studio.ui.theme import error_color, role_colors
 
 COLUMNS = ["Task", "Domain", "Prompt", "Δ", "θ", "Behaves", "Ω", "TC", "Exact"]
 SORT_ROLE = Qt.UserRole + 1
@@ -140,7 +140,7 @@ class TaskTableModel(QAbstractTableModel):
         if role == Qt.TextAlignmentRole and col in ("Δ", "θ", "Ω", "TC"):
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ForegroundRole and col == "Ω" and t.leak is not False and self.leaks_apply:
-            return QColor("#b00020")
+            return QColor(error_color())  # reads on the theme's rows
         if role == Qt.FontRole and t.index in self.edited:
             f = QFont()
             f.setItalic(True)

@@ -157,9 +157,11 @@ class CompareWindow(QMainWindow):
     """``settings``: where the panels' layout, the sides' arrangement and the folded options are
     remembered (None: nothing is remembered, as in tests)."""
 
-    STATE_VERSION = 2
+    STATE_VERSION = 3  # 3: the task table eight rows tall (a layout saved with four is not restored)
 
-    def __init__(self, library=None, parent=None, settings: QSettings | None = None):
+    def __init__(self, library=None, parent=None, settings: QSettings | None = None, features=()):
+        """``features``: more window features (``ui.features``) added after the window's own,
+        as File → Curate… by the studio (the compare package does not know the curation one)."""
         super().__init__(parent)
         self.settings = settings
         self._laid_out = False
@@ -212,8 +214,13 @@ class CompareWindow(QMainWindow):
         self._follows_focus = True
         from gindex_studio.ui.nodered.compare_probes import ProbesFeature  # Run → Run Probes, beside Δ
 
+        from gindex_studio.ui.workspace import WorkspaceFeature  # Window menu, File → Quit
+
         self.features = Features(self, self.registry, self.docks)
         self.features.add(ProbesFeature())
+        for feature in features:  # File → Curate… where the studio opens the window
+            self.features.add(feature)
+        self.features.add(WorkspaceFeature())
         place(self, settings, "compare", (1600, 1000))  # within the screen; as left last time if it fits
 
     # ----- the editor's panels ------------------------------------------------------------------
@@ -264,7 +271,7 @@ class CompareWindow(QMainWindow):
         if node_id is not None and not ed.doc.has(node_id):
             node_id = None
         self.inspector.set_target(ed, node_id)
-        word = "Reference" if role == "reference" else "Generated"
+        word = self.view.sides[role].word
         self.docks["inspector"].setWindowTitle(f"Inspector — {word.lower()} side")
         self.docks["inspector"].setToolTip(f"Edits the {word.lower()} program (undo: Ctrl+Z on that side)")
 
@@ -388,7 +395,7 @@ class CompareWindow(QMainWindow):
         rs.setSizes([int(0.6 * rs.height()), rs.height() - int(0.6 * rs.height())])
 
     def _experiment_height(self) -> int:
-        """The experiment panel's height: four rows of tasks on a short screen (the canvases keep
+        """The experiment panel's height: eight rows of tasks on a short screen (the canvases keep
         the rest: 1366×768), up to a quarter of a taller window."""
         rows = self.tasks.height_for_rows()
         return rows if self.height() < 900 else max(rows, min(320, int(0.26 * self.height())))
@@ -452,10 +459,11 @@ class CompareWindow(QMainWindow):
             return []
         return [r for r, ed in self.view.editors.items() if _as_saved(ed.doc) != self._saved.get(r)]
 
-    def keep_edits(self) -> bool:
+    def keep_edits(self, settle: bool = True) -> bool:
         """Before the programs on screen are replaced or closed: ask about unsaved edits (the
         experiment's, then the pair's). True: go on (saved or discarded); False: the user cancelled
-        or a save failed, and nothing was replaced."""
+        or a save failed, and nothing was replaced. ``settle`` False (Quit asking every window
+        first): a discard is not recorded, so a later Cancel elsewhere leaves the edits unsaved."""
         c = self.controller
         if c.timer.isActive():
             c.recompute_now()  # the last edit goes into the experiment before asking
@@ -463,7 +471,7 @@ class CompareWindow(QMainWindow):
             answer = self.dialogs.ask_save(c.experiment.name)
             if answer == "cancel" or (answer == "save" and not self.save_experiment()):
                 return False
-            if answer == "discard":
+            if answer == "discard" and settle:
                 c.forget_edits()
         sides = self.unsaved_sides()
         if sides:
@@ -473,8 +481,19 @@ class CompareWindow(QMainWindow):
                 return False
             if answer == "save" and not all(self.save_side(r) for r in sides):
                 return False
-            self._saved.update({r: _as_saved(self.view.editors[r].doc) for r in sides})
+            if settle:
+                self._saved.update({r: _as_saved(self.view.editors[r].doc) for r in sides})
         return True
+
+    def confirm_close(self) -> bool:
+        """Quit's question (``ui.workspace``): may this window close? Asks as closing does, and
+        discards nothing."""
+        return self.keep_edits(settle=False)
+
+    def experiment_path(self) -> str | None:
+        """The file of the experiment open here (ours, not the companion's), else None."""
+        exp = self.controller.experiment
+        return str(exp.path) if exp is not None and exp.path else None
 
     # ----- opening pairs ----------------------------------------------------------------------
     def open_pair(self, reference: str, generated: str | None = None, text: str | None = None) -> bool:
@@ -499,6 +518,13 @@ class CompareWindow(QMainWindow):
         self.setWindowTitle(f"{os.path.basename(reference)} ↔ {gen_name} — Compare — gindex-studio")
         self.actions["view.text"].setChecked(self.view.sides["generated"].source_box.isVisible())
         return True
+
+    def label_sides(self, reference: str, generated: str) -> None:
+        """Name the two sides other than "Reference" and "Generated" (a curation pair: two
+        curriculum or test programs), in their headers and the inspector's title."""
+        for role, word in (("reference", reference), ("generated", generated)):
+            self.view.sides[role].set_word(word)
+        self._retarget(self.active_role)
 
     def open_pair_dialog(self) -> None:
         ans = self.dialogs.ask_pair(self.view.ref.doc.path or "")
@@ -750,8 +776,10 @@ class CompareWindow(QMainWindow):
         return bool(path) and self.save_experiment(path)
 
     def closeEvent(self, e):
+        from gindex_studio.ui.workspace import quitting
+
         c = self.controller
-        if not self.keep_edits():
+        if not quitting() and not self.keep_edits():  # Quit has asked already
             e.ignore()
             return
         self.save_layout()
@@ -777,9 +805,10 @@ WINDOWS: list[CompareWindow] = []
 
 
 def open_compare(parent=None, reference: str | None = None, generated: str | None = None,
-                 text: str | None = None, library=None) -> CompareWindow:
-    """A new compare window (kept alive in ``WINDOWS``), showing the pair if one is given."""
-    win = CompareWindow(library, settings=QSettings("gindex-studio", "compare"))
+                 text: str | None = None, library=None, features=()) -> CompareWindow:
+    """A new compare window (kept alive in ``WINDOWS``), showing the pair if one is given;
+    ``features``: more window features (``CompareWindow``)."""
+    win = CompareWindow(library, settings=QSettings("gindex-studio", "compare"), features=features)
     from gindex_studio.ui.preferences import apply_to_compare
 
     apply_to_compare(win)  # the preferred default profile and deadline
@@ -791,7 +820,7 @@ def open_compare(parent=None, reference: str | None = None, generated: str | Non
     win.show()
     return win
 
-def main_compare(reference: str, generated: str) -> int:
+def main_compare(reference: str, generated: str, features=()) -> int:
     """``gindex-studio compare REF GEN``: the compare window on one pair until it is closed."""
     for path in (reference, generated):
         if not os.path.exists(path):
@@ -803,6 +832,6 @@ def main_compare(reference: str, generated: str) -> int:
         print(f"gindex-studio compare: {e}", file=sys.stderr)
         return 1
     app = studio_application()
-    win = open_compare(None, reference, generated)
+    win = open_compare(None, reference, generated, features=features)
     win.setAttribute(Qt.WA_DeleteOnClose, False)
     return app.exec()

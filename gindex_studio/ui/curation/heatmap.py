@@ -211,6 +211,8 @@ class HeatmapView(QWidget):
                 else:
                     label = pg.TextItem(name, color=self._text_colour, anchor=(0.0, 0.5), angle=90)
                     label.setPos((start + k) / 2.0, -width - 0.6)
+                label.textItem.document().setDocumentMargin(1)  # a name's line, not a padded box: narrow bands fit
+                label.updateTextPos()
                 self.plot.addItem(label)
                 self._bands.append(label)
                 self.band_labels.append((label, axis, k - start))
@@ -232,16 +234,23 @@ class HeatmapView(QWidget):
         QTimer.singleShot(0, self, self.fit_labels)
 
     def fit_labels(self) -> None:
-        """Show a domain's name only where its band is at least a line of text tall (wide, for
-        the columns): a name that would straddle its neighbours' bands is left out, and hovering
-        the band tells it."""
+        """Show each domain's name beside its band where it does not run into another name: the
+        widest bands' first, then the narrow ones' wherever a line of text still fits (a name may
+        reach over its neighbours' bands, never over their names); hovering a band tells it."""
         if not self.band_labels:
             return
         px = self.plot.getViewBox().viewPixelSize()  # one screen pixel in cells, (x, y)
-        line = self.fontMetrics().height()
-        for label, axis, cells in self.band_labels:
+        for axis in (0, 1):
             size = px[1] if axis == 0 else px[0]
-            label.setVisible(size > 0 and cells / size >= line)
+            taken: list[tuple[float, float]] = []  # the names shown, as pixel spans along the axis
+            for label, _a, cells in sorted((b for b in self.band_labels if b[1] == axis), key=lambda b: -b[2]):
+                centre = (label.pos().y() if axis == 0 else label.pos().x()) / size if size > 0 else 0.0
+                line = label.boundingRect().height()  # the name's line as drawn, its margins included
+                lo, hi = centre - line / 2, centre + line / 2
+                free = size > 0 and all(hi <= a or lo >= b for a, b in taken)
+                label.setVisible(free)
+                if free:
+                    taken.append((lo, hi))
 
     def shown_band_labels(self) -> list[str]:
         """The domains' names drawn along the axes (rows' then columns'), for tests and scripts."""

@@ -18,7 +18,7 @@ class _Connected(QObject):
 
 
 class CurateFeature(WindowFeature):
-    """File → Curate…: a window-modal dialog (``dialog``, not blocking) whose OK opens the curation
+    """File → Curate… (the studio's and the compare window's): a window-modal dialog (``dialog``, not blocking) whose OK opens the curation
     window on the preferred cluster, if any (``connection``: the pending connection's relay)."""
 
     name = "curate"
@@ -26,6 +26,12 @@ class CurateFeature(WindowFeature):
     def __init__(self):
         self.dialog = None
         self.connection: _Connected | None = None
+
+    def open_experiment(self) -> str | None:
+        """The experiment open where the feature is (its window's ``experiment_path()``), which
+        the dialog proposes; None when the window has none."""
+        source = getattr(self.window, "experiment_path", None)
+        return source() if callable(source) else None
 
     def actions(self):
         return {"file.curate": self.ask}
@@ -36,7 +42,7 @@ class CurateFeature(WindowFeature):
     def ask(self) -> None:
         from gindex_studio.ui.curation.open_dialog import CurateDialog
 
-        dialog = self.dialog = CurateDialog(self.window)
+        dialog = self.dialog = CurateDialog(self.window, experiment=self.open_experiment())
         dialog.setAttribute(Qt.WA_DeleteOnClose, True)
         dialog.accepted.connect(lambda: self.open_on_preferred_cluster(dialog.choice()))
         dialog.open()
@@ -50,7 +56,7 @@ class CurateFeature(WindowFeature):
         library = getattr(main_window, "library", None)
         address = preferred_scheduler()
         if not address:
-            open_curation(*choice, library=library, parent=main_window)
+            open_curation(*choice, library=library, parent=main_window, compare_features=lambda: [CurateFeature()])
             return
         main_window.statusBar().showMessage(f"Connecting to the Dask cluster at {address}…")
         relay = self.connection = _Connected(main_window)
@@ -60,7 +66,8 @@ class CurateFeature(WindowFeature):
             if client is None:
                 main_window.dialogs.error("Cannot curate on the cluster", error)
             else:
-                open_curation(*choice, library=library, parent=main_window, client=client)
+                open_curation(*choice, library=library, parent=main_window, client=client,
+                              compare_features=lambda: [CurateFeature()])
 
         relay.done.connect(opened)
 

@@ -43,7 +43,8 @@ class CurateDialog(QDialog):
     folders. OK stays disabled until the choice is complete; a path that does not exist is
     refused with one line under the fields."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, experiment: str | None = None):
+        """``experiment``: an open experiment's path, proposed (its mode chosen, its path typed)."""
         super().__init__(parent)
         self.setWindowTitle("Curate")
         self.chooser = CurateChooser(self)
@@ -100,6 +101,9 @@ class CurateDialog(QDialog):
         self.box.accepted.connect(self._accept)
         self.box.rejected.connect(self.reject)
         self.resize(620, 420)
+        if experiment:
+            self.radios["experiment"].setChecked(True)
+            self.path.setText(experiment)
         self._update()
 
     def mode(self) -> str:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.ui.curation.heatmap import domain_colors
+from gindex_studio.ui.plot_theme import ThemedPlot
 from gindex_studio.ui.curation.model import CurationModel
 
 SLIDER_STEPS = 200  # a threshold slider moves in steps of 1/200 = 0.005 of Δ
@@ -235,6 +236,7 @@ class LeaksView(QWidget):
         self.empty = Placeholder(self.table, "No leaks at this threshold")
         self.pairs: list[tuple[int, int]] = []
         self.hist = pg.PlotWidget(background="w")
+        ThemedPlot(self.hist)  # the theme's background and axes (white only in the light theme)
         self.hist.setLabel("bottom", "Ω (Δ to the nearest curriculum program)")
         self.hist.setLabel("left", "test programs")
         self.hist.setMouseEnabled(False, False)
@@ -449,6 +451,7 @@ class MapView(QWidget):
         super().__init__(parent)
         self.model = model
         self.plot = pg.PlotWidget(background="w")
+        ThemedPlot(self.plot)  # the theme's background and axes (white only in the light theme)
         self.plot.setAspectLocked(True)
         self.scatter = pg.ScatterPlotItem(size=11, hoverable=True, tip=self._tip)
         self.scatter.sigClicked.connect(self._clicked)

@@ -31,6 +31,7 @@ from gindex_studio.core.benchmark.experiment import Compute
 from gindex_studio.core.flows.flow import write_flow_file
 
 from gindex_studio.ui.actions import ActionRegistry
+from gindex_studio.ui.features import Features
 from gindex_studio.ui.application import studio_application
 from gindex_studio.ui.window_geometry import place, remember
 from gindex_studio.ui.curation.heatmap import HeatmapView
@@ -65,6 +66,12 @@ class CurationDialogs:
                                               "Experiments (*.json)")
         return path or None
 
+    def ask_save(self, name: str) -> str:
+        """'save', 'discard' or 'cancel' (the studio's question)."""
+        from gindex_studio.ui.dialogs import Dialogs
+
+        return Dialogs(self.parent).ask_save(name)
+
     def ask_compute(self) -> float | None:
         value, ok = QInputDialog.getDouble(self.parent, "Training compute",
                                            "Compute used for training (petaFLOP·s, > 1):", 74.75, 1.0001, 1e12, 4)
@@ -86,8 +93,11 @@ class CurationWindow(QMainWindow):
     def __init__(self, ws: Workspace, cache: DeltaCache | None = None, library=None,
                  deadline: float | None = PAIR_DEADLINE,
                  parent=None, full_matrix_limit: int = FULL_MATRIX_LIMIT, summary_sample: int = SUMMARY_SAMPLE,
-                 client=None, settings=None):
+                 client=None, settings=None, compare_features=lambda: []):
+        """``compare_features()``: more features for each compare window it opens (File → Curate…,
+        given by the studio: this package's feature module opens this window)."""
         super().__init__(parent)
+        self.compare_features = compare_features
         self.setWindowTitle(f"{ws.base.name} — Curate — gindex-studio")
         self.settings = settings  # where its geometry is remembered (None: nowhere)
         place(self, settings, "curation", (1400, 860))
@@ -187,12 +197,10 @@ class CurationWindow(QMainWindow):
         return self.pages
 
     def _build_actions(self) -> None:
-        """File (save the split, close, quit) and Edit (undo, redo: the studio's specs and keys)."""
-        A = self.registry = ActionRegistry(self, ["curation.save", "curation.close", "curation.quit",
-                                                  "edit.undo", "edit.redo"])
+        """File (save the split, close, quit), Edit (undo, redo: the studio's specs and keys)."""
+        A = self.registry = ActionRegistry(self, ["curation.save", "curation.close", "edit.undo", "edit.redo"])
         A.connect("curation.save", self.save_dialog)
         A.connect("curation.close", self.close)
-        A.connect("curation.quit", QApplication.closeAllWindows)
         undo = self.model.undo
         A.connect("edit.undo", undo.undo)
         A.connect("edit.redo", undo.redo)
@@ -203,8 +211,12 @@ class CurationWindow(QMainWindow):
         undo.undoTextChanged.connect(lambda t: A["edit.undo"].setText(f"&Undo {t}".strip()))
         undo.redoTextChanged.connect(lambda t: A["edit.redo"].setText(f"&Redo {t}".strip()))
         bar = self.menuBar()
-        A.place(bar.addMenu("&File"), ["curation.save", None, "curation.close", "curation.quit"])
+        A.place(bar.addMenu("&File"), ["curation.save", None, "curation.close"])
         A.place(bar.addMenu("&Edit"), ["edit.undo", "edit.redo"])
+        from gindex_studio.ui.workspace import WorkspaceFeature
+
+        self.features = Features(self, A, {})
+        self.features.add(WorkspaceFeature())  # File → Quit, the Window menu
 
     # ----- report --------------------------------------------------------------------------------
 
@@ -413,10 +425,14 @@ class CurationWindow(QMainWindow):
         return str(path)
 
     def open_pair(self, i: int, j: int):
-        """Open programs i (reference) and j (generated) in a compare window."""
+        """Open programs i (as the reference side) and j in a compare window, each side named
+        by its program's role (curriculum, test, excluded)."""
         from gindex_studio.ui.compare.window import open_compare
 
-        win = open_compare(None, self.program_path(i), self.program_path(j), library=self.library)
+        win = open_compare(None, self.program_path(i), self.program_path(j), library=self.library,
+                           features=self.compare_features())
+        items = self.model.ws.items
+        win.label_sides(items[i].role.capitalize(), items[j].role.capitalize())  # neither is "generated"
         self.compare_windows.append(win)
         return win
 
@@ -446,10 +462,24 @@ class CurationWindow(QMainWindow):
             self.dialogs.error("Cannot save the split", str(e))
             return None
         self.status.setText(f"saved {out}")
+        self.model.undo.setClean()  # closing asks again only after another edit
         return out
+
+    def confirm_close(self) -> bool:
+        """May the window close? An edited split (roles, domains) not saved since: save it (as an
+        experiment), discard it, or cancel (False: nothing closes)."""
+        if self.model.undo.isClean():
+            return True
+        answer = self.dialogs.ask_save(f"the split of {self.model.ws.base.name}")
+        return answer == "discard" or (answer == "save" and self.save_dialog() is not None)
 
     def closeEvent(self, e):
         """Stop every background job before the window goes (none is restarted after this)."""
+        from gindex_studio.ui.workspace import quitting
+
+        if not quitting() and not self.confirm_close():  # Quit has asked already
+            e.ignore()
+            return
         self._closing = True
         remember(self, self.settings, "curation")
         self._matrix_shown.set()
@@ -488,7 +518,7 @@ WINDOWS: list[CurationWindow] = []
 
 
 def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = None,
-                  parent=None, client=None) -> CurationWindow | None:
+                  parent=None, client=None, compare_features=lambda: []) -> CurationWindow | None:
     """A curation window on ``path`` (+ ``tasks``); None, with an error box, when it cannot be read.
     ``client``: a Dask client whose cluster runs the report's searches (default: local)."""
     try:
@@ -500,7 +530,8 @@ def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = 
 
     if cache is None:
         cache = DeltaCache.default()  # never raises: a damaged cache is set aside, a locked one skipped
-    win = CurationWindow(ws, cache, library, client=client, settings=studio_settings())
+    win = CurationWindow(ws, cache, library, client=client, settings=studio_settings(),
+                         compare_features=compare_features)
     WINDOWS.append(win)
     win.setAttribute(Qt.WA_DeleteOnClose, True)
     win.destroyed.connect(lambda *_: WINDOWS.remove(win) if win in WINDOWS else None)
