@@ -475,7 +475,9 @@ class MainWindow(QMainWindow):
         n = len(flow.nodes)
         probs = len(ed.doc.problems())
         large = " (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
-        self.statusBar().showMessage(f"Opened {path}: {n:,} nodes" + (f", {probs} problems" if probs else "") + large, 8000)
+        drawn = len(ed.doc.drawn_ids())  # as on the canvas: a workspace tab or a config node is not counted
+        self.statusBar().showMessage(f"Opened {path}: {drawn:,} node{'' if drawn == 1 else 's'}"
+                                     + (f", {probs} problems" if probs else "") + large, 8000)
 
     def _open_recovered(self, rec: Recovered, err: str, path: str) -> None:
         """A damaged file: offer what can be read as a new, unsaved document marked "recovered"

@@ -35,6 +35,26 @@ def small_font() -> QFont:
     return f
 
 
+#: status text under a node is drawn at least this many pixels tall on the screen (zoomed out it
+#: grows in the scene), up to ``STATUS_MAX_SCALE`` times its size at 100 %
+STATUS_MIN_PX = 9.5
+STATUS_MAX_SCALE = 2.0
+
+
+def status_scale(zoom: float) -> float:
+    """How much larger than ``small_font`` a node's status line is drawn at ``zoom``."""
+    px = small_font().pixelSize()
+    return min(STATUS_MAX_SCALE, max(1.0, STATUS_MIN_PX / (px * max(zoom, 1e-3))))
+
+
+@lru_cache(maxsize=64)
+def status_font(scale: float) -> QFont:
+    """``small_font`` times ``scale`` (rounded by the caller to a tenth)."""
+    f = QFont(small_font())
+    f.setPixelSize(max(1, round(small_font().pixelSize() * scale)))
+    return f
+
+
 @lru_cache(maxsize=1)
 def glyph_font() -> QFont:
     f = QFont(label_font())
