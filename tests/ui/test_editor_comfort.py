@@ -307,3 +307,22 @@ def test_status_lines_stay_readable_at_54_percent(window, qtbot):
     qtbot.wait(50)
     assert abs(ed.view.zoom() - 0.54) < 1e-6
     assert _status_text_height(ed, "f") >= 7  # drawn at 11 px × 0.54 the letters were 5 px tall
+
+
+def test_the_compare_windows_dock_tabs_are_not_clipped(qtbot, library):
+    from PySide6.QtWidgets import QTabBar
+
+    from .conftest import shown_compare_window
+    from .test_compare import demo_pair
+
+    win = shown_compare_window(qtbot, library, 1366, 768)
+    assert win.open_pair(*demo_pair("telegram-2-reply"))
+    qtbot.wait(100)
+    bars = [b for b in win.findChildren(QTabBar) if b.isVisible() and "Palette" in
+            [b.tabText(i) for i in range(b.count())]]
+    assert bars, "the palette is a tab beside the inspector"
+    for bar in bars:
+        for i in range(bar.count()):
+            assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width(), bar.tabText(i)  # not "Pal…"
+    win.view.runner.cancel()
+    win.view.runner.wait(5000)
