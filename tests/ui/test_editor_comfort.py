@@ -10,7 +10,7 @@ import threading
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QDockWidget, QToolBar
+from PySide6.QtWidgets import QToolBar
 
 from gindex_studio.core.flows.flow import flow_from_nodes
 from gindex_studio.ui.library_access import is_config_type
@@ -228,7 +228,6 @@ def test_debug_dock_opens_eight_lines_tall_and_says_while_node_red_starts(window
     ctl.worker.factory = slow_runtime
     window.add_editor(flow_from_nodes([{"id": "a", "type": "inject", "x": 100, "y": 100, "wires": [[]]}]), None)
     dock = window.docks["debug"]
-    assert not dock.features() & QDockWidget.DockWidgetFloatable  # a drag never tears it off
     QTest.mouseClick(_buttons(window)["run.deploy"], Qt.LeftButton)
     panel = ctl.panel
     assert "starting" in panel.progress_text().lower()  # at once, before Node-RED answers
@@ -245,7 +244,28 @@ def test_debug_dock_opens_eight_lines_tall_and_says_while_node_red_starts(window
     window.resizeDocks([dock], [90], Qt.Vertical)
     qtbot.wait(100)
     assert dock.height() < 120
+    # dragging its title bar up (aiming for its edge) does not tear it off the window
+    a, b = QPoint(300, 8), QPoint(300, -140)
+    QTest.mouseMove(dock, a)
+    QTest.mousePress(dock, Qt.LeftButton, Qt.NoModifier, a)
+    for k in range(1, 9):
+        QTest.mouseMove(dock, a + (b - a) * (k / 8))
+    QTest.mouseRelease(dock, Qt.LeftButton, Qt.NoModifier, b)
+    qtbot.wait(50)
+    assert not dock.isFloating() and dock.isVisible()
     ctl.shutdown()
+
+
+def test_run_debug_opens_the_dock_tall_enough_too(window, qtbot):
+    from gindex_studio.ui.nodered.debug_panel import FIRST_LINES
+
+    window.resize(1366, 768)
+    window.new_file()
+    window.actions["panels.debug"].trigger()  # Run → Debug
+    panel = window.features["run"].panel
+    lines = panel.list.fontMetrics().lineSpacing()
+    qtbot.waitUntil(lambda: panel.list.viewport().height() >= FIRST_LINES * lines, timeout=3000)
+    assert window.docks["debug"].isVisible() and panel.progress_text() == ""
 
 
 # ----- 10: clipped or miscounted text ------------------------------------------------------------

@@ -170,17 +170,19 @@ class RunController(QObject, StopsRuntime):
     def size_dock(self) -> None:
         """Once: make the shown Debug dock tall enough for ``FIRST_LINES`` lines of messages below
         its controls (measured once laid out: a tab bar below it takes room too)."""
-        if self.sized or not self.window.docks["debug"].isVisible():
-            return
-        self.sized = True
-        QTimer.singleShot(0, self._grow_dock)
+        if not self.sized:
+            self.sized = True
+            QTimer.singleShot(0, self._grow_dock)
 
     def _grow_dock(self, asked: int = 0, tries: int = 4) -> None:
         """Ask the window for the height the message list lacks; look again once laid out and ask
         for more while it still lacks some (the dock's tab bar is not counted by ``resizeDocks``)."""
         dock, lst = self.window.docks["debug"], self.panel.list
+        if not dock.isVisible():  # hidden again at once: size it when it is next shown
+            self.sized = asked > 0
+            return
         short = FIRST_LINES * lst.fontMetrics().lineSpacing() + 4 - lst.viewport().height()
-        if short > 0 and dock.isVisible() and tries:
+        if short > 0 and tries:
             asked = max(asked, dock.height()) + short
             self.window.resizeDocks([dock], [asked], Qt.Vertical)
             QTimer.singleShot(0, lambda: self._grow_dock(asked, tries - 1))
@@ -253,9 +255,12 @@ class RunFeature(WindowFeature):
         if "problems" in window.docks:
             window.tabifyDockWidget(window.docks["problems"], dock)
             window.docks["problems"].raise_()
-        # dragging its title bar moves it between dock areas but never tears it off the window
-        dock.setFeatures(QDockWidget.DockWidgetClosable | QDockWidget.DockWidgetMovable)
+        # it stays where it is: dragging its title bar (aiming for its edge, to resize it) does not
+        # tear it off the window; the edge above it resizes it
+        dock.setFeatures(QDockWidget.DockWidgetClosable)
         dock.visibilityChanged.connect(lambda shown: shown and ctl.size_dock())  # Run → Debug too
+        # Run → Debug brings the dock to the front of the Problems tab it shares (else only its tab shows)
+        dock.toggleViewAction().triggered.connect(lambda on: on and dock.raise_())
         dock.hide()  # shown by the first Deploy & run (or Run → Debug): until then the window's minimum size stays as it was
         problems = getattr(window, "problems", None)
         if problems is not None and hasattr(problems, "install_requested"):
