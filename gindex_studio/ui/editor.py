@@ -272,15 +272,23 @@ class FlowEditor(QWidget):
             x, y = g.snap(x), g.snap(y)
         return QPointF(x, y + self.clear_offset([QRectF(x - w / 2, y - h / 2, w, h)]))
 
-    def clear_offset(self, rects: list[QRectF]) -> float:
+    def clear_offset(self, rects: list[QRectF], on_top: bool = False) -> float:
         """How far down (in steps of three grid cells) ``rects`` (scene) must move together so that
-        none comes within 10 pixels of a drawn node of this workspace."""
+        none comes within 10 pixels of a drawn node of this workspace (``on_top``: so that none
+        covers half or more of one, as a copy pasted over its original would)."""
         from gindex_studio.ui.canvas import geometry as g
 
         boxes = [item.mapRectToScene(item.body()) for item in self.scene.nodes.values() if item.isVisible()]
+
+        def hits(r: QRectF, b: QRectF) -> bool:
+            if not on_top:
+                return r.adjusted(-10, -10, 10, 10).intersects(b)
+            i = r.intersected(b)
+            return i.width() * i.height() >= 0.5 * min(r.width() * r.height(), b.width() * b.height())
+
         dy = 0.0
         for _ in range(500):
-            if not any(r.translated(0, dy).adjusted(-10, -10, 10, 10).intersects(b) for r in rects for b in boxes):
+            if not any(hits(r.translated(0, dy), b) for r in rects for b in boxes):
                 break
             dy += 3 * g.GRID
         return dy
@@ -465,8 +473,9 @@ class FlowEditor(QWidget):
     last_paste_syntax = None
 
     def _clear_of_nodes(self, nodes: list[dict]) -> None:
-        """Move pasted ``nodes`` (placed at the pointer) down together until they cover no node
-        already drawn there (a copy pasted where its original is lands just below it)."""
+        """Move pasted ``nodes`` (placed at the pointer) down together until none of them covers
+        a node already drawn there (a copy pasted where its original is lands just below it;
+        beside a node, it stays at the pointer)."""
         from gindex_studio.ui.canvas import geometry as g
 
         rects = []
@@ -476,7 +485,7 @@ class FlowEditor(QWidget):
                 label = n.get("name") or (getattr(nt, "label", "") if nt else "") or str(n.get("type", ""))
                 w, h = g.node_size(str(label), max(len(n.get("wires") or []), 1))
                 rects.append(QRectF(n["x"] - w / 2, n["y"] - h / 2, w, h))
-        dy = round(self.clear_offset(rects)) if rects else 0
+        dy = round(self.clear_offset(rects, on_top=True)) if rects else 0
         for n in nodes:
             if dy and isinstance(n.get("y"), (int, float)):
                 n["y"] = n["y"] + dy

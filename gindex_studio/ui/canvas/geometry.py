@@ -47,9 +47,14 @@ def status_scale(zoom: float) -> float:
     return min(STATUS_MAX_SCALE, max(1.0, STATUS_MIN_PX / (px * max(zoom, 1e-3))))
 
 
+def status_step(zoom: float) -> float:
+    """``status_scale`` rounded to a tenth: node items change size only when this does."""
+    return round(status_scale(zoom) * 10) / 10
+
+
 @lru_cache(maxsize=64)
 def status_font(scale: float) -> QFont:
-    """``small_font`` times ``scale`` (rounded by the caller to a tenth)."""
+    """``small_font`` times ``scale`` (a ``status_step``)."""
     f = QFont(small_font())
     f.setPixelSize(max(1, round(small_font().pixelSize() * scale)))
     return f

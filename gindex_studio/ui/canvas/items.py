@@ -122,6 +122,7 @@ class NodeItem(QGraphicsItem):
         self.output_ports: list[PortItem] = []
         self.w = self.h = 0.0
         self._status = ""
+        self.status_k = 1.0  # the status line's size, a ``g.status_step`` of the zoom (set by the scene)
         self.snap_to_grid = False
         self.hover_port: int | None = None
         self.lod_source = None  # the FlowScene: its ``lod`` is the current zoom (cheaper than asking the painter)
@@ -157,6 +158,17 @@ class NodeItem(QGraphicsItem):
         self._sync_label()
         self.setToolTip(self._tooltip())
         self.update()
+
+    def set_status_scale(self, k: float) -> None:
+        """Draw the status line ``k`` times its size (the scene's ``g.status_step`` of the zoom)."""
+        if k != self.status_k:
+            if not self._status:  # nothing drawn there: the bounds follow when a status comes
+                self.status_k = k
+                return
+            self.prepareGeometryChange()
+            self.status_k = k
+            self._bounds = self._compute_bounds()
+            self.update()
 
     def set_colors(self, colors: CanvasLook) -> None:
         """A new theme: repaint in its colours."""
@@ -235,9 +247,10 @@ class NodeItem(QGraphicsItem):
 
     def _compute_bounds(self) -> QRectF:
         r = self.body().adjusted(-g.PORT / 2 - PORT_MARGIN - 1, -10, g.PORT / 2 + PORT_MARGIN + 1, 6)
-        if self._status:  # room for the status line as drawn zoomed out (``g.status_scale``)
-            r.setBottom(r.bottom() + g.STATUS_H * g.STATUS_MAX_SCALE)
-            r.setRight(max(r.right(), self.body().right() + STATUS_OVERHANG))
+        if self._status:  # room for the status line, larger zoomed out (``status_k``)
+            r.setBottom(r.bottom() + g.STATUS_H * self.status_k)
+            if self.status_k > 1:
+                r.setRight(max(r.right(), self.body().right() + STATUS_OVERHANG))
         d = self.decoration
         if d is not None and (d.label or d.badge is not None or d.mark):
             r.setTop(r.top() - BADGE * 1.6 - 6)
@@ -350,7 +363,7 @@ class NodeItem(QGraphicsItem):
                 p.setFont(g.small_font())
                 p.drawText(badge, Qt.AlignCenter, "!")
                 p.setPen(self._status_color)
-                k = round(g.status_scale(lod) * 10) / 10
+                k = self.status_k
                 dot = QRectF(body.left() + 2, body.bottom() + 5 * k, 8 * k, 8 * k)
                 p.setBrush(self._status_color)
                 p.drawRect(dot)
@@ -447,6 +460,17 @@ class WireItem(QGraphicsPathItem):
     def set_style(self, style: str | None) -> None:
         self.style = style
         self._apply_pen()
+
+    def set_status_scale(self, k: float) -> None:
+        """Draw the status line ``k`` times its size (the scene's ``g.status_step`` of the zoom)."""
+        if k != self.status_k:
+            if not self._status:  # nothing drawn there: the bounds follow when a status comes
+                self.status_k = k
+                return
+            self.prepareGeometryChange()
+            self.status_k = k
+            self._bounds = self._compute_bounds()
+            self.update()
 
     def set_colors(self, colors: CanvasLook) -> None:
         self.colors = colors
