@@ -38,7 +38,7 @@ def small_font() -> QFont:
 #: status text under a node is drawn at least this many pixels tall on the screen (zoomed out it
 #: grows in the scene), up to ``STATUS_MAX_SCALE`` times its size at 100 %
 STATUS_MIN_PX = 9.5
-STATUS_MAX_SCALE = 2.0
+STATUS_MAX_SCALE = 1.6
 
 
 def status_scale(zoom: float) -> float:

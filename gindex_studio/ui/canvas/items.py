@@ -48,8 +48,6 @@ EDGE_STYLES = {k: (QColor(w.color), w.dash, w.width) for k, w in DEFAULT_LOOK.wi
 MARK_COLORS = dict(DEFAULT_LOOK.marks)
 #: extra room a port square gets for the mouse, beyond its drawn half-size (scene units)
 PORT_MARGIN = 4.0
-#: how far (scene pixels) a zoomed-out status line may reach past the node's right edge
-STATUS_OVERHANG = 60.0
 #: room above a node's body for a pair badge and its label
 BADGE = 20.0
 
@@ -122,7 +120,6 @@ class NodeItem(QGraphicsItem):
         self.output_ports: list[PortItem] = []
         self.w = self.h = 0.0
         self._status = ""
-        self.status_k = 1.0  # the status line's size, a ``g.status_step`` of the zoom (set by the scene)
         self.snap_to_grid = False
         self.hover_port: int | None = None
         self.lod_source = None  # the FlowScene: its ``lod`` is the current zoom (cheaper than asking the painter)
@@ -158,17 +155,6 @@ class NodeItem(QGraphicsItem):
         self._sync_label()
         self.setToolTip(self._tooltip())
         self.update()
-
-    def set_status_scale(self, k: float) -> None:
-        """Draw the status line ``k`` times its size (the scene's ``g.status_step`` of the zoom)."""
-        if k != self.status_k:
-            if not self._status:  # nothing drawn there: the bounds follow when a status comes
-                self.status_k = k
-                return
-            self.prepareGeometryChange()
-            self.status_k = k
-            self._bounds = self._compute_bounds()
-            self.update()
 
     def set_colors(self, colors: CanvasLook) -> None:
         """A new theme: repaint in its colours."""
@@ -247,10 +233,8 @@ class NodeItem(QGraphicsItem):
 
     def _compute_bounds(self) -> QRectF:
         r = self.body().adjusted(-g.PORT / 2 - PORT_MARGIN - 1, -10, g.PORT / 2 + PORT_MARGIN + 1, 6)
-        if self._status:  # room for the status line, larger zoomed out (``status_k``)
-            r.setBottom(r.bottom() + g.STATUS_H * self.status_k)
-            if self.status_k > 1:
-                r.setRight(max(r.right(), self.body().right() + STATUS_OVERHANG))
+        if self._status:  # room for the status line as drawn zoomed out (``g.status_scale``)
+            r.setBottom(r.bottom() + g.STATUS_H * g.STATUS_MAX_SCALE)
         d = self.decoration
         if d is not None and (d.label or d.badge is not None or d.mark):
             r.setTop(r.top() - BADGE * 1.6 - 6)
@@ -363,16 +347,16 @@ class NodeItem(QGraphicsItem):
                 p.setFont(g.small_font())
                 p.drawText(badge, Qt.AlignCenter, "!")
                 p.setPen(self._status_color)
-                k = self.status_k
+                k = g.status_step(lod)
                 dot = QRectF(body.left() + 2, body.bottom() + 5 * k, 8 * k, 8 * k)
                 p.setBrush(self._status_color)
                 p.drawRect(dot)
                 text = self._status
-                if k > 1:  # zoomed out: larger letters, which may reach past the node's right edge
+                if k > 1:  # zoomed out: larger letters (elided again to the node's width)
                     p.setFont(g.status_font(k))
-                    text = QFontMetricsF(g.status_font(k)).elidedText(
-                        self._status_full, Qt.ElideRight, self.w - 4 - 10 * k + STATUS_OVERHANG)
-                p.drawText(QRectF(dot.right() + 4, body.bottom() + 2, self.w + STATUS_OVERHANG, (g.STATUS_H - 2) * k),
+                    text = QFontMetricsF(g.status_font(k)).elidedText(self._status_full, Qt.ElideRight,
+                                                                      self.w - 6 - 8 * k)
+                p.drawText(QRectF(dot.right() + 4, body.bottom() + 2, self.w, (g.STATUS_H - 2) * k),
                            Qt.AlignVCenter | Qt.AlignLeft, text)
         self._paint_overlay(p, body, lod)
 
@@ -460,17 +444,6 @@ class WireItem(QGraphicsPathItem):
     def set_style(self, style: str | None) -> None:
         self.style = style
         self._apply_pen()
-
-    def set_status_scale(self, k: float) -> None:
-        """Draw the status line ``k`` times its size (the scene's ``g.status_step`` of the zoom)."""
-        if k != self.status_k:
-            if not self._status:  # nothing drawn there: the bounds follow when a status comes
-                self.status_k = k
-                return
-            self.prepareGeometryChange()
-            self.status_k = k
-            self._bounds = self._compute_bounds()
-            self.update()
 
     def set_colors(self, colors: CanvasLook) -> None:
         self.colors = colors

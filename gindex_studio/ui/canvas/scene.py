@@ -58,7 +58,6 @@ class FlowScene(QGraphicsScene):
         doc.problems_changed.connect(self._on_problems)
         self.selectionChanged.connect(self._on_selection)
         self.lod = 1.0  # the view's zoom, read by node items when painting
-        self.status_k = 1.0  # the size of status lines under nodes at this zoom (``g.status_step``)
         self.low_detail = False  # far zoom: nodes are drawn in one batch (drawForeground)
         self.batch_dirty = True
         self._batch = None
@@ -108,7 +107,6 @@ class FlowScene(QGraphicsScene):
     def _make_node(self, node_id: str, problems=None) -> NodeItem:
         item = NodeItem(node_id, self.look(node_id, problems), self.colors)
         item.lod_source = self
-        item.set_status_scale(self.status_k)
         if self.low_detail:
             item.setFlag(NodeItem.ItemHasNoContents, True)
         item.set_model_pos(*self.doc.position(node_id))
@@ -342,11 +340,6 @@ class FlowScene(QGraphicsScene):
     def set_lod(self, zoom: float) -> None:
         """Called by the view on zoom: below LOW_LOD nodes are painted as one batch of blocks."""
         self.lod = zoom
-        k = g.status_step(zoom)
-        if k != self.status_k:  # zoomed out: status lines grow so as to stay readable
-            self.status_k = k
-            for item in self.nodes.values():
-                item.set_status_scale(k)
         low = zoom < LOW_LOD
         if low != self.low_detail:
             self.low_detail = low
