@@ -16,7 +16,7 @@ MAIN_IDS = ("file.new_task", "file.open", "file.save", None, "edit.undo", "edit.
 #: these buttons show their text beside the icon; the others show the icon (the text without one)
 TEXT_IDS = frozenset({"file.new_task", "edit.undo", "edit.redo", "arrange.layout", "run.deploy"})
 
-OVERFLOW_STYLE = ("QToolButton#qt_toolbar_ext_button { min-width: 22px; border: 1px solid palette(mid);"
+OVERFLOW_STYLE = ("QToolButton#qt_toolbar_ext_button { border: 1px solid palette(mid);"
                   " border-radius: 3px; background: palette(button); }")
 
 
@@ -38,6 +38,9 @@ class MainToolBar(QToolBar):
         self.setObjectName("toolbar-main")
         self.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
         self.setStyleSheet(OVERFLOW_STYLE)
+        more = self.findChild(QToolButton, "qt_toolbar_ext_button")
+        if more is not None:
+            more.setToolTip("More tools: the buttons this window is too narrow to show")
 
     def actionEvent(self, e) -> None:
         super().actionEvent(e)

@@ -65,6 +65,18 @@ def test_the_toolbar_does_not_move_under_the_pointer_and_fits_1024_pixels(window
     assert {aid: b.geometry() for aid, b in buttons.items()} == before
 
 
+def test_a_narrow_window_shows_a_plain_overflow_button_on_the_bar(window, qtbot):
+    from PySide6.QtWidgets import QToolButton
+
+    window.resize(560, 700)
+    qtbot.wait(50)
+    tb = _toolbar(window)
+    more = tb.findChild(QToolButton, "qt_toolbar_ext_button")
+    assert more.isVisible() and more.toolTip().startswith("More tools")
+    assert tb.rect().contains(more.geometry())  # wholly on the bar, not cut by the window's edge
+    assert not _buttons(window)["run.deploy"].isVisible()  # it is behind that button
+
+
 def test_new_on_the_toolbar_starts_a_task_and_its_arrow_an_empty_flow(window, qtbot):
     new = _buttons(window)["file.new_task"]
     assert new.text() == "New Task"
