@@ -1,8 +1,9 @@
 """Palette: the library's node types by category, with a search box; drag a type onto the canvas.
 
 Typing in the search box shows the matching types as one ranked list (``rank_types``: exact and
-prefix matches of type and label first); Enter adds the top match that is not a config type. Config types (a Telegram bot,
-a dashboard group) are listed under "Configuration": adding one creates a config node.
+prefix matches of type and label first); Enter adds the top match that is not a config type,
+wired from the selected node (``FlowEditor.add_next``). Config types (a Telegram bot, a dashboard
+group) are listed under "Configuration": adding one creates a config node.
 """
 from __future__ import annotations
 
