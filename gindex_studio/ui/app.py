@@ -14,14 +14,13 @@ from pathlib import Path
 # worker). Set before numpy is first imported (lazily, after this module); the user's value wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from PySide6.QtCore import QPointF, QSettings, QStandardPaths, Qt, QThreadPool, QTimer
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
     QTabWidget,
-    QToolBar,
     QUndoView,
 )
 
@@ -201,8 +200,10 @@ class MainWindow(QMainWindow):
         A.connect("edit.redo", self.undo_group.redo)
         self.undo_group.canUndoChanged.connect(A["edit.undo"].setEnabled)
         self.undo_group.canRedoChanged.connect(A["edit.redo"].setEnabled)
-        self.undo_group.undoTextChanged.connect(lambda t: A["edit.undo"].setText(f"&Undo {t}".strip()))
-        self.undo_group.redoTextChanged.connect(lambda t: A["edit.redo"].setText(f"&Redo {t}".strip()))
+        from gindex_studio.ui.toolbar import steady_undo_text
+
+        self.undo_group.undoTextChanged.connect(lambda t: steady_undo_text(A["edit.undo"], "Undo", t))
+        self.undo_group.redoTextChanged.connect(lambda t: steady_undo_text(A["edit.redo"], "Redo", t))
         A["edit.undo"].setEnabled(False)
         A["edit.redo"].setEnabled(False)
         A.connect("edit.cut", self._on_editor(lambda e: e.cut()))
@@ -217,7 +218,7 @@ class MainWindow(QMainWindow):
         A.connect("help.guide", self.show_guide)
         A.connect("help.shortcuts", self.show_shortcuts)
         A.connect("help.about", lambda: show_about(self))
-        A.connect("edit.quick_add", self._on_editor(lambda e: e.open_quick_add(e.view.cursor_scene_pos())))
+        A.connect("edit.quick_add", self._on_editor(lambda e: e.open_quick_add_next(e.view.cursor_scene_pos())))
         A.connect("view.zoom_in", self._on_editor(lambda e: e.view.zoom_in()))
         A.connect("view.zoom_out", self._on_editor(lambda e: e.view.zoom_out()))
         A.connect("view.fit", self._on_editor(lambda e: e.view.fit()))
@@ -252,16 +253,9 @@ class MainWindow(QMainWindow):
         self.help_menu = bar.addMenu("&Help")
         for aid in self.actions.menu_ids("Help"):
             self.help_menu.addAction(self.actions[aid])
-        tb = QToolBar("Main")
-        tb.setObjectName("toolbar-main")
-        tb.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
-        self.addToolBar(tb)
-        for aid in ("file.new", "file.open", "file.save", None, "edit.undo", "edit.redo", None,
-                    "view.zoom_out", "view.zoom_in", "view.fit", None, "arrange.layout"):
-            if aid is None:
-                tb.addSeparator()
-            else:
-                tb.addAction(self.actions[aid])
+        from gindex_studio.ui.toolbar import main_toolbar
+
+        self.addToolBar(main_toolbar(self, self.actions))
 
     # ----- recent files -----------------------------------------------------------------------
     def _recent(self, key: str) -> list[str]:
@@ -490,7 +484,9 @@ class MainWindow(QMainWindow):
         n = len(flow.nodes)
         probs = len(ed.doc.problems())
         large = " (a large flow: drawing and editing may be slow)" if n > LARGE_FLOW_NODES else ""
-        self.statusBar().showMessage(f"Opened {path}: {n:,} nodes" + (f", {probs} problems" if probs else "") + large, 8000)
+        drawn = len(ed.doc.drawn_ids())  # as on the canvas: a workspace tab or a config node is not counted
+        self.statusBar().showMessage(f"Opened {path}: {drawn:,} node{'' if drawn == 1 else 's'}"
+                                     + (f", {probs} problems" if probs else "") + large, 8000)
 
     def _open_recovered(self, rec: Recovered, err: str, path: str) -> None:
         """A damaged file: offer what can be read as a new, unsaved document marked "recovered"
@@ -672,8 +668,7 @@ class MainWindow(QMainWindow):
     # ----- palette ----------------------------------------------------------------------------
     def _palette_activated(self, type_id: str) -> None:
         ed = self.editor or self.new_file()
-        c = ed.view.visible_scene_rect().center()
-        ed.add_node(type_id, QPointF(c.x(), c.y()))
+        ed.add_next(type_id)  # wired from the selected node, to its right (else at the centre)
 
 
 def dropped_paths(mime) -> list[str]:

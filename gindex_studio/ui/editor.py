@@ -33,6 +33,8 @@ from gindex_studio.core.editing.layout import align, distribute, layered_layout
 
 #: the navigator's size bounds (pixels): it takes a third of the canvas between them
 MINIMAP_MIN, MINIMAP_MAX = (72, 48), (200, 130)
+#: scene pixels between a node and the one added to its right from the keyboard
+NEXT_GAP = 60
 #: the canvas never shrinks below this: docks give way first
 CANVAS_MIN = (300, 160)
 
@@ -100,7 +102,7 @@ class FlowEditor(QWidget):
         self.view.setMinimumSize(*CANVAS_MIN)
 
         self.scene.node_selected.connect(self.node_selected)
-        self.view.quick_add_requested.connect(lambda p, t: self.open_quick_add(p, t, None))
+        self.view.quick_add_requested.connect(self.open_quick_add_next)
         self.view.wire_dropped.connect(lambda s, port, p: self.open_quick_add(p, "", (s, port)))
         self.quick_add_popup = None
         self.view.type_dropped.connect(lambda t, p: self.add_node(t, p))
@@ -212,6 +214,7 @@ class FlowEditor(QWidget):
     def _on_tab(self, k: int) -> None:
         if k >= 0:
             self.scene.set_workspace(self.tabs.tabData(k))
+            self.view.sync_hint()
             self.minimap.refresh()
             QTimer.singleShot(0, self.view.fit)
 
@@ -264,17 +267,31 @@ class FlowEditor(QWidget):
 
         nt = self.doc.library.get(type_id)
         w, h = g.node_size((getattr(nt, "label", "") or type_id) if nt else type_id, max(getattr(nt, "outputs", 1) or 1, 1))
-        boxes = [item.mapRectToScene(item.body()) for item in self.scene.nodes.values() if item.isVisible()]
         x, y = pos.x(), pos.y()
         if self.scene.snap_to_grid:
             x, y = g.snap(x), g.snap(y)
-        step = 3 * g.GRID
+        return QPointF(x, y + self.clear_offset([QRectF(x - w / 2, y - h / 2, w, h)]))
+
+    def clear_offset(self, rects: list[QRectF], on_top: bool = False) -> float:
+        """How far down (in steps of three grid cells) ``rects`` (scene) must move together so that
+        none comes within 10 pixels of a drawn node of this workspace (``on_top``: so that none
+        covers half or more of one, as a copy pasted over its original would)."""
+        from gindex_studio.ui.canvas import geometry as g
+
+        boxes = [item.mapRectToScene(item.body()) for item in self.scene.nodes.values() if item.isVisible()]
+
+        def hits(r: QRectF, b: QRectF) -> bool:
+            if not on_top:
+                return r.adjusted(-10, -10, 10, 10).intersects(b)
+            i = r.intersected(b)
+            return i.width() * i.height() >= 0.5 * min(r.width() * r.height(), b.width() * b.height())
+
+        dy = 0.0
         for _ in range(500):
-            r = QRectF(x - w / 2, y - h / 2, w, h).adjusted(-10, -10, 10, 10)
-            if not any(r.intersects(b) for b in boxes):
+            if not any(hits(r.translated(0, dy), b) for r in rects for b in boxes):
                 break
-            y += step
-        return QPointF(x, y)
+            dy += 3 * g.GRID
+        return dy
 
     def new_config_data(self, type_id: str) -> dict:
         """A config node of ``type_id`` with its defaults (no place, no wires: it is not drawn)."""
@@ -307,18 +324,71 @@ class FlowEditor(QWidget):
         remember_recent(type_id)
         return data["id"]
 
-    def open_quick_add(self, pos: QPointF, text: str = "", wire_from: tuple[str, int] | None = None):
+    def wire_source(self) -> tuple[str, int] | None:
+        """Where a node added from the keyboard is wired from: the one selected drawn node's first
+        output with no wire (else its first output); None without exactly one such node."""
+        ids = self.scene.selected_node_ids()
+        item = self.scene.nodes.get(ids[0]) if len(ids) == 1 else None
+        if item is None or not item.isVisible() or not item.output_ports:
+            return None
+        ports = self.doc.node(ids[0]).ports
+        free = next((k for k in range(len(item.output_ports)) if k >= len(ports) or not ports[k]), 0)
+        return ids[0], free
+
+    def right_of(self, source: tuple[str, int], type_id: str = "") -> QPointF:
+        """The centre of a new node of ``type_id`` placed to the right of ``source``'s node, level
+        with its output port (Node-RED's spacing: a node's width apart)."""
+        from gindex_studio.ui.canvas import geometry as g
+
+        item = self.scene.nodes[source[0]]
+        nt = self.doc.library.get(type_id) if type_id else None
+        w = g.node_size((getattr(nt, "label", "") or type_id) if nt else type_id, 1)[0] if type_id else g.MIN_W
+        body = item.scene_body()
+        return QPointF(body.right() + NEXT_GAP + w / 2, item.output_pos(source[1]).y())
+
+    def add_next(self, type_id: str) -> str:
+        """Add ``type_id`` as from the keyboard (the palette's Enter): wired from ``wire_source``
+        and placed to its right when a node is selected and the new type takes an input, else at
+        the view's centre; a config type makes a config node. The new node is selected and shown."""
+        from gindex_studio.ui.library_access import is_config_type
+
+        if is_config_type(self.doc.library, type_id):
+            return self.add_config_node(type_id)
+        source = self.wire_source() if self._takes_input(type_id) else None
+        if source is None:
+            c = self.view.visible_scene_rect().center()
+            return self.add_node(type_id, QPointF(c.x(), c.y()))
+        nid = self.add_node(type_id, self.right_of(source, type_id), source)
+        self.view.ensureVisible(self.scene.nodes[nid], 40, 40)
+        return nid
+
+    def _takes_input(self, type_id: str) -> bool:
+        nt = self.doc.library.get(type_id)
+        return nt is None or bool(getattr(nt, "inputs", 1))
+
+    def open_quick_add_next(self, pos: QPointF, text: str = ""):
+        """Quick-add from the keyboard (typing on the canvas, Ctrl+Space): with one node selected
+        the popup lists types with an input and the chosen one is wired from it and placed to its
+        right (``add_next``); else it opens at ``pos`` and adds there."""
+        source = self.wire_source()
+        if source is None:
+            return self.open_quick_add(pos, text, None)
+        return self.open_quick_add(self.right_of(source), text, source, placed=True)
+
+    def open_quick_add(self, pos: QPointF, text: str = "", wire_from: tuple[str, int] | None = None,
+                       placed: bool = False):
         """The quick-add popup at ``pos`` (scene); choosing a type adds it there (wired)."""
         from gindex_studio.ui.panels.quick_add import QuickAdd
 
         if self.quick_add_popup is not None:
             self.quick_add_popup.close()
         popup = QuickAdd(self.doc.library, recent_types(), need_input=wire_from is not None, parent=self)
-        if wire_from is not None:
+        if wire_from is not None and not placed:
             pos = QPointF(pos.x() + 70, pos.y())
 
         def chosen(type_id: str) -> None:
-            self.add_node(type_id, pos, wire_from)
+            at = self.right_of(wire_from, type_id) if placed else pos
+            self.add_node(type_id, at, wire_from)
             self.view.setFocus()
 
         popup.chosen.connect(chosen)
@@ -367,7 +437,7 @@ class FlowEditor(QWidget):
         text = self.copy_text()
         if text:
             QGuiApplication.clipboard().setText(text)
-            self.message.emit(f"Copied {len(self.scene.selected_node_ids())} nodes")
+            self.message.emit(f"Copied {nodes_words(len(self.scene.selected_node_ids()))}")
         return bool(text)
 
     def cut(self) -> None:
@@ -388,18 +458,37 @@ class FlowEditor(QWidget):
             pasted.nodes, set(self.doc.node_ids()), self.current_workspace(),
             {z for z, _ in self.doc.workspaces()}, at=self._paste_point(),
         )
-        self.push(cmd.add_nodes(self.doc, nodes, f"Paste {len(nodes)} node{'s' if len(nodes) != 1 else ''}"))
+        self._clear_of_nodes(nodes)
+        self.push(cmd.add_nodes(self.doc, nodes, f"Paste {nodes_words(len(nodes))}"))
         ids = [n["id"] for n in nodes]
         self.scene.select_nodes(ids)
         if pasted.syntax is not None:
             s = pasted.syntax
             self.message.emit(f"Pasted what could be read: {s.message} (line {s.line}, column {s.column})")
         else:
-            self.message.emit(f"Pasted {len(nodes)} nodes")
+            self.message.emit(f"Pasted {nodes_words(len(nodes))}")
         self.last_paste_syntax = pasted.syntax
         return ids
 
     last_paste_syntax = None
+
+    def _clear_of_nodes(self, nodes: list[dict]) -> None:
+        """Move pasted ``nodes`` (placed at the pointer) down together until none of them covers
+        a node already drawn there (a copy pasted where its original is lands just below it;
+        beside a node, it stays at the pointer)."""
+        from gindex_studio.ui.canvas import geometry as g
+
+        rects = []
+        for n in nodes:
+            if isinstance(n.get("x"), (int, float)) and isinstance(n.get("y"), (int, float)):
+                nt = self.doc.library.get(n.get("type", ""))
+                label = n.get("name") or (getattr(nt, "label", "") if nt else "") or str(n.get("type", ""))
+                w, h = g.node_size(str(label), max(len(n.get("wires") or []), 1))
+                rects.append(QRectF(n["x"] - w / 2, n["y"] - h / 2, w, h))
+        dy = round(self.clear_offset(rects, on_top=True)) if rects else 0
+        for n in nodes:
+            if dy and isinstance(n.get("y"), (int, float)):
+                n["y"] = n["y"] + dy
 
     def _paste_point(self) -> tuple[float, float]:
         """At the pointer when it is over the canvas (as Node-RED pastes), else the view's centre."""
@@ -458,6 +547,11 @@ class FlowEditor(QWidget):
         targets = {i: (round(x - min_left + left), round(y - min_top + top)) for i, (x, y) in pos.items()}
         self._move_to(targets, "Auto-layout")
         self.view.fit()
+
+
+def nodes_words(n: int) -> str:
+    """"1 node", "3 nodes"."""
+    return f"{n} node{'' if n == 1 else 's'}"
 
 
 # ----- recent node types (shared by every editor) -------------------------------------------------

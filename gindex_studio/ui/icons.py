@@ -48,7 +48,7 @@ ACTION_ICONS = {
     "file.save": "mdi6.content-save-outline", "edit.undo": "mdi6.undo", "edit.redo": "mdi6.redo",
     "view.zoom_in": "mdi6.magnify-plus-outline", "view.zoom_out": "mdi6.magnify-minus-outline",
     "view.fit": "mdi6.fit-to-screen-outline", "arrange.layout": "mdi6.graph-outline", "edit.find": "mdi6.magnify",
-    "help.guide": "mdi6.help-circle-outline",
+    "help.guide": "mdi6.help-circle-outline", "run.deploy": "mdi6.play-circle-outline",
 }
 
 

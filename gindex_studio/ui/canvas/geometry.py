@@ -35,6 +35,31 @@ def small_font() -> QFont:
     return f
 
 
+#: status text under a node is drawn at least this many pixels tall on the screen (zoomed out it
+#: grows in the scene), up to ``STATUS_MAX_SCALE`` times its size at 100 %
+STATUS_MIN_PX = 9.5
+STATUS_MAX_SCALE = 1.6
+
+
+def status_scale(zoom: float) -> float:
+    """How much larger than ``small_font`` a node's status line is drawn at ``zoom``."""
+    px = small_font().pixelSize()
+    return min(STATUS_MAX_SCALE, max(1.0, STATUS_MIN_PX / (px * max(zoom, 1e-3))))
+
+
+def status_step(zoom: float) -> float:
+    """``status_scale`` rounded to a tenth: node items change size only when this does."""
+    return round(status_scale(zoom) * 10) / 10
+
+
+@lru_cache(maxsize=64)
+def status_font(scale: float) -> QFont:
+    """``small_font`` times ``scale`` (a ``status_step``)."""
+    f = QFont(small_font())
+    f.setPixelSize(max(1, round(small_font().pixelSize() * scale)))
+    return f
+
+
 @lru_cache(maxsize=1)
 def glyph_font() -> QFont:
     f = QFont(label_font())

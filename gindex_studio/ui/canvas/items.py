@@ -144,10 +144,10 @@ class NodeItem(QGraphicsItem):
         self._fill = QColor(look.color)
         if not self._fill.isValid():
             self._fill = self.colors.color("unknown_fill")
-        self._status = ""
+        self._status = self._status_full = ""
         if look.problems:
             kinds = list(dict.fromkeys(k for k, _ in look.problems))
-            text = ", ".join(SHORT.get(k, k) for k in kinds)
+            text = self._status_full = ", ".join(SHORT.get(k, k) for k in kinds)
             self._status = QFontMetricsF(g.small_font()).elidedText(text, Qt.ElideRight, self.w - 14)
             error = any(k in ERROR_KINDS for k, _ in look.problems)
             self._status_color = self.colors.color("error" if error else "warning")
@@ -233,8 +233,8 @@ class NodeItem(QGraphicsItem):
 
     def _compute_bounds(self) -> QRectF:
         r = self.body().adjusted(-g.PORT / 2 - PORT_MARGIN - 1, -10, g.PORT / 2 + PORT_MARGIN + 1, 6)
-        if self._status:
-            r.setBottom(r.bottom() + g.STATUS_H)
+        if self._status:  # room for the status line as drawn zoomed out (``g.status_scale``)
+            r.setBottom(r.bottom() + g.STATUS_H * g.STATUS_MAX_SCALE)
         d = self.decoration
         if d is not None and (d.label or d.badge is not None or d.mark):
             r.setTop(r.top() - BADGE * 1.6 - 6)
@@ -347,11 +347,17 @@ class NodeItem(QGraphicsItem):
                 p.setFont(g.small_font())
                 p.drawText(badge, Qt.AlignCenter, "!")
                 p.setPen(self._status_color)
-                dot = QRectF(body.left() + 2, body.bottom() + 5, 8, 8)
+                k = g.status_step(lod)
+                dot = QRectF(body.left() + 2, body.bottom() + 5 * k, 8 * k, 8 * k)
                 p.setBrush(self._status_color)
                 p.drawRect(dot)
-                p.drawText(QRectF(body.left() + 14, body.bottom() + 2, self.w - 14, g.STATUS_H - 2),
-                           Qt.AlignVCenter | Qt.AlignLeft, self._status)
+                text = self._status
+                if k > 1:  # zoomed out: larger letters (elided again to the node's width)
+                    p.setFont(g.status_font(k))
+                    text = QFontMetricsF(g.status_font(k)).elidedText(self._status_full, Qt.ElideRight,
+                                                                      self.w - 6 - 8 * k)
+                p.drawText(QRectF(dot.right() + 4, body.bottom() + 2, self.w, (g.STATUS_H - 2) * k),
+                           Qt.AlignVCenter | Qt.AlignLeft, text)
         self._paint_overlay(p, body, lod)
 
     def _paint_overlay(self, p: QPainter, body: QRectF, lod: float) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsView
 
 from gindex_studio.ui.canvas.interactions import MoveGesture, PanGesture, WireGesture
@@ -37,6 +37,42 @@ class FlowView(QGraphicsView):
         self.setSceneRect(QRectF(-5000, -5000, 20000, 20000))
         self.horizontalScrollBar().valueChanged.connect(self.viewport_moved)
         self.verticalScrollBar().valueChanged.connect(self.viewport_moved)
+        self._hinted = None  # whether the empty-canvas hint was last drawn (see ``hint_text``)
+        for signal in (self.doc.node_added, self.doc.node_removed, self.doc.flow_reset, self.doc.workspaces_changed):
+            signal.connect(self.sync_hint)
+
+    # ----- the empty canvas's hint ------------------------------------------------------------
+    def hint_text(self) -> str:
+        """What the canvas says when this workspace has no drawn node (else "")."""
+        if any(item.isVisible() for item in self.scene().nodes.values()):
+            return ""
+        return EMPTY_HINT
+
+    def sync_hint(self, *_):
+        """The hint appears or goes: the whole viewport is repainted (not only the items' rects)."""
+        shown = bool(self.hint_text())
+        if shown != self._hinted:
+            self._hinted = shown
+            self.viewport().update()
+
+    def drawForeground(self, p: QPainter, rect: QRectF) -> None:
+        super().drawForeground(p, rect)
+        text = self.hint_text()
+        self._hinted = bool(text)
+        if not text:
+            return
+        from gindex_studio.ui.canvas.geometry import label_font
+
+        p.save()
+        p.resetTransform()
+        dark = self.scene().colors.color("background").lightness() < 128
+        p.setPen(QColor(HINT_ON_DARK if dark else HINT_ON_LIGHT))
+        f = QFont(label_font())
+        f.setPixelSize(15)
+        p.setFont(f)
+        vp = self.viewport().rect().adjusted(24, 24, -24, -24)
+        p.drawText(vp, Qt.AlignCenter | Qt.TextWordWrap, text)
+        p.restore()
 
     # ----- zoom -------------------------------------------------------------------------------
     def zoom(self) -> float:
@@ -235,3 +271,10 @@ class FlowView(QGraphicsView):
 
 
 PALETTE_MIME = "application/x-gindex-node-type"
+
+#: the hint's colour on a light / dark canvas (contrast above 7:1 on either theme's background)
+HINT_ON_LIGHT, HINT_ON_DARK = "#4a4a4a", "#c8c8c8"
+#: shown on a canvas with no drawn node: the ways to add one
+EMPTY_HINT = ("Double-click here, or start typing, to add a node\n"
+              "Drag from a node's output port to empty space to add the next node, wired\n"
+              "or drag a node type from the Palette")

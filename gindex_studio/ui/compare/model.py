@@ -180,10 +180,12 @@ class CompareModel(QObject):
         return f"{label!r} ({t})" if doc.node(node_id).name else t
 
     def side_detail(self, role: str) -> str:
-        """The header's counts: nodes now, and for broken model text what was recovered (until
-        the program is edited)."""
-        n = len(self.docs[role].flow.vertex_nodes())
-        text = f"{n} node{'s' if n != 1 else ''}"
+        """The header's counts: the nodes drawn now (a workspace tab is not one; config nodes are
+        counted apart), and for broken model text what was recovered (until the program is edited)."""
+        doc = self.docs[role]
+        n, configs = len(doc.drawn_ids()), len(doc.config_ids())
+        text = f"{n} node{'s' if n != 1 else ''}" + (f" and {configs} config node{'s' if configs != 1 else ''}"
+                                                      if configs else "")
         if role == "generated" and self.syntax is not None:
             if self.generated_edited():
                 text += f", edited (the model text broke at line {self.syntax.line})"

@@ -272,7 +272,7 @@ class CompareWindow(QMainWindow):
             node_id = None
         self.inspector.set_target(ed, node_id)
         word = self.view.sides[role].word
-        self.docks["inspector"].setWindowTitle(f"Inspector — {word.lower()} side")
+        self.docks["inspector"].setWindowTitle(f"Inspector ({word.lower()})")  # short: its tab and Palette's fit
         self.docks["inspector"].setToolTip(f"Edits the {word.lower()} program (undo: Ctrl+Z on that side)")
 
     def _palette_activated(self, type_id: str) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QDockWidget
 
 from gindex_studio.core.flows.flow import Problem
 from gindex_studio.core.nodered.deploy import node_dicts
-from gindex_studio.ui.nodered.debug_panel import DebugPanel
+from gindex_studio.ui.nodered.debug_panel import FIRST_LINES, DebugPanel
 from gindex_studio.ui.features import Placement, WindowFeature
 from gindex_studio.ui.nodered.controller import RuntimeController
 from gindex_studio.ui.nodered.worker import StopOnClose
@@ -51,6 +52,8 @@ class RunController(QObject, RuntimeController):
         self.panel.fire.connect(self._fire)
         self.panel.send.connect(self._send)
         self.panel.jump.connect(self._jump)
+        self.started = False  # a deploy came back: the runtime is up (the progress line says "deploying")
+        self.sized = False  # the Debug dock got its first height
 
     def _target(self):
         """The current editor's document and its nodes; None without an editor."""
@@ -135,15 +138,46 @@ class RunController(QObject, RuntimeController):
             [(n["id"], ed.doc.label(n["id"])) for n in nodes if n["type"] == "inject"],
             [(str(n.get("method") or "get").upper().replace("ALL", "GET"), re.sub(r":\w+", "1", "/" + n["url"].lstrip("/")))
              for n in nodes if n["type"] == "http in" and isinstance(n.get("url"), str)])
-        self.window.docks["debug"].show()
-        self.window.docks["debug"].raise_()
+        self.show_dock()
+        self.panel.start_progress("Node-RED: deploying…" if self.started else
+                                  "Node-RED: starting (the first start takes a few seconds), then deploying…")
         self._start()
         rules = preferred_lint_rules()
         if rules:
             self._lint.emit(nodes, sorted(rules))
         self._deploy.emit(nodes)
 
+    def show_dock(self) -> None:
+        """Show and raise the Debug dock; the first time, tall enough for ``FIRST_LINES`` lines of
+        messages (else it would open as tall as the Problems dock it shares its place with)."""
+        dock = self.window.docks["debug"]
+        dock.show()
+        dock.raise_()
+        self.size_dock()
+
+    def size_dock(self) -> None:
+        """Once: make the shown Debug dock tall enough for ``FIRST_LINES`` lines of messages below
+        its controls (measured once laid out: a tab bar below it takes room too)."""
+        if not self.sized:
+            self.sized = True
+            QTimer.singleShot(0, self._grow_dock)
+
+    def _grow_dock(self, asked: int = 0, tries: int = 4) -> None:
+        """Ask the window for the height the message list lacks; look again once laid out and ask
+        for more while it still lacks some (the dock's tab bar is not counted by ``resizeDocks``)."""
+        dock, lst = self.window.docks["debug"], self.panel.list
+        if not dock.isVisible():  # hidden again at once: size it when it is next shown
+            self.sized = asked > 0
+            return
+        short = FIRST_LINES * lst.fontMetrics().lineSpacing() + 4 - lst.viewport().height()
+        if short > 0 and tries:
+            asked = max(asked, dock.height()) + short
+            self.window.resizeDocks([dock], [asked], Qt.Vertical)
+            QTimer.singleShot(0, lambda: self._grow_dock(asked, tries - 1))
+
     def _problems(self, problems: list) -> None:
+        self.started = True
+        self.panel.end_progress()
         self.run_problems = [Problem(p.kind, p.message, p.node_id) for p in problems]
         self._publish()
         n = len(problems)
@@ -153,7 +187,18 @@ class RunController(QObject, RuntimeController):
     def _again(self) -> None:
         self.deploy()
 
+    def _progress(self, text: str) -> None:
+        super()._progress(text)
+        if self.panel.progress_text() and text not in ("deployed", "probes done"):
+            first = "" if self.started else " (the first start takes a few seconds)"
+            self.panel.start_progress(("" if "Node-RED" in text else "Node-RED: ") + f"{text}…{first}")
+
+    def _no_sandbox(self, why: str) -> None:
+        self.panel.end_progress()
+        super()._no_sandbox(why)
+
     def _failed(self, message: str) -> None:
+        self.panel.end_progress()
         self.panel.add_message(None, message, error=True)
         self.window.statusBar().showMessage(f"Node-RED: {message}", 10000)
 
@@ -194,6 +239,12 @@ class RunFeature(WindowFeature):
         if "problems" in window.docks:
             window.tabifyDockWidget(window.docks["problems"], dock)
             window.docks["problems"].raise_()
+        # it stays where it is: dragging its title bar (aiming for its edge, to resize it) does not
+        # tear it off the window; the edge above it resizes it
+        dock.setFeatures(QDockWidget.DockWidgetClosable)
+        dock.visibilityChanged.connect(lambda shown: shown and ctl.size_dock())  # Run → Debug too
+        # Run → Debug brings the dock to the front of the Problems tab it shares (else only its tab shows)
+        dock.toggleViewAction().triggered.connect(lambda on: on and dock.raise_())
         dock.hide()  # shown by the first Deploy & run (or Run → Debug): until then the window's minimum size stays as it was
         problems = getattr(window, "problems", None)
         if problems is not None and hasattr(problems, "install_requested"):

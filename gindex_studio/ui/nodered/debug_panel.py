@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 import time
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QElapsedTimer, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from gindex_studio.ui.theme import error_color
 
 NODE_ROLE = Qt.UserRole + 1
 MATCH_ROLE = Qt.UserRole + 2  # what the filter searches: the node's label and the message, not the time
 MAX_ROWS = 1000
+#: lines of messages the dock shows when it first opens
+FIRST_LINES = 8
 
 
 class DebugPanel(QWidget):
@@ -44,17 +46,32 @@ class DebugPanel(QWidget):
         self.list.setWordWrap(True)
         self.list.itemClicked.connect(self._clicked)
         self.clear_button.clicked.connect(self.list.clear)
-        top = QHBoxLayout()
-        for w in (self.deploy_button, self.filter, self.clear_button):
-            top.addWidget(w)
-        inputs = QHBoxLayout()
-        for w in (self.inject_box, self.fire_button, self.http_box, self.body, self.send_button):
-            inputs.addWidget(w)
+        top = QHBoxLayout()  # one row of controls: the rest of the dock's height is for messages
+        for w in (self.deploy_button, self.filter, self.clear_button, self.inject_box, self.fire_button,
+                  self.http_box, self.body, self.send_button):
+            top.addWidget(w, 2 if w in (self.filter, self.body) else 0)
+        top.insertSpacing(3, 12)
+        self.progress_row = QWidget()
+        self.progress_row.setObjectName("debug-progress")
+        self.progress_label = QLabel()
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 0)  # busy: how long a start takes is not known
+        self.progress_bar.setMaximumWidth(160)
+        self.progress_bar.setTextVisible(False)
+        row = QHBoxLayout(self.progress_row)
+        row.setContentsMargins(2, 0, 2, 0)
+        row.addWidget(self.progress_bar)
+        row.addWidget(self.progress_label, 1)
+        self.progress_row.hide()
+        self._since = QElapsedTimer()
+        self._what = ""
+        self._tick = QTimer(self, interval=1000)
+        self._tick.timeout.connect(self._show_progress_text)
         lay = QVBoxLayout(self)
         lay.setSizeConstraint(QVBoxLayout.SetNoConstraint)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(top)
-        lay.addLayout(inputs)
+        lay.addWidget(self.progress_row)
         lay.addWidget(self.list)
         self.labels: dict[str, str] = {}
         self.set_inputs([], [])
@@ -63,6 +80,28 @@ class DebugPanel(QWidget):
         """Small, like the Problems dock's: the dock may be squeezed (the rows then overlap) rather
         than raise the window's minimum size."""
         return QSize(80, 60)
+
+    # ----- progress while the runtime starts and deploys -----------------------------------------
+    def start_progress(self, what: str) -> None:
+        """Show a busy line saying ``what`` is happening, with the seconds since it began."""
+        self._what = what
+        if not self.progress_row.isVisibleTo(self):
+            self._since.start()
+            self._tick.start()
+        self.progress_row.show()
+        self._show_progress_text()
+
+    def end_progress(self) -> None:
+        self._tick.stop()
+        self.progress_row.hide()
+
+    def progress_text(self) -> str:
+        """The progress line's text ("" when it is hidden)."""
+        return self.progress_label.text() if self.progress_row.isVisibleTo(self) else ""
+
+    def _show_progress_text(self) -> None:
+        secs = self._since.elapsed() // 1000 if self._since.isValid() else 0
+        self.progress_label.setText(f"{self._what} ({secs} s)" if secs else self._what)
 
     def set_inputs(self, injects: list[tuple[str, str]], endpoints: list[tuple[str, str]]) -> None:
         """``injects``: (node id, label); ``endpoints``: (method, path) of ``http in`` nodes."""

@@ -1,8 +1,9 @@
 """Palette: the library's node types by category, with a search box; drag a type onto the canvas.
 
 Typing in the search box shows the matching types as one ranked list (``rank_types``: exact and
-prefix matches of type and label first); Enter adds the top match. Config types (a Telegram bot,
-a dashboard group) are listed under "Configuration": adding one creates a config node.
+prefix matches of type and label first); Enter adds the top match that is not a config type,
+wired from the selected node (``FlowEditor.add_next``). Config types (a Telegram bot, a dashboard
+group) are listed under "Configuration": adding one creates a config node.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayo
 from gindex_studio.ui.theme import palette_row_colors
 from gindex_studio.ui.canvas.view import PALETTE_MIME
 from gindex_studio.ui.icons import type_icon
-from gindex_studio.ui.library_access import node_type_color
+from gindex_studio.ui.library_access import is_config_type, node_type_color
 from gindex_studio.core.editing.search import rank_types
 
 TYPE_ROLE = Qt.UserRole + 1
@@ -71,7 +72,9 @@ class Palette(QWidget):
         super().__init__(parent)
         self.library = library
         self.search = QLineEdit()
-        self.search.setPlaceholderText("filter nodes (Enter adds the first)")
+        self.search.setPlaceholderText("Filter nodes")
+        self.search.setToolTip("Type to filter the node types; Enter adds the first one that is not a config "
+                               "node, wired from the selected node and placed to its right (↑↓ choose another)")
         self.search.setClearButtonEnabled(True)
         self.tree = _Tree()
         self.matches = _Tree()
@@ -134,8 +137,10 @@ class Palette(QWidget):
             cat = next((c.label for c in self.library.categories if c.id == nt.category), nt.category)
             suffix = "config" if nt.config else cat
             self.matches.addTopLevelItem(_type_item(self.library, nt, f"{nt.label or nt.type}  · {suffix}"))
-        if self.matches.topLevelItemCount():
-            self.matches.setCurrentItem(self.matches.topLevelItem(0))
+        items = [self.matches.topLevelItem(k) for k in range(self.matches.topLevelItemCount())]
+        drawn = [it for it in items if not is_config_type(self.library, it.data(0, TYPE_ROLE))]
+        if items:
+            self.matches.setCurrentItem((drawn or items)[0])
 
     def visible_types(self) -> list[str]:
         """The types shown, in the order shown."""
@@ -144,10 +149,12 @@ class Palette(QWidget):
         return [t for t, it in self.type_items.items() if not it.isHidden() and not it.parent().isHidden()]
 
     def add_top_match(self) -> None:
-        """Enter in the search box: add the highlighted (at first the top) match."""
+        """Enter in the search box: add the highlighted match (at first the top one that is not a
+        config node); the text is then selected, so that typing filters for the next node."""
         it = self.matches.currentItem() if self.matches.isVisibleTo(self) else None
         if it is not None:
             self.activated.emit(it.data(0, TYPE_ROLE))
+            self.search.selectAll()
 
     def eventFilter(self, obj, e):
         if obj is self.search and e.type() == e.Type.KeyPress and e.key() in (Qt.Key_Down, Qt.Key_Up):

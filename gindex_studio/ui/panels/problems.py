@@ -7,7 +7,7 @@ import re
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QPushButton, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QHeaderView, QPushButton, QTreeWidget, QTreeWidgetItem
 
 from gindex_studio.ui.canvas.items import ERROR_KINDS
 from gindex_studio.ui.theme import error_color, warning_color
@@ -35,6 +35,10 @@ class ProblemsPanel(QTreeWidget):
         self.setUniformRowHeights(True)
         self.setColumnWidth(0, 150)
         self.setColumnWidth(1, 160)
+        head = self.header()  # Details takes the room left (no empty column beside a clipped message)
+        head.setStretchLastSection(False)
+        head.setSectionResizeMode(2, QHeaderView.Stretch)
+        head.setSectionResizeMode(3, QHeaderView.ResizeToContents)
         self.editor = None
         self._timer = QTimer(self, singleShot=True, interval=150)
         self._timer.timeout.connect(self.refresh)
