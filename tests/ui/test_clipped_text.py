@@ -54,7 +54,7 @@ def test_a_pair_opened_from_leaks_is_named_by_its_programs_roles(demo_window, qt
         title = cwin.view.sides[role].title.text()
         assert f"<b>{items[k].role.capitalize()}</b>" in title, title
         assert "Generated" not in title and "Reference" not in title
-    assert f"{items[i].role} side" in cwin.docks["inspector"].windowTitle()
+    assert cwin.docks["inspector"].windowTitle() == f"Inspector ({items[i].role})"
 
 
 def test_narrow_domain_bands_are_named_where_a_name_fits(demo_window, qtbot):  # noqa: F811
