@@ -77,7 +77,9 @@ def run(args) -> int:
             raise needs_gui("curate --window", e) from None
 
         with cluster(args) as client:
-            return main_curate(args.path, args.tasks, client)
+            from gindex_studio.ui.curation.menu import CurateFeature
+
+            return main_curate(args.path, args.tasks, client, compare_features=lambda: [CurateFeature()])
     try:
         ws = load_workspace(args.path, args.tasks)
     except CurationError as e:

@@ -541,16 +541,17 @@ def open_curation(path: str, tasks=(), library=None, cache: DeltaCache | None = 
     return win
 
 
-def main_curate(path: str, tasks=(), client=None) -> int:
+def main_curate(path: str, tasks=(), client=None, compare_features=lambda: []) -> int:
     """``gindex-studio curate PATH --window``: the curation window until it is closed (with
-    ``--scheduler``/``--dask-workers``, the report's searches on that cluster)."""
+    ``--scheduler``/``--dask-workers``, the report's searches on that cluster; ``compare_features``
+    as for :func:`open_curation`)."""
     try:
         load_workspace(path, tasks)  # fail before any window opens
     except CurationError as e:
         print(f"gindex-studio: {e}", file=sys.stderr)
         return 1
     app = studio_application()
-    win = open_curation(path, tasks, client=client)
+    win = open_curation(path, tasks, client=client, compare_features=compare_features)
     if win is None:
         return 1
     win.setAttribute(Qt.WA_DeleteOnClose, False)
