@@ -43,7 +43,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     ed = open_flow(window, [{"id": "i", "type": "inject", "name": "tick", "payload": "5", "payloadType": "num",
                              "x": 200, "y": 150, "wires": [[]]}])
     select(ed, "i")
-    field = window.inspector.editors["payload"]
+    field = window.inspector.editors["props"].rows[0].field  # msg.payload: the first of the Properties
     assert isinstance(field, TypedValueField)
     assert "payloadType" not in window.inspector.editors  # not a second, unrelated field
     assert (field.kind.currentText(), field.edit.text()) == ("number", "5")
@@ -54,7 +54,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     assert ed.undo_stack.count() == 1
     retype(field.edit, "hello")
     assert ed.doc.node("i").data["payload"] == "hello"
-    assert ed.undo_stack.count() == 2 and ed.undo_stack.undoText() == "Edit msg.payload of tick"
+    assert ed.undo_stack.count() == 2 and ed.undo_stack.undoText() == "Edit Properties of tick"
 
     pick(field.kind, "timestamp")  # a timestamp takes no text
     assert ed.doc.node("i").data["payloadType"] == "date" and not field.edit.isEnabled()

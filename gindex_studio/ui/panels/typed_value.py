@@ -21,10 +21,12 @@ TYPE_LABELS = {
     "jsonata": "expression", "env": "env variable", "full": "complete msg object",
 }
 ALL_TYPES = tuple(TYPE_LABELS)
+#: types only some fields offer (a switch rule's "previous value")
+TYPE_LABELS["prev"] = "previous value"
 #: where a value is read from or written to (a property), not a literal
 PROPERTY_TYPES = ("msg", "flow", "global")
 #: types that take no value text (the timestamp is made when the message is)
-NO_VALUE = {"date", "full"}
+NO_VALUE = {"date", "full", "prev"}
 #: types whose value can be long enough to want a multi-line editor (with the language it is in)
 LONG_TYPES = {"jsonata": "jsonata", "json": "json", "str": "text"}
 
@@ -81,8 +83,16 @@ class TypedValueField(QWidget):
         self.kind.setCurrentIndex(max(0, self.kind.findData(vtype or types[0])))
         self.kind.blockSignals(False)
         self.edit.setText(value_text(value))
+        self.edit.setCursorPosition(0)  # a long path shows its start, not a clipped end
+        self.edit.setToolTip(self.edit.text())
         self._sync_enabled()
         self._last = self.value()
+
+    def set_types(self, types, default: str) -> None:
+        """Offer ``types``; a type they lack becomes ``default`` (the text is kept; no signal)."""
+        self.types = tuple(types)
+        text, kind = self.value()
+        self.set_value(text, kind if kind in self.types else default)
 
     def value(self) -> tuple[str, str]:
         return self.edit.text(), self.kind.currentData()
@@ -110,6 +120,7 @@ class TypedValueField(QWidget):
         self._edited()
 
     def _edited(self) -> None:
+        self.edit.setToolTip(self.edit.text())
         if self.value() != self._last:
             self._last = self.value()
             self.committed.emit()
