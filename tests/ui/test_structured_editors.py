@@ -62,6 +62,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     ed.undo_stack.undo()
     ed.undo_stack.undo()
     assert ed.doc.node("i").data["payload"] == "5" and ed.doc.node("i").data["payloadType"] == "str"
+    field = window.inspector.editors["props"].rows[0].field
     assert (field.kind.currentText(), field.edit.text()) == ("string", "5")  # the control follows undo
 
 

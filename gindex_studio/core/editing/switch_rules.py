@@ -36,6 +36,15 @@ IS_TYPES = ("string", "number", "boolean", "array", "buffer", "object", "json", 
 PROPERTY_TYPES = ("msg", "flow", "global", "jsonata", "env")
 
 
+def field_of(op: str) -> str:
+    """Which of Node-RED's value fields operator ``op`` shows ("value", "range", "count", "exp",
+    "type" or "" for none): a field keeps its text and type while another operator is picked."""
+    if op in NO_VALUE:
+        return ""
+    return {"btwn": "range", "index": "range", "head": "count", "tail": "count", "jsonata_exp": "exp",
+            "istype": "type"}.get(op, "value")
+
+
 def value_types(op: str) -> tuple[tuple[str, ...], str]:
     """(types offered, default type) of the value field of operator ``op``."""
     if op in TWO_VALUES:

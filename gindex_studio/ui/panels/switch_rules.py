@@ -17,6 +17,7 @@ from gindex_studio.core.editing.switch_rules import (
     TWO_VALUES,
     VALUE_TYPES,
     SwitchRule,
+    field_of,
     new_rule,
     read_rule,
     remap_wires,
@@ -55,6 +56,9 @@ class SwitchRuleRow(ListRow):
         self.case = QCheckBox("ignore case")
         self.case.setObjectName("rule-case")
         self.case.setChecked(r.case)
+        # what each of Node-RED's value fields holds while another operator is picked
+        self._fields = {field_of(r.t): self.value_field.value()}
+        self._field = field_of(r.t)
         self.port = QLabel()
         self.port.setObjectName("rule-port")
         self.port.setToolTip("The output this rule sends matching messages to")
@@ -67,7 +71,7 @@ class SwitchRuleRow(ListRow):
         grid.addWidget(self.port, 0, 2)
         grid.addWidget(self.and_label, 1, 0, Qt.AlignRight)
         grid.addWidget(self.value2, 1, 1)
-        grid.addWidget(self.case, 2, 1)
+        grid.addWidget(self.case, 2, 1, Qt.AlignLeft)
         grid.addLayout(self.row_buttons(), 3, 1, 1, 2, Qt.AlignRight)
         grid.setColumnStretch(1, 1)
         self._sync()
@@ -91,6 +95,13 @@ class SwitchRuleRow(ListRow):
             self.value_field.set_types(*value_types(t))
 
     def _op_picked(self, _k: int) -> None:
+        t = self.op.currentData()
+        if field_of(t) != self._field:  # another field: it shows what it held, or starts empty
+            self._fields[self._field] = self.value_field.value()
+            self._field = field_of(t)
+            types, default = value_types(t)
+            self.value_field.types = types
+            self.value_field.set_value(*self._fields.get(self._field, ("", default)))
         self._sync()
         if self.value_field.isVisible():
             self.value_field.edit.setFocus()
