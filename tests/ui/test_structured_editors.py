@@ -106,6 +106,7 @@ def test_change_rules_are_rows_added_edited_reordered_and_removed(window, qtbot)
     retype(second.to.edit, "new")
     assert ed.doc.node("c").data["rules"][1] == {
         "t": "change", "p": "topic", "pt": "msg", "from": "old", "fromt": "str", "to": "new", "tot": "str"}
+    assert ed.undo_stack.count() == 5  # add, action, property, from, to: one entry each
     # the first rule's unknown key (deep clone) is kept through the edits
     assert ed.doc.node("c").data["rules"][0]["dc"] is True
 

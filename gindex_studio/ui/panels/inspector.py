@@ -40,6 +40,7 @@ from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
 from gindex_studio.ui.panels.code_editor import CodeField
 from gindex_studio.ui.panels.json_editor import JsonEditor
 from gindex_studio.ui.panels.config_field import ConfigRefField, config_users
+from gindex_studio.ui.panels.http_headers import HeadersEditor
 from gindex_studio.ui.panels.inject_props import InjectPropsEditor
 from gindex_studio.ui.panels.repeat_field import RepeatField, parse_repeat
 from gindex_studio.ui.panels.row_list import RowListEditor
@@ -53,7 +54,7 @@ REPEAT_KEYS = ("repeat", "crontab")
 DEBUG_OUTPUT_TYPES = ("msg", "full", "jsonata")
 #: attributes with an editor of their own: (node type, key) → editor class taking the value
 STRUCTURED = {("change", "rules"): ChangeRulesEditor, ("switch", "rules"): SwitchRulesEditor,
-              ("inject", "props"): InjectPropsEditor}
+              ("inject", "props"): InjectPropsEditor, ("http request", "headers"): HeadersEditor}
 #: attributes not shown as rows of their own: a structured editor writes them (a switch's Outputs
 #: follow its rules; an inject's payload and topic are rows of its Properties)
 FOLLOWING = {"switch": {"outputs"}, "inject": {"payload", "payloadType", "topic"}}
@@ -334,8 +335,10 @@ class Inspector(QWidget):
                     cmd = w.command(doc, self.node_id, key)
                 else:
                     new, current = w.value(), doc.get_attribute(self.node_id, key)
-                    unchanged = new == (shown if current is MISSING else current)
-                    cmd = None if unchanged else SetAttribute(doc, self.node_id, key, new)
+                    cmd = None
+                    if new != (shown if current is MISSING else current):  # one entry per finished edit (no merging)
+                        cmd = Macro(edit_text(doc, self.node_id, key))
+                        cmd.add(SetAttribute(doc, self.node_id, key, new))
             except ValueError:
                 return  # the editor shows why
             if cmd is not None:

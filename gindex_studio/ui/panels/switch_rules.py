@@ -8,7 +8,7 @@ wires of a moved rule's output move with it, a removed rule's go) as one undo en
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel
 
 from gindex_studio.core.editing.switch_rules import (
     IS_TYPES,
@@ -62,17 +62,22 @@ class SwitchRuleRow(ListRow):
         self.port = QLabel()
         self.port.setObjectName("rule-port")
         self.port.setToolTip("The output this rule sends matching messages to")
+        # as Node-RED's row: the operator, then what it compares with; the output and the row's
+        # buttons on the operator's line, so the value gets the row's whole width
         grid = QGridLayout(self)
         grid.setContentsMargins(4, 4, 4, 4)
         grid.setSpacing(3)
-        grid.addWidget(self.op, 0, 0)
-        grid.addWidget(self.value_field, 0, 1)
-        grid.addWidget(self.is_type, 0, 1)
-        grid.addWidget(self.port, 0, 2)
-        grid.addWidget(self.and_label, 1, 0, Qt.AlignRight)
-        grid.addWidget(self.value2, 1, 1)
-        grid.addWidget(self.case, 2, 1, Qt.AlignLeft)
-        grid.addLayout(self.row_buttons(), 3, 1, 1, 2, Qt.AlignRight)
+        head = QHBoxLayout()
+        head.addWidget(self.op)
+        head.addStretch(1)
+        head.addWidget(self.port)
+        head.addLayout(self.row_buttons())
+        grid.addLayout(head, 0, 0, 1, 2)
+        grid.addWidget(self.value_field, 1, 0, 1, 2)
+        grid.addWidget(self.is_type, 1, 0, 1, 2)
+        grid.addWidget(self.and_label, 2, 0, Qt.AlignRight)
+        grid.addWidget(self.value2, 2, 1)
+        grid.addWidget(self.case, 3, 0, 1, 2, Qt.AlignLeft)
         grid.setColumnStretch(1, 1)
         self._sync()
         self.op.activated.connect(self._op_picked)
@@ -86,6 +91,7 @@ class SwitchRuleRow(ListRow):
 
     def _sync(self) -> None:
         t = self.op.currentData()
+        self.op.setMinimumContentsLength(max(3, len(self.op.currentText())))  # its words, never clipped
         self.value_field.setVisible(t not in NO_VALUE and t != "istype")
         self.is_type.setVisible(t == "istype")
         self.and_label.setVisible(t in TWO_VALUES)

@@ -23,6 +23,7 @@ TYPE_LABELS = {
 ALL_TYPES = tuple(TYPE_LABELS)
 #: types only some fields offer (a switch rule's "previous value")
 TYPE_LABELS["prev"] = "previous value"
+TYPE_LABELS["other"] = "other"  # an http header's name or value typed in
 #: where a value is read from or written to (a property), not a literal
 PROPERTY_TYPES = ("msg", "flow", "global")
 #: types that take no value text (the timestamp is made when the message is)
@@ -43,9 +44,11 @@ class TypedValueField(QWidget):
 
     committed = Signal()
 
-    def __init__(self, value: Any, vtype: str, types=ALL_TYPES, name: str = "", parent=None):
+    def __init__(self, value: Any, vtype: str, types=ALL_TYPES, name: str = "", parent=None, valued=None):
+        """``valued``: the types that take a value text (default: all but timestamps and the like)."""
         super().__init__(parent)
         self.types = tuple(types)
+        self.valued = valued
         self.kind = QComboBox()
         self.kind.setObjectName(f"type:{name}")
         # as wide as a short type name: the value beside it gets the room
@@ -99,7 +102,7 @@ class TypedValueField(QWidget):
 
     def _sync_enabled(self) -> None:
         t = self.kind.currentData()
-        self.edit.setEnabled(t not in NO_VALUE)
+        self.edit.setEnabled(t in self.valued if self.valued is not None else t not in NO_VALUE)
         self.edit.setPlaceholderText("property path, e.g. payload" if t in PROPERTY_TYPES else
                                      "JSONata expression, e.g. $now()" if t == "jsonata" else "")
         self.more.setVisible(t in LONG_TYPES)
