@@ -35,7 +35,7 @@ from gindex_studio.ui.library_access import node_type_color
 from gindex_studio.ui.theme import error_color
 from gindex_studio.ui.model.commands import Macro, SetAttribute, edit_text, remove_nodes
 from gindex_studio.ui.model.document import MISSING
-from gindex_studio.core.editing.switch_rules import PROPERTY_TYPES as SWITCH_PROPERTY_TYPES
+from gindex_studio.core.editing import node_forms
 from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
 from gindex_studio.ui.panels.code_editor import CodeField
 from gindex_studio.ui.panels.json_editor import JsonEditor
@@ -58,8 +58,6 @@ STRUCTURED = {("change", "rules"): ChangeRulesEditor, ("switch", "rules"): Switc
 #: attributes not shown as rows of their own: a structured editor writes them (a switch's Outputs
 #: follow its rules; an inject's payload and topic are rows of its Properties)
 FOLLOWING = {"switch": {"outputs"}, "inject": {"payload", "payloadType", "topic"}}
-#: the types a typed value offers where Node-RED's editor offers fewer than all
-TYPED_CHOICES = {("switch", "property"): SWITCH_PROPERTY_TYPES}
 
 
 def typed_pairs(keys) -> dict[str, str]:
@@ -142,7 +140,11 @@ class Inspector(QWidget):
         legacy = tuple(a.key for a in nt.attributes if a.legacy and _legacy_set(a, data)) if nt is not None else ()
         # a list editor's keys and what it writes with them do not change the rows (it follows them itself)
         own = FOLLOWING.get(node_type, set()) | {k for t, k in STRUCTURED if t == node_type}
-        return tuple(k for k in data if k not in HIDDEN_KEYS and k not in own) + ("|",) + legacy
+        # rows shown only for some choices (a delay's rate fields): a choice that shows others rebuilds
+        defaults = {a.key: a.default for a in nt.attributes} if nt is not None else {}
+        shown = tuple(k for t, k in node_forms.SHOWN_WHEN if t == node_type
+                      and node_forms.shown(node_type, k, data, defaults))
+        return tuple(k for k in data if k not in HIDDEN_KEYS and k not in own) + ("|",) + legacy + ("|",) + shown
 
     def _empty(self, text: str) -> None:
         self.editors, self._committers, self._type_keys, self._keys = {}, {}, {}, ()
@@ -191,6 +193,7 @@ class Inspector(QWidget):
         pairs.update({k: a.type_key for k, a in known.items() if a.type_key})
         type_keys = set(pairs.values())
         following = FOLLOWING.get(node.type, set())
+        defaults = {a.key: a.default for a in known.values()}
         for key, a in known.items():
             if node.type == "inject" and key == "repeat":
                 self._add_repeat_row(form, data)
@@ -198,6 +201,8 @@ class Inspector(QWidget):
                 continue
             if a.legacy and not _legacy_set(a, data):
                 continue  # kept for old flows: shown only where a node really sets it
+            if not node_forms.shown(node.type, key, data, defaults):
+                continue  # as Node-RED's dialog: not for this choice (a delay's rate when it delays)
             label = a.label + (" (legacy)" if a.legacy else "")
             if key in pairs:
                 t = known.get(pairs[key])
@@ -207,7 +212,8 @@ class Inspector(QWidget):
             if editor_class is not None and issubclass(editor_class, RowListEditor):
                 self._add_list_row(form, key, editor_class, data, a.default, label)
                 continue
-            self._add_row(form, key, a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
+            checkbox = (node.type, key) in node_forms.CHECKBOXES
+            self._add_row(form, key, "checkbox" if checkbox else a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
                           removable=key in data and (node.type, key) not in STRUCTURED, label=label,
                           ref=getattr(a, "ref", ""), attribute=a)
         for key in data:
@@ -292,7 +298,8 @@ class Inspector(QWidget):
             shown_t, shown_v = ("full", "") if shown_v in ("true", True) else ("msg", "payload" if shown_v in ("false", False, None, "") else shown_v)
         type_default = type_default or shown_t or "str"
         node_type = self.editor.doc.node(self.node_id).type
-        types = DEBUG_OUTPUT_TYPES if key == "complete" else TYPED_CHOICES.get((node_type, key), ALL_TYPES)
+        types = DEBUG_OUTPUT_TYPES if key == "complete" else node_forms.TYPED_CHOICES.get((node_type, key), ALL_TYPES)
+        shown_t = node_forms.SHOWN_TYPE.get((node_type, key), {}).get(shown_t, shown_t)
         w = TypedValueField(shown_v, shown_t or "str", types, name=key)
         w.committed.connect(lambda k=key: self.commit(k))
         self.editors[key] = w
@@ -352,6 +359,11 @@ class Inspector(QWidget):
         self._place_row(form, key, w, False, label, key in data)
 
     def _make_editor(self, key, kind, value, choices, attribute=None, label=""):
+        if kind == "checkbox":  # Node-RED's checkbox over a string default: it writes true / false
+            w = QCheckBox()
+            w.setChecked(node_forms.checked(value))
+            w.toggled.connect(lambda _c, k=key: self.commit(k))
+            return w, w.isChecked
         if kind == "boolean":
             w = QCheckBox()
             truthy = value in (True, "true")
@@ -529,13 +541,15 @@ class Inspector(QWidget):
             tkey = self._type_keys.get(key, key + "Type")
             if isinstance(w, TypedValueField):
                 shows = w.value()
-                if shows == (value_text(value), data.get(tkey, shows[1])):
+                vtype = data.get(tkey, shows[1])
+                vtype = node_forms.SHOWN_TYPE.get((self.editor.doc.node(self.node_id).type, key), {}).get(vtype, vtype)
+                if shows == (value_text(value), vtype):
                     continue  # what it shows is the model's (do not rebuild under the user's hands)
             elif fw is not None and (w is fw or w.isAncestorOf(fw)) and not isinstance(w, ConfigRefField):
                 continue
             w.blockSignals(True)
             if isinstance(w, TypedValueField):
-                w.set_value(value, data.get(tkey, w.value()[1]))
+                w.set_value(value, vtype)
             elif isinstance(w, ConfigRefField):
                 w.set_value(value if isinstance(value, str) else "")
             elif isinstance(w, QLineEdit):

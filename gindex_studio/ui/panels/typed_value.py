@@ -24,10 +24,12 @@ ALL_TYPES = tuple(TYPE_LABELS)
 #: types only some fields offer (a switch rule's "previous value")
 TYPE_LABELS["prev"] = "previous value"
 TYPE_LABELS["other"] = "other"  # an http header's name or value typed in
+TYPE_LABELS.update({"pay": "the msg object", "payl": "the latest msg object", "nul": "nothing",  # a trigger's
+                    "len": "fixed length of"})  # a split's
 #: where a value is read from or written to (a property), not a literal
 PROPERTY_TYPES = ("msg", "flow", "global")
 #: types that take no value text (the timestamp is made when the message is)
-NO_VALUE = {"date", "full", "prev"}
+NO_VALUE = {"date", "full", "prev", "pay", "payl", "nul"}
 #: types whose value can be long enough to want a multi-line editor (with the language it is in)
 LONG_TYPES = {"jsonata": "jsonata", "json": "json", "str": "text"}
 

@@ -1,0 +1,59 @@
+"""How Node-RED 4's edit dialogs of the core nodes show their plain attributes, beyond the node
+library's kinds: the rows a dialog shows only for some choices (a delay's rate fields only when it
+rate-limits), checkboxes over string defaults (a trigger's ``extend`` starts as ``"false"``; the
+checkbox writes ``true``/``false``), and the types each typed value offers.
+
+Pure Python: no Qt.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+_DELAYS = ("delay", "delayv")
+_RATES = ("rate", "queue", "timed", "burst")
+#: (node type, key) → (the attribute deciding, the values for which the row is shown)
+SHOWN_WHEN: dict[tuple[str, str], tuple[str, tuple]] = {
+    **{("delay", k): ("pauseType", _DELAYS) for k in ("timeout", "timeoutUnits")},
+    **{("delay", k): ("pauseType", ("random",)) for k in ("randomFirst", "randomLast", "randomUnits")},
+    **{("delay", k): ("pauseType", _RATES) for k in ("rate", "nbRateUnits", "rateUnits", "drop", "allowrate", "outputs")},
+    **{("join", k): ("mode", ("custom",)) for k in ("build", "property", "key", "joiner", "accumulate", "timeout",
+                                                    "count")},
+    **{("join", k): ("mode", ("reduce",)) for k in ("reduceRight", "reduceExp", "reduceInit", "reduceFixup")},
+    ("trigger", "topic"): ("bytopic", ("topic",)),
+}
+#: attributes a Node-RED dialog edits with a checkbox although their default is a string
+CHECKBOXES = frozenset({("trigger", "extend"), ("trigger", "overrideDelay"), ("join", "accumulate")})
+_LITERALS = ("flow", "global", "str", "num", "bool", "json", "bin", "date", "env")
+#: (node type, key) → the types its typed value offers, in the dialog's order
+TYPED_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("switch", "property"): ("msg", "flow", "global", "jsonata", "env"),
+    ("trigger", "op1"): _LITERALS + ("pay", "nul"),
+    ("trigger", "op2"): _LITERALS + ("pay", "payl", "nul"),
+    ("split", "splt"): ("str", "bin", "len"),
+    ("split", "arraySplt"): ("len",),
+    ("join", "property"): ("msg", "full"),
+    ("join", "joiner"): ("str", "bin"),
+    ("join", "reduceInit"): _LITERALS[:-1] + ("jsonata", "env"),
+}
+#: stored types a dialog shows as another (the trigger's old "val" is a string)
+SHOWN_TYPE = {("trigger", "op1"): {"val": "str"}, ("trigger", "op2"): {"val": "str"}}
+
+
+def shown(node_type: str, key: str, data: Mapping[str, Any], defaults: Mapping[str, Any]) -> bool:
+    """Whether the dialog of ``node_type`` shows ``key`` for a node holding ``data``.
+
+    >>> shown("delay", "rate", {"pauseType": "delay"}, {}), shown("delay", "rate", {"pauseType": "queue"}, {})
+    (False, True)
+    >>> shown("delay", "timeout", {}, {"pauseType": "delay"})
+    True
+    """
+    rule = SHOWN_WHEN.get((node_type, key))
+    if rule is None:
+        return True
+    decider, values = rule
+    return data.get(decider, defaults.get(decider)) in values
+
+
+def checked(value: Any) -> bool:
+    """A checkbox's state for a stored value (``true`` or ``"true"``, as the dialogs read them)."""
+    return value is True or value == "true"
