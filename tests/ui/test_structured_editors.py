@@ -164,3 +164,18 @@ def test_the_raw_json_of_the_rules_stays_available(window):
     QTest.mouseClick(raw, Qt.LeftButton)  # back to the rows, which show the JSON's rule
     (row,) = rules.rows
     assert (row.action.currentText(), row.prop.kind.currentText(), row.prop.edit.text()) == ("Delete", "flow.", "y")
+
+
+def test_a_long_property_path_shows_its_start_in_a_narrow_row(window):
+    """Issue 32, item 10: a change rule showed "lMessage.chat.id" (the end of a long path, its
+    start scrolled away); the field shows the path from its start, the whole path in its tooltip."""
+    path = "payload.originalMessage.chat.id"
+    ed = open_flow(window, [{"id": "c", "type": "change", "x": 200, "y": 150, "wires": [[]],
+                             "rules": [{"t": "set", "p": "chatId", "pt": "msg", "to": path, "tot": "msg"}]}])
+    select(ed, "c")
+    (row,) = window.inspector.editors["rules"].rows
+    edit = row.to.edit
+    assert edit.text() == path and edit.cursorPosition() == 0 and edit.toolTip() == path
+    retype(row.prop.edit, "chat")  # an edit elsewhere in the rule rebuilds nothing and keeps the start shown
+    (row,) = window.inspector.editors["rules"].rows
+    assert row.to.edit.cursorPosition() == 0
