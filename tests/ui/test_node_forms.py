@@ -49,3 +49,26 @@ def test_a_trigger_has_checkboxes_and_its_dialogs_value_types(window):
     assert "topic" not in insp.editors  # "each msg.topic" is not picked
     pick(insp.editors["bytopic"], "each msg.topic")
     assert "topic" in insp.editors
+
+
+def test_a_triggers_then_is_a_choice_written_to_its_duration(window):
+    ed = open_flow(window, [dict(TRIGGER)])
+    select(ed, "g")
+    insp = window.inspector
+    then = insp.editors["duration"]
+    insp.scroll.ensureWidgetVisible(then)
+    assert (then.mode.currentText(), then.amount.text()) == ("wait for", "250")
+    pick(then.mode, "resend it every")
+    assert ed.doc.node("g").data["duration"] == "-250"  # Node-RED stores a repeat as a negative duration
+    QTest.mouseClick(then.amount, Qt.LeftButton)
+    then.amount.selectAll()
+    QTest.keyClicks(then.amount, "5")
+    QTest.keyClick(then.amount, Qt.Key_Return)
+    assert ed.doc.node("g").data["duration"] == "-5"
+    pick(then.mode, "wait to be reset")
+    assert ed.doc.node("g").data["duration"] == "0" and not then.amount.isVisibleTo(then)
+    # edits of one attribute in a row merge into one entry, as typing in any inspector field does
+    assert ed.undo_stack.count() == 1
+    ed.undo_stack.undo()
+    assert ed.doc.node("g").data["duration"] == "250"
+    assert (then.mode.currentText(), then.amount.text()) == ("wait for", "250") and then.amount.isVisibleTo(then)

@@ -21,8 +21,12 @@ SHOWN_WHEN: dict[tuple[str, str], tuple[str, tuple]] = {
     **{("join", k): ("mode", ("reduce",)) for k in ("reduceRight", "reduceExp", "reduceInit", "reduceFixup")},
     ("trigger", "topic"): ("bytopic", ("topic",)),
 }
-#: attributes a Node-RED dialog edits with a checkbox although their default is a string
-CHECKBOXES = frozenset({("trigger", "extend"), ("trigger", "overrideDelay"), ("join", "accumulate")})
+#: attributes a Node-RED dialog edits with a control the library's kind does not say: a checkbox
+#: over a string default, the trigger's "then" (its duration's sign says which)
+CONTROLS = {("trigger", "extend"): "checkbox", ("trigger", "overrideDelay"): "checkbox",
+            ("join", "accumulate"): "checkbox", ("trigger", "duration"): "trigger-then"}
+#: the trigger's "then" choices, in its menu's order, with its words
+THEN = (("block", "wait to be reset"), ("wait", "wait for"), ("loop", "resend it every"))
 _LITERALS = ("flow", "global", "str", "num", "bool", "json", "bin", "date", "env")
 #: (node type, key) → the types its typed value offers, in the dialog's order
 TYPED_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -57,3 +61,40 @@ def shown(node_type: str, key: str, data: Mapping[str, Any], defaults: Mapping[s
 def checked(value: Any) -> bool:
     """A checkbox's state for a stored value (``true`` or ``"true"``, as the dialogs read them)."""
     return value is True or value == "true"
+
+
+def then_mode(duration: Any) -> tuple[str, str]:
+    """(choice, amount shown) of a trigger's stored ``duration``: "0" waits to be reset, a
+    negative amount resends every that long, a positive one waits for it.
+
+    >>> then_mode("250"), then_mode("0"), then_mode("-5")
+    (('wait', '250'), ('block', '250'), ('loop', '5'))
+    """
+    text = str(duration if duration is not None else "250").strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return "wait", text
+    if number == 0:
+        return "block", "250"
+    if number < 0:
+        return "loop", text[1:] if text.startswith("-") else str(-number)
+    return "wait", text
+
+
+def then_duration(mode: str, amount: str) -> str:
+    """The ``duration`` saving writes (Node-RED: "0", the amount, or minus the amount).
+
+    >>> then_duration("block", "250"), then_duration("wait", "250"), then_duration("loop", "5")
+    ('0', '250', '-5')
+    """
+    if mode == "block":
+        return "0"
+    amount = amount.strip() or "250"
+    if mode == "loop":
+        try:
+            n = -float(amount)
+        except ValueError:
+            return "-" + amount
+        return str(int(n)) if n == int(n) else str(n)
+    return amount

@@ -45,6 +45,7 @@ from gindex_studio.ui.panels.inject_props import InjectPropsEditor
 from gindex_studio.ui.panels.repeat_field import RepeatField, parse_repeat
 from gindex_studio.ui.panels.row_list import RowListEditor
 from gindex_studio.ui.panels.switch_rules import SwitchRulesEditor
+from gindex_studio.ui.panels.trigger_then import TriggerThenField
 from gindex_studio.ui.panels.typed_value import ALL_TYPES, TypedValueField, value_text
 
 HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
@@ -212,8 +213,8 @@ class Inspector(QWidget):
             if editor_class is not None and issubclass(editor_class, RowListEditor):
                 self._add_list_row(form, key, editor_class, data, a.default, label)
                 continue
-            checkbox = (node.type, key) in node_forms.CHECKBOXES
-            self._add_row(form, key, "checkbox" if checkbox else a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
+            kind = node_forms.CONTROLS.get((node.type, key), a.kind)
+            self._add_row(form, key, kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
                           removable=key in data and (node.type, key) not in STRUCTURED, label=label,
                           ref=getattr(a, "ref", ""), attribute=a)
         for key in data:
@@ -364,6 +365,10 @@ class Inspector(QWidget):
             w.setChecked(node_forms.checked(value))
             w.toggled.connect(lambda _c, k=key: self.commit(k))
             return w, w.isChecked
+        if kind == "trigger-then":
+            w = TriggerThenField(value)
+            w.committed.connect(lambda k=key: self.commit(k))
+            return w, w.value
         if kind == "boolean":
             w = QCheckBox()
             truthy = value in (True, "true")
@@ -545,6 +550,9 @@ class Inspector(QWidget):
                 vtype = node_forms.SHOWN_TYPE.get((self.editor.doc.node(self.node_id).type, key), {}).get(vtype, vtype)
                 if shows == (value_text(value), vtype):
                     continue  # what it shows is the model's (do not rebuild under the user's hands)
+            elif isinstance(w, TriggerThenField):
+                if w.value() == value:
+                    continue  # chosen, not typed: follows the model even while it has the focus
             elif fw is not None and (w is fw or w.isAncestorOf(fw)) and not isinstance(w, ConfigRefField):
                 continue
             w.blockSignals(True)
@@ -552,6 +560,8 @@ class Inspector(QWidget):
                 w.set_value(value, vtype)
             elif isinstance(w, ConfigRefField):
                 w.set_value(value if isinstance(value, str) else "")
+            elif isinstance(w, TriggerThenField):
+                w.set_value(value)
             elif isinstance(w, QLineEdit):
                 w.setText(value if isinstance(value, str) else json.dumps(value))
             elif isinstance(w, QCheckBox):
