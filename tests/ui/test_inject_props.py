@@ -4,7 +4,6 @@ node's own keys), and its "at a specific time" field takes typed digits where th
 from __future__ import annotations
 
 import json
-import time
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
@@ -13,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QPushButton, QToolButton
 from gindex_studio.ui.panels.inject_props import InjectPropsEditor
 from gindex_studio.ui.panels.repeat_field import RepeatField
 
+from .runtime_support import fire_and_collect
 from .test_authoring import select
 from .test_structured_editors import open_flow, pick, retype
 
@@ -133,10 +133,6 @@ def test_the_properties_arrive_in_the_real_node_red(window, nodered_session):
     _author_props(window, ed)
     result = nodered_session.deploy([dict(ed.doc.node(i).data) for i in ed.doc.node_ids()])
     assert result.clean, result.problems
-    pos = nodered_session.comms.position
-    nodered_session.fire_inject("i")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not nodered_session.debug_messages(pos):
-        time.sleep(0.1)
-    (msg,) = [e.value for e in nodered_session.debug_messages(pos)]
+    ((debug, msg),) = fire_and_collect(nodered_session, "i")
+    assert debug == "d"
     assert msg["payload"] == "go" and msg["status"] == 3 and msg["topic"] == ""

@@ -4,15 +4,15 @@ wires follow the rules; every edit is one undo entry; what is saved is what Node
 from __future__ import annotations
 
 import json
-import time
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton, QToolButton
 
+from gindex_studio.ui.model.commands import SetWires
 from gindex_studio.ui.panels.switch_rules import SwitchRulesEditor
 
+from .runtime_support import fire_and_collect
 from .test_authoring import select
 from .test_structured_editors import open_flow, pick, retype
 
@@ -139,17 +139,8 @@ def test_a_switch_edited_through_the_rows_routes_in_the_real_node_red(window, no
     ed = open_flow(window, nodes)
     _author_two_rules(window, ed)
     # wire the outputs as a user would have: 1 → a, 2 → b
-    from gindex_studio.ui.model.commands import SetWires
-
     ed.push(SetWires(ed.doc, "s", [["a"], ["b"]]))
     flow = [dict(ed.doc.node(i).data) for i in ed.doc.node_ids()]
     result = nodered_session.deploy(flow)
     assert result.clean, result.problems
-    pos = nodered_session.comms.position
-    nodered_session.fire_inject("i")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not nodered_session.debug_messages(pos):
-        time.sleep(0.1)
-    time.sleep(0.3)
-    got = [(nodered_session.file_id(e.node_id), e.value) for e in nodered_session.debug_messages(pos)]
-    assert got == [("b", "fine")]  # not "ok": only "otherwise" matched
+    assert fire_and_collect(nodered_session, "i") == [("b", "fine")]  # not "ok": only "otherwise" matched

@@ -3,8 +3,6 @@ known one from the menu, ``other`` typed in, or a ``msg.`` property) and its val
 name's known values, ``other`` or ``msg.``), with "+ add", reorder and remove."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout
-
 from gindex_studio.core.editing.http_headers import TYPED, name_types, read_header, value_types, write_header
 from gindex_studio.ui.panels.row_list import ListRow, RowListEditor
 from gindex_studio.ui.panels.typed_value import TypedValueField
@@ -18,14 +16,7 @@ class HeaderRow(ListRow):
         kt, kv, vt, vv = read_header(item)
         self.name = TypedValueField(kv, kt, name_types(), "header", valued=set(TYPED))
         self.value_field = TypedValueField(vv, vt, value_types(kt), "header-value", valued=set(TYPED))
-        top = QHBoxLayout()
-        top.addWidget(self.name, 1)
-        top.addLayout(self.row_buttons())
-        v = QVBoxLayout(self)
-        v.setContentsMargins(4, 4, 4, 4)
-        v.setSpacing(3)
-        v.addLayout(top)
-        v.addWidget(self.value_field)
+        self.two_lines([self.name], self.value_field)
         self.name.committed.connect(self._name_edited)
         self.value_field.committed.connect(self.edited)
 

@@ -7,7 +7,7 @@ that changed as one undo entry. A row without a property name is not saved (as i
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout
+from PySide6.QtWidgets import QLabel, QLineEdit
 
 from gindex_studio.core.editing.inject_props import VALUE_TYPES, read_props, write_props
 from gindex_studio.ui.model.commands import Macro, SetAttribute, edit_text
@@ -26,16 +26,7 @@ class PropRow(ListRow):
         self.name.setPlaceholderText("property")
         self.name.setToolTip("The message property to set, e.g. payload or topic")
         self.field = TypedValueField(item.get("v", ""), item.get("vt", "str"), VALUE_TYPES, "v")
-        top = QHBoxLayout()
-        top.setSpacing(2)
-        top.addWidget(QLabel("msg."))
-        top.addWidget(self.name, 1)
-        top.addLayout(self.row_buttons())
-        v = QVBoxLayout(self)
-        v.setContentsMargins(4, 4, 4, 4)
-        v.setSpacing(3)
-        v.addLayout(top)
-        v.addWidget(self.field)
+        self.two_lines([QLabel("msg."), self.name], self.field)
         self._last_name = self.name.text()
         self.name.editingFinished.connect(self._name_edited)
         self.field.committed.connect(self.edited)

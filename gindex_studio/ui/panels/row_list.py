@@ -56,6 +56,20 @@ class ListRow(QFrame):
             buttons.addWidget(b)
         return buttons
 
+    def two_lines(self, head: list, body: QWidget) -> None:
+        """Lay the row out as ``head`` (widgets; the last one stretches) with ▲ ▼ ✕ on one line and
+        ``body`` under it, the row's whole width."""
+        top = QHBoxLayout()
+        top.setSpacing(2)
+        for k, w in enumerate(head):
+            top.addWidget(w, 1 if k == len(head) - 1 else 0)
+        top.addLayout(self.row_buttons())
+        v = QVBoxLayout(self)
+        v.setContentsMargins(4, 4, 4, 4)
+        v.setSpacing(3)
+        v.addLayout(top)
+        v.addWidget(body)
+
     def value(self) -> Any:
         raise NotImplementedError
 
