@@ -136,3 +136,22 @@ def test_the_properties_arrive_in_the_real_node_red(window, nodered_session):
     ((debug, msg),) = fire_and_collect(nodered_session, "i")
     assert debug == "d"
     assert msg["payload"] == "go" and msg["status"] == 3 and msg["topic"] == ""
+
+
+def test_inject_once_after_takes_the_delay_as_node_red_writes_it(window):
+    ed = open_flow(window, _nodes())
+    select(ed, "i")
+    insp = window.inspector
+    assert "onceDelay" not in insp.editors  # only with "Inject once after start" ticked
+    once = insp.editors["once"]
+    insp.scroll.ensureWidgetVisible(once)
+    QTest.mouseClick(once, Qt.LeftButton, pos=QPoint(8, once.height() // 2))
+    assert ed.doc.node("i").data["once"] is True
+    delay = insp.editors["onceDelay"]
+    assert delay.text() == "0.1"
+    insp.scroll.ensureWidgetVisible(delay)
+    QTest.mouseClick(delay, Qt.LeftButton)
+    QTest.keyClick(delay, Qt.Key_Return)
+    assert ed.doc.node("i").data["onceDelay"] == 0.1  # looked at, not changed: the number stays
+    retype(delay, "2.5x")  # the box takes a number only
+    assert ed.doc.node("i").data["onceDelay"] == "2.5"  # Node-RED's text box writes the text

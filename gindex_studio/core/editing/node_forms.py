@@ -20,11 +20,14 @@ SHOWN_WHEN: dict[tuple[str, str], tuple[str, tuple]] = {
                                                     "count")},
     **{("join", k): ("mode", ("reduce",)) for k in ("reduceRight", "reduceExp", "reduceInit", "reduceFixup")},
     ("trigger", "topic"): ("bytopic", ("topic",)),
+    ("inject", "onceDelay"): ("once", (True, "true")),
 }
 #: attributes a Node-RED dialog edits with a control the library's kind does not say: a checkbox
 #: over a string default, the trigger's "then" (its duration's sign says which)
 CONTROLS = {("trigger", "extend"): "checkbox", ("trigger", "overrideDelay"): "checkbox",
-            ("join", "accumulate"): "checkbox", ("trigger", "duration"): "trigger-then"}
+            ("join", "accumulate"): "checkbox", ("trigger", "duration"): "trigger-then",
+            ("inject", "onceDelay"): "number-text"}
+#: ("number-text": a text box over a number default; an edited value is written as the typed text)
 #: the trigger's "then" choices, in its menu's order, with its words
 THEN = (("block", "wait to be reset"), ("wait", "wait for"), ("loop", "resend it every"))
 _LITERALS = ("flow", "global", "str", "num", "bool", "json", "bin", "date", "env")

@@ -10,7 +10,8 @@ import html
 import json
 from typing import Callable
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QRegularExpression, QSize, Qt
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -365,6 +366,17 @@ class Inspector(QWidget):
             w.setChecked(node_forms.checked(value))
             w.toggled.connect(lambda _c, k=key: self.commit(k))
             return w, w.isChecked
+        if kind == "number-text":  # Node-RED's text box over a number default: an edit writes the text
+            w = QLineEdit(value_text(value) if value is not MISSING else "")
+            w.setValidator(QRegularExpressionValidator(QRegularExpression(r"[0-9]*\.?[0-9]*")))
+            w.editingFinished.connect(lambda k=key: self.commit(k))
+
+            def typed(k=key, start=value):
+                cur = self.editor.doc.get_attribute(self.node_id, k)
+                held = start if cur is MISSING else cur
+                return held if value_text(held) == w.text() else w.text()  # unchanged: kept as it was
+
+            return w, typed
         if kind == "trigger-then":
             w = TriggerThenField(value)
             w.committed.connect(lambda k=key: self.commit(k))

@@ -4,7 +4,8 @@ minus the amount). ``committed`` fires after a finished change; ``value()`` is t
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QDoubleValidator
+from PySide6.QtCore import QRegularExpression
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
 
 from gindex_studio.core.editing.node_forms import THEN, then_duration, then_mode
@@ -21,7 +22,7 @@ class TriggerThenField(QWidget):
             self.mode.addItem(text, value)
         self.amount = QLineEdit()
         self.amount.setObjectName("trigger-amount")
-        self.amount.setValidator(QDoubleValidator(0, 1e12, 6))
+        self.amount.setValidator(QRegularExpressionValidator(QRegularExpression(r"[0-9]*\.?[0-9]*")))
         self.amount.setToolTip("How long, in the wait units below")
         h = QHBoxLayout(self)
         h.setContentsMargins(0, 0, 0, 0)
