@@ -1,8 +1,11 @@
 """Inspector: edit the selected node's name and attributes, each with an editor fitting its kind.
 
-Every change becomes one ``SetAttribute`` undo command. Attributes the library does not know are
-edited as JSON; attributes can be added and removed. The JSON editor refuses invalid JSON and
-says why.
+Every change becomes one ``SetAttribute`` undo command (several, as one entry, where one control
+writes several attributes). Lists are rows as in Node-RED's dialogs (a change's and a switch's
+rules, an inject's properties, a request's headers: ``STRUCTURED``), and the core nodes' options
+are the controls their dialogs show (``core.editing.node_forms``). Attributes the library does
+not know are edited as JSON; attributes can be added and removed. The JSON editor refuses
+invalid JSON and says why.
 """
 from __future__ import annotations
 
@@ -30,13 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.flows.flow import LAYOUT_KEYS, STRUCTURE_KEYS
+from gindex_studio.core.editing import node_forms
 from gindex_studio.core.flows.library import humanise
 
 from gindex_studio.ui.library_access import node_type_color
 from gindex_studio.ui.theme import error_color
 from gindex_studio.ui.model.commands import Macro, SetAttribute, edit_text, remove_nodes
 from gindex_studio.ui.model.document import MISSING
-from gindex_studio.core.editing import node_forms
 from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
 from gindex_studio.ui.panels.code_editor import CodeField
 from gindex_studio.ui.panels.json_editor import JsonEditor
