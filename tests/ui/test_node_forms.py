@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QCheckBox
+from PySide6.QtWidgets import QApplication, QCheckBox
 
 from .test_authoring import select
 from .test_structured_editors import open_flow, pick
@@ -29,6 +29,9 @@ def test_a_delay_shows_the_fields_of_its_action(window):
     pick(action, "Rate Limit (all messages)")
     assert ed.doc.node("d").data["pauseType"] == "rate"
     assert {"rate", "rateUnits", "nbRateUnits", "drop"} <= set(insp.editors) and "timeout" not in insp.editors
+    window.resize(1366, 768)
+    QApplication.processEvents()
+    assert insp.scroll.horizontalScrollBar().maximum() == 0  # a long choice does not widen the page
     ed.undo_stack.undo()
     assert "timeout" in insp.editors and "rate" not in insp.editors  # the rows follow undo
 

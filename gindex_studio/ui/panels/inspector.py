@@ -393,6 +393,9 @@ class Inspector(QWidget):
             return w, lambda: (("true" if w.isChecked() else "false") if as_str else w.isChecked())
         if kind == "enum":
             w = QComboBox()
+            # a long choice ("Rate Limit (for each msg.topic, release at interval)") never widens the dock
+            w.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(12)
             opts = list(choices)
             if value not in opts and value is not None and value is not MISSING:
                 opts.insert(0, value)
