@@ -288,7 +288,9 @@ def test_no_import_cycle_between_inspector_and_change_rules():
         return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
 
     assert "gindex_studio.ui.panels.inspector" not in imports("change_rules")
-    assert "gindex_studio.ui.panels.json_editor" in imports("change_rules")
+    assert "gindex_studio.ui.panels.row_list" in imports("change_rules")
+    assert "gindex_studio.ui.panels.inspector" not in imports("row_list")
+    assert "gindex_studio.ui.panels.json_editor" in imports("row_list")
     assert "gindex_studio.ui.panels.inspector" not in imports("json_editor")
 
 

@@ -138,8 +138,10 @@ def test_inspector_edits_every_kind_and_undo_restores(window, qtbot):
     assert ed.doc.node("h").data["method"] == "POST"
 
     _select(ed, "c")
-    js = insp.editors["rules"]  # a switch's rules are JSON (a change node's have rows: test_structured_editors)
-    assert isinstance(js, JsonEditor)
+    rules = insp.editors["rules"]  # a switch's rules are rows (test_switch_rules) with the raw JSON a click away
+    rules.raw.click()
+    js = rules.json
+    assert isinstance(js, JsonEditor) and js.isVisibleTo(rules)
     js.text.setPlainText('[{"t": "set", }')
     assert js.error.isVisible() and "Not valid JSON" in js.error.text() and "line 1" in js.error.text()
     js.committed.emit()

@@ -43,7 +43,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     ed = open_flow(window, [{"id": "i", "type": "inject", "name": "tick", "payload": "5", "payloadType": "num",
                              "x": 200, "y": 150, "wires": [[]]}])
     select(ed, "i")
-    field = window.inspector.editors["payload"]
+    field = window.inspector.editors["props"].rows[0].field  # msg.payload: the first of the Properties
     assert isinstance(field, TypedValueField)
     assert "payloadType" not in window.inspector.editors  # not a second, unrelated field
     assert (field.kind.currentText(), field.edit.text()) == ("number", "5")
@@ -54,7 +54,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     assert ed.undo_stack.count() == 1
     retype(field.edit, "hello")
     assert ed.doc.node("i").data["payload"] == "hello"
-    assert ed.undo_stack.count() == 2 and ed.undo_stack.undoText() == "Edit msg.payload of tick"
+    assert ed.undo_stack.count() == 2 and ed.undo_stack.undoText() == "Edit Properties of tick"
 
     pick(field.kind, "timestamp")  # a timestamp takes no text
     assert ed.doc.node("i").data["payloadType"] == "date" and not field.edit.isEnabled()
@@ -62,6 +62,7 @@ def test_a_typed_value_is_one_control_and_each_edit_is_one_undo_entry(window):
     ed.undo_stack.undo()
     ed.undo_stack.undo()
     assert ed.doc.node("i").data["payload"] == "5" and ed.doc.node("i").data["payloadType"] == "str"
+    field = window.inspector.editors["props"].rows[0].field
     assert (field.kind.currentText(), field.edit.text()) == ("string", "5")  # the control follows undo
 
 
@@ -105,6 +106,7 @@ def test_change_rules_are_rows_added_edited_reordered_and_removed(window, qtbot)
     retype(second.to.edit, "new")
     assert ed.doc.node("c").data["rules"][1] == {
         "t": "change", "p": "topic", "pt": "msg", "from": "old", "fromt": "str", "to": "new", "tot": "str"}
+    assert ed.undo_stack.count() == 5  # add, action, property, from, to: one entry each
     # the first rule's unknown key (deep clone) is kept through the edits
     assert ed.doc.node("c").data["rules"][0]["dc"] is True
 
@@ -162,3 +164,18 @@ def test_the_raw_json_of_the_rules_stays_available(window):
     QTest.mouseClick(raw, Qt.LeftButton)  # back to the rows, which show the JSON's rule
     (row,) = rules.rows
     assert (row.action.currentText(), row.prop.kind.currentText(), row.prop.edit.text()) == ("Delete", "flow.", "y")
+
+
+def test_a_long_property_path_shows_its_start_in_a_narrow_row(window):
+    """Issue 32, item 10: a change rule showed "lMessage.chat.id" (the end of a long path, its
+    start scrolled away); the field shows the path from its start, the whole path in its tooltip."""
+    path = "payload.originalMessage.chat.id"
+    ed = open_flow(window, [{"id": "c", "type": "change", "x": 200, "y": 150, "wires": [[]],
+                             "rules": [{"t": "set", "p": "chatId", "pt": "msg", "to": path, "tot": "msg"}]}])
+    select(ed, "c")
+    (row,) = window.inspector.editors["rules"].rows
+    edit = row.to.edit
+    assert edit.text() == path and edit.cursorPosition() == 0 and edit.toolTip() == path
+    retype(row.prop.edit, "chat")  # an edit elsewhere in the rule rebuilds nothing and keeps the start shown
+    (row,) = window.inspector.editors["rules"].rows
+    assert row.to.edit.cursorPosition() == 0

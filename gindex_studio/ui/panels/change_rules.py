@@ -8,24 +8,12 @@ away ("JSON"), for anything the rows cannot say.
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFrame,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QStackedWidget,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel
 
-from gindex_studio.ui.panels.json_editor import JsonEditor
+from gindex_studio.ui.panels.row_list import ListRow, RowListEditor
 from gindex_studio.ui.panels.typed_value import ALL_TYPES, PROPERTY_TYPES, TypedValueField
 
 ACTIONS = ("set", "change", "delete", "move")
@@ -58,17 +46,11 @@ def normalise_rule(rule: dict, action: str) -> dict:
     return out
 
 
-class RuleRow(QFrame):
+class RuleRow(ListRow):
     """One rule: action, property, and the from / to values the action needs."""
 
-    edited = Signal()
-    remove_requested = Signal()
-    move_requested = Signal(int)  # -1 up, +1 down
-
     def __init__(self, rule: dict, index: int, parent=None):
-        super().__init__(parent)
-        self.setFrameShape(QFrame.StyledPanel)
-        self.setObjectName(f"rule:{index}")
+        super().__init__(index, parent)
         self.rule = dict(rule)
         self.action = QComboBox()
         self.action.setObjectName("rule-action")
@@ -80,18 +62,7 @@ class RuleRow(QFrame):
         self.from_ = TypedValueField(rule.get("from", ""), rule.get("fromt", "str"), FROM_TYPES, "from")
         self.to = TypedValueField(rule.get("to", ""), rule.get("tot", "str"), ALL_TYPES, "to")
         self.from_label, self.to_label = QLabel("from"), QLabel("to")
-        buttons = QHBoxLayout()
-        buttons.setSpacing(0)
-        for text, tip, name, slot in (("▲", "Move this rule up", "rule-up", lambda: self.move_requested.emit(-1)),
-                                      ("▼", "Move this rule down", "rule-down", lambda: self.move_requested.emit(1)),
-                                      ("✕", "Remove this rule", "rule-remove", self.remove_requested.emit)):
-            b = QToolButton()
-            b.setText(text)
-            b.setToolTip(tip)
-            b.setObjectName(name)
-            b.setAutoRaise(True)
-            b.clicked.connect(lambda _=False, s=slot: s())
-            buttons.addWidget(b)
+        buttons = self.row_buttons()
         grid = QGridLayout(self)
         grid.setContentsMargins(4, 4, 4, 4)
         grid.setSpacing(3)
@@ -145,107 +116,17 @@ class RuleRow(QFrame):
         return normalise_rule(rule, t) if t in ACTION_KEYS else {**self.rule, "t": t}
 
 
-class ChangeRulesEditor(QWidget):
-    """Rows of rules with Add rule and a JSON toggle; ``value()`` raises ValueError (the JSON
-    editor says why) when the raw JSON is shown and does not parse."""
+class ChangeRulesEditor(RowListEditor):
+    """The change node's rules: rows of set / change / delete / move, "Add rule", the JSON toggle."""
 
-    committed = Signal()
+    add_text = "Add rule"
+    add_tip = "Add a rule that sets msg.payload (rules run top to bottom)"
 
-    def __init__(self, rules: Any, parent=None):
-        super().__init__(parent)
-        self.rows: list[RuleRow] = []
-        self.rows_box = QWidget()
-        self.rows_layout = QVBoxLayout(self.rows_box)
-        self.rows_layout.setContentsMargins(0, 0, 0, 0)
-        self.rows_layout.setSpacing(3)
-        self.add_button = QPushButton("Add rule")
-        self.add_button.setObjectName("add-rule")
-        self.add_button.setToolTip("Add a rule that sets msg.payload (rules run top to bottom)")
-        self.add_button.clicked.connect(self.add_rule)
-        page = QWidget()
-        pv = QVBoxLayout(page)
-        pv.setContentsMargins(0, 0, 0, 0)
-        pv.addWidget(self.rows_box)
-        pv.addWidget(self.add_button, 0, Qt.AlignLeft)
-        self.json = JsonEditor(rules, as_string=False)
-        self.json.committed.connect(self.committed)
-        self.stack = QStackedWidget()
-        self.stack.addWidget(page)
-        self.stack.addWidget(self.json)
-        self.raw = QToolButton()
-        self.raw.setText("JSON")
-        self.raw.setObjectName("rules-json")
-        self.raw.setCheckable(True)
-        self.raw.setToolTip("Edit the rules as raw JSON")
-        self.raw.toggled.connect(self._toggle_raw)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.stack)
-        lay.addWidget(self.raw, 0, Qt.AlignRight)
-        self.set_value(rules)
+    def make_row(self, item: dict, index: int) -> RuleRow:
+        return RuleRow(item, index)
 
-    # ----- value ------------------------------------------------------------------------------
-    def set_value(self, rules: Any) -> None:
-        """Show ``rules``; anything that is not a list of rule objects opens the JSON view."""
-        self.json.set_value(rules)
-        ok = isinstance(rules, list) and all(isinstance(r, dict) for r in rules)
-        self._build_rows(rules if ok else [])
-        if not ok and not self.raw.isChecked():
-            self.raw.setChecked(True)
-        self.raw.setEnabled(ok or not self.raw.isChecked())
+    def new_item(self, items: list) -> dict:
+        return normalise_rule({}, "set")
 
-    def value(self) -> list:
-        if self.raw.isChecked():
-            return self.json.value()
-        return [r.value() for r in self.rows]
-
-    def _build_rows(self, rules: list) -> None:
-        for r in self.rows:
-            r.setParent(None)
-            r.deleteLater()
-        self.rows = []
-        for k, rule in enumerate(rules):
-            row = RuleRow(rule, k)
-            row.edited.connect(self.committed)
-            row.remove_requested.connect(lambda r=row: self._remove(r))
-            row.move_requested.connect(lambda d, r=row: self._move(r, d))
-            self.rows_layout.addWidget(row)
-            row.show()  # shown now, not at the next event loop turn (the layout's default)
-            self.rows.append(row)
-
-    # ----- row edits --------------------------------------------------------------------------
     def add_rule(self) -> None:
-        rules = self.value() + [normalise_rule({}, "set")]
-        self._build_rows(rules)
-        self.rows[-1].prop.edit.setFocus()
-        self.committed.emit()
-
-    def _remove(self, row: RuleRow) -> None:
-        rules = [r.value() for r in self.rows if r is not row]
-        self._build_rows(rules)
-        self.committed.emit()
-
-    def _move(self, row: RuleRow, step: int) -> None:
-        rules = [r.value() for r in self.rows]
-        k = self.rows.index(row)
-        j = k + step
-        if 0 <= j < len(rules):
-            rules[k], rules[j] = rules[j], rules[k]
-            self._build_rows(rules)
-            self.committed.emit()
-
-    def _toggle_raw(self, on: bool) -> None:
-        if on:
-            self.json.set_value([r.value() for r in self.rows])
-        else:
-            try:
-                rules = self.json.value()
-            except ValueError:
-                rules = None  # the JSON editor says why
-            if not (isinstance(rules, list) and all(isinstance(r, dict) for r in rules)):
-                self.raw.blockSignals(True)
-                self.raw.setChecked(True)  # rows cannot show it: stay on the JSON
-                self.raw.blockSignals(False)
-                return
-            self._build_rows(copy.deepcopy(rules))
-        self.stack.setCurrentIndex(1 if on else 0)
+        self.add_row()

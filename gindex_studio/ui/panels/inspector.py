@@ -1,8 +1,11 @@
 """Inspector: edit the selected node's name and attributes, each with an editor fitting its kind.
 
-Every change becomes one ``SetAttribute`` undo command. Attributes the library does not know are
-edited as JSON; attributes can be added and removed. The JSON editor refuses invalid JSON and
-says why.
+Every change becomes one ``SetAttribute`` undo command (several, as one entry, where one control
+writes several attributes). Lists are rows as in Node-RED's dialogs (a change's and a switch's
+rules, an inject's properties, a request's headers: ``STRUCTURED``), and the core nodes' options
+are the controls their dialogs show (``core.editing.node_forms``). Attributes the library does
+not know are edited as JSON; attributes can be added and removed. The JSON editor refuses
+invalid JSON and says why.
 """
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ import html
 import json
 from typing import Callable
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QRegularExpression, QSize, Qt
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gindex_studio.core.flows.flow import LAYOUT_KEYS, STRUCTURE_KEYS
+from gindex_studio.core.editing import node_forms
 from gindex_studio.core.flows.library import humanise
 
 from gindex_studio.ui.library_access import node_type_color
@@ -39,7 +44,12 @@ from gindex_studio.ui.panels.change_rules import ChangeRulesEditor
 from gindex_studio.ui.panels.code_editor import CodeField
 from gindex_studio.ui.panels.json_editor import JsonEditor
 from gindex_studio.ui.panels.config_field import ConfigRefField, config_users
+from gindex_studio.ui.panels.http_headers import HeadersEditor
+from gindex_studio.ui.panels.inject_props import InjectPropsEditor
 from gindex_studio.ui.panels.repeat_field import RepeatField, parse_repeat
+from gindex_studio.ui.panels.row_list import RowListEditor
+from gindex_studio.ui.panels.switch_rules import SwitchRulesEditor
+from gindex_studio.ui.panels.trigger_then import TriggerThenField
 from gindex_studio.ui.panels.typed_value import ALL_TYPES, TypedValueField, value_text
 
 HIDDEN_KEYS = LAYOUT_KEYS | STRUCTURE_KEYS | {"name"}
@@ -48,7 +58,11 @@ REPEAT_KEYS = ("repeat", "crontab")
 #: what the debug node's Output can be (Node-RED: a msg property, the whole msg, an expression)
 DEBUG_OUTPUT_TYPES = ("msg", "full", "jsonata")
 #: attributes with an editor of their own: (node type, key) → editor class taking the value
-STRUCTURED = {("change", "rules"): ChangeRulesEditor}
+STRUCTURED = {("change", "rules"): ChangeRulesEditor, ("switch", "rules"): SwitchRulesEditor,
+              ("inject", "props"): InjectPropsEditor, ("http request", "headers"): HeadersEditor}
+#: attributes not shown as rows of their own: a structured editor writes them (a switch's Outputs
+#: follow its rules; an inject's payload and topic are rows of its Properties)
+FOLLOWING = {"switch": {"outputs"}, "inject": {"payload", "payloadType", "topic"}}
 
 
 def typed_pairs(keys) -> dict[str, str]:
@@ -74,6 +88,7 @@ class Inspector(QWidget):
         self._type_keys: dict[str, str] = {}
         self._committers: dict[str, Callable[[], None]] = {}
         self._keys: tuple = ()
+        self._pushing: str | None = None  # the list whose edit is being written
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Expanding)  # takes a dock column's spare height
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
@@ -128,7 +143,13 @@ class Inspector(QWidget):
         """What decides the page's rows: the attribute keys, and which legacy attributes are set."""
         nt = self.editor.doc.library.get(node_type) if node_type and self.editor is not None else None
         legacy = tuple(a.key for a in nt.attributes if a.legacy and _legacy_set(a, data)) if nt is not None else ()
-        return tuple(k for k in data if k not in HIDDEN_KEYS) + ("|",) + legacy
+        # a list editor's keys and what it writes with them do not change the rows (it follows them itself)
+        own = FOLLOWING.get(node_type, set()) | {k for t, k in STRUCTURED if t == node_type}
+        # rows shown only for some choices (a delay's rate fields): a choice that shows others rebuilds
+        defaults = {a.key: a.default for a in nt.attributes} if nt is not None else {}
+        shown = tuple(k for t, k in node_forms.SHOWN_WHEN if t == node_type
+                      and node_forms.shown(node_type, k, data, defaults))
+        return tuple(k for k in data if k not in HIDDEN_KEYS and k not in own) + ("|",) + legacy + ("|",) + shown
 
     def _empty(self, text: str) -> None:
         self.editors, self._committers, self._type_keys, self._keys = {}, {}, {}, ()
@@ -176,24 +197,32 @@ class Inspector(QWidget):
         pairs = typed_pairs(list(known) + list(data))
         pairs.update({k: a.type_key for k, a in known.items() if a.type_key})
         type_keys = set(pairs.values())
-        if node.type == "inject" and "repeat" in known:
-            self._add_repeat_row(form, data)
+        following = FOLLOWING.get(node.type, set())
+        defaults = {a.key: a.default for a in known.values()}
         for key, a in known.items():
-            if key in HIDDEN_KEYS or key in type_keys or node.type == "inject" and key in REPEAT_KEYS:
+            if node.type == "inject" and key == "repeat":
+                self._add_repeat_row(form, data)
+            if key in HIDDEN_KEYS or key in type_keys or key in following or node.type == "inject" and key in REPEAT_KEYS:
                 continue
             if a.legacy and not _legacy_set(a, data):
                 continue  # kept for old flows: shown only where a node really sets it
+            if not node_forms.shown(node.type, key, data, defaults):
+                continue  # as Node-RED's dialog: not for this choice (a delay's rate when it delays)
             label = a.label + (" (legacy)" if a.legacy else "")
             if key in pairs:
                 t = known.get(pairs[key])
                 self._add_typed_row(form, key, pairs[key], data, a.default, t.default if t else None, label)
                 continue
-            self._add_row(form, key, a.kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
+            editor_class = STRUCTURED.get((node.type, key))
+            if editor_class is not None and issubclass(editor_class, RowListEditor):
+                self._add_list_row(form, key, editor_class, data, a.default, label)
+                continue
+            kind = node_forms.CONTROLS.get((node.type, key), a.kind)
+            self._add_row(form, key, kind, data.get(key, MISSING), tuple(a.choices or ()), a.default,
                           removable=key in data and (node.type, key) not in STRUCTURED, label=label,
-                          ref=getattr(a, "ref", ""),
-                          structured=STRUCTURED.get((node.type, key)), attribute=a)
+                          ref=getattr(a, "ref", ""), attribute=a)
         for key in data:
-            if key in HIDDEN_KEYS or key in known or key in type_keys:
+            if key in HIDDEN_KEYS or key in known or key in type_keys or key in following:
                 continue
             if key in pairs:
                 self._add_typed_row(form, key, pairs[key], data, "", "str", humanise(key))
@@ -212,16 +241,11 @@ class Inspector(QWidget):
             old.deleteLater()
         self.scroll.setWidget(page)
 
-    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="", structured=None,
-                 attribute=None) -> None:
+    def _add_row(self, form, key, kind, value, choices, default, removable, label, ref="", attribute=None) -> None:
         present = value is not MISSING
         shown = value if present else default
         if ref and (isinstance(shown, str) or shown is None):
             w, get_value = self._config_field(key, ref, shown or "")
-        elif structured is not None:
-            w = structured(shown)
-            w.committed.connect(lambda k=key: self.commit(k))
-            get_value = w.value
         else:
             w, get_value = self._make_editor(key, kind, shown, choices, attribute, label)
         self.editors[key] = w
@@ -278,7 +302,9 @@ class Inspector(QWidget):
         if not shown_t and key == "complete":  # the debug node before typed outputs: "true" / "false" / a path
             shown_t, shown_v = ("full", "") if shown_v in ("true", True) else ("msg", "payload" if shown_v in ("false", False, None, "") else shown_v)
         type_default = type_default or shown_t or "str"
-        types = DEBUG_OUTPUT_TYPES if key == "complete" else ALL_TYPES
+        node_type = self.editor.doc.node(self.node_id).type
+        types = DEBUG_OUTPUT_TYPES if key == "complete" else node_forms.TYPED_CHOICES.get((node_type, key), ALL_TYPES)
+        shown_t = node_forms.SHOWN_TYPE.get((node_type, key), {}).get(shown_t, shown_t)
         w = TypedValueField(shown_v, shown_t or "str", types, name=key)
         w.committed.connect(lambda k=key: self.commit(k))
         self.editors[key] = w
@@ -305,7 +331,59 @@ class Inspector(QWidget):
         self._committers[key] = commit
         self._place_row(form, key, w, key in data, label, present, also=(type_key,) if type_key in data else ())
 
+    def _add_list_row(self, form, key: str, editor_class, data: dict, default, label: str) -> None:
+        """A list edited as rows (rules, properties); the editor's ``command`` (when it has one)
+        says what an edit writes, else the list is written to ``key``."""
+        shown = editor_class.shown(data) if hasattr(editor_class, "shown") else data.get(key, default)
+        w = editor_class(shown)
+        w.setObjectName(f"list:{key}")
+        w.committed.connect(lambda k=key: self.commit(k))
+        self.editors[key] = w
+
+        def commit():
+            doc = self.editor.doc
+            try:
+                if hasattr(w, "command"):
+                    cmd = w.command(doc, self.node_id, key)
+                else:
+                    new, current = w.value(), doc.get_attribute(self.node_id, key)
+                    cmd = None
+                    if new != (shown if current is MISSING else current):  # one entry per finished edit (no merging)
+                        cmd = Macro(edit_text(doc, self.node_id, key))
+                        cmd.add(SetAttribute(doc, self.node_id, key, new))
+            except ValueError:
+                return  # the editor shows why
+            if cmd is not None:
+                self._pushing = key  # its rows are what is written: not rebuilt between the parts
+                try:
+                    self.editor.push(cmd)
+                finally:
+                    self._pushing = None
+
+        self._committers[key] = commit
+        self._place_row(form, key, w, False, label, key in data)
+
     def _make_editor(self, key, kind, value, choices, attribute=None, label=""):
+        if kind == "checkbox":  # Node-RED's checkbox over a string default: it writes true / false
+            w = QCheckBox()
+            w.setChecked(node_forms.checked(value))
+            w.toggled.connect(lambda _c, k=key: self.commit(k))
+            return w, w.isChecked
+        if kind == "number-text":  # Node-RED's text box over a number default: an edit writes the text
+            w = QLineEdit(value_text(value) if value is not MISSING else "")
+            w.setValidator(QRegularExpressionValidator(QRegularExpression(r"[0-9]*\.?[0-9]*")))
+            w.editingFinished.connect(lambda k=key: self.commit(k))
+
+            def typed(k=key, start=value):
+                cur = self.editor.doc.get_attribute(self.node_id, k)
+                held = start if cur is MISSING else cur
+                return held if value_text(held) == w.text() else w.text()  # unchanged: kept as it was
+
+            return w, typed
+        if kind == "trigger-then":
+            w = TriggerThenField(value)
+            w.committed.connect(lambda k=key: self.commit(k))
+            return w, w.value
         if kind == "boolean":
             w = QCheckBox()
             truthy = value in (True, "true")
@@ -315,6 +393,9 @@ class Inspector(QWidget):
             return w, lambda: (("true" if w.isChecked() else "false") if as_str else w.isChecked())
         if kind == "enum":
             w = QComboBox()
+            # a long choice ("Rate Limit (for each msg.topic, release at interval)") never widens the dock
+            w.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(12)
             opts = list(choices)
             if value not in opts and value is not None and value is not MISSING:
                 opts.insert(0, value)
@@ -473,28 +554,32 @@ class Inspector(QWidget):
                 if r.attributes() != w.value().attributes():
                     w.set_value(r)
                 continue
+            if isinstance(w, RowListEditor):
+                if key != self._pushing:
+                    self._refresh_list(w, key, data)
+                continue
             value = data.get(key, MISSING)
             if value is MISSING:
                 continue
             tkey = self._type_keys.get(key, key + "Type")
-            if isinstance(w, (TypedValueField, ChangeRulesEditor)):
-                shows = w.value() if isinstance(w, ChangeRulesEditor) and not w.raw.isChecked() else None
-                if isinstance(w, TypedValueField):
-                    shows = w.value()
-                    value_now = (value_text(value), data.get(tkey, shows[1]))
-                else:
-                    value_now = value
-                if shows == value_now:
+            if isinstance(w, TypedValueField):
+                shows = w.value()
+                vtype = data.get(tkey, shows[1])
+                vtype = node_forms.SHOWN_TYPE.get((self.editor.doc.node(self.node_id).type, key), {}).get(vtype, vtype)
+                if shows == (value_text(value), vtype):
                     continue  # what it shows is the model's (do not rebuild under the user's hands)
+            elif isinstance(w, TriggerThenField):
+                if w.value() == value:
+                    continue  # chosen, not typed: follows the model even while it has the focus
             elif fw is not None and (w is fw or w.isAncestorOf(fw)) and not isinstance(w, ConfigRefField):
                 continue
             w.blockSignals(True)
             if isinstance(w, TypedValueField):
-                w.set_value(value, data.get(tkey, w.value()[1]))
-            elif isinstance(w, ChangeRulesEditor):
-                w.set_value(value)
+                w.set_value(value, vtype)
             elif isinstance(w, ConfigRefField):
                 w.set_value(value if isinstance(value, str) else "")
+            elif isinstance(w, TriggerThenField):
+                w.set_value(value)
             elif isinstance(w, QLineEdit):
                 w.setText(value if isinstance(value, str) else json.dumps(value))
             elif isinstance(w, QCheckBox):
@@ -513,3 +598,17 @@ class Inspector(QWidget):
             elif isinstance(w, QPlainTextEdit):
                 w.setPlainText(value if isinstance(value, str) else json.dumps(value))
             w.blockSignals(False)
+
+    @staticmethod
+    def _refresh_list(w: RowListEditor, key: str, data: dict) -> None:
+        """Rows follow the model only where they differ from it (not under the user's hands)."""
+        if hasattr(w, "shows"):
+            if not w.shows(data):
+                w.set_value(w.shown(data))
+            return
+        value = data.get(key, MISSING)
+        if value is MISSING or not w.raw.isChecked() and w.value() == value:
+            return
+        w.blockSignals(True)
+        w.set_value(value)
+        w.blockSignals(False)

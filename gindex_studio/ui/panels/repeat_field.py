@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QTime, Signal
+from PySide6.QtCore import QEvent, QTime, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -51,7 +51,8 @@ class Repeat:
 
     def attributes(self) -> dict[str, str]:
         """``{"repeat": seconds or "", "crontab": cron line or ""}`` as Node-RED stores them."""
-        days = "*" if len(set(self.days)) == 7 else ",".join(str(d) for d in sorted(set(self.days)))
+        # as Node-RED joins its day boxes: Monday (1) first, Sunday (0) last
+        days = "*" if len(set(self.days)) == 7 else ",".join(str(d) for d in sorted(set(self.days), key=lambda d: (d + 6) % 7))
         if self.mode == "interval":
             return {"repeat": str(self.every * dict(UNITS)[self.unit]), "crontab": ""}
         if self.mode == "between":
@@ -117,6 +118,22 @@ def parse_repeat(repeat, crontab) -> Repeat:
     return Repeat()
 
 
+class TimeField(QTimeEdit):
+    """"HH:mm" where a click selects the hour or minute under the pointer, so typed digits replace
+    it (a plain QTimeEdit puts the cursor inside "12" and refuses "09" there)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setDisplayFormat("HH:mm")
+        self.lineEdit().installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        handled = super().eventFilter(obj, event)
+        if obj is self.lineEdit() and event.type() == QEvent.MouseButtonRelease:
+            self.setSelectedSection(self.currentSection())
+        return handled
+
+
 class RepeatField(QWidget):
     """Mode menu and, per mode, its fields; ``committed`` when the user finished a change.
     ``value()`` is the ``Repeat`` shown."""
@@ -159,9 +176,8 @@ class RepeatField(QWidget):
         g.addWidget(self.b_end, 1, 3)
         g.addWidget(self.b_days[0], 2, 0, 1, 4)
         # time
-        self.at = QTimeEdit()
+        self.at = TimeField()
         self.at.setObjectName("repeat-at")
-        self.at.setDisplayFormat("HH:mm")
         self.t_days = self._day_boxes()
         at = QWidget()
         v = QVBoxLayout(at)

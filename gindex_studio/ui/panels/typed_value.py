@@ -21,10 +21,15 @@ TYPE_LABELS = {
     "jsonata": "expression", "env": "env variable", "full": "complete msg object",
 }
 ALL_TYPES = tuple(TYPE_LABELS)
+#: types only some fields offer (a switch rule's "previous value")
+TYPE_LABELS["prev"] = "previous value"
+TYPE_LABELS["other"] = "other"  # an http header's name or value typed in
+TYPE_LABELS.update({"pay": "the msg object", "payl": "the latest msg object", "nul": "nothing",  # a trigger's
+                    "len": "fixed length of"})  # a split's
 #: where a value is read from or written to (a property), not a literal
 PROPERTY_TYPES = ("msg", "flow", "global")
 #: types that take no value text (the timestamp is made when the message is)
-NO_VALUE = {"date", "full"}
+NO_VALUE = {"date", "full", "prev", "pay", "payl", "nul"}
 #: types whose value can be long enough to want a multi-line editor (with the language it is in)
 LONG_TYPES = {"jsonata": "jsonata", "json": "json", "str": "text"}
 
@@ -41,9 +46,11 @@ class TypedValueField(QWidget):
 
     committed = Signal()
 
-    def __init__(self, value: Any, vtype: str, types=ALL_TYPES, name: str = "", parent=None):
+    def __init__(self, value: Any, vtype: str, types=ALL_TYPES, name: str = "", parent=None, valued=None):
+        """``valued``: the types that take a value text (default: all but timestamps and the like)."""
         super().__init__(parent)
         self.types = tuple(types)
+        self.valued = valued
         self.kind = QComboBox()
         self.kind.setObjectName(f"type:{name}")
         # as wide as a short type name: the value beside it gets the room
@@ -81,15 +88,23 @@ class TypedValueField(QWidget):
         self.kind.setCurrentIndex(max(0, self.kind.findData(vtype or types[0])))
         self.kind.blockSignals(False)
         self.edit.setText(value_text(value))
+        self.edit.setCursorPosition(0)  # a long path shows its start, not a clipped end
+        self.edit.setToolTip(self.edit.text())
         self._sync_enabled()
         self._last = self.value()
+
+    def set_types(self, types, default: str) -> None:
+        """Offer ``types``; a type they lack becomes ``default`` (the text is kept; no signal)."""
+        self.types = tuple(types)
+        text, kind = self.value()
+        self.set_value(text, kind if kind in self.types else default)
 
     def value(self) -> tuple[str, str]:
         return self.edit.text(), self.kind.currentData()
 
     def _sync_enabled(self) -> None:
         t = self.kind.currentData()
-        self.edit.setEnabled(t not in NO_VALUE)
+        self.edit.setEnabled(t in self.valued if self.valued is not None else t not in NO_VALUE)
         self.edit.setPlaceholderText("property path, e.g. payload" if t in PROPERTY_TYPES else
                                      "JSONata expression, e.g. $now()" if t == "jsonata" else "")
         self.more.setVisible(t in LONG_TYPES)
@@ -110,6 +125,7 @@ class TypedValueField(QWidget):
         self._edited()
 
     def _edited(self) -> None:
+        self.edit.setToolTip(self.edit.text())
         if self.value() != self._last:
             self._last = self.value()
             self.committed.emit()
