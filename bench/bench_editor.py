@@ -138,8 +138,9 @@ def screenshots(app, out: Path, big: list[dict]) -> None:
         pump()
         win.editor.view.fit()
         win.docks["drawing"].raise_()
-        win.drawing.stepping.setChecked(True)
-        win.drawing.slider.setValue(365)  # a spoke, after the rim and the radius
+        drawing = win.docks["drawing"].widget()
+        drawing.stepping.setChecked(True)
+        drawing.slider.setValue(365)  # a spoke, after the rim and the radius
         tree = win.palette.tree
         tree.scrollToItem(win.palette.type_items["loop"], tree.ScrollHint.PositionAtCenter)
         pump()
