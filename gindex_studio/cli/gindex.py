@@ -25,8 +25,10 @@ def add_parsers(sub) -> None:
                        description="The g-index of an experiment: how much skill a system shows on its tasks "
                                    "(θ = 1 − Δ of each attempt), weighted up for tasks far from its curriculum "
                                    "(Ω) and down for the priors and experience (samples, compute) it was given.")
-    p.add_argument("experiment", metavar="EXPERIMENT",
-                   help="experiment file (gindex-studio format, or the companion's with --domains)")
+    p.add_argument("experiments", nargs="+", metavar="EXPERIMENT",
+                   help="experiment file (gindex-studio format, or the companion's with --domains); several, a "
+                        "folder of them (its *.json files) or a study file give one table of systems, sorted by "
+                        "g-index, a curriculum they share prepared and searched once")
     add_companion(p)
     add_workers(p)
     p.add_argument("--leak-threshold", type=fraction_01, default=None, metavar="T",
@@ -51,6 +53,8 @@ def add_parsers(sub) -> None:
 
 
 def check_usage(args, parser) -> None:
+    if args.probes and len(args.experiments) > 1:
+        parser.error("--probes runs one experiment's programs: give one experiment file")
     if args.probes and args.domains:
         parser.error("--probes needs the programs of each task: the companion's experiments (--domains) hold none")
     if (args.node_red or args.token or args.token_file or args.trust_flows or args.no_sandbox) and not args.probes:
@@ -63,34 +67,26 @@ def check_usage(args, parser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli import progress
     from gindex_studio.core.benchmark import experiment as ex
     from gindex_studio.core.benchmark import gindex as gi
 
     check_companion(args)
+    if many(args):
+        from gindex_studio.cli.gindex_many import run_many
+
+        return run_many(args)
+    path = args.experiments[0]
     try:
         if args.domains:
-            exp = ex.load_companion_experiment(args.experiment, args.domains)
+            exp = ex.load_companion_experiment(path, args.domains)
             refuse_companion_too_big(exp, args)
             result = gi.compute_companion_gindex(exp, args.domains,
                                                  symmetrise_in_directory_order=args.symmetrise_directory_order,
                                                  leave_self_out=args.leave_self_out)
         else:
-            exp = ex.load_experiment(args.experiment)
-            edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
-            if args.use_edited:
-                exp = ex.with_edits(exp)
-            opts = options(args) if scoring_given(args) else None
-            read_by_workers = workers_read_files(args, opts.profile if opts else exp.profile)
-            extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
-            refuse_experiment_too_big(exp, opts or exp.options, args)
-            listener = _Progress() if progress.wanted(args) else None
+            exp, edited, opts = ready(ex.load_experiment(path), args)
             with cluster(args) as client:
-                result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
-                                           workers_read_files=read_by_workers, listener=listener,
-                                           leave_self_out=args.leave_self_out, **extra)
-            if listener is not None:
-                listener.done()
+                result = scored(exp, opts, args, client)
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
     if not args.domains:
@@ -105,6 +101,55 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(format_gindex(result, behaviours))
     return 0
+
+
+def many(args) -> bool:
+    """Whether the inputs are several experiments (a table of systems): more than one path, a
+    folder, or a study file."""
+    from pathlib import Path
+
+    from gindex_studio.core.benchmark.experiment import ExperimentError
+    from gindex_studio.core.benchmark.study import is_study_value
+    from gindex_studio.core.benchmark.validate import read_json
+
+    paths = args.experiments
+    if len(paths) > 1 or Path(paths[0]).is_dir():
+        return True
+    if args.domains:
+        return False
+    try:
+        return is_study_value(read_json(Path(paths[0])))
+    except ExperimentError:
+        return False  # the single experiment's own reading says what is wrong
+
+
+def ready(exp, args):
+    """(experiment, ids of its tasks holding what-if edits, ScoreOptions or None) as the options
+    ask (``--use-edited``, scoring options), refused before any search when it cannot fit."""
+    from gindex_studio.core.benchmark import experiment as ex
+
+    edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
+    if args.use_edited:
+        exp = ex.with_edits(exp)
+    opts = options(args) if scoring_given(args) else None
+    refuse_experiment_too_big(exp, opts or exp.options, args)
+    return exp, edited, opts
+
+
+def scored(exp, opts, args, client, shared=None):
+    """``compute_gindex`` of ``exp`` as the options ask, with progress on stderr when wanted."""
+    from gindex_studio.cli import progress
+    from gindex_studio.core.benchmark import gindex as gi
+
+    read_by_workers = workers_read_files(args, opts.profile if opts else exp.profile)
+    extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
+    listener = _Progress() if progress.wanted(args) else None
+    result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
+                               workers_read_files=read_by_workers, listener=listener,
+                               leave_self_out=args.leave_self_out, shared=shared, **extra)
+    if listener is not None:
+        listener.done()
+    return result
 
 
 def probe_tasks(exp, args) -> dict:
