@@ -10,7 +10,7 @@ from gindex_studio.cli.common import InputError, json_out, table
 
 def run_many(args) -> int:
     from gindex_studio.cli.cluster import cluster
-    from gindex_studio.cli.gindex import _warn_about_edits, ready, scored
+    from gindex_studio.cli.gindex_scoring import ready, scored, warn_about_edits
     from gindex_studio.cli.options import refuse_companion_too_big
     from gindex_studio.core.benchmark.analysis import open_companion, score_companion
     from gindex_studio.core.benchmark.experiment import ExperimentError
@@ -36,7 +36,7 @@ def run_many(args) -> int:
                 for k, (label, exp, edited, opts) in enumerate(opened):
                     _say_which(args, k, len(opened), label)
                     result = scored(exp, opts, args, client, shared)
-                    _warn_about_edits(result, edited, args.use_edited)
+                    warn_about_edits(result, edited, args.use_edited)
                     rows.append((label, exp.path, result))
     except ExperimentError as e:
         raise InputError(str(e)) from None
@@ -75,7 +75,7 @@ def compute(result) -> float | None:
 def format_systems(rows) -> str:
     """The table of systems (label, file, GIndexResult), in the given order, and the warnings
     under it, each naming its systems."""
-    from gindex_studio.cli.gindex import COMPANION_LEAK_NOTE
+    from gindex_studio.cli.gindex_scoring import COMPANION_LEAK_NOTE
 
     companion = any(r.mode != "tasks" for _l, _p, r in rows)
     body = table(
