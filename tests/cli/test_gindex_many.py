@@ -164,3 +164,11 @@ def test_the_companions_folder_gives_its_table_with_dd_computed_once(tmp_path, m
     assert main(["gindex", str(exps), "--domains", str(dom), "--json"]) == 0
     assert [r["g_index"] for r in json.loads(capsys.readouterr().out)] == [r["g_index"] for r in rows]
     assert calls == [1]
+
+
+def test_report_takes_the_folder_too_each_experiment_once():
+    """The study folder holds study.json and its three experiments: three systems, not six."""
+    code, out, err = run("report", STUDY, "--json", "--resamples", "100", "--workers", "1")
+    assert code == 0, err
+    labels = sorted(s["label"] for s in json.loads(out)["systems"])
+    assert labels == ["gpt2-large", "gpt2-medium", "gpt2-small"]
