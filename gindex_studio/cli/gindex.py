@@ -3,6 +3,7 @@ companion's with ``--domains``), with its curriculum terms, task table and leaks
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
@@ -62,12 +63,12 @@ def run(args: argparse.Namespace) -> int:
     from gindex_studio.core.benchmark import experiment as ex
     from gindex_studio.core.benchmark import gindex as gi
 
-    check_companion(args)
-    if many(args):
-        from gindex_studio.cli.gindex_many import run_many
+    from gindex_studio.cli.gindex_many import run_many
 
-        return run_many(args)
+    check_companion(args)
     path = args.experiments[0]
+    if len(args.experiments) > 1 or Path(path).is_dir():
+        return run_many(args)
     try:
         if args.domains:
             exp = ex.load_companion_experiment(path, args.domains)
@@ -76,7 +77,13 @@ def run(args: argparse.Namespace) -> int:
                                                  symmetrise_in_directory_order=args.symmetrise_directory_order,
                                                  leave_self_out=args.leave_self_out)
         else:
-            exp, edited, opts = ready(ex.load_experiment(path), args)
+            try:
+                loaded = ex.load_experiment(path)
+            except ex.ExperimentError:
+                if not is_study(path):
+                    raise
+                return run_many(args)
+            exp, edited, opts = ready(loaded, args)
             with cluster(args) as client:
                 result = scored(exp, opts, args, client)
     except ex.ExperimentError as e:
@@ -95,24 +102,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def many(args) -> bool:
-    """Whether the inputs are several experiments (a table of systems): more than one path, a
-    folder, or a study file."""
-    from pathlib import Path
-
+def is_study(path: str) -> bool:
+    """Whether ``path`` is a study file (its experiments then give a table of systems)."""
     from gindex_studio.core.benchmark.experiment import ExperimentError
     from gindex_studio.core.benchmark.study import is_study_value
     from gindex_studio.core.benchmark.validate import read_json
 
-    paths = args.experiments
-    if len(paths) > 1 or Path(paths[0]).is_dir():
-        return True
-    if args.domains:
-        return False
     try:
-        return is_study_value(read_json(Path(paths[0])))
+        return is_study_value(read_json(Path(path)))
     except ExperimentError:
-        return False  # the single experiment's own reading says what is wrong
+        return False
 
 
 def probe_tasks(exp, args) -> dict:

@@ -17,6 +17,8 @@ def run_many(args) -> int:
     from gindex_studio.core.benchmark.gindex import SharedOmega
     from gindex_studio.core.benchmark.study import open_inputs
 
+    if args.probes:
+        raise InputError("--probes runs one experiment's programs: give one experiment file")
     try:
         if args.domains:
             pairs = open_companion(args.experiments, args.domains)

@@ -96,6 +96,14 @@ def test_a_bad_file_among_several_is_one_line_naming_it(tmp_path):
     assert code == 1 and len(err.strip().splitlines()) == 1 and "no experiment file" in err
     code, _out, err = run("gindex", *EXPERIMENTS[:2], "--probes")
     assert code == 2 and "one experiment" in err
+    code, _out, err = run("gindex", STUDY, "--probes")
+    assert code == 1 and "one experiment" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_study_file_gives_the_table_of_its_experiments():
+    code, out, err = run("gindex", STUDY / "study.json", "--json", "--workers", "1")
+    assert code == 0, err
+    assert sorted(r["label"] for r in json.loads(out)) == ["gpt2-large", "gpt2-medium", "gpt2-small"]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")

@@ -467,7 +467,8 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
                 progress(j + 1, 2 * n)
         build = lambda: _build_curriculum(experiment, opts, lambda done, total: tell.stage("curriculum", done, total),  # noqa: E731
                                           cancel)
-        cur, known = shared.curriculum(_curriculum_key(experiment), opts, build) if shared else (build(), {})
+        curriculum_key = _curriculum_key(experiment)
+        cur, known = shared.curriculum(curriculum_key, opts, build) if shared else (build(), {})
         exclude = own_programs(experiment) if leave_self_out else [()] * n
         references = [_fingerprint(t.reference) for t in experiment.tasks]
         keys = [(references[j], tuple(exclude[j])) for j in range(n)]
@@ -529,7 +530,7 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
         )
         result._state = {
             "curriculum": cur,
-            "curriculum_key": _curriculum_key(experiment),
+            "curriculum_key": curriculum_key,
             "options": opts,
             "nearest": nearest,
             "references": references,
