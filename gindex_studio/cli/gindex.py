@@ -3,19 +3,12 @@ companion's with ``--domains``), with its curriculum terms, task table and leaks
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from gindex_studio.cli.cluster import add_cluster, cluster, workers_read_files
+from gindex_studio.cli.cluster import add_cluster, cluster
 from gindex_studio.cli.common import InputError, fraction_01, json_out, table
-from gindex_studio.cli.options import (
-    add_companion,
-    add_scoring,
-    add_workers,
-    check_companion,
-    options,
-    refuse_companion_too_big,
-    refuse_experiment_too_big,
-    scoring_given,
-)
+from gindex_studio.cli.gindex_scoring import COMPANION_LEAK_NOTE, ready, scored, warn_about_edits
+from gindex_studio.cli.options import add_companion, add_scoring, add_workers, check_companion, refuse_companion_too_big
 from gindex_studio.cli.skipped import add_strict
 
 
@@ -25,8 +18,10 @@ def add_parsers(sub) -> None:
                        description="The g-index of an experiment: how much skill a system shows on its tasks "
                                    "(θ = 1 − Δ of each attempt), weighted up for tasks far from its curriculum "
                                    "(Ω) and down for the priors and experience (samples, compute) it was given.")
-    p.add_argument("experiment", metavar="EXPERIMENT",
-                   help="experiment file (gindex-studio format, or the companion's with --domains)")
+    p.add_argument("experiments", nargs="+", metavar="EXPERIMENT",
+                   help="experiment file (gindex-studio format, or the companion's with --domains); several, a "
+                        "folder of them (its *.json files) or a study file give one table of systems, sorted by "
+                        "g-index, a curriculum they share prepared and searched once")
     add_companion(p)
     add_workers(p)
     p.add_argument("--leak-threshold", type=fraction_01, default=None, metavar="T",
@@ -51,6 +46,8 @@ def add_parsers(sub) -> None:
 
 
 def check_usage(args, parser) -> None:
+    if args.probes and len(args.experiments) > 1:
+        parser.error("--probes runs one experiment's programs: give one experiment file")
     if args.probes and args.domains:
         parser.error("--probes needs the programs of each task: the companion's experiments (--domains) hold none")
     if (args.node_red or args.token or args.token_file or args.trust_flows or args.no_sandbox) and not args.probes:
@@ -63,38 +60,36 @@ def check_usage(args, parser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli import progress
     from gindex_studio.core.benchmark import experiment as ex
     from gindex_studio.core.benchmark import gindex as gi
 
+    from gindex_studio.cli.gindex_many import run_many
+
     check_companion(args)
+    path = args.experiments[0]
+    if len(args.experiments) > 1 or Path(path).is_dir():
+        return run_many(args)
     try:
         if args.domains:
-            exp = ex.load_companion_experiment(args.experiment, args.domains)
+            exp = ex.load_companion_experiment(path, args.domains)
             refuse_companion_too_big(exp, args)
             result = gi.compute_companion_gindex(exp, args.domains,
                                                  symmetrise_in_directory_order=args.symmetrise_directory_order,
                                                  leave_self_out=args.leave_self_out)
         else:
-            exp = ex.load_experiment(args.experiment)
-            edited = [exp.tasks[j].id for j in ex.edited_tasks(exp)]
-            if args.use_edited:
-                exp = ex.with_edits(exp)
-            opts = options(args) if scoring_given(args) else None
-            read_by_workers = workers_read_files(args, opts.profile if opts else exp.profile)
-            extra = {"leak_threshold": args.leak_threshold} if args.leak_threshold is not None else {}
-            refuse_experiment_too_big(exp, opts or exp.options, args)
-            listener = _Progress() if progress.wanted(args) else None
+            try:
+                loaded = ex.load_experiment(path)
+            except ex.ExperimentError:
+                if not is_study(path):
+                    raise
+                return run_many(args)
+            exp, edited, opts = ready(loaded, args)
             with cluster(args) as client:
-                result = gi.compute_gindex(exp, options=opts, workers=args.workers, client=client,
-                                           workers_read_files=read_by_workers, listener=listener,
-                                           leave_self_out=args.leave_self_out, **extra)
-            if listener is not None:
-                listener.done()
+                result = scored(exp, opts, args, client)
     except ex.ExperimentError as e:
         raise InputError(str(e)) from None
     if not args.domains:
-        _warn_about_edits(result, edited, args.use_edited)
+        warn_about_edits(result, edited, args.use_edited)
     behaviours = probe_tasks(exp, args) if args.probes else None
     if args.json:
         d = result.to_dict()
@@ -105,6 +100,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(format_gindex(result, behaviours))
     return 0
+
+
+def is_study(path: str) -> bool:
+    """Whether ``path`` is a study file (its experiments then give a table of systems)."""
+    from gindex_studio.core.benchmark.experiment import ExperimentError
+    from gindex_studio.core.benchmark.study import is_study_value
+    from gindex_studio.core.benchmark.validate import read_json
+
+    try:
+        return is_study_value(read_json(Path(path)))
+    except ExperimentError:
+        return False
 
 
 def probe_tasks(exp, args) -> dict:
@@ -204,37 +211,6 @@ class _NotRun:
         return {"verdict": "could not run", "message": self.why}
 
 
-class _Progress:
-    """``gindex`` progress on stderr: the stage and its count, at most every 0.2 s."""
-
-    WORDS = {"delta": "Δ of the tasks", "curriculum": "preparing the curriculum", "omega": "Ω of the tasks"}
-
-    def __init__(self):
-        self.last, self.shown = 0.0, False
-
-    def stage(self, name, done, total):
-        import time
-
-        now = time.monotonic()
-        if done == total or now - self.last >= 0.2:
-            self.last, self.shown = now, True
-            from gindex_studio.cli import progress
-
-            progress.say(f"{self.WORDS.get(name, name)}: {done:,} of {total:,}")
-
-    def delta(self, index, reports):
-        pass
-
-    def task(self, result):
-        pass
-
-    def done(self):
-        from gindex_studio.cli import progress
-
-        if self.shown:
-            progress.say("")
-
-
 def format_gindex(result, behaviours: dict | None = None) -> str:
     """People's view of a GIndexResult: the index, the curriculum terms and a task table (with a
     "behaves" column beside θ when ``behaviours`` maps task ids to their Behaviour)."""
@@ -272,21 +248,3 @@ def format_gindex(result, behaviours: dict | None = None) -> str:
 
 
 _LEAK_WORD = {True: "leak", False: "", None: "?"}
-#: under the task table of a companion experiment, whose leak column is "?" on every row
-COMPANION_LEAK_NOTE = ("leak ?: the companion's experiment files hold per-domain results, not each task's "
-                       "program, so no task can be checked against the curriculum programs")
-
-
-def _warn_about_edits(result, edited: list[str], use_edited: bool) -> None:
-    """Say which outputs the g-index was computed from when what-if edits are present (or asked for)."""
-    if not (edited or use_edited):
-        return
-    names = ", ".join(edited[:5]) + (", …" if len(edited) > 5 else "")
-    if use_edited and edited:
-        line = f"scored on the what-if edits of {len(edited)} tasks ({names}), not the model's own outputs"
-    elif use_edited:
-        line = "--use-edited: no task holds a what-if edit; this is the g-index of the model's own outputs"
-    else:
-        line = (f"{len(edited)} tasks hold what-if edits ({names}): this is the g-index of the model's own "
-                "outputs; --use-edited scores the edits")
-    result.warnings.append(line)

@@ -14,8 +14,8 @@ from typing import Sequence
 import numpy as np
 
 from gindex_studio.core.benchmark import stats
-from gindex_studio.core.benchmark.experiment import Experiment
-from gindex_studio.core.benchmark.gindex import GIndexResult, compute_gindex
+from gindex_studio.core.benchmark.experiment import CompanionExperiment, Experiment
+from gindex_studio.core.benchmark.gindex import GIndexResult, SharedOmega, compute_gindex
 
 DEFAULT_SPLITS = 50
 RESPONSE_POINTS = 25
@@ -32,33 +32,47 @@ class System:
 
 def score_systems(pairs: Sequence[tuple[str, Experiment]], workers: int | None = None,
                   cancel=None, leave_self_out: bool = False) -> list[System]:
-    """Score every experiment (``compute_gindex``) into systems. ``cancel`` (anything with
-    ``is_set()``): once set, the running computation stops and ``Cancelled`` is raised."""
-    return [System(label, exp, compute_gindex(exp, workers=workers, cancel=cancel, leave_self_out=leave_self_out))
+    """Score every experiment (``compute_gindex``) into systems, a curriculum they share prepared
+    and searched once (``SharedOmega``). ``cancel`` (anything with ``is_set()``): once set, the
+    running computation stops and ``Cancelled`` is raised."""
+    shared = SharedOmega()
+    return [System(label, exp, compute_gindex(exp, workers=workers, cancel=cancel, leave_self_out=leave_self_out,
+                                              shared=shared))
             for label, exp in pairs]
+
+
+def open_companion(paths: Sequence[str | Path], domains_dir: str | Path) -> list[tuple[str, CompanionExperiment]]:
+    """The companion's experiment files (a folder stands for its ``*.json`` files, sorted: see
+    ``study.input_files``) read against ``domains_dir``, each labelled with its file name (made
+    unique). Raises ExperimentError."""
+    from gindex_studio.core.benchmark.experiment import load_companion_experiment
+    from gindex_studio.core.benchmark.study import input_files, unique_labels
+
+    files = input_files(list(paths))
+    return list(zip(unique_labels([f.stem for f in files]), (load_companion_experiment(f, domains_dir) for f in files)))
+
+
+def score_companion(pairs: Sequence[tuple[str, CompanionExperiment]], *, symmetrise_in_directory_order: bool = False,
+                    leave_self_out: bool = False) -> list[System]:
+    """Companion experiments scored in aggregate mode (``compute_companion_gindex``); dd is
+    computed once for every experiment."""
+    from gindex_studio.core.benchmark.gindex import companion_dd_matrix, compute_companion_gindex
+
+    dd: dict[tuple[str, str], float] = {}
+    out = []
+    for label, cexp in pairs:
+        if any((t.name, c.name) not in dd for t in cexp.tasks for c in cexp.curriculum):
+            dd.update(companion_dd_matrix(cexp, symmetrise_in_directory_order=symmetrise_in_directory_order,
+                                          leave_self_out=leave_self_out))
+        out.append(System(label, None, compute_companion_gindex(cexp, dd=dd, leave_self_out=leave_self_out)))
+    return out
 
 
 def companion_systems(paths: Sequence[str | Path], domains_dir: str | Path, *, symmetrise_in_directory_order: bool = False,
                       leave_self_out: bool = False) -> list[System]:
-    """The companion's experiment files (a folder stands for its ``*.json`` files, sorted) scored in
-    aggregate mode against ``domains_dir`` (``compute_companion_gindex``), each labelled with its
-    file name; dd is computed once for every experiment. Raises ExperimentError."""
-    from gindex_studio.core.benchmark.experiment import load_companion_experiment
-    from gindex_studio.core.benchmark.gindex import companion_dd_matrix, compute_companion_gindex
-
-    from gindex_studio.core.benchmark.study import unique_labels
-
-    files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
-    dd: dict[tuple[str, str], float] = {}
-    out = []
-    for f, label in zip(files, unique_labels([f.stem for f in files])):
-        cexp = load_companion_experiment(f, domains_dir)
-        if any((t.name, c.name) not in dd for t in cexp.tasks for c in cexp.curriculum):
-            dd.update(companion_dd_matrix(cexp, symmetrise_in_directory_order=symmetrise_in_directory_order,
-                                          leave_self_out=leave_self_out))
-        result = compute_companion_gindex(cexp, dd=dd, leave_self_out=leave_self_out)
-        out.append(System(label, None, result))
-    return out
+    """``open_companion`` then ``score_companion``. Raises ExperimentError."""
+    return score_companion(open_companion(paths, domains_dir), symmetrise_in_directory_order=symmetrise_in_directory_order,
+                           leave_self_out=leave_self_out)
 
 
 # ----- per-task arrays --------------------------------------------------------------------------

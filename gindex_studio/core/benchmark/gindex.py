@@ -314,6 +314,26 @@ def _curriculum_key(experiment: Experiment) -> tuple:
     return tuple((c.domain, tuple((p.label, _fingerprint(p.flow)) for p in c.programs)) for c in experiment.curriculum)
 
 
+class SharedOmega:
+    """The work several experiments scored in one call share (``compute_gindex(shared=…)``): each
+    curriculum prepared once per set of programs and scoring options, and each task's Ω against
+    it searched once per reference program (and programs left out). The values are those a
+    separate call computes; only the searching is not repeated."""
+
+    def __init__(self):
+        self._entries: list[tuple[tuple, ScoreOptions, Curriculum, dict]] = []
+
+    def curriculum(self, key: tuple, options: ScoreOptions, build: Callable[[], Curriculum]) -> tuple[Curriculum, dict]:
+        """The curriculum of ``key`` (``_curriculum_key``) under ``options``, built by ``build()``
+        the first time, and its Ω found so far: {(reference fingerprint, left-out indices): Ω per domain}."""
+        for k, opts, cur, known in self._entries:
+            if opts == options and k == key:
+                return cur, known
+        cur = build()
+        self._entries.append((key, options, cur, {}))
+        return cur, self._entries[-1][3]
+
+
 def _options_of(experiment: Experiment, options: ScoreOptions | None) -> ScoreOptions:
     return options if options is not None else experiment.options
 
@@ -405,7 +425,8 @@ class Listener:
 def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, workers: int | None = None,
                    progress: Progress | None = None, client=None, workers_read_files: bool = False, *,
                    listener: Listener | None = None, cancel=None,
-                   leak_threshold: Fraction = LEAK_THRESHOLD, leave_self_out: bool = False) -> GIndexResult:
+                   leak_threshold: Fraction = LEAK_THRESHOLD, leave_self_out: bool = False,
+                   shared: SharedOmega | None = None) -> GIndexResult:
     """The g-index of an experiment in our format, with every component.
 
     ``options``: scoring options (default: the experiment's profile and options). Δ of every task
@@ -420,7 +441,8 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
     are terminated and ``Cancelled`` is raised. A task is flagged as a leak when Ω ≤
     ``leak_threshold`` (from the nearest program Ω found: no extra search). ``leave_self_out``:
     each task's Ω leaves out the curriculum programs read from its own reference file
-    (``own_programs``). Raises ExperimentError
+    (``own_programs``). ``shared`` (a ``SharedOmega`` passed for several experiments): their
+    curriculum is prepared, and each task's Ω searched, once for all of them. Raises ExperimentError
     for ρ + E ≤ 0, and when the cluster lost the Ω of some tasks (naming them). The cyclic garbage
     collector is kept off the data meanwhile (``gcpause.frozen_heap``: a full collection held the
     GIL, and so the GUI thread, for up to 250 ms)."""
@@ -443,14 +465,26 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
             tell.stage("delta", j + 1, n)
             if progress:
                 progress(j + 1, 2 * n)
-        cur = _build_curriculum(experiment, opts, lambda done, total: tell.stage("curriculum", done, total), cancel)
+        build = lambda: _build_curriculum(experiment, opts, lambda done, total: tell.stage("curriculum", done, total),  # noqa: E731
+                                          cancel)
+        curriculum_key = _curriculum_key(experiment)
+        cur, known = shared.curriculum(curriculum_key, opts, build) if shared else (build(), {})
+        exclude = own_programs(experiment) if leave_self_out else [()] * n
+        references = [_fingerprint(t.reference) for t in experiment.tasks]
+        keys = [(references[j], tuple(exclude[j])) for j in range(n)]
+        nearest: list = [known.get(k) for k in keys]
+        todo = [j for j in range(n) if nearest[j] is None]  # the tasks whose Ω no earlier experiment searched
         prepared = []
-        for t in experiment.tasks:
+        for j in todo:
             _raise_if_set(cancel)
-            prepared.append(prepare(t.reference, opts))
-        exclude = own_programs(experiment) if leave_self_out else None
+            prepared.append(prepare(experiment.tasks[j].reference, opts))
 
-        def finished(j: int, per: dict[str, Nearest]) -> None:
+        def finished(i: int, per: dict[str, Nearest]) -> None:
+            j = todo[i]
+            nearest[j] = known[keys[j]] = per
+            told(j, per)
+
+        def told(j: int, per: dict[str, Nearest]) -> None:
             t = _task_result(j, experiment.tasks[j], reports[j], per, cur, included, leak_threshold)
             t.tc, t.terms = _tc(t.theta, t.gd, domains, experiment.priors)
             tell.task(t)
@@ -460,9 +494,16 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
             if progress:
                 progress(n + done, 2 * n)
 
-        if client is None:
-            nearest = omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
-                                 on_result=finished, exclude=exclude)
+        for j in range(n):
+            if nearest[j] is not None:
+                told(j, nearest[j])
+        left_out = [exclude[j] for j in todo] if leave_self_out else None
+        if not todo:
+            if progress:
+                progress(2 * n, 2 * n)
+        elif client is None:
+            omega_many(prepared, cur, workers=workers, deadline=opts.deadline, progress=inner, cancel=cancel,
+                       on_result=finished, exclude=left_out)
         else:
             from gindex_studio.core.benchmark.on_cluster import CurriculumFiles, omega_many_dask
 
@@ -474,11 +515,10 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
                 except FlowError as e:
                     raise ExperimentError(str(e)) from None
             run = omega_many_dask(prepared, source, client, deadline=opts.deadline, progress=inner, cancel=cancel,
-                                  on_result=finished, exclude=exclude)
+                                  on_result=finished, exclude=left_out)
             if run.missing:
-                lost = ", ".join(experiment.tasks[j].id for j in run.missing)
+                lost = ", ".join(experiment.tasks[todo[i]].id for i in run.missing)
                 raise ExperimentError(f"the cluster could not compute Ω for {len(run.missing)} task(s): {lost}")
-            nearest = run.results
         tasks = [_task_result(j, t, reports[j], nearest[j], cur, included, leak_threshold)
                  for j, t in enumerate(experiment.tasks)]
         warnings += _search_warnings(tasks)
@@ -490,10 +530,10 @@ def compute_gindex(experiment: Experiment, options: ScoreOptions | None = None, 
         )
         result._state = {
             "curriculum": cur,
-            "curriculum_key": _curriculum_key(experiment),
+            "curriculum_key": curriculum_key,
             "options": opts,
             "nearest": nearest,
-            "references": [_fingerprint(t.reference) for t in experiment.tasks],
+            "references": references,
             "ids": [t.id for t in experiment.tasks],
         }
         return _finish(result)

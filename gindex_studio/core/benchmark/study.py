@@ -122,21 +122,41 @@ def unique_labels(wanted: list[str]) -> list[str]:
     return out
 
 
+def input_files(paths: list[str | Path]) -> list[Path]:
+    """``paths`` with each folder replaced by its ``*.json`` files (sorted; entries that are not
+    regular files are reported to ``folders.on_skipped`` and left out)."""
+    from gindex_studio.core.flows.folders import program_files
+
+    return [f for p in map(Path, paths) for f in (program_files(p, (".json",)) if p.is_dir() else [p])]
+
+
 def open_inputs(paths: list[str | Path]) -> tuple[str, list[tuple[str, Experiment]]]:
-    """Study files and experiment files, in order, as (study name, [(label, experiment)]): a study
-    contributes its experiments, an experiment file itself. Raises ExperimentError."""
+    """Study files, experiment files and folders of them, in order, as (study name, [(label,
+    experiment)]): a study contributes its experiments, an experiment file itself, a folder its
+    ``*.json`` files (``input_files``). An experiment file reached twice (named and in a study,
+    or a folder holding a study and its experiments) is opened once, where first reached.
+    Raises ExperimentError."""
     pairs: list[tuple[str | None, Experiment]] = []
     names = []
-    for p in paths:
-        p = Path(p)
+    seen: set[Path] = set()
+
+    def add(label: str | None, path: Path, load) -> bool:
+        key = path.resolve()
+        if key in seen:
+            return False
+        seen.add(key)
+        pairs.append((label, load()))
+        return True
+
+    for p in input_files(paths):
         value = read_json(p)
         if is_study_value(value):
             study = study_from_value(value, p)
             names.append(study.name)
-            pairs += [(e.label, load_experiment(e.path)) for e in study.entries]
+            for e in study.entries:
+                add(e.label, e.path, lambda e=e: load_experiment(e.path))
         else:
-            exp = experiment_from_value(value, p)
-            names.append(exp.name)
-            pairs.append((None, exp))
+            if add(None, p, lambda: experiment_from_value(value, p)):
+                names.append(pairs[-1][1].name)
     labels = unique_labels([lab or exp.system or (exp.path.stem if exp.path else "system") for lab, exp in pairs])
     return (names[0] if len(names) == 1 else " + ".join(names)), list(zip(labels, (e for _, e in pairs)))

@@ -25,7 +25,8 @@ from gindex_studio.core.flows.nesting import MAX_DEPTH, depth_problem, too_deep
 #: a recovered node object sits inside the node array: one level less than a whole file may nest
 NODE_DEPTH = MAX_DEPTH - 1
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)(?:\r?\n```|\Z)", re.S)
+#: the line opening a Markdown fence (its body follows)
+_FENCE_OPEN = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n")
 _DECODER = json.JSONDecoder(parse_constant=not_json_number, parse_float=finite_float)  # as strict as loads_json
 
 
@@ -107,10 +108,26 @@ def _lenient(text: str, strict_error: Exception) -> LenientRead:
     return _recover(text, start if body is not None else 0, strict_error)
 
 
+def fenced_body(text: str) -> tuple[int, str] | None:
+    """(where the body of the first Markdown fence starts, the body): up to the line break
+    (``\n`` or ``\r\n``) before the closing fence, else to the end of the text; None without a
+    fence. What the regex ``(.*?)(?:\r?\n```|\Z)`` matched after the opening line, found with
+    ``str.find`` instead of a lazy match tried at every character (1.4 ms on a 4.7 KB answer)."""
+    m = _FENCE_OPEN.search(text)
+    if m is None:
+        return None
+    start = m.end()
+    close = text.find("\n```", start)
+    if close < 0:
+        return start, text[start:]
+    end = close - 1 if close > start and text[close - 1] == "\r" else close
+    return start, text[start:end]
+
+
 def _json_body(text: str) -> tuple[int, str | None]:
-    m = _FENCE.search(text)
-    if m:
-        return m.start(1), m.group(1)
+    fenced = fenced_body(text)
+    if fenced is not None:
+        return fenced
     idx = [i for i in (text.find("["), text.find("{")) if i >= 0]
     if not idx:
         return 0, None
