@@ -11,6 +11,8 @@ from typing import Callable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QToolButton, QWidget
 
+from gindex_studio.ui.panels.flush import flush
+
 CREATE = object()  # the combo's "Create new …" entry
 
 
@@ -30,10 +32,7 @@ class ConfigRefField(QWidget):
         self.edit_button.setText("✎")
         self.edit_button.setToolTip(f"Edit this {ref_type}")
         self.edit_button.clicked.connect(lambda: self.value() and self.open_requested.emit(self.value()))
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.combo, 1)
-        lay.addWidget(self.edit_button)
+        flush(QHBoxLayout(self), (self.combo, 1), self.edit_button)
         self.set_value(value)
         self.combo.activated.connect(self._activated)
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
+from gindex_studio.ui.panels.flush import flush
 from gindex_studio.ui.theme import error_color
 
 
@@ -60,10 +61,7 @@ class JsonEditor(QWidget):
         self.error.setWordWrap(True)
         self.error.setStyleSheet(f"color: {error_color()}")
         self.error.hide()
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.text)
-        lay.addWidget(self.error)
+        flush(QVBoxLayout(self), self.text, self.error)
         self.set_value(value)
         self.text.textChanged.connect(self._check)
         self.text.editing_finished.connect(self.committed)

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gindex_studio.ui.panels.flush import flush
+
 MODES = ("none", "interval", "between", "time", "cron")
 MODE_TEXT = {"none": "none", "interval": "interval", "between": "interval between times",
              "time": "at a specific time", "cron": "cron (as written)"}
@@ -190,10 +192,7 @@ class RepeatField(QWidget):
         self.cron.setPlaceholderText("minute hour day month weekday, e.g. 0 */2 * * *")
         for page in (QWidget(), interval, between, at, self.cron):
             self.pages.addWidget(page)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.mode)
-        lay.addWidget(self.pages)
+        flush(QVBoxLayout(self), self.mode, self.pages)
         self.set_value(repeat)
         self.mode.activated.connect(self._mode_picked)
         for sp in (self.every, self.b_every, self.b_start, self.b_end):

@@ -9,6 +9,7 @@ from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
 
 from gindex_studio.core.editing.node_forms import THEN, then_duration, then_mode
+from gindex_studio.ui.panels.flush import flush
 
 
 class TriggerThenField(QWidget):
@@ -24,10 +25,7 @@ class TriggerThenField(QWidget):
         self.amount.setObjectName("trigger-amount")
         self.amount.setValidator(QRegularExpressionValidator(QRegularExpression(r"[0-9]*\.?[0-9]*")))
         self.amount.setToolTip("How long, in the wait units below")
-        h = QHBoxLayout(self)
-        h.setContentsMargins(0, 0, 0, 0)
-        h.addWidget(self.mode, 1)
-        h.addWidget(self.amount)
+        flush(QHBoxLayout(self), (self.mode, 1), self.amount)
         self.set_value(duration)
         self.mode.activated.connect(self._edited)
         self.amount.editingFinished.connect(self._edited)
