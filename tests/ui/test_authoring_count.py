@@ -1,0 +1,164 @@
+"""Issue 32's Done-when: the 8-node task "every weekday at 9:00, GET a status URL; if ``status`` is
+not 'ok' send a Telegram message, else log 'fine'", authored from an empty canvas at 1366×768 with
+mouse and keyboard only, takes at most 45 actions; the flow it saves has the asked structure and
+runs so in the real Node-RED.
+
+Every input goes through ``Inputs`` (a click, a key press, a wheel notch = 1; a word typed into one
+field = 1); the test never edits the model. The nodes: inject → http request → json → switch,
+whose rule 1 (``msg.payload.status == "ok"``) goes to change (payload = "fine") → debug and whose
+rule 2 (otherwise) goes to the Telegram sender with its bot (a config node): eight nodes."""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication, QCheckBox, QPushButton
+
+from .input_counter import Inputs
+from .runtime_support import fire_and_collect
+
+LIMIT = 45
+URL = "http://127.0.0.1:18931/status"
+
+
+def _node_at(ed, node_type: str):
+    (nid,) = [i for i in ed.scene.nodes if ed.doc.node(i).type == node_type]
+    return nid
+
+
+def _click_node(io: Inputs, ed, node_id: str) -> None:
+    item = ed.scene.nodes[node_id]
+    centre = item.mapRectToScene(item.body()).center()
+    pos = ed.view.mapFromScene(centre)
+    assert ed.view.viewport().rect().contains(pos), f"{node_id} is off screen"
+    io.click(ed.view.viewport(), pos, f"select {ed.doc.node(node_id).type}")
+    assert ed.scene.selected_node_ids() == [node_id]
+
+
+def _end_of_text(edit) -> QPoint:
+    """A point in ``edit`` right of its text (a click there puts the cursor at the end)."""
+    return QPoint(edit.width() - 6, edit.height() // 2)
+
+
+def _pick(io: Inputs, inspector, combo, keys: list, what: str) -> None:
+    """Open ``combo`` with a click, press ``keys`` in its list (a letter jumps to the entry starting
+    with it, End to the last) and Enter."""
+    io.wheel_into_view(inspector.scroll, combo)
+    io.click(combo, what=f"open {what}")
+    assert combo.view().isVisible()
+    for k in keys:
+        if isinstance(k, str):
+            io.type(k, f"{what}: {k}")
+        else:
+            io.key(k, what=f"{what}: key")
+    io.key(Qt.Key_Return, what=f"{what}: Enter")
+
+
+def _field(io: Inputs, inspector, edit, text: str, what: str, at_end: bool = False) -> None:
+    """Click into a text field (at the end of its text, or select-all by a triple... no: it is empty
+    or ``at_end``) and type; the field commits when the next click takes the focus away."""
+    io.wheel_into_view(inspector.scroll, edit)
+    io.click(edit, _end_of_text(edit) if at_end else None, f"click {what}")
+    io.type(text, what)
+
+
+def author(window, io: Inputs):
+    """The authoring, gesture by gesture; returns the editor."""
+    ed = window.editor
+    if ed is None or ed.doc.node_ids():
+        io.key(Qt.Key_N, Qt.ControlModifier, "Ctrl+N")
+        ed = window.editor
+    assert ed.doc.node_ids() == []
+    insp = window.inspector
+
+    # the chain, from the palette's filter: each Enter adds the top match wired from the selection
+    io.click(window.palette.search, what="click palette filter")
+    for name in ("inject", "http request", "json", "switch", "change", "debug"):
+        io.type(name)
+        io.key(Qt.Key_Return, what="Enter")
+
+    change = _node_at(ed, "change")
+    _click_node(io, ed, change)
+    to = insp.editors["rules"].rows[0].to
+    _field(io, insp, to.edit, "fine", "change: to the value")
+
+    switch = _node_at(ed, "switch")
+    _click_node(io, ed, switch)
+    prop = insp.editors["property"]
+    _field(io, insp, prop.edit, ".status", "switch: property", at_end=True)
+    rules = insp.editors["rules"]
+    _field(io, insp, rules.rows[0].value_field.edit, "ok", "switch: rule 1 value")
+    add = rules.findChild(QPushButton, "add-rule")
+    io.wheel_into_view(insp.scroll, add)
+    io.click(add, what="switch: + add")
+    rules = insp.editors["rules"]
+    _pick(io, insp, rules.rows[1].op, [Qt.Key_End], "switch: rule 2 operator")
+
+    # the Telegram sender from the switch's free output: type on the canvas
+    _click_node(io, ed, switch)
+    io.type("telegram sender", "quick-add: telegram sender")
+    io.key(Qt.Key_Return, what="Enter")
+    bot = insp.editors["bot"]
+    _pick(io, insp, bot.combo, [Qt.Key_End], "sender: bot")
+    io.key(Qt.Key_0, Qt.ControlModifier, "Ctrl+0: fit the flow to the window")
+
+    http = _node_at(ed, "http request")
+    _click_node(io, ed, http)
+    _field(io, insp, insp.editors["url"], URL, "http: URL")
+
+    inject = _node_at(ed, "inject")
+    _click_node(io, ed, inject)
+    rep = insp.editors["repeat"]
+    _pick(io, insp, rep.mode, ["a"], "inject: repeat")
+    le = rep.at.lineEdit()
+    io.wheel_into_view(insp.scroll, rep.at)
+    fm = le.fontMetrics()
+    io.click(le, QPoint(le.contentsRect().left() + 2 + fm.horizontalAdvance("0"), le.height() // 2), "inject: hour")
+    io.type("09", "inject: hour")
+    for day in ("Sat", "Sun"):
+        box = [b for b in rep.findChildren(QCheckBox, f"day:{day}") if b.isVisibleTo(rep)][0]
+        io.wheel_into_view(insp.scroll, box)
+        io.click(box, QPoint(8, box.height() // 2), f"inject: untick {day}")
+    return ed
+
+
+def test_the_status_task_takes_at_most_45_actions_and_saves_the_asked_flow(window, qtbot, tmp_path):
+    window.resize(1366, 768)
+    qtbot.wait(50)
+    assert (window.width(), window.height()) == (1366, 768)
+    io = Inputs(window)
+    ed = author(window, io)
+    path = tmp_path / "status.json"
+    window.dialogs.next_save_path = str(path)  # the Save dialog's answer (the dialog is scripted)
+    io.key(Qt.Key_S, Qt.ControlModifier, "Ctrl+S")
+    print(f"\nauthoring the status task took {io.count} actions:\n  " + "\n  ".join(io.log))
+    assert path.exists()
+    saved = json.loads(path.read_text())
+    check_structure(saved)
+    assert io.count <= LIMIT, io.log
+
+
+def check_structure(saved) -> dict:
+    """The saved flow is the asked program; returns its nodes by type."""
+    flow = saved["flow"] if isinstance(saved, dict) else saved
+    by_type = {}
+    for n in flow:
+        assert n["type"] not in by_type, n["type"]
+        by_type[n["type"]] = n
+    assert set(by_type) == {"inject", "http request", "json", "switch", "change", "debug",
+                            "chatbot-telegram-send", "chatbot-telegram-node"}, set(by_type)
+    inject, http, js, sw = by_type["inject"], by_type["http request"], by_type["json"], by_type["switch"]
+    change, debug, send, bot = by_type["change"], by_type["debug"], by_type["chatbot-telegram-send"], by_type["chatbot-telegram-node"]
+    assert inject["crontab"] == "00 09 * * 1,2,3,4,5" and inject["repeat"] == ""
+    assert http["method"] == "GET" and http["url"] == URL
+    assert sw["property"] == "payload.status" and sw["propertyType"] == "msg"
+    assert sw["rules"] == [{"t": "eq", "v": "ok", "vt": "str"}, {"t": "else"}] and sw["outputs"] == 2
+    assert change["rules"][0]["t"] == "set" and change["rules"][0]["p"] == "payload"
+    assert (change["rules"][0]["to"], change["rules"][0]["tot"]) == ("fine", "str")
+    assert send["bot"] == bot["id"]
+    assert inject["wires"] == [[http["id"]]] and http["wires"] == [[js["id"]]] and js["wires"] == [[sw["id"]]]
+    assert sw["wires"] == [[change["id"]], [send["id"]]]
+    assert change["wires"] == [[debug["id"]]]
+    return by_type
