@@ -19,9 +19,10 @@ class Inputs:
 
     def _focus(self, what) -> QWidget:
         """The widget the keyboard types into. Offscreen Qt leaves no window active once a popup or
-        tool window has closed, where a window manager gives the activation back to the window
+        tool window has closed (or keeps the focus in the hidden popup), where a window manager gives the activation back to the window
         below: that is done here, so the keys reach the widget that had the focus in it."""
-        if QApplication.activeWindow() is None:
+        focus = QApplication.focusWidget()
+        if QApplication.activeWindow() is None or focus is None or not focus.isVisible():
             self.home.activateWindow()
             QApplication.processEvents()
         target = QApplication.focusWidget()
