@@ -1,13 +1,12 @@
 """A counting wrapper around QTest for tests that measure authoring effort: every gesture a user
-makes goes through it and adds to ``count`` (a click, a drag, a key press or a wheel notch = 1;
+makes goes through it and adds to ``count`` (a click, a drag, a key press = 1;
 typing a word into one field = 1). Keys and typed text go to the widget that has the keyboard
 focus, as a real keyboard's do, so a test cannot type into a widget the user could not reach."""
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from PySide6.QtWidgets import QApplication, QScrollArea, QStyle, QStyleOptionSlider, QWidget
 
 
 class Inputs:
@@ -38,12 +37,13 @@ class Inputs:
 
     def click(self, widget: QWidget, pos: QPoint | None = None, what: str = "click") -> None:
         """One left click on ``widget`` (at ``pos``, else its centre)."""
-        assert widget.isVisible(), what
+        pos = pos if pos is not None else widget.rect().center()
+        assert widget.isVisible() and widget.visibleRegion().contains(pos), f"{what}: not on screen at {pos}"
         window = widget.window()
         if not window.isActiveWindow():  # a window manager activates the window clicked in (offscreen
             window.activateWindow()      # Qt leaves none active once a popup has closed)
             QApplication.processEvents()
-        QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, pos if pos is not None else widget.rect().center())
+        QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, pos)
         self._note(what)
         QApplication.processEvents()
 
@@ -61,17 +61,39 @@ class Inputs:
             QTest.keyClicks(self._focus(text), ch)
         self._note(what or f"type {text!r}")
 
-    def wheel_into_view(self, scroll: QScrollArea, widget: QWidget) -> None:
-        """Scroll ``scroll`` with the mouse wheel (one notch = 1) until ``widget`` is wholly shown."""
+    def _shown(self, vp: QWidget, widget: QWidget, need: int) -> int | None:
+        top = widget.mapTo(vp, QPoint(0, 0)).y()
+        lo, hi = max(top, 0), min(top + widget.height(), vp.height())
+        return (lo + hi) // 2 - top if hi - lo >= need else None
+
+    def reveal(self, scroll: QScrollArea, widget: QWidget, strip: int = 10) -> int:
+        """Scroll ``scroll`` until ``widget`` shows a strip at least ``strip`` px tall (or wholly, if
+        smaller), as a user scrolls only until they can click it: one drag of the scroll bar's
+        handle (1 action) that brings the widget's bottom into view; returns the y (in
+        ``widget``) of the middle of its shown strip."""
         vp = scroll.viewport()
-        for _ in range(40):
-            top = widget.mapTo(vp, QPoint(0, 0)).y()
-            if top >= 0 and top + widget.height() <= vp.height():
-                return
-            delta = -120 if top > 0 else 120
-            centre = QPointF(vp.rect().center())
-            ev = QWheelEvent(centre, QPointF(vp.mapToGlobal(vp.rect().center())), QPoint(0, 0), QPoint(0, delta),
-                             Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
-            QApplication.sendEvent(vp, ev)
-            self._note("wheel")
-        raise AssertionError("the widget never came into view")
+        need = min(strip, widget.height())
+        y = self._shown(vp, widget, need)
+        if y is not None:
+            return y
+        bar = scroll.verticalScrollBar()
+        top = widget.mapTo(vp, QPoint(0, 0)).y()
+        change = top + widget.height() + 8 - vp.height() if top > 0 else top - 8  # content px to scroll
+        opt = QStyleOptionSlider()
+        bar.initStyleOption(opt)
+        handle = bar.style().subControlRect(QStyle.CC_ScrollBar, opt, QStyle.SC_ScrollBarSlider, bar)
+        groove = bar.style().subControlRect(QStyle.CC_ScrollBar, opt, QStyle.SC_ScrollBarGroove, bar)
+        travel = groove.height() - handle.height()
+        span = bar.maximum() - bar.minimum()
+        assert travel > 0 and span > 0
+        a = handle.center()
+        b = a + QPoint(0, round(change * travel / span))
+        QTest.mousePress(bar, Qt.LeftButton, Qt.NoModifier, a)
+        for k in range(1, 7):
+            QTest.mouseMove(bar, a + (b - a) * (k / 6))
+        QTest.mouseRelease(bar, Qt.LeftButton, Qt.NoModifier, b)
+        QApplication.processEvents()
+        self._note("drag the inspector's scroll bar")
+        y = self._shown(vp, widget, need)
+        assert y is not None, "one drag of the scroll bar did not show the widget"
+        return y
