@@ -162,3 +162,36 @@ def check_structure(saved) -> dict:
     assert sw["wires"] == [[change["id"]], [send["id"]]]
     assert change["wires"] == [[debug["id"]]]
     return by_type
+
+
+def _with_stubbed_status(flow: list[dict], http_id: str, status: str) -> list[dict]:
+    """The flow with its http request node standing in for the status server: the sandboxed
+    Node-RED reaches no server (its network is its own loopback, where it listens on no port), so
+    the node (same id, same wires) answers the body such a server would send."""
+    body = json.dumps({"status": status})
+    stub = {"id": http_id, "type": "change", "name": "status server (stub)",
+            "rules": [{"t": "set", "p": "payload", "pt": "msg", "to": body, "tot": "str"}]}
+    return [dict(n, **stub) if n["id"] == http_id else n for n in flow]
+
+
+def test_the_saved_flow_deploys_and_routes_the_status_in_the_real_node_red(window, qtbot, tmp_path, nodered_session):
+    from .runtime_support import fire_and_collect
+
+    _author_and_save(window, qtbot, tmp_path)
+    saved = json.loads((tmp_path / "status.json").read_text())
+    flow = saved["flow"] if isinstance(saved, dict) else saved
+    by_type = check_structure(saved)
+    # as saved: everything runs but the Telegram sender, which needs the network
+    result = nodered_session.deploy(flow)
+    kept_out = {(p.node_id, p.kind) for p in result.problems}
+    assert kept_out <= {(by_type["chatbot-telegram-send"]["id"], "needs-network"),
+                        (by_type["chatbot-telegram-node"]["id"], "needs-network"),
+                        (by_type["chatbot-telegram-node"]["id"], "missing-type")}, result.problems
+    assert (by_type["chatbot-telegram-send"]["id"], "needs-network") in kept_out
+    inject, http, debug = by_type["inject"]["id"], by_type["http request"]["id"], by_type["debug"]["id"]
+    # the probe on its inject, with the status server stubbed: "ok" logs "fine"; else nothing is logged
+    # (the message goes to the Telegram sender's output, which is not run here)
+    nodered_session.deploy(_with_stubbed_status(flow, http, "ok"))
+    assert fire_and_collect(nodered_session, inject) == [(debug, "fine")]
+    nodered_session.deploy(_with_stubbed_status(flow, http, "down"))
+    assert fire_and_collect(nodered_session, inject, timeout=3.0) == []
