@@ -3,8 +3,9 @@ not 'ok' send a Telegram message, else log 'fine'", authored from an empty canva
 mouse and keyboard only, takes at most 45 actions; the flow it saves has the asked structure and
 runs so in the real Node-RED.
 
-Every input goes through ``Inputs`` (a click, a key press, a wheel notch = 1; a word typed into one
-field = 1); the test never edits the model. The nodes: inject → http request → json → switch,
+Every input goes through ``Inputs`` (a click, a drag, a key press = 1; a word typed into one field
+= 1; a click lands only on pixels shown on screen, keys go to the focused widget); the test never
+edits the model. Saving is Ctrl+S into the scripted Save dialog's answer. The nodes: inject → http request → json → switch,
 whose rule 1 (``msg.payload.status == "ok"``) goes to change (payload = "fine") → debug and whose
 rule 2 (otherwise) goes to the Telegram sender with its bot (a config node): eight nodes."""
 from __future__ import annotations
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QPushButton
 from .input_counter import Inputs
 
 LIMIT = 45
+#: the status server's address (in the real Node-RED the server is stubbed: see the last test)
 URL = "http://127.0.0.1:18931/status"
 
 
@@ -49,8 +51,9 @@ def _pick(io: Inputs, inspector, combo, keys: list, what: str) -> None:
 
 
 def _field(io: Inputs, inspector, edit, text: str, what: str, at_end: bool = False) -> None:
-    """Click into a text field (at the end of its text, or select-all by a triple... no: it is empty
-    or ``at_end``) and type; the field commits when the next click takes the focus away."""
+    """Click into a text field (an empty one, or right of its text when ``at_end``) and type; the
+    field commits when the next click takes the focus away."""
+    assert at_end or edit.text() == "", (what, edit.text())
     y = io.reveal(inspector.scroll, edit)
     io.click(edit, QPoint(edit.width() - 6 if at_end else edit.width() // 2, y), f"click {what}")
     io.type(text, what)
@@ -94,6 +97,8 @@ def author(window, io: Inputs):
     _click_node(io, ed, http)
     for name in ("json", "switch", "change", "debug"):
         _quick_add(io, name)
+    # a node typed in on the canvas is not scrolled into view (the palette's Enter scrolls to it):
+    # change and switch are now right of the visible canvas
     io.key(Qt.Key_0, Qt.ControlModifier, "Ctrl+0: fit the flow to the window")
 
     change = _node_at(ed, "change")
@@ -117,7 +122,7 @@ def author(window, io: Inputs):
     # the Telegram sender from the switch's free output (rule 2), and its bot: a new config node
     _click_node(io, ed, switch)
     _quick_add(io, "telegram sender")
-    _pick(io, insp, insp.editors["bot"].combo, [Qt.Key_End], "sender: bot")
+    _pick(io, insp, insp.editors["bot"].combo, [Qt.Key_End], "sender: bot")  # End: "Create new …"
     return ed
 
 
