@@ -388,7 +388,9 @@ class FlowEditor(QWidget):
 
         def chosen(type_id: str) -> None:
             at = self.right_of(wire_from, type_id) if placed else pos
-            self.add_node(type_id, at, wire_from)
+            nid = self.add_node(type_id, at, wire_from)
+            if nid in self.scene.nodes:  # a chain typed on the canvas stays in view, as the palette's Enter
+                self.view.ensureVisible(self.scene.nodes[nid], 40, 40)
             self.view.setFocus()
 
         popup.chosen.connect(chosen)

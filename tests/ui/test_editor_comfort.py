@@ -358,3 +358,25 @@ def test_the_compare_windows_dock_tabs_are_not_clipped(qtbot, library):
             assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width(), bar.tabText(i)  # not "Pal…"
     win.view.runner.cancel()
     win.view.runner.wait(5000)
+
+
+def test_a_chain_typed_on_the_canvas_stays_in_view(window, qtbot):
+    """Typing on the canvas adds the next node right of the selected one, and the new one is
+    scrolled into view, as the palette's Enter does (a chain of six ran off the canvas's right
+    edge: the authoring count test needed Ctrl+0 to see it)."""
+    ed = window.add_editor(flow_from_nodes([{"id": "a", "type": "inject", "x": 200, "y": 200, "wires": [[]]}]), None)
+    qtbot.wait(20)
+    last = "a"
+    for _ in range(6):
+        click(ed.view, _body(ed, last).center())
+        ed.view.setFocus()
+        before = set(ed.doc.node_ids())
+        QTest.keyClick(ed.view, Qt.Key_F)
+        popup = ed.quick_add_popup
+        QTest.keyClicks(popup.edit, "unction")
+        QTest.keyClick(popup.edit, Qt.Key_Return)
+        qtbot.wait(20)
+        (new,) = set(ed.doc.node_ids()) - before
+        assert ed.doc.node(last).data["wires"][0] == [new]
+        last = new
+    assert ed.view.viewport().rect().contains(ed.view.mapFromScene(_body(ed, last).center()))
