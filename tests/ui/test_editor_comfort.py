@@ -380,3 +380,21 @@ def test_a_chain_typed_on_the_canvas_stays_in_view(window, qtbot):
         assert ed.doc.node(last).data["wires"][0] == [new]
         last = new
     assert ed.view.viewport().rect().contains(ed.view.mapFromScene(_body(ed, last).center()))
+
+
+def test_clicking_the_palette_filter_again_lets_the_next_name_replace_the_last(window, qtbot):
+    """After a node was added from the filter and the user worked on the canvas, a click back in
+    the filter selects its old text, so typing the next name replaces it (it was appended:
+    "injectdebug" matched nothing)."""
+    window.add_editor(flow_from_nodes([]), None)
+    search = window.palette.search
+    QTest.mouseClick(search, Qt.LeftButton, Qt.NoModifier, search.rect().center())
+    QTest.keyClicks(search, "inject")
+    QTest.keyClick(search, Qt.Key_Return)
+    ed = window.editor
+    click(ed.view, QPointF(ed.view.mapToScene(ed.view.viewport().rect().bottomLeft() + QPoint(40, -40))))
+    qtbot.waitUntil(lambda: not search.hasFocus(), timeout=2000)
+    QTest.mouseClick(search, Qt.LeftButton, Qt.NoModifier, search.rect().center())
+    qtbot.wait(10)
+    QTest.keyClicks(search, "debug")
+    assert search.text() == "debug"

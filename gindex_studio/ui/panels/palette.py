@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QDrag
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -157,6 +157,10 @@ class Palette(QWidget):
             self.search.selectAll()
 
     def eventFilter(self, obj, e):
+        if obj is self.search and e.type() == e.Type.FocusIn and self.search.text():
+            # coming back to the filter (a click, Ctrl+F): its old text is selected, so typing the
+            # next name replaces it instead of appending to it (after the click has placed the cursor)
+            QTimer.singleShot(0, self.search.selectAll)
         if obj is self.search and e.type() == e.Type.KeyPress and e.key() in (Qt.Key_Down, Qt.Key_Up):
             if self.matches.isVisibleTo(self) and self.matches.topLevelItemCount():
                 row = self.matches.indexOfTopLevelItem(self.matches.currentItem())
