@@ -7,7 +7,7 @@ import json
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QPushButton, QToolButton
+from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
 
 from gindex_studio.ui.model.commands import SetWires
 from gindex_studio.ui.panels.switch_rules import SwitchRulesEditor
@@ -144,3 +144,22 @@ def test_a_switch_edited_through_the_rows_routes_in_the_real_node_red(window, no
     result = nodered_session.deploy(flow)
     assert result.clean, result.problems
     assert fire_and_collect(nodered_session, "i") == [("b", "fine")]  # not "ok": only "otherwise" matched
+
+
+def test_shift_tab_from_a_new_rules_value_reaches_its_operator(window):
+    """After "+ add" the keyboard is in the new rule's value; Shift+Tab goes back through its type
+    menu to its operator (it went to the row's ✕ ▼ ▲ and never reached the operator: the
+    authoring count test had to click it)."""
+    ed = open_flow(window, _nodes())
+    select(ed, "s")
+    rules = _rules(window)
+    _press(window, rules.findChild(QPushButton, "add-rule"))
+    row2 = rules.rows[1]
+    assert row2.value_field.edit.hasFocus()
+    seen = []
+    for _ in range(2):
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key_Backtab)
+        seen.append(QApplication.focusWidget())
+    assert seen == [row2.value_field.kind, row2.op]
+    QTest.keyClick(row2.op, Qt.Key_Down)  # the operator changes from the keyboard
+    assert row2.op.currentIndex() == 1

@@ -8,7 +8,7 @@ wires of a moved rule's output move with it, a removed rule's go) as one undo en
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from gindex_studio.core.editing.switch_rules import (
     IS_TYPES,
@@ -79,6 +79,13 @@ class SwitchRuleRow(ListRow):
         grid.addWidget(self.value2, 2, 1)
         grid.addWidget(self.case, 3, 0, 1, 2, Qt.AlignLeft)
         grid.setColumnStretch(1, 1)
+        # Tab goes as the eye reads the rule: operator, the values compared with, then ▲ ▼ ✕
+        # (the buttons, laid out on the operator's line, came between them)
+        chain = [self.op, self.value_field.kind, self.value_field.edit, self.value_field.more, self.is_type,
+                 self.value2.kind, self.value2.edit, self.value2.more, self.case,
+                 *(self.findChild(QToolButton, n) for n in ("rule-up", "rule-down", "rule-remove"))]
+        for a, b in zip(chain, chain[1:]):
+            QWidget.setTabOrder(a, b)
         self._sync()
         self.op.activated.connect(self._op_picked)
         self.is_type.activated.connect(lambda _k: self.edited.emit())
