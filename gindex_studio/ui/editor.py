@@ -389,8 +389,8 @@ class FlowEditor(QWidget):
         def chosen(type_id: str) -> None:
             at = self.right_of(wire_from, type_id) if placed else pos
             nid = self.add_node(type_id, at, wire_from)
-            if nid in self.scene.nodes:  # a chain typed on the canvas stays in view, as the palette's Enter
-                self.view.ensureVisible(self.scene.nodes[nid], 40, 40)
+            if placed and nid in self.scene.nodes:  # a chain typed on the canvas stays in view, as the
+                self.view.ensureVisible(self.scene.nodes[nid], 40, 40)  # palette's Enter; a node put at the pointer stays there
             self.view.setFocus()
 
         popup.chosen.connect(chosen)
