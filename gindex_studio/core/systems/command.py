@@ -114,7 +114,9 @@ def _exchange(proc: subprocess.Popen, data: bytes, deadline: float, max_bytes: i
                 if f is proc.stdin:
                     try:
                         sent += os.write(f.fileno(), data[sent:sent + (1 << 16)])
-                    except (BrokenPipeError, BlockingIOError, OSError):
+                    except BlockingIOError:  # the pipe filled between select and write: later
+                        continue
+                    except OSError:  # the command closed its stdin (or exited) without reading it all
                         sent = len(data)
                     if sent >= len(data):
                         sel.unregister(f)
