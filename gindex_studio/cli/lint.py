@@ -34,14 +34,20 @@ def check_usage(args, parser) -> None:
         parser.error(f"--max-nodes: {args.max_nodes} is not between 1 and 1000000")
 
 
-def lint_problems(flows, rule_set, max_nodes=None):
-    """nrlint's findings for each flow object, or InputError (one line)."""
+def lint_problems(flows, rule_set, max_nodes=None, names=None):
+    """nrlint's findings for each flow object, or InputError (one line; a flow over the node limit
+    is named by ``names[k]`` when given)."""
     from gindex_studio.cli.common import InputError
     from gindex_studio.cli.run import install_progress
-    from gindex_studio.core.nodered.lint import MAX_NODES, LintError, lint_flows
+    from gindex_studio.core.nodered.lint import MAX_NODES, FlowTooLarge, LintError, lint_flows
 
     try:
         return lint_flows(flows, rule_set, progress=install_progress(), max_nodes=max_nodes or MAX_NODES)
+    except FlowTooLarge as e:
+        if names is None:
+            raise InputError(str(e)) from None
+        raise InputError(f"{names[e.index]}: {e.nodes:,} nodes; lint runs nrlint on flows of at most {e.limit:,} "
+                         f"(--max-nodes raises it; nrlint takes 5-10 ms per Function node)") from None
     except LintError as e:
         raise InputError(str(e)) from None
 
@@ -62,16 +68,10 @@ def read_lintable(path: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from gindex_studio.cli.common import InputError, json_out
-    from gindex_studio.core.nodered.lint import MAX_NODES
+    from gindex_studio.cli.common import json_out
 
     flows = [read_lintable(f) for f in args.flows]
-    for path, read in zip(args.flows, flows):
-        limit = args.max_nodes or MAX_NODES
-        if len(read.flow.nodes) > limit:
-            raise InputError(f"{path}: {len(read.flow.nodes):,} nodes; lint runs nrlint on flows of at most {limit:,} "
-                             f"(--max-nodes raises it; nrlint takes 5-10 ms per Function node)")
-    found = lint_problems(flows, args.rule_set, args.max_nodes)
+    found = lint_problems(flows, args.rule_set, args.max_nodes, args.flows)
     if args.json:
         json_out({"rules": sorted(args.rule_set), "clean": not any(found),
                    "flows": [{"flow": f, "problems": [p.to_dict() for p in ps]} for f, ps in zip(args.flows, found)]})

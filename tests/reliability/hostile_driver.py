@@ -98,7 +98,7 @@ def main(jobs_path: str, results_path: str) -> None:
     if os.environ.get("HOSTILE_NO_NRLINT"):
         from gindex_studio.cli import lint
 
-        lint.lint_problems = lambda flows, rules, max_nodes=None: [[] for _ in flows]
+        lint.lint_problems = lambda flows, rules, max_nodes=None, names=None: [[] for _ in flows]
     with open(jobs_path, encoding="utf-8") as f:
         jobs = json.load(f)
     with open(results_path, "a", encoding="utf-8") as results:

@@ -34,7 +34,7 @@ NOT_FLOWS = {
 def no_nrlint(monkeypatch):
     """nrlint never runs: a refusal must come before it (and Node.js need not be here)."""
     calls = []
-    monkeypatch.setattr(lint, "lint_problems", lambda flows, rules, max_nodes=None: calls.append(flows) or [[] for _ in flows])
+    monkeypatch.setattr(lint, "lint_problems", lambda flows, rules, max_nodes=None, names=None: calls.append(flows) or [[] for _ in flows])
     return calls
 
 

@@ -51,6 +51,16 @@ class LintError(Exception):
     """nrlint cannot run; the message is one line for the user."""
 
 
+class FlowTooLarge(LintError):
+    """Flow ``index`` (0-based) has ``nodes`` nodes, over ``limit``: refused before nrlint runs."""
+
+    def __init__(self, index: int, nodes: int, limit: int, of: int):
+        self.index, self.nodes, self.limit = index, nodes, limit
+        which = f"flow {index + 1} has" if of > 1 else "the flow has"
+        super().__init__(f"{which} {nodes:,} nodes; nrlint is run on flows of at most {limit:,} "
+                         f"(its eslint takes 5-10 ms per Function node and its loop check fails on long chains)")
+
+
 @dataclass(frozen=True)
 class LintProblem:
     """One nrlint finding: ``nodes`` are the file's node ids it is about (empty: the whole flow)."""
@@ -162,7 +172,7 @@ def lint_flows(sources: Iterable[Any], rules: Iterable[str] | None = None, progr
                use_cache: bool = True, max_nodes: int = MAX_NODES) -> list[list[LintProblem]]:
     """nrlint's findings for each flow (any shape :func:`node_dicts` reads), in order. Flows in the
     cache are not linted again; the rest go to one Node.js process. Installs Node-RED (and nrlint)
-    first when needed. LintError (one line) when a flow has more than ``max_nodes`` nodes (checked
+    first when needed. :class:`FlowTooLarge` when a flow has more than ``max_nodes`` nodes (checked
     before anything runs), or when Node.js, the install or nrlint fails."""
     from gindex_studio.core.nodered.install import InstallError
 
@@ -173,9 +183,7 @@ def lint_flows(sources: Iterable[Any], rules: Iterable[str] | None = None, progr
     flows = [node_dicts(s) for s in sources]
     for k, nodes in enumerate(flows):
         if len(nodes) > max_nodes:
-            which = f"flow {k + 1} has" if len(flows) > 1 else "the flow has"
-            raise LintError(f"{which} {len(nodes):,} nodes; nrlint is run on flows of at most {max_nodes:,} "
-                            f"(its eslint takes 5-10 ms per Function node and its loop check fails on long chains)")
+            raise FlowTooLarge(k, len(nodes), max_nodes, len(flows))
     if not chosen:
         return [[] for _ in flows]
     where = install_dir()  # reads the lock file: once per call
