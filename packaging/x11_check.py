@@ -105,12 +105,13 @@ def _x(display: str, *args: str) -> str:
 
 def start_xvfb(size=SCREEN) -> tuple[subprocess.Popen, str]:
     """A fresh Xvfb server on a display number it chose itself (``-displayfd``: no race with other
-    X servers or checks starting at the same moment), answering before this returns."""
+    X servers or checks starting at the same moment), answering before this returns. ``-noreset``: by
+    default Xvfb resets when its last client leaves and drops a client connecting at that moment."""
     import select
 
     r, w = os.pipe()
     proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", f"{size[0]}x{size[1]}x24",
-                             "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(w,))
+                             "-nolisten", "tcp", "-noreset"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(w,))
     os.close(w)
     number = b""
     end = time.perf_counter() + 10

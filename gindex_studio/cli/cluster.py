@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 
 from gindex_studio.cli.common import MAX_PROCESSES, InputError, int_range
@@ -60,7 +61,12 @@ def cluster(args):
     except ClusterError as e:  # e.g. a worker read a curriculum file differently
         close(client)
         raise InputError(str(e)) from None
-    except BaseException:  # Ctrl-C, SIGTERM, an error: the local workers go at once
+    except BaseException as e:  # Ctrl-C, SIGTERM, an error: the local workers go at once
+        if isinstance(e, KeyboardInterrupt):  # SIGTERM too: the process ends with its one line.
+            # Closing the cluster gives Dask's loggers back their INFO level, and its streams to
+            # the killed workers logged "Batched Comm Closed" and a traceback (under load): no log
+            # record is printed from here to the exit
+            logging.disable(logging.CRITICAL)
         close(client, now=True)
         raise
     close(client)
