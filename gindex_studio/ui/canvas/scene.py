@@ -119,10 +119,14 @@ class FlowScene(QGraphicsScene):
         return item
 
     def _make_wires(self, src: str) -> None:
-        for key in [k for k in self.wires if k[0] == src]:
-            self._drop_wire(key)
+        """(Re)draw the wires leaving ``src``: found through its item (every wire is on both of its
+        ends' items), not by a pass over all wires (20 s for a 20,000-node flow)."""
+        item = self.nodes.get(src)
         node = self.doc.node(src)
-        if node is None or src not in self.nodes:
+        if item is not None:
+            for key in [w.key for w in item.wires if w.src is item]:
+                self._drop_wire(key)
+        if node is None or item is None:
             return
         for port, targets in enumerate(normalise_wires(node.data.get("wires"))):
             for dst in targets:
