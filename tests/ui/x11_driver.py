@@ -96,7 +96,7 @@ class Driver:
             "types": sorted(ed.doc.node(i).type for i in ed.doc.node_ids()) if ed else None,
             "selected": [ed.doc.node(i).type for i in ed.scene.selected_node_ids()] if ed else None,
             "path": ed.path if ed else None,
-            "dirty": ed.is_dirty() if ed and hasattr(ed, "is_dirty") else None,
+            "dirty": ed.is_dirty() if ed else None,
         }
 
     def _focus_path(self, focus) -> str | None:
@@ -246,5 +246,4 @@ def serve(socket_path: str, home: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     sys.exit(serve(sys.argv[1], sys.argv[2]))
