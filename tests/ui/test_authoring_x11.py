@@ -15,9 +15,11 @@ the combo box and shows every entry, the switch's 22 operators down to the scree
 whose entry is clicked where it shows (two actions, where the offscreen test presses a letter or
 End and Enter; keys remain the way to an entry the list would show only scrolled); nodes typed on
 the canvas stay in view, so no Ctrl+0; Save is Ctrl+S, the path typed into the real Save
-dialog's file name field (its suggestion is selected) and Enter. Screenshots of the X screen at the start, mid-way, in the Save
-dialog and at the end are saved in the test's temporary folder (``shots/``), and one of the
-moment a wait failed.
+dialog's file name field (its suggestion is selected) and Enter.
+
+Screenshots of the X screen (the start, the inject set, mid-way, the switch's operator list, the
+Save dialog, the end, and the moment a wait failed) are saved in the test's temporary folder
+(``shots/x11count-*.png``).
 """
 from __future__ import annotations
 
@@ -162,13 +164,17 @@ def _field(u: XUser, d: Driver, path: str, text: str, what: str, at_end: bool = 
     d.until(f"{what} typed", "widget", lambda a: a["text"] == before + text, path=path)
 
 
-def _pick(u: XUser, d: Driver, path: str, entry: str, what: str, keys: tuple[str, ...] = (), done=None) -> None:
-    """Open the combo box ``path`` with a click; then click its entry ``entry`` where the list
-    shows it, or, when the list shows it only scrolled, press ``keys`` and Enter; then wait for
-    ``done`` (a check of the state), else for the combo box to show ``entry``."""
+def _pick(u: XUser, d: Driver, path: str, entry: str, what: str, keys: tuple[str, ...] = (), done=None,
+          look: str = "") -> None:
+    """Open the combo box ``path`` with a click (and save a screenshot named ``look`` of its list);
+    then click its entry ``entry`` where the list shows it, or, when the list shows it only
+    scrolled, press ``keys`` and Enter; then wait for ``done`` (a check of the state), else for the
+    combo box to show ``entry``."""
     w = _reveal(u, d, path)
     u.click(*_centre(w["rect"]), f"open {what}")
     items = d.until(f"{what}'s list open", "items", lambda a: a is not None)
+    if look:
+        d.shot(look)
     (item,) = [i for i in items if i["text"] == entry]
     if item["rect"] is not None:
         u.click(*_centre(item["rect"]), f"{what}: click {entry!r}")
@@ -195,6 +201,7 @@ def _quick_add(u: XUser, d: Driver, name: str, node_type: str) -> None:
 def author(u: XUser, d: Driver, shot) -> None:
     """The authoring, gesture by gesture (the offscreen test's ``author``)."""
     assert d.ask("state")["types"] is None  # the studio as it starts: no flow open
+    shot("start")
 
     search = d.ask("widget", path="palette.search")
     u.click(*_centre(search["rect"]), "click palette filter")
@@ -213,7 +220,7 @@ def author(u: XUser, d: Driver, shot) -> None:
         box = _reveal(u, d, f"inspector.repeat.#day:{day}")
         u.click(box["rect"][0] + 8, box["rect"][1] + box["rect"][3] // 2, f"inject: untick {day}")
         d.until(f"{day} unticked", "widget", lambda a: not a["checked"], path=f"inspector.repeat.#day:{day}")
-    shot("start")
+    shot("inject")
 
     _click_node(u, d, "inject")
     _quick_add(u, d, "http request", "http request")
@@ -231,7 +238,8 @@ def author(u: XUser, d: Driver, shot) -> None:
     add = _reveal(u, d, "inspector.rules.#add-rule")
     u.click(*_centre(add["rect"]), "switch: + add")
     d.until("rule 2 added", "widget", lambda a: a is not None, path="inspector.rules.rows[1].op")
-    _pick(u, d, "inspector.rules.rows[1].op", "otherwise", "switch: rule 2 operator", keys=("End",))
+    _pick(u, d, "inspector.rules.rows[1].op", "otherwise", "switch: rule 2 operator", keys=("End",),
+          look="operators")
 
     _click_node(u, d, "switch")
     _quick_add(u, d, "telegram sender", "chatbot-telegram-send")
@@ -254,13 +262,21 @@ def save(u: XUser, d: Driver, path: Path, shot) -> dict:
 
 @pytest.fixture
 def shot(display, tmp_path):
-    """Save the X screen as ``shots/x11count-NAME.png`` in the test's folder; returns the path."""
+    """Save the X screen as ``shots/x11count-NAME.png`` in the test's folder once it has stopped
+    changing for 0.3 s (5 s at most: a window just closed may still show); returns the path."""
     folder = tmp_path / "shots"
     folder.mkdir()
 
     def save(name: str) -> Path:
         path = folder / f"x11count-{name}.png"
-        xc.grab(display, (0, 0, *SCREEN)).save(path)
+        img, end = xc.grab(display, (0, 0, *SCREEN)), time.perf_counter() + 5
+        while time.perf_counter() < end:
+            time.sleep(0.3)
+            again = xc.grab(display, (0, 0, *SCREEN))
+            if again.tobytes() == img.tobytes():
+                break
+            img = again
+        img.save(path)
         return path
 
     return save
