@@ -253,6 +253,7 @@ def save(u: XUser, d: Driver, path: Path, shot) -> dict:
     u.key("ctrl+s", "Ctrl+S")
     dlg = d.until("the Save dialog", "dialog", lambda a: a is not None and a["active"] and a["file_name_focus"])
     shot("save")
+    assert dlg["selected"] == dlg["file_name"] != "", dlg  # the suggested name: typing replaces it
     u.type(str(path), "Save dialog: type the path")
     d.until("the path typed", "dialog", lambda a: a is not None and a["file_name"] == str(path))
     u.key("Return", "Save dialog: Enter")

@@ -23,8 +23,7 @@ Questions (geometry is in global screen pixels, the X server's):
 - ``node`` (``type``): the centre of the body of the one node of that type, and whether the
   canvas shows it.
 - ``items``: the rows of the open combo box list (text and shown rect).
-- ``dialog``: the modal dialog's title and its file name field.
-- ``flow``: the current flow as saved (JSON value) and the editor's file.
+- ``dialog``: the modal dialog's title and its file name field (text, focus, selected text).
 """
 from __future__ import annotations
 
@@ -196,12 +195,7 @@ class Driver:
             out["file_name"] = name.text() if name is not None else None
             out["file_name_focus"] = name is not None and name.hasFocus()
             out["selected"] = name.selectedText() if name is not None else None
-            out["folder"] = modal.directory().absolutePath()
         return out
-
-    def q_flow(self, _req) -> dict | None:
-        ed = self.win.editor
-        return None if ed is None else {"flow": ed.doc.flow.to_json_value(), "path": ed.path}
 
 
 def serve(socket_path: str, home: str) -> int:
