@@ -9,6 +9,22 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QScrollArea, QStyle, QStyleOptionSlider, QWidget
 
 
+def shown_strip(top: int, height: int, view_height: int, need: int) -> int | None:
+    """For a widget ``height`` px tall whose top is at ``top`` in a scrolled view ``view_height``
+    px tall: the y (in the widget) of the middle of its shown strip, or None when less than
+    ``need`` px of it show."""
+    lo, hi = max(top, 0), min(top + height, view_height)
+    return (lo + hi) // 2 - top if hi - lo >= need else None
+
+
+def handle_drag(top: int, height: int, view_height: int, travel: int, span: int) -> int:
+    """How far (px, down > 0) to drag a scroll bar's handle, which moves ``travel`` px over the
+    bar's range ``span``, to bring such a widget's bottom into view (its top, when it is above)."""
+    assert travel > 0 and span > 0, (travel, span)
+    change = top + height + 8 - view_height if top > 0 else top - 8  # content px to scroll
+    return round(change * travel / span)
+
+
 class Inputs:
     """Sends input events and counts them; ``log`` names each action in order."""
 
@@ -62,9 +78,7 @@ class Inputs:
         self._note(what or f"type {text!r}")
 
     def _shown(self, vp: QWidget, widget: QWidget, need: int) -> int | None:
-        top = widget.mapTo(vp, QPoint(0, 0)).y()
-        lo, hi = max(top, 0), min(top + widget.height(), vp.height())
-        return (lo + hi) // 2 - top if hi - lo >= need else None
+        return shown_strip(widget.mapTo(vp, QPoint(0, 0)).y(), widget.height(), vp.height(), need)
 
     def reveal(self, scroll: QScrollArea, widget: QWidget, strip: int = 10) -> int:
         """Scroll ``scroll`` until ``widget`` shows a strip at least ``strip`` px tall (or wholly, if
@@ -77,17 +91,13 @@ class Inputs:
         if y is not None:
             return y
         bar = scroll.verticalScrollBar()
-        top = widget.mapTo(vp, QPoint(0, 0)).y()
-        change = top + widget.height() + 8 - vp.height() if top > 0 else top - 8  # content px to scroll
         opt = QStyleOptionSlider()
         bar.initStyleOption(opt)
         handle = bar.style().subControlRect(QStyle.CC_ScrollBar, opt, QStyle.SC_ScrollBarSlider, bar)
         groove = bar.style().subControlRect(QStyle.CC_ScrollBar, opt, QStyle.SC_ScrollBarGroove, bar)
-        travel = groove.height() - handle.height()
-        span = bar.maximum() - bar.minimum()
-        assert travel > 0 and span > 0
         a = handle.center()
-        b = a + QPoint(0, round(change * travel / span))
+        b = a + QPoint(0, handle_drag(widget.mapTo(vp, QPoint(0, 0)).y(), widget.height(), vp.height(),
+                                      groove.height() - handle.height(), bar.maximum() - bar.minimum()))
         QTest.mousePress(bar, Qt.LeftButton, Qt.NoModifier, a)
         for k in range(1, 7):
             QTest.mouseMove(bar, a + (b - a) * (k / 6))

@@ -16,10 +16,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
 from .input_counter import Inputs
-
-LIMIT = 45
-#: the status server's address (in the real Node-RED the server is stubbed: see the last test)
-URL = "http://127.0.0.1:18931/status"
+from .status_task import LIMIT, URL, check_runs, check_structure
 
 
 def _node_at(ed, node_type: str):
@@ -145,58 +142,6 @@ def test_the_status_task_takes_at_most_45_actions_and_saves_the_asked_flow(windo
     assert io.count <= LIMIT, io.log
 
 
-def check_structure(saved) -> dict:
-    """The saved flow is the asked program; returns its nodes by type."""
-    flow = saved["flow"] if isinstance(saved, dict) else saved
-    by_type = {}
-    for n in flow:
-        assert n["type"] not in by_type, n["type"]
-        by_type[n["type"]] = n
-    assert set(by_type) == {"inject", "http request", "json", "switch", "change", "debug",
-                            "chatbot-telegram-send", "chatbot-telegram-node"}, set(by_type)
-    inject, http, js, sw = by_type["inject"], by_type["http request"], by_type["json"], by_type["switch"]
-    change, debug, send, bot = by_type["change"], by_type["debug"], by_type["chatbot-telegram-send"], by_type["chatbot-telegram-node"]
-    assert inject["crontab"] == "00 09 * * 1,2,3,4,5" and inject["repeat"] == ""
-    assert http["method"] == "GET" and http["url"] == URL
-    assert sw["property"] == "payload.status" and sw["propertyType"] == "msg"
-    assert sw["rules"] == [{"t": "eq", "v": "ok", "vt": "str"}, {"t": "else"}] and sw["outputs"] == 2
-    assert change["rules"][0]["t"] == "set" and change["rules"][0]["p"] == "payload"
-    assert (change["rules"][0]["to"], change["rules"][0]["tot"]) == ("fine", "str")
-    assert send["bot"] == bot["id"]
-    assert inject["wires"] == [[http["id"]]] and http["wires"] == [[js["id"]]] and js["wires"] == [[sw["id"]]]
-    assert sw["wires"] == [[change["id"]], [send["id"]]]
-    assert change["wires"] == [[debug["id"]]]
-    return by_type
-
-
-def _with_stubbed_status(flow: list[dict], http_id: str, status: str) -> list[dict]:
-    """The flow with its http request node standing in for the status server: the sandboxed
-    Node-RED reaches no server (its network is its own loopback, where it listens on no port), so
-    the node (same id, same wires) answers the body such a server would send."""
-    body = json.dumps({"status": status})
-    stub = {"id": http_id, "type": "change", "name": "status server (stub)",
-            "rules": [{"t": "set", "p": "payload", "pt": "msg", "to": body, "tot": "str"}]}
-    return [dict(n, **stub) if n["id"] == http_id else n for n in flow]
-
-
 def test_the_saved_flow_deploys_and_routes_the_status_in_the_real_node_red(window, qtbot, tmp_path, nodered_session):
-    from .runtime_support import fire_and_collect
-
     _author_and_save(window, qtbot, tmp_path)
-    saved = json.loads((tmp_path / "status.json").read_text())
-    flow = saved["flow"] if isinstance(saved, dict) else saved
-    by_type = check_structure(saved)
-    # as saved: everything runs but the Telegram sender, which needs the network
-    result = nodered_session.deploy(flow)
-    kept_out = {(p.node_id, p.kind) for p in result.problems}
-    assert kept_out <= {(by_type["chatbot-telegram-send"]["id"], "needs-network"),
-                        (by_type["chatbot-telegram-node"]["id"], "needs-network"),
-                        (by_type["chatbot-telegram-node"]["id"], "missing-type")}, result.problems
-    assert (by_type["chatbot-telegram-send"]["id"], "needs-network") in kept_out
-    inject, http, debug = by_type["inject"]["id"], by_type["http request"]["id"], by_type["debug"]["id"]
-    # the probe on its inject, with the status server stubbed: "ok" logs "fine"; else nothing is logged
-    # (the message goes to the Telegram sender's output, which is not run here)
-    nodered_session.deploy(_with_stubbed_status(flow, http, "ok"))
-    assert fire_and_collect(nodered_session, inject) == [(debug, "fine")]
-    nodered_session.deploy(_with_stubbed_status(flow, http, "down"))
-    assert fire_and_collect(nodered_session, inject, timeout=3.0) == []
+    check_runs(nodered_session, json.loads((tmp_path / "status.json").read_text()))
