@@ -2,8 +2,6 @@
 Light: the compare window's modules load when an action is first used, not when the studio starts."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog
-
 from gindex_studio.ui.features import Placement, WindowFeature
 
 
@@ -17,6 +15,7 @@ class CompareFeature(WindowFeature):
     def __init__(self, extras=lambda: []):
         """``extras()``: more features for each compare window it opens (File → Curate…)."""
         self.extras = extras
+        self.dialog = None  # File → Run System…'s dialog, while open
 
     def actions(self):
         return {"file.compare": self.ask_and_open, "file.open_experiment": self.open_experiment,
@@ -43,13 +42,12 @@ class CompareFeature(WindowFeature):
             win.open_experiment(path)
 
     def run_system(self) -> None:
-        from gindex_studio.ui.compare.run_dialog import RunSystemDialog
-        from gindex_studio.ui.compare.window import open_compare
-        from gindex_studio.ui.preferences import studio_settings
+        from gindex_studio.ui.compare.run_dialog import ask_run
 
-        dialog = RunSystemDialog(self.window, studio_settings())
-        self.dialog = dialog  # (tests reach the open dialog here)
-        if dialog.exec() == QDialog.Accepted:
-            win = open_compare(None, library=getattr(self.window, "library", None), features=self.extras())
-            win.run_system(dialog.config())
-        self.dialog = None
+        self.dialog = ask_run(self.window, self._start_run)  # (tests reach the open dialog here)
+
+    def _start_run(self, config) -> None:
+        from gindex_studio.ui.compare.window import open_compare
+
+        win = open_compare(None, library=getattr(self.window, "library", None), features=self.extras())
+        win.run_system(config)

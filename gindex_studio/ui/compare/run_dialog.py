@@ -16,7 +16,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtCore import QSettings, QStandardPaths, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -249,3 +249,15 @@ class RunSystemDialog(QDialog):
         return RunConfig(f["system"], Path(f["curriculum"]), [Path(f["tasks"])], Path(f["output"]).expanduser(),
                          attempts=f["attempts"], concurrency=f["concurrency"], base_url=f["base_url"],
                          model=f["model"], api_key_env=f["api_key_env"], command=f["command"])
+
+
+def ask_run(parent, on_accept) -> RunSystemDialog:
+    """Open the dialog (window-modal, not blocking) over ``parent``, remembering the fields in the
+    studio's settings; ``on_accept(config)`` when the user presses Run and every field checks."""
+    from gindex_studio.ui.preferences import studio_settings
+
+    dialog = RunSystemDialog(parent, studio_settings())
+    dialog.setAttribute(Qt.WA_DeleteOnClose, True)
+    dialog.accepted.connect(lambda: on_accept(dialog.config()))
+    dialog.open()
+    return dialog

@@ -192,6 +192,7 @@ class CompareWindow(QMainWindow):
         self.current_attempt = 0
         self.system_run = None  # File → Run System…'s run (ui.compare.system_run), once one started
         self.run_bar = None
+        self.run_dialog = None
         self.undo_group = QUndoGroup(self)
         for ed in self.view.editors.values():
             self.undo_group.addStack(ed.undo_stack)
@@ -613,16 +614,9 @@ class CompareWindow(QMainWindow):
     # ----- running a system ---------------------------------------------------------------------
     def run_system_dialog(self) -> None:
         """File → Run System…: the dialog, then the run in this window."""
-        from gindex_studio.ui.compare.run_dialog import RunSystemDialog
-        from gindex_studio.ui.preferences import studio_settings
+        from gindex_studio.ui.compare.run_dialog import ask_run
 
-        dialog = RunSystemDialog(self, studio_settings())
-        self.run_dialog = dialog  # (tests reach the open dialog here)
-        try:
-            if dialog.exec() == QDialog.Accepted:
-                self.run_system(dialog.config())
-        finally:
-            self.run_dialog = None
+        self.run_dialog = ask_run(self, self.run_system)  # (tests reach the open dialog here)
 
     def run_system(self, config):
         """Run a system (``session.RunConfig``) here: the task table fills as each task's answers
