@@ -19,10 +19,10 @@ class LiveScores:
     """The scores of one run's tasks (by experiment task index) as they are answered."""
 
     def __init__(self, placeholder: Experiment, attempts: int, cancel=None):
-        """Computes Ω of every task of ``placeholder`` (raises ``Cancelled`` once ``cancel`` is set)."""
+        """Computes Ω of every task of ``placeholder`` (raises ``Cancelled`` once ``cancel`` is set;
+        scoring a task afterwards is not cancelled: one Δ search per attempt)."""
         self.experiment = placeholder
         self.attempts = attempts
-        self.cancel = cancel
         self.base: GIndexResult = compute_gindex(placeholder, workers=1, cancel=cancel)
         self.results: dict[int, TaskResult] = {}
         self._index = {t.id: j for j, t in enumerate(placeholder.tasks)}
@@ -44,7 +44,7 @@ class LiveScores:
             read = read_generated_text(text if isinstance(text, str) else "", profile)
             attempts.append(Attempt(read.flow, Source("text"), read.syntax, read.text))
         j = self._index[task_id]
-        result = score_task_anew(self.base, self.experiment, j, attempts, cancel=self.cancel)
+        result = score_task_anew(self.base, self.experiment, j, attempts)
         self.results[j] = result
         return result
 

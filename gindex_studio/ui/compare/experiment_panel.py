@@ -293,9 +293,10 @@ class ExperimentPanel(QWidget):
         self.model.put(result)
         total = len(getattr(self, "_running_tasks", [])) or scored
         done = scored == total
-        self.g_label.setText(f"g-index {g_index:,.3f}" + ("" if done else f" so far ({scored} of {total} tasks)"))
+        self.g_label.setText(f"g-index {g_index:,.3f}" + ("" if done else " so far"))
         self.components.setText(f"= mean TC over the {scored} of {total} tasks answered" + ("" if done else " so far")
                                 + "; each task is scored as its last attempt arrives")
+        self.table.horizontalHeader().resizeSections()  # the new row's cells may be wider (rows on screen only)
         self._count()
 
     def _stop_clicked(self) -> None:

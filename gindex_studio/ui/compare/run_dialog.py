@@ -230,6 +230,7 @@ class RunSystemDialog(QDialog):
         for key, err in self.errors.items():
             err.setText(bad.get(key, ""))
             err.setVisible(key in bad)
+        self.adjustSize()  # room for the messages shown (or none)
         if bad:
             first = next(k for k in self.edits if k in bad) if any(k in self.edits for k in bad) else None
             if first:

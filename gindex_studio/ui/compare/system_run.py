@@ -55,8 +55,17 @@ class RunProgress:
     in_flight: int = 0
 
 
-def _add(a, b):
-    return b if a is None else a if b is None else a + b
+def totals(answers: dict[tuple[str, int], dict]) -> dict:
+    """The progress counts of the answer records kept ((task, attempt) → record): attempts answered
+    successfully, attempts whose answer is an error, and the tokens and cost of them all (None
+    while no answer gave them)."""
+    def total(key):
+        vals = [r[key] for r in answers.values() if isinstance(r.get(key), (int, float))]
+        return sum(vals) if vals else None
+
+    errors = sum(r.get("error") is not None for r in answers.values())
+    return {"answered": len(answers) - errors, "errors": errors, "prompt_tokens": total("prompt_tokens"),
+            "completion_tokens": total("completion_tokens"), "cost": total("cost")}
 
 
 class _Feed(QObject):
@@ -116,8 +125,6 @@ class SystemRun(QObject):
         if self.running:
             return
         self._cancel = threading.Event()
-        if self.live is not None:
-            self.live.cancel = self._cancel
         self.state = "running"
         RUNNING.add(self)
         self._thread = threading.Thread(target=self._main, name="gindex-run", daemon=True)
@@ -195,8 +202,8 @@ class SystemRun(QObject):
             feed.started.emit(self.live.experiment)
             with self._lock:
                 self._answers = s.answered()
-            self._set(state="scoring", total=s.total, answered=self._ok(), errors=0, last_error="",
-                      prompt_tokens=None, completion_tokens=None, cost=None)
+                counts = totals(self._answers)
+            self._set(state="scoring", total=s.total, last_error="", **counts)
             for t in s.tasks:
                 self._score(t.id)
             jobs = s.pending()
@@ -230,9 +237,6 @@ class SystemRun(QObject):
             else:
                 feed.ended.emit(*end)
 
-    def _ok(self) -> int:
-        return sum(r.get("error") is None for r in self._answers.values())
-
     def _score(self, task_id: str) -> None:
         with self._lock:
             answered = dict(self._answers)
@@ -247,10 +251,7 @@ class SystemRun(QObject):
 
         def scorer() -> None:
             while (tid := todo.get()) is not None:
-                try:
-                    self._score(tid)
-                except Cancelled:
-                    return
+                self._score(tid)
 
         def answered(_n: int, _total: int, rec: dict) -> None:  # on the asking threads
             key = (rec["task"], rec["attempt"])
@@ -259,14 +260,9 @@ class SystemRun(QObject):
                 if old is None or not (old.get("error") is None and rec["error"] is not None):
                     self._answers[key] = rec
                 complete = all((rec["task"], i) in self._answers for i in range(self.config.attempts))
-                p = self._progress
-                self._progress = replace(
-                    p, answered=self._ok(), errors=p.errors + (rec["error"] is not None),
-                    last_error=rec["error"] or p.last_error,
-                    prompt_tokens=_add(p.prompt_tokens, rec.get("prompt_tokens")),
-                    completion_tokens=_add(p.completion_tokens, rec.get("completion_tokens")),
-                    cost=_add(p.cost, rec.get("cost")), seconds=time.monotonic() - start,
-                    in_flight=max(0, flight["n"] - 1))
+                self._progress = replace(self._progress, **totals(self._answers),
+                                         last_error=rec["error"] or self._progress.last_error,
+                                         seconds=time.monotonic() - start, in_flight=max(0, flight["n"] - 1))
                 flight["n"] -= 1
                 p = self._progress
             self._feed.progress.emit(p)
