@@ -3,7 +3,7 @@ errors, requests in flight, tokens and cost when the system gives them, and Canc
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from gindex_studio.ui.compare.elided import ElidedLabel
 from gindex_studio.ui.theme import error_color

@@ -3,14 +3,19 @@ line prepares it (``session``), ``ask`` stopped by a cancel event (in-flight ans
 left for a resume), and answers scored as they arrive (``live``) to the g-index of the written file."""
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from gindex_studio.core.benchmark.experiment import load_experiment
 from gindex_studio.core.benchmark.gindex import compute_gindex
+from gindex_studio.core.systems import run as runs
 from gindex_studio.core.systems.base import Answer
 from gindex_studio.core.systems.live import LiveScores
 from gindex_studio.core.systems.session import RunConfig, SessionError, prepare
@@ -36,8 +41,6 @@ def test_answers_scored_as_they_arrive_give_the_written_experiments_gindex(tmp_p
     s = prepare(config(tmp_path, tasks, attempts=2))
     live = LiveScores(s.placeholder(), 2)
     log = s.open_log()
-    from gindex_studio.core.systems import run as runs
-
     stats = runs.ask(s.system, s.pending(), log, s.spec)
     log.close()
     assert (stats.asked, stats.cancelled) == (12, False)
@@ -76,8 +79,6 @@ class Slow:
 
 
 def test_cancel_hands_out_no_more_jobs_keeps_the_answers_in_flight_and_a_resume_asks_the_rest(tmp_path, tasks):
-    from gindex_studio.core.systems import run as runs
-
     s = prepare(config(tmp_path, tasks, attempts=3, concurrency=2))
     slow, cancel = Slow(0.1), threading.Event()
     seen = []
@@ -114,3 +115,20 @@ def test_a_log_of_another_system_and_bad_folders_are_refused_in_one_line(tmp_pat
     with pytest.raises(SessionError, match="holds no API key"):
         prepare(config(tmp_path, tasks, system="openai", base_url="http://127.0.0.1:9/v1", model="m",
                        api_key_env="GINDEX_TEST_UNSET_KEY_VAR"))
+
+
+def test_a_run_the_command_line_started_is_resumed_here_and_the_other_way_round(tmp_path, tasks):
+    cfg = config(tmp_path, tasks, attempts=2)
+    s = prepare(cfg)
+    log = s.open_log()
+    runs.ask(s.system, s.pending()[:5], log, s.spec)  # 5 of 12 answered here
+    log.close()
+    tree = str(Path(__file__).resolve().parents[3])
+    q = subprocess.run([sys.executable, "-m", "gindex_studio.cli", "attempt", "--system", "nearest", "--curriculum",
+                        str(STUDY / "curriculum"), "--tasks", str(tasks), "-o", str(cfg.output), "--attempts", "2",
+                        "--json"], env={"PATH": "/usr/bin:/bin", "PYTHONPATH": tree}, capture_output=True, text=True,
+                       timeout=120)
+    assert q.returncode == 0, q.stderr
+    summary = json.loads(q.stdout)
+    assert (summary["asked"], summary["reused"]) == (7, 5)
+    assert prepare(cfg).pending() == []  # and the CLI's log reads back here as complete
