@@ -48,34 +48,37 @@ class RunConfig:
     name: str = ""
 
 
-def _system(cfg: RunConfig, curriculum):
-    """(the system, what the settings record of where it is)."""
+def make_system(kind: str, curriculum, *, base_url: str | None = None, model: str | None = None,
+                api_key_env: str | None = None, command: str | None = None, timeout: float = 120.0,
+                retries: int = 4, stream: bool = False, command_label: str = "command"):
+    """(the system of ``kind``, what the run's settings record of where it is). ``command`` is a
+    shell-like line (split, run without a shell); ``command_label`` names it in messages. Raises
+    SessionError (one line; never the API key)."""
     from gindex_studio.core.systems import baselines
 
-    if cfg.system == "nearest":
+    if kind == "nearest":
         return baselines.Nearest(curriculum), {}
-    if cfg.system == "empty":
+    if kind == "empty":
         return baselines.Empty(), {}
-    if cfg.system == "command":
+    if kind == "command":
         from gindex_studio.core.systems.command import Command
 
         try:
-            argv = shlex.split(cfg.command)
+            argv = shlex.split(command or "")
         except ValueError as e:
-            raise SessionError(f"the command: {e}") from None
+            raise SessionError(f"{command_label}: {e}") from None
         if not argv:
-            raise SessionError("the command is empty")
-        return Command(argv, cfg.timeout), {"command": argv}
-    if cfg.system != "openai":
-        raise SessionError(f"no system {cfg.system!r} (one of {', '.join(SYSTEMS)})")
+            raise SessionError(f"{command_label}: the command is empty")
+        return Command(argv, timeout), {"command": argv}
+    if kind != "openai":
+        raise SessionError(f"no system {kind!r} (one of {', '.join(SYSTEMS)})")
     from gindex_studio.core.systems.openai_compat import Endpoint, OpenAICompatible, SetupError
 
     try:
-        system = OpenAICompatible(Endpoint(cfg.base_url, cfg.model, cfg.api_key_env or None, cfg.timeout, cfg.retries))
+        system = OpenAICompatible(Endpoint(base_url, model, api_key_env or None, timeout, retries, stream=stream))
     except SetupError as e:
         raise SessionError(str(e)) from None
-    return system, {"base_url": cfg.base_url, "model": cfg.model, "api_key_env": cfg.api_key_env or None,
-                    "stream": False}
+    return system, {"base_url": base_url, "model": model, "api_key_env": api_key_env, "stream": stream}
 
 
 @dataclass
@@ -145,7 +148,9 @@ def prepare(cfg: RunConfig) -> Session:
         asked = {t.id: maker.prompt(t) for t in tasks}
     except ExperimentError as e:
         raise SessionError(str(e)) from None
-    system, where = _system(cfg, curriculum)
+    system, where = make_system(cfg.system, curriculum, base_url=cfg.base_url, model=cfg.model,
+                                api_key_env=cfg.api_key_env or None, command=cfg.command, timeout=cfg.timeout,
+                                retries=cfg.retries)
     setup = runs.Setup(Path(cfg.curriculum), [Path(t) for t in cfg.tasks], cfg.compute, system.name, cfg.name)
     try:
         runs.check_setup(setup, out, tasks)
