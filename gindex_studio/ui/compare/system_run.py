@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 
 from gindex_studio.core.benchmark.curriculum import Cancelled
 from gindex_studio.core.benchmark.validate import ExperimentError
@@ -36,6 +36,27 @@ from gindex_studio.core.systems.session import RunConfig, Session, SessionError,
 RUNNING: set["SystemRun"] = set()
 #: seconds to connect to an endpoint before a run asks it anything (a clear message, not retries)
 REACH_TIMEOUT = 5.0
+#: seconds in all the studio, quitting, gives the requests in flight to finish and be logged
+QUIT_GRACE = 3.0
+_quit_hooked = False
+
+
+def stop_all(grace: float = QUIT_GRACE) -> None:
+    """The studio quits: every run stops asking; the requests in flight get ``grace`` seconds in
+    all to finish and be logged (what is still out then is asked again by a resume)."""
+    end = time.monotonic() + grace
+    for run in list(RUNNING):
+        run.detach()
+    for run in list(RUNNING):
+        run.join(max(0.0, end - time.monotonic()))
+
+
+def _hook_quit() -> None:
+    global _quit_hooked
+    app = QCoreApplication.instance()
+    if app is not None and not _quit_hooked:
+        app.aboutToQuit.connect(stop_all)
+        _quit_hooked = True
 
 
 @dataclass(frozen=True)
@@ -127,6 +148,7 @@ class SystemRun(QObject):
         self._cancel = threading.Event()
         self.state = "running"
         RUNNING.add(self)
+        _hook_quit()
         self._thread = threading.Thread(target=self._main, name="gindex-run", daemon=True)
         self._thread.start()
 
