@@ -327,6 +327,10 @@ def test_closing_the_window_mid_run_stops_it_and_keeps_every_answer(qtbot, tmp_p
                                        base_url=url, model="tiny", api_key_env="TINY_KEY"))
         seen = watched[0]
         qtbot.waitUntil(lambda: server.count >= 4, timeout=10_000)
+        errors = []
+        win.dialogs.error = lambda title, text: errors.append(title)
+        assert not win.open_experiment(str(DEMO_DIR / "experiment.json"))  # the table is the run's meanwhile
+        assert errors == ["A system run is in progress"] and win.controller.experiment is None
         win.close()
         assert asked == [1] and not win.isVisible()
         assert run.join(10)  # the requests in flight finished by themselves

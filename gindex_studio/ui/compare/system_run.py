@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 
 from gindex_studio.core.benchmark.curriculum import Cancelled
 from gindex_studio.core.benchmark.validate import ExperimentError
@@ -61,8 +61,9 @@ def _hook_quit() -> None:
 
 @dataclass(frozen=True)
 class RunProgress:
-    """Where a run is: attempts answered (successfully) of ``total``, errors among the answers of
-    this session, tokens and cost when the system gives them, the last error, seconds, state."""
+    """Where a run is: attempts answered (successfully) of ``total`` and attempts whose answer is an
+    error (the log's included), their tokens and cost when the system gives them, the last error
+    of this session, its seconds, its state and the requests in flight."""
 
     answered: int = 0
     total: int = 0
@@ -200,7 +201,8 @@ class SystemRun(QObject):
         self.state = state
         if self._thread is not None:
             self._thread.join(1.0)
-        RUNNING.discard(self)
+        # let go of it after this delivery has returned (it may be the last reference)
+        QTimer.singleShot(0, lambda: RUNNING.discard(self))
 
     # ----- the run (its thread) -----------------------------------------------------------------
     def _set(self, **changes) -> None:

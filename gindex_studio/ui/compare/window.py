@@ -517,7 +517,7 @@ class CompareWindow(QMainWindow):
     def open_pair(self, reference: str, generated: str | None = None, text: str | None = None) -> bool:
         """Open a pair: a reference file and a generated file (read leniently) or model text.
         Unsaved edits of what is on screen are asked about first."""
-        if not self.keep_edits():
+        if self._run_in_the_way() or not self.keep_edits():
             return False
         try:
             if generated is not None:
@@ -575,6 +575,8 @@ class CompareWindow(QMainWindow):
         a companion file asks for its domain folder)."""
         if kind is None:
             kind = experiment_kind(path)
+        if self._run_in_the_way():
+            return False
         if domains_dir is None and kind == COMPANION_KIND:
             domains_dir = self.dialogs.open_directory("The companion's domain folder (one folder of programs per domain)")
             if not domains_dir:
@@ -616,7 +618,16 @@ class CompareWindow(QMainWindow):
         """File → Run System…: the dialog, then the run in this window."""
         from gindex_studio.ui.compare.run_dialog import ask_run
 
-        self.run_dialog = ask_run(self, self.run_system)  # (tests reach the open dialog here)
+        if not self._run_in_the_way():
+            self.run_dialog = ask_run(self, self.run_system)  # (tests reach the open dialog here)
+
+    def _run_in_the_way(self) -> bool:
+        """True (and said) while a system run fills this window's table: nothing else opens here."""
+        if self.system_run is not None and self.system_run.running:
+            self.dialogs.error("A system run is in progress", "This window's task table is filling with a run: "
+                               "cancel it first, or use another window (File → Run System… or Open Experiment…).")
+            return True
+        return False
 
     def run_system(self, config):
         """Run a system (``session.RunConfig``) here: the task table fills as each task's answers
@@ -626,11 +637,7 @@ class CompareWindow(QMainWindow):
         from gindex_studio.ui.compare.run_bar import RunBar
         from gindex_studio.ui.compare.system_run import SystemRun
 
-        if self.system_run is not None and self.system_run.running:
-            self.dialogs.error("Run System", "A run is in progress in this window: cancel it first, "
-                                             "or run the other system from another window.")
-            return None
-        if not self.keep_edits():
+        if self._run_in_the_way() or not self.keep_edits():
             return None
         self.controller.clear()
         self._leave_experiment()
