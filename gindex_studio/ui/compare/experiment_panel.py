@@ -34,6 +34,7 @@ PROGRESS_MS = 40  # the progress bar moves at most this often (ms)
 #: the width of the column of the g-index, its components and the filters, beside the table
 SUMMARY_WIDTH = 390
 TABLE_ROWS = 8  # rows of tasks the panel shows at least (a 1366×768 screen included)
+REFIT_MS = 250  # a system run's rows arriving: the columns are refitted at most this often (ms)
 
 
 class ExperimentPanel(QWidget):
@@ -168,6 +169,11 @@ class ExperimentPanel(QWidget):
         self._current_task: int | None = None
         self._quiet = False
         self._run_total: int | None = None  # a system run's tasks, while its rows arrive
+        # fitting the columns to the rows on screen costs ~15 ms: once per REFIT_MS while rows arrive
+        self._refit = QTimer(self)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(REFIT_MS)
+        self._refit.timeout.connect(h.resizeSections)
 
     def height_for_rows(self, rows: int = TABLE_ROWS) -> int:
         """The panel's height when its table shows ``rows`` rows of tasks (and the summary
@@ -296,7 +302,8 @@ class ExperimentPanel(QWidget):
         self.g_label.setText(f"g-index {g_index:,.3f}" + ("" if done else " so far"))
         self.components.setText(f"= mean TC over the {scored} of {total} tasks answered" + ("" if done else " so far")
                                 + "; each task is scored as its last attempt arrives")
-        self.table.horizontalHeader().resizeSections()  # the new row's cells may be wider (rows on screen only)
+        if not self._refit.isActive():  # the new rows' cells may be wider: refit the columns now and then
+            self._refit.start()
         self._count()
 
     def _stop_clicked(self) -> None:
