@@ -31,6 +31,14 @@ TREE = str(Path(__file__).resolve().parents[2])
 SHOTS = Path("/tmp/shots")
 
 
+@pytest.fixture(autouse=True)
+def own_settings(tmp_path, monkeypatch):
+    """The dialog remembers its fields in the studio's settings: a file of the test's, never the user's."""
+    from gindex_studio.ui import preferences
+
+    monkeypatch.setattr(preferences, "STUDIO_SETTINGS", [QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)])
+
+
 @pytest.fixture
 def studio(qtbot, tmp_path, library):
     from gindex_studio.ui.app import MainWindow
@@ -198,10 +206,10 @@ def test_an_endpoint_run_cancelled_half_way_resumes_asking_only_the_rest(qtbot, 
 
     server = ChatServer(reply)
     win = compare_window.open_compare(None, library=library)
+    win.settings = None  # its layout is not saved over the user's
     win.setAttribute(Qt.WA_DeleteOnClose, False)
     qtbot.addWidget(win)
     qtbot.waitExposed(win)
-    win.settings = None
     out = tmp_path / "run" / "tiny.json"
     with serve(server) as url:
         dialog = open_run_dialog(qtbot, win, "compare.run_system")
@@ -260,6 +268,7 @@ def test_an_unreachable_endpoint_says_so_in_the_window_without_waiting(qtbot, tm
     from gindex_studio.core.systems.session import RunConfig
 
     win = compare_window.open_compare(None, library=library)
+    win.settings = None  # its layout is not saved over the user's
     win.setAttribute(Qt.WA_DeleteOnClose, False)
     qtbot.addWidget(win)
     start = time.monotonic()
@@ -317,6 +326,7 @@ def test_closing_the_window_mid_run_stops_it_and_keeps_every_answer(qtbot, tmp_p
     from gindex_studio.core.systems.session import RunConfig
 
     win = compare_window.open_compare(None, library=library)
+    win.settings = None  # its layout is not saved over the user's
     win.setAttribute(Qt.WA_DeleteOnClose, False)
     qtbot.addWidget(win)
     out = tmp_path / "closed.json"
