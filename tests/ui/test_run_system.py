@@ -229,6 +229,7 @@ def test_an_endpoint_run_cancelled_half_way_resumes_asking_only_the_rest(qtbot, 
         qtbot.waitUntil(lambda: bool(seen["ended"]), timeout=20_000)
         assert seen["ended"] == [("cancelled", "")] and not out.exists()
         assert win.run_bar.resume_button.isVisible() and not win.run_bar.cancel_button.isVisible()
+        assert win.windowTitle().startswith("openai on tiny.json (cancelled)")
         log = read_log(out.with_name("tiny.json.log.jsonl"))[1]
         kept = len(log)
         # the requests in flight when Cancel was pressed finished and were kept: every request sent is answered

@@ -645,7 +645,7 @@ class CompareWindow(QMainWindow):
             self.run_bar = RunBar()
             self.tasks.set_run_bar(self.run_bar)
             self.run_bar.cancel_requested.connect(lambda: self.system_run is not None and self.system_run.cancel())
-            self.run_bar.resume_requested.connect(lambda: self.system_run is not None and self.system_run.resume())
+            self.run_bar.resume_requested.connect(self._resume_run)
         self.run_bar.show()
         self.run_bar.error.hide()
         run = self.system_run = SystemRun(config)
@@ -654,7 +654,7 @@ class CompareWindow(QMainWindow):
         run.progress.connect(self.run_bar.show_progress)
         run.failed.connect(self._on_run_failed)
         run.ended.connect(self._on_run_ended)
-        self.setWindowTitle(f"{config.system} on {config.output.name} (running) — Compare — gindex-studio")
+        self._run_title("running")
         was_hidden = self.tasks_dock.isHidden()
         self.tasks_dock.show()
         if was_hidden:
@@ -662,7 +662,17 @@ class CompareWindow(QMainWindow):
         run.start()
         return run
 
+    def _resume_run(self) -> None:
+        if self.system_run is not None and not self.system_run.running:
+            self._run_title("running")
+            self.system_run.resume()
+
+    def _run_title(self, state: str) -> None:
+        cfg = self.system_run.config
+        self.setWindowTitle(f"{cfg.system} on {cfg.output.name} ({state}) — Compare — gindex-studio")
+
     def _on_run_failed(self, line: str) -> None:
+        self._run_title("stopped")
         self.run_bar.show_failed(line)
         self.statusBar().showMessage(f"The run stopped: {line}", 12000)
 
@@ -671,6 +681,7 @@ class CompareWindow(QMainWindow):
             self.open_experiment(path)
             self.statusBar().showMessage(f"Run finished: wrote {path}", 8000)
         else:
+            self._run_title("cancelled")
             self.statusBar().showMessage("Run cancelled: the answers received are kept in its log; Resume asks the rest",
                                          8000)
 
