@@ -27,10 +27,6 @@ class LiveScores:
         self.results: dict[int, TaskResult] = {}
         self._index = {t.id: j for j, t in enumerate(placeholder.tasks)}
 
-    @property
-    def total(self) -> int:
-        return len(self.experiment.tasks)
-
     def score(self, task_id: str, answered: dict[tuple[str, int], dict]) -> TaskResult | None:
         """Task ``task_id`` scored on its answer records in ``answered`` ((task, attempt) → record),
         or None while an attempt has no record yet. A task scored again replaces its result."""

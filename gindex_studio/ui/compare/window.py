@@ -1,7 +1,8 @@
 """CompareWindow: the compare view in a window of its own, with menus, the experiment task table,
 the flow editor's own palette, inspector and history as docks that follow the active side, and the
 entry points ``main_compare`` (``gindex-studio compare REF GEN``) and ``install_actions``
-(File → Compare… and File → Open Experiment… in the studio's main window)."""
+(File → Compare… and File → Open Experiment… in the studio's main window). File → Run System…
+fills the task table from a system run (``ui.compare.system_run``)."""
 from __future__ import annotations
 
 import copy
