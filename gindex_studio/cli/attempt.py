@@ -9,7 +9,6 @@ refused (give another ``-o``).
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -73,31 +72,14 @@ def check_usage(args, parser) -> None:
 
 
 def _system(args, curriculum):
-    from gindex_studio.core.systems import baselines
-
-    if args.system == "nearest":
-        return baselines.Nearest(curriculum), {}
-    if args.system == "empty":
-        return baselines.Empty(), {}
-    if args.system == "command":
-        from gindex_studio.core.systems.command import Command
-
-        try:
-            argv = shlex.split(args.program)
-        except ValueError as e:
-            raise InputError(f"--command: {e}") from None
-        if not argv:
-            raise InputError("--command: the command is empty")
-        return Command(argv, args.timeout), {"command": argv}
-    from gindex_studio.core.systems.openai_compat import Endpoint, OpenAICompatible, SetupError
+    from gindex_studio.core.systems.session import SessionError, make_system
 
     try:
-        system = OpenAICompatible(Endpoint(args.base_url, args.model, args.api_key_env, args.timeout, args.retries,
-                                          stream=args.stream))
-    except SetupError as e:
+        return make_system(args.system, curriculum, base_url=args.base_url, model=args.model,
+                           api_key_env=args.api_key_env, command=args.program, timeout=args.timeout,
+                           retries=args.retries, stream=args.stream, command_label="--command")
+    except SessionError as e:
         raise InputError(str(e)) from None
-    return system, {"base_url": args.base_url, "model": args.model, "api_key_env": args.api_key_env,
-                    "stream": args.stream}
 
 
 def _samples(values):

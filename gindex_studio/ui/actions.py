@@ -83,6 +83,8 @@ COMPARE_SPECS: list[ActionSpec] = [
                "Keep the reference, read the generated program from pasted text", "File"),
     ActionSpec("compare.open_experiment", "Open &Experiment…", "Ctrl+Shift+O",
                "Open an experiment (ours, or the companion's files with their domain folder)", "File"),
+    ActionSpec("compare.run_system", "&Run System…", None,
+               "Ask a model or a baseline for every task and watch its answers scored as they arrive", "File"),
     ActionSpec("compare.save_experiment", "&Save Experiment", "Ctrl+S",
                "Save the what-if edits beside the model's output in the experiment file (the output is kept)", "File"),
     ActionSpec("compare.save_experiment_as", "Save Experiment &As…", "Ctrl+Shift+S",
@@ -121,6 +123,9 @@ FEATURE_SPECS: list[ActionSpec] = [
     ActionSpec("file.compare", "Co&mpare…", "Ctrl+Shift+D", "Compare a reference with a generated program", "File"),
     ActionSpec("file.open_experiment", "Open E&xperiment…", None,
                "Open an experiment: task table, g-index and the compare view", "File"),
+    ActionSpec("file.run_system", "&Run System…", None,
+               "Ask a model or a baseline for every task and watch its answers scored as they arrive "
+               "in a compare window", "File"),
     ActionSpec("file.analysis", "&Analysis…", None, "Compare systems: open a study or experiments in the Analysis window",
                "File"),
     ActionSpec("file.new_experiment", "New Experiment from &Outputs…", None,

@@ -150,6 +150,35 @@ def add_library_folders_to_environment(prefs: Preferences) -> None:
         os.environ["GINDEX_LIBRARY_PATH"] = os.pathsep.join(have + extra)
 
 
+#: File → Run System…'s fields as last run (``remembered_run``): text fields and whole numbers
+RUN_TEXT = ("system", "base_url", "model", "api_key_env", "command", "curriculum", "tasks", "output")
+RUN_NUMBERS = ("attempts", "concurrency")
+
+
+def remembered_run(settings: QSettings) -> dict:
+    """The Run System dialog's fields as last accepted (only those stored; never an API key: the
+    dialog stores the NAME of the key's variable)."""
+    out = {}
+    for key in RUN_TEXT:
+        v = settings.value(f"run/{key}")
+        if isinstance(v, str):
+            out[key] = v
+    for key in RUN_NUMBERS:
+        try:
+            out[key] = int(settings.value(f"run/{key}"))
+        except (TypeError, ValueError):
+            pass
+    return out
+
+
+def remember_run(settings: QSettings, fields: dict) -> None:
+    """Keep the Run System dialog's accepted fields (those of ``RUN_TEXT`` and ``RUN_NUMBERS``)."""
+    for key in RUN_TEXT + RUN_NUMBERS:
+        if key in fields:
+            settings.setValue(f"run/{key}", fields[key])
+    settings.sync()
+
+
 class PreferencesDialog(QDialog):
     """Edits a copy of the preferences; ``value()`` after Accept."""
 

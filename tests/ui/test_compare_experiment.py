@@ -273,7 +273,7 @@ def test_studio_window_has_compare_actions(window, qtbot, monkeypatch):
 
     assert hasattr(app, "main_compare")
     acts = {aid: window.actions[aid] for aid in window.features["compare"].actions()}
-    assert set(acts) == {"file.compare", "file.open_experiment"}
+    assert set(acts) == {"file.compare", "file.open_experiment", "file.run_system"}
     file_menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
     assert acts["file.compare"] in file_menu.actions()
     ref, gen = demo_pair("telegram-2-reply")

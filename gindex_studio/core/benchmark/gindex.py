@@ -622,6 +622,27 @@ def recompute_task(result: GIndexResult, experiment: Experiment, task_index: int
     return _finish(new)
 
 
+def score_task_anew(result: GIndexResult, experiment: Experiment, task_index: int, attempts: Sequence,
+                    cancel=None) -> TaskResult:
+    """Task ``task_index`` of ``experiment`` scored on new generated programs ``attempts`` (each
+    with ``generated`` and ``syntax``, as ``Attempt``): every attempt's Δ searched, Ω and the
+    nearest programs reused from ``result`` (which must have been computed on the same task
+    references, curriculum and options: a run's placeholder experiment), TC from ``result``'s
+    domain terms. ``result`` is not modified; the task's TC is the one ``compute_gindex`` gives an
+    experiment holding these attempts. Raises ``Cancelled`` once ``cancel`` is set."""
+    st = result._state
+    opts, task = st["options"], experiment.tasks[task_index]
+    reports = []
+    for a in attempts:
+        reports.append(score(task.reference, a.generated, opts, syntax=a.syntax, cancel=cancel))
+        _raise_if_set(cancel)
+    included = {d.domain for d in result.domains if d.included}
+    t = _task_result(task_index, task, reports, st["nearest"][task_index], st["curriculum"], included,
+                     result.leak_threshold)
+    t.tc, t.terms = _tc(t.theta, t.gd, result.domains, result.rho)
+    return t
+
+
 # ----- the companion's aggregate mode ------------------------------------------------------------
 
 

@@ -63,30 +63,35 @@ def pending(tasks: list[Entry], prompts: dict[str, Prompt], attempts: int, answe
 
 @dataclass
 class Stats:
-    """What one call of ``ask`` did."""
+    """What one call of ``ask`` did (``cancelled``: it stopped before every job was asked)."""
 
     asked: int = 0
     errors: int = 0
     seconds: float = 0.0
     answers: list[dict] = field(default_factory=list)
+    cancelled: bool = False
 
 
 def ask(system: System, jobs: list[Job], log: RunLog, spec: RunSpec,
-        progress: Callable[[int, int, dict], None] | None = None) -> Stats:
+        progress: Callable[[int, int, dict], None] | None = None, cancel: threading.Event | None = None) -> Stats:
     """Ask every job on ``spec.concurrency`` threads, logging each request and answer. Returns when
     all are answered; a KeyboardInterrupt in the caller's thread stops handing out jobs and is
-    raised again (what was answered is in the log; the threads are daemons)."""
+    raised again (what was answered is in the log; the threads are daemons).
+
+    ``cancel`` (an Event, set from any thread): no job is handed out once it is set; the requests
+    in flight finish (each within the system's own timeout) and their answers are logged and
+    reported as usual; then ``ask`` returns with ``cancelled`` true if jobs were left unasked."""
     todo: queue.SimpleQueue = queue.SimpleQueue()
     for j in jobs:
         todo.put(j)
-    stats, lock, done = Stats(), threading.Lock(), threading.Event()
+    stats, lock = Stats(), threading.Lock()
     stop = threading.Event()
     start = time.monotonic()
     if not jobs:
         return stats
 
     def work() -> None:
-        while not stop.is_set():
+        while not stop.is_set() and not (cancel is not None and cancel.is_set()):
             try:
                 job = todo.get_nowait()
             except queue.Empty:
@@ -109,18 +114,20 @@ def ask(system: System, jobs: list[Job], log: RunLog, spec: RunSpec,
                 n = stats.asked
             if progress:
                 progress(n, len(jobs), rec)
-            if n == len(jobs):
-                done.set()
 
-    for _ in range(max(1, min(spec.concurrency, len(jobs)))):
-        threading.Thread(target=work, daemon=True).start()
+    threads = [threading.Thread(target=work, daemon=True, name=f"gindex-ask-{k}")
+               for k in range(max(1, min(spec.concurrency, len(jobs))))]
+    for t in threads:
+        t.start()
     try:
-        while not done.wait(0.2):
-            pass
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)
     except KeyboardInterrupt:
         stop.set()
         raise
     stats.seconds = time.monotonic() - start
+    stats.cancelled = stats.asked < len(jobs)
     return stats
 
 
@@ -151,7 +158,14 @@ def check_setup(setup: Setup, out: Path, tasks: list[Entry]) -> None:
     """Raise the ExperimentError that writing the experiment would (an unknown ``--samples``
     domain, compute too small for the priors, …) before anything is asked."""
     out.parent.mkdir(parents=True, exist_ok=True)  # relative paths resolve from there (the log goes there too)
-    experiment_from_value(build_value(_spec(setup, out), out, {t.id: [""] for t in tasks}), out)
+    placeholder_experiment(setup, out, tasks)
+
+
+def placeholder_experiment(setup: Setup, out: Path, tasks: list[Entry]) -> Experiment:
+    """The experiment the run writes to ``out`` with every answer still empty (not written): the
+    same task references, curriculum and options, so Ω computed on it is the written one's.
+    Raises ExperimentError."""
+    return experiment_from_value(build_value(_spec(setup, out), out, {t.id: [""] for t in tasks}), out)
 
 
 def _totals(records: list[dict]) -> dict:

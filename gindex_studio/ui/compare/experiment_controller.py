@@ -203,6 +203,20 @@ class ExperimentController(QObject):
         self.busy_changed.emit(False)
         self.cancelled.emit()
 
+    def clear(self) -> None:
+        """No experiment any more (a system run is about to fill the table): a computation that
+        runs stops without a word (no ``cancelled``), and nothing is left to save."""
+        if self.runner.busy:
+            self.timer.stop()
+            self.runner.cancel()
+            self._job += 1
+            self.busy_changed.emit(False)
+        self.experiment = self.companion = self.result = self.previous_g = None
+        self.unsaved.clear()
+        self._unscored.clear()
+        self._pending.clear()
+        self._set_dirty(False)
+
     def recompute_all(self) -> None:
         """Compute the whole g-index again (after a cancel)."""
         if self.experiment is not None:

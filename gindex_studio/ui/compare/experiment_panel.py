@@ -34,6 +34,7 @@ PROGRESS_MS = 40  # the progress bar moves at most this often (ms)
 #: the width of the column of the g-index, its components and the filters, beside the table
 SUMMARY_WIDTH = 390
 TABLE_ROWS = 8  # rows of tasks the panel shows at least (a 1366×768 screen included)
+REFIT_MS = 250  # a system run's rows arriving: the columns are refitted at most this often (ms)
 
 
 class ExperimentPanel(QWidget):
@@ -167,6 +168,12 @@ class ExperimentPanel(QWidget):
         h.sortIndicatorChanged.connect(lambda *_a: QTimer.singleShot(0, self, self.scroll_to_current))
         self._current_task: int | None = None
         self._quiet = False
+        self._run_total: int | None = None  # a system run's tasks, while its rows arrive
+        # fitting the columns to the rows on screen costs ~15 ms: once per REFIT_MS while rows arrive
+        self._refit = QTimer(self)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(REFIT_MS)
+        self._refit.timeout.connect(h.resizeSections)
 
     def height_for_rows(self, rows: int = TABLE_ROWS) -> int:
         """The panel's height when its table shows ``rows`` rows of tasks (and the summary
@@ -211,6 +218,7 @@ class ExperimentPanel(QWidget):
     def begin(self, experiment) -> None:
         """A computation of ``experiment`` from scratch starts: rows will arrive one by one."""
         self._running_tasks = list(experiment.tasks)
+        self._run_total = None
         self.model.begin()
         self._set_domains(sorted({t.domain for t in experiment.tasks}))
         self.g_label.setText("g-index …")
@@ -266,6 +274,38 @@ class ExperimentPanel(QWidget):
         self.stop_button.setToolTip("Compute the g-index of the experiment from the start")
         self.stop_button.show()
 
+    # ----- a system run (File → Run System…) ---------------------------------------------------
+    def set_run_bar(self, bar: QWidget) -> None:
+        """Show a run's progress line and buttons under the g-index (once)."""
+        lay = self.summary.layout()
+        if lay.indexOf(bar) < 0:
+            lay.insertWidget(2, bar)
+
+    def begin_run(self, experiment) -> None:
+        """A system run on ``experiment``'s tasks starts: rows arrive as tasks are answered."""
+        self._running_tasks = list(experiment.tasks)
+        self._run_total = len(experiment.tasks)
+        self._current_task = None
+        self.model.begin()
+        self._set_domains(sorted({t.domain for t in experiment.tasks}))
+        self.set_busy(False)
+        self.g_label.setText("g-index … (no task answered yet)")
+        self.components.setText(f"{len(experiment.tasks)} tasks: each is scored (Δ, θ, Ω, TC) as its answers arrive")
+        self.components.setToolTip("")
+        self._count()
+
+    def put_task(self, result, g_index: float, scored: int) -> None:
+        """Task ``result`` scored; ``g_index``: the mean TC of the ``scored`` tasks so far."""
+        self.model.put(result)
+        total = len(getattr(self, "_running_tasks", [])) or scored
+        done = scored == total
+        self.g_label.setText(f"g-index {g_index:,.3f}" + ("" if done else " so far"))
+        self.components.setText(f"= mean TC over the {scored} of {total} tasks answered" + ("" if done else " so far")
+                                + "; each task is scored as its last attempt arrives")
+        if not self._refit.isActive():  # the new rows' cells may be wider: refit the columns now and then
+            self._refit.start()
+        self._count()
+
     def _stop_clicked(self) -> None:
         if self.stop_button.text() == "Cancel":
             self.cancel_requested.emit()
@@ -286,12 +326,13 @@ class ExperimentPanel(QWidget):
         self.domain.blockSignals(False)
 
     def _count(self) -> None:
-        n = self.model.rowCount()
+        n = self._run_total if self._run_total is not None else self.model.rowCount()
         self.count_label.setText(f"{self.proxy.rowCount()} of {n} tasks")
 
     def set_result(self, result: GIndexResult, edited: set[int], previous: float | None = None,
                    companion: bool = False, unsaved: set[int] = frozenset()) -> None:
         self._quiet = True
+        self._run_total = None
         try:
             self.model.set_result(result, edited, unsaved)
             self.show_edits(edited)

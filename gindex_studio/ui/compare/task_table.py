@@ -50,6 +50,18 @@ class TaskTableModel(QAbstractTableModel):
         self.rows.append(row)
         self.endInsertRows()
 
+    def put(self, task) -> None:
+        """Task ``task.index`` (a complete ``TaskResult``) arrives in any order (a system run's
+        answers): its row is replaced, or added with empty rows (hidden) for the tasks before it."""
+        k = task.index
+        if k < len(self.rows):
+            self.rows[k] = task
+            self.dataChanged.emit(self.index(k, 0), self.index(k, len(COLUMNS) - 1))
+            return
+        self.beginInsertRows(QModelIndex(), len(self.rows), k)
+        self.rows.extend([None] * (k - len(self.rows)) + [task])
+        self.endInsertRows()
+
     def complete(self, task) -> None:
         """Task ``task.index`` (a ``TaskResult``) is complete."""
         k = task.index

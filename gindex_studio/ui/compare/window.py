@@ -1,7 +1,8 @@
 """CompareWindow: the compare view in a window of its own, with menus, the experiment task table,
 the flow editor's own palette, inspector and history as docks that follow the active side, and the
 entry points ``main_compare`` (``gindex-studio compare REF GEN``) and ``install_actions``
-(File → Compare… and File → Open Experiment… in the studio's main window)."""
+(File → Compare… and File → Open Experiment… in the studio's main window). File → Run System…
+fills the task table from a system run (``ui.compare.system_run``)."""
 from __future__ import annotations
 
 import copy
@@ -140,6 +141,16 @@ class CompareDialogs:
     def ask_changed_on_disk(self, path: str) -> str:
         return ask_changed_on_disk(self.parent, path)
 
+    def ask_stop_run(self) -> bool:
+        """Closing the window during a system run: stop it (True) or keep the window open."""
+        r = QMessageBox.question(
+            self.parent, "A system run is in progress",
+            "Stop the run and close the window?\n\nEvery answer received is kept in the run's log, and so are "
+            "those of the requests in flight, which finish in the background. Run System again with the same "
+            "experiment file to resume: only what is not answered is asked.",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return r == QMessageBox.Yes
+
     def ask_save(self, name: str) -> str:
         r = QMessageBox.question(self.parent, "Unsaved changes", f"Save the changes to {name}?",
                                  QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
@@ -180,6 +191,9 @@ class CompareWindow(QMainWindow):
         self.tasks_dock.hide()
         self.current_task: int | None = None
         self.current_attempt = 0
+        self.system_run = None  # File → Run System…'s run (ui.compare.system_run), once one started
+        self.run_bar = None
+        self.run_dialog = None
         self.undo_group = QUndoGroup(self)
         for ed in self.view.editors.values():
             self.undo_group.addStack(ed.undo_stack)
@@ -288,7 +302,8 @@ class CompareWindow(QMainWindow):
     #: the menus and their actions (ids of ``actions.ALL_SPECS``; None: a separator). The edit,
     #: zoom and layout actions are the editor window's own specs.
     MENUS = {
-        "&File": ["compare.open_pair", "compare.paste", "compare.open_experiment", None, "compare.save_experiment",
+        "&File": ["compare.open_pair", "compare.paste", "compare.open_experiment", "compare.run_system", None,
+                  "compare.save_experiment",
                   "compare.save_experiment_as", "compare.revert_task", None, "compare.save_reference",
                   "compare.save_generated", None, "compare.close"],
         "&Edit": ["edit.undo", "edit.redo", None, "edit.cut", "edit.copy", "edit.paste", "edit.delete",
@@ -309,6 +324,7 @@ class CompareWindow(QMainWindow):
             "compare.open_pair": self.open_pair_dialog,
             "compare.paste": self.paste_dialog,
             "compare.open_experiment": self.open_experiment_dialog,
+            "compare.run_system": self.run_system_dialog,
             "compare.save_experiment": self.save_experiment,
             "compare.save_experiment_as": self.save_experiment_as,
             "compare.revert_task": self.revert_task,
@@ -487,7 +503,10 @@ class CompareWindow(QMainWindow):
 
     def confirm_close(self) -> bool:
         """Quit's question (``ui.workspace``): may this window close? Asks as closing does, and
-        discards nothing."""
+        discards nothing. A system run in progress is asked about first."""
+        run = self.system_run
+        if run is not None and run.running and not self.dialogs.ask_stop_run():
+            return False
         return self.keep_edits(settle=False)
 
     def experiment_path(self) -> str | None:
@@ -499,7 +518,7 @@ class CompareWindow(QMainWindow):
     def open_pair(self, reference: str, generated: str | None = None, text: str | None = None) -> bool:
         """Open a pair: a reference file and a generated file (read leniently) or model text.
         Unsaved edits of what is on screen are asked about first."""
-        if not self.keep_edits():
+        if self._run_in_the_way() or not self.keep_edits():
             return False
         try:
             if generated is not None:
@@ -557,6 +576,8 @@ class CompareWindow(QMainWindow):
         a companion file asks for its domain folder)."""
         if kind is None:
             kind = experiment_kind(path)
+        if self._run_in_the_way():
+            return False
         if domains_dir is None and kind == COMPANION_KIND:
             domains_dir = self.dialogs.open_directory("The companion's domain folder (one folder of programs per domain)")
             if not domains_dir:
@@ -592,6 +613,78 @@ class CompareWindow(QMainWindow):
                 f"{len(self.controller.edited)} tasks of this experiment hold what-if edits (✎ in the table): "
                 "they are scored on the edits, not on the model's output", 12000)
         return True
+
+    # ----- running a system ---------------------------------------------------------------------
+    def run_system_dialog(self) -> None:
+        """File → Run System…: the dialog, then the run in this window."""
+        from gindex_studio.ui.compare.run_dialog import ask_run
+
+        if not self._run_in_the_way():
+            self.run_dialog = ask_run(self, self.run_system)  # (tests reach the open dialog here)
+
+    def _run_in_the_way(self) -> bool:
+        """True (and said) while a system run fills this window's table: nothing else opens here."""
+        if self.system_run is not None and self.system_run.running:
+            self.dialogs.error("A system run is in progress", "This window's task table is filling with a run: "
+                               "cancel it first, or use another window (File → Run System… or Open Experiment…).")
+            return True
+        return False
+
+    def run_system(self, config):
+        """Run a system (``session.RunConfig``) here: the task table fills as each task's answers
+        are scored, the g-index so far above it, the run's progress line with Cancel and Resume
+        under it; once every attempt is answered the experiment written is opened as any other.
+        Returns the ``SystemRun`` (None when one is running here already, or edits were kept)."""
+        from gindex_studio.ui.compare.run_bar import RunBar
+        from gindex_studio.ui.compare.system_run import SystemRun
+
+        if self._run_in_the_way() or not self.keep_edits():
+            return None
+        self.controller.clear()
+        self._leave_experiment()
+        if self.run_bar is None:
+            self.run_bar = RunBar()
+            self.tasks.set_run_bar(self.run_bar)
+            self.run_bar.cancel_requested.connect(lambda: self.system_run is not None and self.system_run.cancel())
+            self.run_bar.resume_requested.connect(self._resume_run)
+        self.run_bar.show()
+        self.run_bar.error.hide()
+        run = self.system_run = SystemRun(config)
+        run.started.connect(self.tasks.begin_run)
+        run.scored.connect(self.tasks.put_task)
+        run.progress.connect(self.run_bar.show_progress)
+        run.failed.connect(self._on_run_failed)
+        run.ended.connect(self._on_run_ended)
+        self._run_title("running")
+        was_hidden = self.tasks_dock.isHidden()
+        self.tasks_dock.show()
+        if was_hidden:
+            self.resizeDocks([self.tasks_dock], [self._experiment_height()], Qt.Vertical)
+        run.start()
+        return run
+
+    def _resume_run(self) -> None:
+        if self.system_run is not None and not self.system_run.running:
+            self._run_title("running")
+            self.system_run.resume()
+
+    def _run_title(self, state: str) -> None:
+        cfg = self.system_run.config
+        self.setWindowTitle(f"{cfg.system} on {cfg.output.name} ({state}) — Compare — gindex-studio")
+
+    def _on_run_failed(self, line: str) -> None:
+        self._run_title("stopped")
+        self.run_bar.show_failed(line)
+        self.statusBar().showMessage(f"The run stopped: {line}", 12000)
+
+    def _on_run_ended(self, how: str, path: str) -> None:
+        if how == "finished":
+            self.open_experiment(path)
+            self.statusBar().showMessage(f"Run finished: wrote {path}", 8000)
+        else:
+            self._run_title("cancelled")
+            self.statusBar().showMessage("Run cancelled: the answers received are kept in its log; Resume asks the rest",
+                                         8000)
 
     def open_experiment_dialog(self) -> None:
         path = self.dialogs.open_file("Open an experiment", EXP_FILTER)
@@ -645,6 +738,10 @@ class CompareWindow(QMainWindow):
         side. Only the first attempt is edited in place (the core re-scores it); a later attempt
         is shown view only: its generated canvas takes no input."""
         c = self.controller
+        if c.experiment is None and self.system_run is not None and self.system_run.running:
+            self.statusBar().showMessage("The run is in progress: its tasks open in the compare view once it has "
+                                         "finished (or open the experiment then)", 6000)
+            return
         if c.experiment is None:
             t = c.result.tasks[index] if c.result else None
             if t is not None:
@@ -779,9 +876,15 @@ class CompareWindow(QMainWindow):
         from gindex_studio.ui.workspace import quitting
 
         c = self.controller
+        run = self.system_run
+        if run is not None and run.running and not quitting() and not self.dialogs.ask_stop_run():
+            e.ignore()
+            return
         if not quitting() and not self.keep_edits():  # Quit has asked already
             e.ignore()
             return
+        if run is not None:
+            run.detach()  # nothing more reaches this window; its threads end by themselves
         self.save_layout()
         if self._follows_focus:
             QApplication.instance().focusChanged.disconnect(self._on_focus)
