@@ -22,7 +22,7 @@ import numpy as np
 from gindex_studio.core.scoring.divergence import Prepared, ScoreOptions, prepare
 from gindex_studio.core.flows.flow import Flow
 from gindex_studio.core.support.gcpause import frozen_heap, refreeze
-from gindex_studio.core.support.pools import _interrupts_held, _single_threaded, stop_pool_now  # noqa: F401 (imported from here too)
+from gindex_studio.core.support.pools import _single_threaded, signals_held, stop_pool_now, worker_signals  # noqa: F401 (imported from here too)
 from gindex_studio.core.scoring.matching import Graph, max_common_subgraph
 from gindex_studio.core import native
 from gindex_studio.core.support import profiles
@@ -427,9 +427,8 @@ def _init_worker(curriculum: Curriculum | None = None) -> None:
     ``stop_pool_now``); a spawned worker also receives the curriculum. The objects a worker starts
     with are frozen out of the garbage collector (``gc.freeze``)."""
     global _WORKER_CURRICULUM
-    import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_signals()
     if isinstance(curriculum, bytes):
         import pickle
 
@@ -480,7 +479,7 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from gindex_studio.core.support.pools import Finished
+    from gindex_studio.core.support.pools import Finished, done_result
 
     curriculum.warm()  # once here, not in every worker
     chosen = mp.get_start_method(allow_none=True)  # a program that chose spawn (or forkserver) keeps it
@@ -498,7 +497,7 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
             # the largest tasks first (they tend to search longest): no worker is left alone with a
             # long task at the end while the others idle
             order = sorted(range(total), key=lambda i: -tasks[i].n)
-            with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
+            with signals_held():  # the pool starts whole, then a signal stops all of it
                 futures = {pool.submit(_worker_nearest, (tasks[i], deadline, tuple(exclude[i]) if exclude else ())): i
                            for i in order}
             finished, done = Finished(futures), 0
@@ -507,7 +506,7 @@ def omega_many(tasks: Sequence[Prepared], curriculum: Curriculum, *, workers: in
                 fut = finished.next(0.05 if cancel is not None else None)
                 if fut is not None:
                     i = futures[fut]
-                    results[i] = fut.result()
+                    results[i] = done_result(fut)
                     done += 1
                     if on_result:
                         on_result(i, results[i])

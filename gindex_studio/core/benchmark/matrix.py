@@ -27,6 +27,7 @@ import numpy as np
 from gindex_studio.core.support import profiles
 from gindex_studio.core.scoring.divergence import Prepared
 from gindex_studio.core.scoring.matching import Match, max_common_subgraph
+from gindex_studio.core.support.pools import worker_signals
 
 Progress = Callable[[int, int], None]
 
@@ -110,9 +111,8 @@ def _init_worker(prepared=None) -> None:
     global _WORKER_PREPARED
     import gc
     import pickle
-    import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_signals()
     if prepared is not None:
         _WORKER_PREPARED = pickle.loads(prepared)
     gc.freeze()  # the programs (never freed here) out of the collector's reach
@@ -167,7 +167,7 @@ def delta_rows(prepared: Sequence[Prepared], profile=None, *, deadline: float | 
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from gindex_studio.core.support.pools import _interrupts_held, _single_threaded, stop_pool_now
+    from gindex_studio.core.support.pools import _single_threaded, result_of, signals_held, stop_pool_now
 
     chosen = mp.get_start_method(allow_none=True)
     forking = chosen in (None, "fork") and _single_threaded() and "fork" in mp.get_all_start_methods()
@@ -179,12 +179,12 @@ def delta_rows(prepared: Sequence[Prepared], profile=None, *, deadline: float | 
         pool_args = dict(mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=(blob,))
     pool = None
     try:
-        with _interrupts_held():  # the pool starts whole, then Ctrl-C stops all of it
+        with signals_held():  # the pool starts whole, then a signal stops all of it
             pool = ProcessPoolExecutor(max_workers=workers, **pool_args)
             # units in row order: rows come back about in order, so few wait to be given
             futures = deque(pool.submit(_worker_unit, (u, profile, symmetric, deadline)) for u in units)
         for unit in units:
-            got = futures.popleft().result()  # dropped once used: results are not all kept to the end
+            got = result_of(futures.popleft())  # dropped once used: results are not all kept to the end
             yield from rows_of(unit, got)
     except BaseException:  # Ctrl-C, an error, or the caller closing the generator: no worker goes on
         if pool is not None:

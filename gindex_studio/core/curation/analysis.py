@@ -636,7 +636,7 @@ def _least_result(engine: PairEngine, futures: list) -> tuple[Fraction, int, int
     first piece's), waited for (``Cancelled`` once ``engine.cancel`` is set: the pool is
     stopped); the exact values the workers found are kept in the engine."""
     from gindex_studio.core.benchmark.curriculum import Cancelled
-    from gindex_studio.core.support.pools import Finished
+    from gindex_studio.core.support.pools import Finished, done_result
 
     finished = Finished(futures)
     while finished.left:
@@ -646,7 +646,7 @@ def _least_result(engine: PairEngine, futures: list) -> tuple[Fraction, int, int
         finished.next(0.05)
     best = None
     for future in futures:
-        got, values = future.result()
+        got, values = done_result(future)
         for a, b, num, den in values:
             engine._store_key((a, b), Fraction(num, den))
         if got is not None and (best is None or Fraction(got[0], got[1]) < best[0]):

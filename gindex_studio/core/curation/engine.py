@@ -566,7 +566,7 @@ class PairEngine:
     def pool_results(self, futures: list) -> list:
         """The results of the pool's ``futures`` (chunks), in order, once all are done; raises
         ``Cancelled`` once ``cancel`` is set (the pool's workers are stopped, the pool let go)."""
-        from gindex_studio.core.support.pools import Finished
+        from gindex_studio.core.support.pools import Finished, done_result
 
         finished = Finished(futures)
         while True:
@@ -574,7 +574,7 @@ class PairEngine:
                 self.stop_pool()
                 raise Cancelled()
             if not finished.left:
-                return [r for fut in futures for r in fut.result()]
+                return [r for fut in futures for r in done_result(fut)]
             finished.next(0.05)
 
     def stop_pool(self) -> None:

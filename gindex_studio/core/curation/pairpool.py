@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from gindex_studio.core.scoring.divergence import Prepared, delta_from_s
+from gindex_studio.core.support.pools import signals_held, worker_signals
 
 #: pairs per chunk sent to a worker: small enough that a chunk of cut searches (the deadline
 #: each) does not leave the other workers idle at the end of a batch, large enough that the
@@ -42,9 +43,8 @@ def _init(blob: bytes | None, profile, least: tuple | None = None) -> None:
     global _PREPARED, _PROFILE, _LEAST
     import gc
     import pickle
-    import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+    worker_signals()
     if blob is not None:
         _PREPARED = pickle.loads(blob)
     _PROFILE = profile
@@ -117,15 +117,17 @@ class PairPool:
         least = None if options is None else (options, list(digests) if digests is not None else None)
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init,
                                          initargs=(blob, profile, least))
-        for _ in range(self.workers):  # every worker starts now, while the caller does other work
-            self._pool.submit(int)
+        with signals_held():  # a signal's exception inside submit left its queue's lock held
+            for _ in range(self.workers):  # every worker starts now, while the caller does other work
+                self._pool.submit(int)
 
     def submit(self, pairs: Sequence[tuple[int, int]], deadline: float | None) -> list:
         """Futures, one per chunk of consecutive pairs (``CHUNK`` of them, more in a large batch:
         see ``CHUNKS_PER_WORKER``), each a list of (Δ num, Δ den, lower num, lower den, exact)."""
         pairs = list(pairs)
         size = max(CHUNK, min(MAX_CHUNK, len(pairs) // (CHUNKS_PER_WORKER * self.workers)))
-        return [self._pool.submit(_chunk, pairs[k:k + size], deadline) for k in range(0, len(pairs), size)]
+        with signals_held():
+            return [self._pool.submit(_chunk, pairs[k:k + size], deadline) for k in range(0, len(pairs), size)]
 
     def submit_least(self, rows: Sequence[int], cols: Sequence[int], start) -> object:
         """A future of ``PairEngine.least(rows, cols, start)`` on a worker (the pool was made with
@@ -133,7 +135,8 @@ class PairPool:
         den) of exact values found])."""
         if start is not None:
             start = (start[0].numerator, start[0].denominator, int(start[1]), int(start[2]))
-        return self._pool.submit(_least, [int(x) for x in rows], [int(x) for x in cols], start)
+        with signals_held():
+            return self._pool.submit(_least, [int(x) for x in rows], [int(x) for x in cols], start)
 
     def stop(self) -> None:
         """Terminate the workers now (running searches included)."""

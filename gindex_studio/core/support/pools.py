@@ -16,8 +16,9 @@ class Finished:
     def __init__(self, futures):
         self._done: queue.SimpleQueue = queue.SimpleQueue()
         self.left = len(futures)
-        for f in futures:
-            f.add_done_callback(self._done.put)
+        with signals_held():  # each callback is added under the future's lock
+            for f in futures:
+                f.add_done_callback(self._done.put)
 
     def next(self, timeout: float | None = None):
         """The next finished future, or None when none finished within ``timeout`` seconds."""
@@ -27,6 +28,22 @@ class Finished:
             return None
         self.left -= 1
         return f
+
+
+def done_result(future):
+    """``future.result()`` of a finished future, read with the signals that Python handles held:
+    ``result()`` takes the future's lock in Python code, where a handler's exception could land
+    just after the lock was taken and leave it held (the pool's manager thread, setting the next
+    result, then blocks for ever and stopping the pool waits for it)."""
+    with signals_held():
+        return future.result()
+
+
+def result_of(future):
+    """``future.result()``, waiting in ``SimpleQueue.get`` (C: a signal's exception leaves no lock
+    held) instead of in the future's own lock."""
+    Finished([future]).next()
+    return done_result(future)
 
 
 def stop_pool_now(pool) -> None:
@@ -61,20 +78,54 @@ def _single_threaded() -> bool:
     return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
 
 
+def worker_signals() -> None:
+    """A pool worker's signals, set first thing in its initializer: Ctrl-C is ignored (it is the
+    parent's, which stops every worker at once: ``stop_pool_now``), SIGTERM ends the worker (a
+    handler a forked worker inherited would turn it into an exception the worker survives) and
+    every signal is unblocked (the worker was started inside the parent's ``signals_held``, whose
+    mask it inherited: a blocked SIGTERM made ``stop_pool_now`` wait its second for each worker
+    and then kill it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
+def _python_handled() -> set:
+    """The signals whose handler is Python code (Ctrl-C's default handler included): those whose
+    handler can raise an exception in the main thread between any two bytecodes."""
+    import signal
+
+    out = set()
+    for s in signal.valid_signals():
+        try:
+            if callable(signal.getsignal(s)):
+                out.add(s)
+        except (ValueError, OSError):
+            pass
+    return out
+
+
 @contextmanager
-def _interrupts_held():
-    """Ctrl-C waits until the block has run (POSIX, main thread; elsewhere nothing changes). An
-    interrupt landing inside ``ProcessPoolExecutor``'s start-up left its manager thread created
-    but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered (not
-    terminated, searching on). Threads started in the block keep Ctrl-C blocked: it reaches the
-    main thread."""
+def signals_held():
+    """Every signal handled in Python (Ctrl-C, the command line's SIGTERM, an alarm) waits until the
+    block has run, then its handler runs (POSIX, main thread; elsewhere nothing changes). An
+    exception a handler raised inside ``ProcessPoolExecutor``'s start-up left its manager thread
+    created but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered
+    (not terminated, searching on); one raised inside ``submit``, just after a lock of its work
+    queue was taken, left that lock held for ever: the manager thread blocked on it, and stopping
+    the pool waited for the manager (a hang, 1 in about 50 interrupted runs under load). Threads
+    started in the block keep those signals blocked: they reach the main thread."""
     import signal
     import threading
 
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # a handler already due runs here, before anything is held (pthread_sigmask checks for them)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _python_handled())
     try:
         yield
     finally:
