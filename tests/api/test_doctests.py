@@ -38,6 +38,7 @@ def test_the_core_modules_with_examples_are_all_found():
 
 
 @pytest.mark.parametrize("name", MODULES)
+@pytest.mark.slow
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS)

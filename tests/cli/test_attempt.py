@@ -73,6 +73,7 @@ def no_key_anywhere(folder, *texts):
         assert KEY not in t
 
 
+@pytest.mark.slow
 def test_killed_half_way_a_rerun_asks_only_the_unanswered_and_scores_like_gindex(data, tmp_path):
     cur, tasks, refs = data
     server = model(refs, delay=0.05)
@@ -110,6 +111,7 @@ def test_killed_half_way_a_rerun_asks_only_the_unanswered_and_scores_like_gindex
     no_key_anywhere(tmp_path, first_err.decode(), q.stdout, q.stderr)
 
 
+@pytest.mark.slow
 def test_an_error_echoing_the_key_never_shows_it(data, tmp_path):
     cur, tasks, _ = data
     server = ChatServer(lambda body, n: (401, {}, json.dumps({"error": f"invalid key {KEY}"}).encode(), 0))
@@ -124,6 +126,7 @@ def test_an_error_echoing_the_key_never_shows_it(data, tmp_path):
     no_key_anywhere(tmp_path, q.stdout, q.stderr)
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_what_was_answered_and_the_same_command_resumes(data, tmp_path):
     cur, tasks, refs = data
     server = model(refs, delay=0.2)
@@ -144,6 +147,7 @@ def test_ctrl_c_keeps_what_was_answered_and_the_same_command_resumes(data, tmp_p
     assert q.returncode == 0 and server.count == 16 - kept and f"{kept} from the log" in q.stdout
 
 
+@pytest.mark.slow
 def test_a_local_command_and_the_baselines_give_experiments_gindex_reads(data, tmp_path):
     cur, tasks, _ = data
     script = tmp_path / "model.py"
@@ -162,6 +166,7 @@ def test_a_local_command_and_the_baselines_give_experiments_gindex_reads(data, t
     assert scores["nearest"] > scores["command"] > scores["empty"]
 
 
+@pytest.mark.slow
 def test_bad_usage_and_bad_input_are_one_line(data, tmp_path):
     cur, tasks, _ = data
     code, _, err = run("attempt", "--system", "openai", "--curriculum", cur, "--tasks", tasks, "-o", tmp_path / "e.json")
@@ -181,6 +186,7 @@ def test_bad_usage_and_bad_input_are_one_line(data, tmp_path):
     assert code == 1 and "written by another system" in err and "give another -o" in err
 
 
+@pytest.mark.slow
 def test_what_would_spoil_the_experiment_is_refused_before_anything_is_asked(data, tmp_path):
     cur, tasks, refs = data
     server = model(refs)

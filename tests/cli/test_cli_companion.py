@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gindex_studio.core.benchmark.experiment import load_companion_experiment
 from gindex_studio.core.benchmark.gindex import companion_dd_matrix, compute_companion_gindex
 
@@ -93,6 +95,7 @@ def test_leave_self_out_on_the_command_line(tmp_path):
     assert not [w for w in got["warnings"] if "Ω = 0 for all" in w]
 
 
+@pytest.mark.slow
 def test_report_reads_the_companions_experiments_with_domains(tmp_path):
     """``report --domains`` takes the companion's files (or their folder), one system per file named
     by it, each g-index the aggregate mode's; without --domains such a file is one line, exit 1."""

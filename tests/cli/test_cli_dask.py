@@ -11,6 +11,7 @@ from cli_run import run  # tests/cli is on sys.path (rootdir-relative test modul
 pytest.importorskip("distributed")
 
 
+@pytest.mark.slow
 def test_gindex_on_a_local_dask_cluster_equals_the_local_pool():
     exp = DEMO_DIR / "experiment.json"
     code, local, err = run("gindex", exp, "--json", "--workers", "1")
@@ -47,6 +48,7 @@ def test_curate_on_a_local_dask_cluster_gives_the_local_report():
     assert a == b
 
 
+@pytest.mark.slow
 def test_workers_reading_the_curriculum_files_give_the_local_omega():
     args = ("omega", "--curriculum", DEMO_DIR / "programs", "--tasks", DEMO_DIR / "programs" / "gmail-send", "--json")
     code, local, err = run(*args, "--workers", "1")

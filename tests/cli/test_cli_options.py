@@ -46,6 +46,7 @@ def test_an_impossible_option_is_a_usage_error_naming_it_and_its_range(tmp_path,
     assert lines[0].startswith("usage: gindex-studio ") and lines[-1] == line and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_seed_range_still_takes_its_ends():
     for seed in ("0", str(2**32 - 1)):
         code, out, err = run("report", DEMO_DIR / "experiment.json", "--json", "--resamples", "100", "--seed", seed,

@@ -21,6 +21,7 @@ def single(*args) -> dict:
     return json.loads(out)
 
 
+@pytest.mark.slow
 def test_a_folder_gives_each_experiment_once_sorted_with_the_numbers_of_one_call_each():
     """The study folder holds study.json and the three experiments it names: each is scored once."""
     code, out, err = run("gindex", STUDY, "--json", "--workers", "1")
@@ -174,6 +175,7 @@ def test_the_companions_folder_gives_its_table_with_dd_computed_once(tmp_path, m
     assert calls == [1]
 
 
+@pytest.mark.slow
 def test_report_takes_the_folder_too_each_experiment_once():
     """The study folder holds study.json and its three experiments: three systems, not six."""
     code, out, err = run("report", STUDY, "--json", "--resamples", "100", "--workers", "1")

@@ -19,12 +19,14 @@ def _remote(nodered):
     return []
 
 
+@pytest.mark.slow
 def test_run_http1_is_clean(nodered, capsys):
     assert main(["run", str(HTTP1), "--json", *_remote(nodered)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["clean"] is True and out["problems"] == []
 
 
+@pytest.mark.slow
 def test_run_reports_one_line_per_problem(nodered, capsys, tmp_path):
     flow = [{"id": "t", "type": "tab"},
             {"id": "u", "type": "made-up", "z": "t", "wires": []},
@@ -44,6 +46,7 @@ def test_run_bad_input_is_one_line(capsys, tmp_path):
     assert capsys.readouterr().err.strip() == f"gindex-studio: {tmp_path / 'x.json'}: no nodes to run"
 
 
+@pytest.mark.slow
 def test_probe_prints_behaviour_beside_delta(nodered, capsys):
     assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), *_remote(nodered)]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -86,6 +89,7 @@ def test_lint_usage_error_names_the_rule(capsys, tmp_path):
     assert e.value.code == 2 and "unknown nrlint rule 'no-such'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_run_with_lint(nodered, capsys, tmp_path):
     path = _lint_flow(tmp_path)
     assert main(["run", str(path), "--lint", "--no-inputs", *_remote(nodered)]) == 1

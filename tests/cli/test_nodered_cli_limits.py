@@ -50,6 +50,7 @@ def test_the_users_node_red_needs_trust_flows(capsys):
                             "that Node-RED's rights (files, network, programs); add --trust-flows to allow it")
 
 
+@pytest.mark.slow
 def test_trusted_node_red_is_said_on_stderr(user_nodered, capsys, monkeypatch):
     import io
 
@@ -73,6 +74,7 @@ def no_bubblewrap(tmp_path, monkeypatch, nodered):
     assert shutil.which("bwrap") is None
 
 
+@pytest.mark.slow
 def test_no_sandbox_no_run(no_bubblewrap, capsys):
     assert main(["run", str(HTTP1)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
@@ -87,6 +89,7 @@ def test_no_sandbox_no_run(no_bubblewrap, capsys):
     assert err.count("--no-sandbox: the flow runs with your own rights") == 1
 
 
+@pytest.mark.slow
 def test_probe_exit_codes(nodered, capsys, tmp_path):
     same = ["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), "--settle", "1"]
     assert main(same) == 0
@@ -104,6 +107,7 @@ def test_probe_exit_codes(nodered, capsys, tmp_path):
     assert main(["probe", str(tmp_path / "missing.json"), str(DEMO / "same-behaviour.json")]) == 3
 
 
+@pytest.mark.slow
 def test_bad_flow_shapes_are_one_line_each(nodered, capsys, tmp_path):
     """Wires that are a string, objects, or nested oddly; a z that is an object: no traceback."""
     flow = [{"id": "t", "type": "tab"},
@@ -120,6 +124,7 @@ def test_bad_flow_shapes_are_one_line_each(nodered, capsys, tmp_path):
         "needs-network: http request r: needs the network (an unreadable address (Invalid IPv6 URL)): not run here"]
 
 
+@pytest.mark.slow
 def test_an_html_error_page_is_one_line(nodered, capsys, tmp_path):
     """Node-RED answers a flow over its 5 MB API limit with an HTML page: one line of it."""
     flow = [{"id": "t", "type": "tab"},
@@ -130,6 +135,7 @@ def test_an_html_error_page_is_one_line(nodered, capsys, tmp_path):
     assert "<" not in line and len(line) < 400
 
 
+@pytest.mark.slow
 def test_ten_thousand_injects_are_cut_at_the_runs_limit(nodered, capsys, tmp_path):
     flow = [{"id": "t", "type": "tab"}]
     flow += [{"id": f"i{k}", "type": "inject", "z": "t", "payload": str(k), "payloadType": "num", "once": True,
@@ -144,6 +150,7 @@ def test_ten_thousand_injects_are_cut_at_the_runs_limit(nodered, capsys, tmp_pat
     assert took < 10 + 8  # the limit, the runtime's start and stop
 
 
+@pytest.mark.slow
 def test_an_endless_loop_is_reported_on_its_node(nodered, capsys, tmp_path):
     """while(true) in the function's body: its time limit (5 s) names it; the runtime goes on."""
     flow = [{"id": "t", "type": "tab"},
@@ -182,6 +189,7 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 def test_kill_9_of_run_leaves_no_process_and_the_next_start_removes_its_folder(nodered, tmp_path, monkeypatch):
     from gindex_studio.core.nodered.runtime import remove_stale, runs_dir
 

@@ -35,6 +35,7 @@ def html_report(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_report_json_equals_the_core(tmp_path):
     code, out, err = run("report", STUDY, "--json", "-k", "2", "--resamples", "500", "--seed", "3", "--workers", "1")
     assert code == 0, err
@@ -52,6 +53,7 @@ def test_report_json_equals_the_core(tmp_path):
     assert data["comparisons"][2]["g_sentence"].startswith("gpt2-large's g-index is higher than gpt2-medium's by")
 
 
+@pytest.mark.slow
 def test_report_html_is_self_contained(html_report):
     from gindex_studio.ui.analysis.plots import FIGURES
 
@@ -149,6 +151,7 @@ def _render_svg(data: bytes, size=(900, 520)):
     return img
 
 
+@pytest.mark.slow
 def test_report_figures_render_without_a_browser(html_report, qapp, tmp_path):
     from gindex_studio.ui.analysis.plots import FIGURES
 
@@ -178,6 +181,7 @@ def test_report_figures_render_without_a_browser(html_report, qapp, tmp_path):
     assert min(pixels.values()) > 3000, pixels
 
 
+@pytest.mark.slow
 def test_report_opens_in_chromium_and_shows_the_plots(html_report, tmp_path):
     browser = _chromium()
     if browser is None:

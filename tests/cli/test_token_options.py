@@ -93,6 +93,7 @@ def test_a_token_that_is_not_one_word_is_refused(tmp_path, capsys, text, why):
     assert why in _refusal(tmp_path, capsys, f)
 
 
+@pytest.mark.slow
 def test_token_file_and_stdin_reach_the_users_node_red(user_nodered, tmp_path, capsys, monkeypatch):
     """The right token, from a 0600 file or from stdin, is used; a wrong one is refused by Node-RED
     (401: one line)."""

@@ -9,6 +9,8 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
+
 import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,6 +178,7 @@ def test_the_cycle_test_finds_a_cycle():
     assert not nx.is_directed_acyclic_graph(g.subgraph(n for n in g if n.startswith("gindex_studio.core")))
 
 
+@pytest.mark.slow
 def test_only_the_native_package_imports_the_extensions():
     for ext in ("gindex_studio.core.native._mcsplit", "gindex_studio.core.native._flatsearch"):
         known = set(_modules()) | {ext}

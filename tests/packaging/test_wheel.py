@@ -92,6 +92,7 @@ def _installed(venv: Path, user_env, tmp_path) -> dict:
     return json.loads(_run([venv / "bin" / "python", "-c", code], cwd=tmp_path, env=user_env).stdout)
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_resources_and_the_native_search(dist):
     names = zipfile.ZipFile(_wheel(dist)).namelist()
     bundled = sorted(str(p.relative_to(REPO / "resources")) for p in (REPO / "resources").rglob("*")
@@ -112,6 +113,7 @@ def test_the_wheel_carries_resources_and_the_native_search(dist):
     assert carried == sources
 
 
+@pytest.mark.slow
 def test_installed_package_runs_from_the_venv(venv, user_env, tmp_path):
     info = _installed(venv, user_env, tmp_path)
     site = str(venv / "lib")
@@ -156,6 +158,7 @@ def test_library_lists_the_bundled_node_types(venv, user_env, tmp_path):
     assert len(types) >= 103 and {"inject", "debug", "http request"} <= types
 
 
+@pytest.mark.slow
 def test_the_studio_window_starts_from_the_wheel(venv, user_env, tmp_path):
     """The installed GUI (offscreen here; packaging/check-app.sh runs it on a real X server)."""
     code = (
@@ -170,6 +173,7 @@ def test_the_studio_window_starts_from_the_wheel(venv, user_env, tmp_path):
     assert out[2] == "None"  # the bundled demo opens as an untitled copy: Save never writes into site-packages
 
 
+@pytest.mark.slow
 def test_pure_python_search_when_the_extension_is_absent(dist, user_env, tmp_path):
     env_dir = _venv(tmp_path / "env", _wheel(dist))
     (so,) = (env_dir / "lib").rglob("_mcsplit*.so")
@@ -200,6 +204,7 @@ def test_desktop_integration_from_the_wheel_launches_the_venv(venv, user_env, tm
     assert "removed" in out and not icon.exists()
 
 
+@pytest.mark.slow
 def test_the_wheels_studio_on_a_real_x_server(venv, user_env, tmp_path):
     """packaging/x11_check.py on Xvfb: the wheel's ``gindex-studio experiment.json`` (what the file
     manager runs) shows the experiment's compare window, is drawn, carries the icon and quits with

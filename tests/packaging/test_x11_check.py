@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "packaging" / "x11_check.py"
 
 
@@ -38,6 +40,7 @@ def test_waiting_for_a_window_stops_when_the_studio_has_exited(monkeypatch):
         running.wait()
 
 
+@pytest.mark.slow
 def test_the_x_server_never_drops_a_client_that_connects_while_another_leaves():
     """Xvfb resets itself when its last client disconnects and drops any client connecting at that
     moment (the CI failures "openbox did not start on :0" and "qt.qpa.xcb: could not connect to
@@ -46,8 +49,6 @@ def test_the_x_server_never_drops_a_client_that_connects_while_another_leaves():
     import os
     import shutil
     from concurrent.futures import ThreadPoolExecutor
-
-    import pytest
 
     if not (shutil.which("Xvfb") and shutil.which("xdotool")):
         pytest.skip("Xvfb or xdotool not installed (Debian: apt-get install xvfb xdotool)")

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -75,6 +77,7 @@ def test_help_of_the_screenshot_tools_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_progress_tools_leave_nothing_in_the_temporary_folder(tmp_path):
     """The compare screenshot's --progress and bench_experiment_progress.py each left a 9.8 MB
     generated experiment in the temporary folder."""

@@ -256,6 +256,7 @@ def test_a_stored_value_that_is_not_utf8_is_set_aside_and_rebuilt(clean, capsys)
     _check_rebuilt(capsys, clean, "damaged")
 
 
+@pytest.mark.slow
 def test_random_300_byte_damages_never_stop_a_run(clean, capsys):
     """The issue's fault injector: 300 random bytes at a random place; every run ends 0 with the
     clean report and at most one line, and the run after it says nothing more."""

@@ -135,6 +135,7 @@ def scheduler_only():
         yield cluster
 
 
+@pytest.mark.slow
 def test_every_worker_lost_mid_run_ends_the_run_with_one_line(scheduler_only, monkeypatch, capsys):
     """Dask waits forever for workers that never come back; the run ends within the limit."""
     monkeypatch.setenv(dist.NO_WORKERS_ENV, "1.5")
@@ -153,6 +154,7 @@ def test_every_worker_lost_mid_run_ends_the_run_with_one_line(scheduler_only, mo
     assert err.endswith(" of 64 tasks left undone") and "\n" not in err
 
 
+@pytest.mark.slow
 def test_a_matrix_whose_workers_are_all_lost_is_a_cluster_error(scheduler_only):
     from gindex_studio.core.benchmark.curriculum_files import read_curriculum_folder
 
@@ -172,6 +174,7 @@ def test_a_matrix_whose_workers_are_all_lost_is_a_cluster_error(scheduler_only):
     assert killed
 
 
+@pytest.mark.slow
 def test_a_cluster_that_never_had_workers_is_one_line(scheduler_only, monkeypatch, capsys):
     monkeypatch.setenv(dist.NO_WORKERS_ENV, "1")
     start = time.monotonic()
@@ -182,6 +185,7 @@ def test_a_cluster_that_never_had_workers_is_one_line(scheduler_only, monkeypatc
 
 
 @pytest.mark.parametrize("value", ["soon", "0", "-3", "inf"])
+@pytest.mark.slow
 def test_a_bad_no_workers_limit_names_the_variable(value, monkeypatch, capsys):
     monkeypatch.setenv(dist.NO_WORKERS_ENV, value)
     assert main(["matrix", REF, REF, "--dask-workers", "1"]) == 1
@@ -189,6 +193,7 @@ def test_a_bad_no_workers_limit_names_the_variable(value, monkeypatch, capsys):
     assert err.startswith(f"gindex-studio: ${dist.NO_WORKERS_ENV} {value!r} is not a") and "\n" not in err
 
 
+@pytest.mark.slow
 def test_a_large_run_sends_no_large_graph(dask_client, monkeypatch, caplog):
     """Every large run printed Dask's 'Sending large graph' warning (once per shard, 6 lines each):
     the curriculum went to the scheduler as one task per shard. Here the warning's threshold is

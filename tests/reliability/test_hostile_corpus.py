@@ -167,6 +167,7 @@ def problems(r: dict) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_hostile_input_in_every_slot_ends_cleanly(tmp_path_factory):
     """One test for the whole matrix (under pytest-xdist a test per slot ran it once per process)."""
     runs = run_matrix(tmp_path_factory.mktemp("hostile"))
@@ -190,6 +191,7 @@ def test_the_corpus_is_large_and_varied():
         assert any(words in k for k in KINDS), words
 
 
+@pytest.mark.slow
 def test_the_driver_catches_what_it_must_catch(tmp_path):
     """The driver itself: a hang is "hung", a traceback is caught from file descriptor 2, and
     a command's exit status and lines are kept (else the matrix could pass whatever happens)."""

@@ -7,10 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "resources" / "demo" / "study"
 
 
+@pytest.mark.slow
 def test_a_command_started_with_sigint_blocked_still_answers_it(tmp_path):
     argv = [sys.executable, "-m", "gindex_studio.cli", "attempt", "--system", "command", "--command",
             f"{sys.executable} -c 'import time; time.sleep(60)'", "--curriculum", str(STUDY / "curriculum"),

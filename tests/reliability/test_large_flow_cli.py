@@ -39,6 +39,7 @@ def hard_pair(tmp_path):
     return hard_flow(tmp_path / "a.json", 1), hard_flow(tmp_path / "b.json", 2)
 
 
+@pytest.mark.slow
 def test_deadline_bounds_the_whole_command(hard_pair):
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "gindex_studio", "score", *map(str, hard_pair), "--deadline", "1"],
@@ -127,6 +128,7 @@ def _cpu_run(argv: list[str]) -> tuple[subprocess.CompletedProcess, float]:
 
 
 @pytest.mark.parametrize("other", ["http/http-1.json", "google-search/google-search-1.json"])
+@pytest.mark.slow
 def test_a_deadline_passing_while_a_large_flow_is_read_answers_within_a_second_more(big_chain, other):
     """The deadline passes while the chain is read: the reduction stops at its next look at the
     clock, and the answer is the proven interval with a note (in CPU seconds, which the machine's
@@ -142,6 +144,7 @@ def test_a_deadline_passing_while_a_large_flow_is_read_answers_within_a_second_m
         (1.0, False, None, None, 100_000)
 
 
+@pytest.mark.slow
 def test_a_large_flow_is_scored_exactly_in_its_reading_time_and_a_second(big_chain):
     """Without a deadline: exact, with the full report; the whole command within a second of CPU
     more than reading the chain alone (the bench's baseline, bench/bench_large_flow.py). Every
@@ -208,6 +211,7 @@ def orjson_dumps(value) -> bytes:
 
 
 @pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.slow
 def test_a_deadline_passing_while_a_huge_file_is_read_answers_within_a_second_more(huge_chain, as_json):
     """Wall time this once: the parent stops the reading child by the clock, whatever the load."""
     t0 = time.perf_counter()
@@ -229,6 +233,7 @@ def test_a_deadline_passing_while_a_huge_file_is_read_answers_within_a_second_mo
 
 
 @pytest.mark.parametrize("command", ["score", "matrix", "omega"])
+@pytest.mark.slow
 def test_ctrl_c_while_a_huge_file_is_read_ends_the_command_with_one_line(huge_chain, command):
     """score reads it in a child of its own (its deadline); every other command forks when it
     starts reading a file this large (``bounded.install``): the parent answers the Ctrl-C."""

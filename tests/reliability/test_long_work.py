@@ -47,6 +47,7 @@ def _same_type_flow(n: int, prefix: str) -> list:
     return [{"id": f"{prefix}{i}", "type": "debug", "wires": []} for i in range(n)]
 
 
+@pytest.mark.slow
 def test_a_pair_too_big_for_any_memory_is_refused_at_once_with_its_reason(tmp_path):
     # 50,000 × 50,000 nodes of one type: 2.5e9 association pairs, about 1.25 TB
     for name in ("a", "b"):
@@ -97,6 +98,7 @@ def far_pair(tmp_path_factory):
     return d / "ref.json", d / "gen.json"
 
 
+@pytest.mark.slow
 def test_a_long_search_shows_its_bound_and_nodes_explored_on_a_terminal(far_pair):
     code, out, err = run("score", *far_pair, "--deadline", "2.5", tty=True)
     assert code == 0 and "Δ = " in out
@@ -105,6 +107,7 @@ def test_a_long_search_shows_its_bound_and_nodes_explored_on_a_terminal(far_pair
     assert "Δ = " not in err  # the result stays on stdout
 
 
+@pytest.mark.slow
 def test_no_progress_when_stderr_is_not_a_terminal_unless_asked(far_pair):
     code, out, err = run("score", *far_pair, "--deadline", "1.5")
     assert code == 0 and err == ""

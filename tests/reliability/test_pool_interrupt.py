@@ -43,6 +43,7 @@ for trial in range(int(sys.argv[1])):
 
 
 @pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="POSIX timers")
+@pytest.mark.slow
 def test_an_interrupt_while_waiting_for_many_tasks_never_hangs():
     try:
         p = subprocess.run([sys.executable, "-c", INTERRUPTED, str(TRIALS)], cwd=ROOT, capture_output=True,

@@ -148,6 +148,7 @@ def test_saving_a_read_only_file_says_so_and_changes_nothing(window, tmp_path):
     assert ed.is_dirty()
 
 
+@pytest.mark.slow
 def test_a_5001_node_flow_the_editor_saved_opens_again(window, tmp_path):
     nodes = [{"id": f"n{i}", "type": "debug", "x": 40 * (i % 100), "y": 40 * (i // 100), "wires": []}
              for i in range(5001)]

@@ -412,6 +412,7 @@ def test_the_corpus_is_complete():
 
 
 @pytest.mark.parametrize("name", _params())
+@pytest.mark.slow
 def test_hostile_flow(hostile, name):
     m = MANIFEST[name]
     limit = float(m.get("limit", DEFAULT_LIMIT))
@@ -474,6 +475,7 @@ def _tools(procs: dict) -> dict:
     return {pid: comm for pid, comm in procs.items() if comm in ("node", "bwrap", "prlimit")}
 
 
+@pytest.mark.slow
 def test_no_process_or_folder_is_left(hostile):
     """After the corpus: the install is byte for byte what it was before it; stopping the runtime
     leaves no process and no runtime folder."""
@@ -522,6 +524,7 @@ def _nothing_left(hostile, tmp_path, out, err):
 @pytest.mark.parametrize("name, node", [("exec-id-to-file", "ex1"), ("fn-constructor-ssh-key", "f1"),
                                         ("fn-env-secret", "f1"), ("http-literal", "h1"),
                                         ("file-in-home-key", "fr2")])
+@pytest.mark.slow
 def test_run_command_reports_every_attempt(hostile, tmp_path, name, node):
     flow = tmp_path / f"{name}.json"
     flow.write_text(hostile.substitute((CORPUS / flow.name).read_text()))
@@ -535,6 +538,7 @@ def test_run_command_reports_every_attempt(hostile, tmp_path, name, node):
     _nothing_left(hostile, tmp_path, out, err)
 
 
+@pytest.mark.slow
 def test_probe_command_reports_the_generated_programs_attempts(hostile, tmp_path):
     ref = tmp_path / "ref.json"
     ref.write_text(json.dumps([{"id": "t1", "type": "tab"},

@@ -67,6 +67,7 @@ def viewport_pos(fig, x, y):
     return fig.widget.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
 
 
+@pytest.mark.slow
 def test_plotted_arrays_equal_the_core(awin):
     an = awin.analysis
     f = awin.figures
@@ -100,6 +101,7 @@ def test_plotted_arrays_equal_the_core(awin):
     assert np.argsort(sizes).tolist() == np.argsort([r.g_index.value for r in an.summary]).tolist()
 
 
+@pytest.mark.slow
 def test_comparison_table_marks_best_and_worst(awin):
     an, t = awin.analysis, awin.table
     header = [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())]
@@ -115,6 +117,7 @@ def test_comparison_table_marks_best_and_worst(awin):
         assert p.g_sentence in text and p.theta_sentence in text
 
 
+@pytest.mark.slow
 def test_k_spin_box_recomputes_pass_at_k(awin, qtbot):
     spin = awin.k_spin
     spin.setFocus()
@@ -127,6 +130,7 @@ def test_k_spin_box_recomputes_pass_at_k(awin, qtbot):
     assert awin.analysis.summary[2].pass_k.value == pytest.approx(np.mean(stats.pass_at_k(a.attempts, a.perfect, 3)))
 
 
+@pytest.mark.slow
 def test_hover_names_the_task_and_click_opens_it_in_the_compare_view(awin, qtbot):
     fig = show_figure(awin, "theta_size", qtbot)
     a = awin.analysis.arrays[2]
@@ -156,6 +160,7 @@ def hover(fig, qtbot, x, y, *words):
     return pos
 
 
+@pytest.mark.slow
 def test_spread_over_attempts_is_plotted_hovered_and_clicked(awin, qtbot):
     fig = show_figure(awin, "theta_spread", qtbot)
     an = awin.analysis
@@ -177,6 +182,7 @@ def test_spread_over_attempts_is_plotted_hovered_and_clicked(awin, qtbot):
     assert awin.compare_windows[0].current_task == awin.systems[1].experiment.task_index(a.ids[j])
 
 
+@pytest.mark.slow
 def test_bubble_hover_names_the_system(awin, qtbot):
     fig = show_figure(awin, "theta_samples", qtbot)
     row = max(awin.analysis.summary, key=lambda r: r.g_index.value)  # the biggest bubble, drawn last or not
@@ -187,6 +193,7 @@ def test_bubble_hover_names_the_system(awin, qtbot):
     assert awin.compare_windows == []  # a system, not a task: nothing to open
 
 
+@pytest.mark.slow
 def test_theta_omega_point_click_opens_its_task(awin, qtbot):
     fig = show_figure(awin, "theta_omega", qtbot)
     an = awin.analysis
@@ -200,6 +207,7 @@ def test_theta_omega_point_click_opens_its_task(awin, qtbot):
     assert awin.compare_windows[0].current_task == awin.systems[-1].experiment.task_index(a.ids[j])
 
 
+@pytest.mark.slow
 def test_exports_write_valid_png_and_svg(awin, qtbot, tmp_path):
     fig = show_figure(awin, "resp_samples", qtbot)
     panel = awin.panels["resp_samples"]
@@ -218,6 +226,7 @@ def test_exports_write_valid_png_and_svg(awin, qtbot, tmp_path):
     assert fig.title in (tmp_path / "fig.svg").read_text()
 
 
+@pytest.mark.slow
 def test_export_report_from_the_window(awin, tmp_path):
     awin.ask_save_path = lambda *a: str(tmp_path / "r.html")
     awin.registry["analysis.report"].trigger()
@@ -225,6 +234,7 @@ def test_export_report_from_the_window(awin, tmp_path):
     assert text.count("data:image/svg+xml;base64,") == len(FIGURES) == 10 and "Paired comparisons" in text
 
 
+@pytest.mark.slow
 def test_open_study_scores_off_the_gui_thread(qtbot, library):
     from gindex_studio.ui.analysis.window import AnalysisWindow
 
@@ -246,6 +256,7 @@ def test_studio_file_menu_has_analysis(window):
     assert act in file_menu.actions()
 
 
+@pytest.mark.slow
 def test_window_at_1366x768_screenshot(awin, qtbot, tmp_path):
     show_figure(awin, "theta_size", qtbot)
     assert awin.width() <= 1366 and awin.height() <= 768
@@ -255,6 +266,7 @@ def test_window_at_1366x768_screenshot(awin, qtbot, tmp_path):
     assert img.save(str(tmp_path / "analysis.png"))
 
 
+@pytest.mark.slow
 def test_exported_spread_figure_names_tasks_and_drops_the_hover_hint(awin, qtbot, tmp_path):
     from gindex_studio.ui.analysis.window import export_folder
 

@@ -107,6 +107,7 @@ def test_dialog_keeps_bad_input_and_writes_nothing(awin, qtbot, harness):
     assert not (harness / "exp.json").exists() and awin.systems == []
 
 
+@pytest.mark.slow
 def test_add_experiment_and_save_study_from_the_file_menu(awin, qtbot, tmp_path):
     menu = next(a.menu() for a in awin.menuBar().actions() if a.text().replace("&", "") == "File")
     assert [a.objectName() for a in menu.actions()] == ["analysis.add", "analysis.new", "analysis.save_study",

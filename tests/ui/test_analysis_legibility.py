@@ -43,12 +43,14 @@ def plot_rect(fig) -> QRectF:
     return fig.widget.getPlotItem().getViewBox().sceneBoundingRect()
 
 
+@pytest.mark.slow
 def test_the_window_opens_on_the_laptop_screen(awin):
     from PySide6.QtGui import QGuiApplication
 
     assert QGuiApplication.primaryScreen().availableGeometry().contains(awin.frameGeometry())
 
 
+@pytest.mark.slow
 def test_legends_sit_beside_the_plot_area_at_k_3(awin, qtbot, tmp_path):
     awin.k_spin.selectAll()
     QTest.keyClicks(awin.k_spin, "3")
@@ -97,6 +99,7 @@ def test_compute_axis_says_what_compute_is(awin):
     assert "power × time" in tip and "unit" in tip
 
 
+@pytest.mark.slow
 def test_the_star_of_figs_7_to_9_is_in_their_legend(awin):
     for fid in ("resp_samples", "resp_compute", "resp_theta"):
         legend = awin.figures[fid].widget.getPlotItem().legend
@@ -107,6 +110,7 @@ def test_the_star_of_figs_7_to_9_is_in_their_legend(awin):
         assert len(bands) == 1, fid
 
 
+@pytest.mark.slow
 def test_bubble_labels_do_not_touch_any_bubble(qtbot, systems, library):  # noqa: F811
     """Crowded: each system twice more under other names, so bubbles lie on one another."""
     crowd = [System(f"{s.label}{tag}", s.experiment, s.result) for tag in ("", " again", " third") for s in systems]
@@ -124,6 +128,7 @@ def test_bubble_labels_do_not_touch_any_bubble(qtbot, systems, library):  # noqa
                 assert not any(lab.intersects(o) for o in labels[k + 1:]), (fid, size, k)
 
 
+@pytest.mark.slow
 def test_add_dialog_starts_in_the_last_folder_else_documents(awin, qtbot, tmp_path, monkeypatch):
     from PySide6.QtCore import QSettings
 
@@ -150,6 +155,7 @@ def test_add_dialog_starts_in_the_last_folder_else_documents(awin, qtbot, tmp_pa
     assert window_module.open_folder(settings) == str(DEMO_DIR / "study")
 
 
+@pytest.mark.slow
 def test_every_figure_follows_a_switch_to_the_dark_theme(awin):
     """No white plot on the dark theme: each figure's background is the theme's plot colour and
     its axes' numbers and names, the legend's words and the bubbles' labels read on it (WCAG ≥
@@ -176,6 +182,7 @@ def test_every_figure_follows_a_switch_to_the_dark_theme(awin):
         theme.apply_theme("light")
 
 
+@pytest.mark.slow
 def test_a_figure_exported_from_the_dark_theme_is_black_on_white(awin, tmp_path):
     from gindex_studio.ui import theme
     from gindex_studio.ui.analysis.plots import export_png

@@ -54,6 +54,7 @@ def _large(systems, tasks: int):
     return out
 
 
+@pytest.mark.slow
 def test_the_window_shows_the_cores_numbers_computed_in_a_worker(qtbot, library, systems):  # noqa: F811
     win = _window(qtbot, library)
     shown = [System(s.label, s.experiment, s.result) for s in systems]

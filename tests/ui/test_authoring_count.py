@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
@@ -142,6 +144,7 @@ def test_the_status_task_takes_at_most_45_actions_and_saves_the_asked_flow(windo
     assert io.count <= LIMIT, io.log
 
 
+@pytest.mark.slow
 def test_the_saved_flow_deploys_and_routes_the_status_in_the_real_node_red(window, qtbot, tmp_path, nodered_session):
     _author_and_save(window, qtbot, tmp_path)
     check_runs(nodered_session, json.loads((tmp_path / "status.json").read_text()))

@@ -324,6 +324,7 @@ def _author_and_save(display, studio, shot, tmp_path) -> tuple[XUser, dict]:
     return u, saved
 
 
+@pytest.mark.slow
 def test_the_status_task_authored_with_xdotool_takes_at_most_45_actions_and_runs_in_the_real_node_red(
         display, studio, shot, tmp_path, nodered_session):
     u, saved = _author_and_save(display, studio, shot, tmp_path)

@@ -4,6 +4,8 @@ a pair opened from the curation window names its sides by their programs' roles 
 Reference / Generated), and the heatmap names narrow domain bands wherever a name fits."""
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QStyle
 
@@ -36,6 +38,7 @@ def test_the_attribute_tables_headers_are_whole_at_1366x768(qtbot, library):
             assert h.sectionSize(c) >= fm.horizontalAdvance(word) + 2 * margin + 2, (word, h.sectionSize(c))
 
 
+@pytest.mark.slow
 def test_a_pair_opened_from_leaks_is_named_by_its_programs_roles(demo_window, qtbot):  # noqa: F811
     from gindex_studio.ui.compare.window import WINDOWS
 
@@ -57,6 +60,7 @@ def test_a_pair_opened_from_leaks_is_named_by_its_programs_roles(demo_window, qt
     assert cwin.docks["inspector"].windowTitle() == f"Inspector ({items[i].role})"
 
 
+@pytest.mark.slow
 def test_narrow_domain_bands_are_named_where_a_name_fits(demo_window, qtbot):  # noqa: F811
     hm = demo_window.heatmap
     hm.fit_labels()

@@ -81,6 +81,7 @@ def test_closing_the_analysis_window_cancels_its_scoring_and_waits_for_it(qtbot,
     assert alive() is None, "the closed window is left in a reference cycle"
 
 
+@pytest.mark.slow
 def test_closing_the_curation_window_frees_its_jobs_and_engines_at_once(qtbot, tmp_path, monkeypatch,
                                                                          collector_off):
     """With the collector off, the closed window, its jobs (worker-process jobs) and its engines are gone as

@@ -154,6 +154,7 @@ def curate_the_demo_experiment(qtbot, studio):
     click(qtbot, dialog.box.button(QDialogButtonBox.Ok))
 
 
+@pytest.mark.slow
 def test_file_curate_runs_on_the_preferred_cluster(qtbot, studio_on, dask_client):
     from gindex_studio.ui.curation import window as curation_window
 

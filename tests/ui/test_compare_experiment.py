@@ -68,6 +68,7 @@ def settle_g(qtbot, win, timeout=10_000):
     qtbot.waitUntil(lambda: c.result is not None and not c.timer.isActive() and not c.runner.busy, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_experiment_table_sorts_filters_and_opens_tasks(cwin, qtbot, demo_copy):
     assert cwin.open_experiment(str(demo_copy))
     settle_g(qtbot, cwin)
@@ -111,6 +112,7 @@ def test_experiment_table_sorts_filters_and_opens_tasks(cwin, qtbot, demo_copy):
     assert cwin.view.result.delta == expected.tasks[k].delta
 
 
+@pytest.mark.slow
 def test_editing_a_task_updates_the_gindex_as_the_core_computes_and_saves_back(cwin, qtbot, demo_copy):
     cwin.open_experiment(str(demo_copy))
     settle_g(qtbot, cwin)
@@ -184,6 +186,7 @@ def test_editing_the_reference_recomputes_omega_too(cwin, qtbot, demo_copy):
     assert cwin.controller.result.g_index == pytest.approx(expected.g_index, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_switching_profile_in_an_experiment_recomputes_everything(cwin, qtbot, demo_copy):
     cwin.open_experiment(str(demo_copy))
     settle_g(qtbot, cwin)

@@ -50,6 +50,7 @@ def visible(widget) -> bool:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["1366x768", "1600x1000"])
+@pytest.mark.slow
 def test_the_demo_experiment_fits_the_screen_and_both_programs_are_readable(qtbot, library, size, tmp_path):
     win = open_window(qtbot, library, size)
     open_demo_task(qtbot, win)

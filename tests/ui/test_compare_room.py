@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -71,6 +73,7 @@ def test_at_1366x768_each_canvas_is_200px_tall_with_eight_task_rows_in_view(qtbo
     assert t.components.text().startswith(shown.rstrip("…"))
 
 
+@pytest.mark.slow
 def test_zooming_in_brings_the_scroll_bars_and_fit_takes_them_away(qtbot, library):
     win = new_window(qtbot, library)
     open_demo_task(qtbot, win)
@@ -110,6 +113,7 @@ def test_after_maximising_both_canvases_refit_at_one_zoom(qtbot, library):
         assert all(shown.contains(i.sceneBoundingRect()) for i in ed.scene.nodes.values()), f"{r} cut off"
 
 
+@pytest.mark.slow
 def test_a_task_opened_from_elsewhere_has_its_row_in_view(qtbot, library):
     """As Analysis's click-through does: a new window, the experiment, then show_task."""
     win = new_window(qtbot, library)
@@ -125,6 +129,7 @@ def test_a_task_opened_from_elsewhere_has_its_row_in_view(qtbot, library):
     assert win.current_task == last
 
 
+@pytest.mark.slow
 def test_next_and_previous_task_follow_the_table_and_keep_the_row_in_view(qtbot, library):
     win = new_window(qtbot, library)
     open_demo_task(qtbot, win)

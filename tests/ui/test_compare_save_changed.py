@@ -54,6 +54,7 @@ def _save_from_the_menu(cwin):
 
 
 @pytest.mark.parametrize("answer", ["cancel", "overwrite", "reload"])
+@pytest.mark.slow
 def test_save_experiment_asks_before_replacing_another_programs_changes(answer, cwin, qtbot, demo_copy):
     k = _edit_a_task(cwin, qtbot, demo_copy)
     theirs = _changed_by_another_program(demo_copy)
@@ -73,6 +74,7 @@ def test_save_experiment_asks_before_replacing_another_programs_changes(answer, 
         assert exp.system == "changed-elsewhere" and not exp.tasks[k].edited
 
 
+@pytest.mark.slow
 def test_saving_an_unchanged_file_asks_nothing_and_a_second_save_neither(cwin, qtbot, demo_copy):
     k = _edit_a_task(cwin, qtbot, demo_copy)
     cwin.dialogs = Asking("cancel")

@@ -20,6 +20,7 @@ from .curation_support import demo_window as window  # noqa: F401 - the fixture
 from .curation_support import compared, drag_slider, hover, index_of
 
 
+@pytest.mark.slow
 def test_heatmap_shows_the_matrix_the_core_computes(window):
     flows = [it.flow for it in window.model.ws.items]
     expected = np.array(delta_matrix(flows))
@@ -37,6 +38,7 @@ def test_heatmap_shows_the_matrix_the_core_computes(window):
     assert all(doms.index(d) == len(doms) - 1 - doms[::-1].index(d) - (doms.count(d) - 1) for d in set(doms))
 
 
+@pytest.mark.slow
 def test_clicking_a_cell_opens_that_pair(window, qtbot):
     hm = window.heatmap
     i, j = index_of(window, "gmail-send-2.json"), index_of(window, "facebook-1.json")
@@ -47,6 +49,7 @@ def test_clicking_a_cell_opens_that_pair(window, qtbot):
     assert compared(window) == ("gmail-send-2.json", "facebook-1.json")
 
 
+@pytest.mark.slow
 def test_hovering_a_cell_tells_the_pair_and_delta(window, qtbot):
     hm = window.heatmap
     i, j = index_of(window, "youtube-resume-4.json"), index_of(window, "youtube-resume-1.json")
@@ -57,6 +60,7 @@ def test_hovering_a_cell_tells_the_pair_and_delta(window, qtbot):
     assert "youtube-resume-1.json" in hm.hover_text and "Δ = 0.000000" in hm.hover_text
 
 
+@pytest.mark.slow
 def test_hover_text_follows_a_quick_move_to_the_next_cell(window):
     """The pointer passes over one cell and stops on the next within a few milliseconds: the
     text names the cell it stopped on (pyqtgraph's own move signal drops such a move)."""
@@ -66,6 +70,7 @@ def test_hover_text_follows_a_quick_move_to_the_next_cell(window):
         assert hm.hover_text == hm.describe(r, c)
 
 
+@pytest.mark.slow
 def test_clicking_a_duplicate_group_member_opens_it_with_its_nearest_member(window, qtbot):
     view = window.duplicates
     window.tabs.setCurrentWidget(view)
@@ -83,6 +88,7 @@ def test_clicking_a_duplicate_group_member_opens_it_with_its_nearest_member(wind
     assert ref == "gmail-send-3.json" and gen.startswith("gmail-send-") and gen != ref
 
 
+@pytest.mark.slow
 def test_clicking_a_leak_opens_the_task_and_its_nearest_program(window, qtbot):
     view = window.leaks
     window.tabs.setCurrentWidget(view)
@@ -92,6 +98,7 @@ def test_clicking_a_leak_opens_the_task_and_its_nearest_program(window, qtbot):
     assert compared(window) == ("youtube-resume-4.json", "youtube-resume-1.json")
 
 
+@pytest.mark.slow
 def test_moving_a_program_updates_leaks_undo_and_saved_experiment_scores_like_the_cli(window, qtbot, tmp_path, capsys):
     split = window.split
     window.tabs.setCurrentWidget(split)
@@ -127,6 +134,7 @@ def test_moving_a_program_updates_leaks_undo_and_saved_experiment_scores_like_th
                                                                              rel=1e-12)
 
 
+@pytest.mark.slow
 def test_leak_slider_filters_and_redraws_the_threshold(window, qtbot):
     view = window.leaks
     window.tabs.setCurrentWidget(view)
@@ -142,6 +150,7 @@ def test_leak_slider_filters_and_redraws_the_threshold(window, qtbot):
     assert " 16 leaks " in window.status.text()
 
 
+@pytest.mark.slow
 def test_duplicate_slider_searches_again(window, qtbot):
     view = window.duplicates
     drag_slider(qtbot, view.slider.slider, 0)
@@ -151,6 +160,7 @@ def test_duplicate_slider_searches_again(window, qtbot):
     assert view.tree.topLevelItemCount() == 1  # youtube-resume-1 = youtube-resume-4
 
 
+@pytest.mark.slow
 def test_selecting_on_the_map_selects_in_the_split_table(window, qtbot):
     view = window.map
     window.tabs.setCurrentWidget(view)
@@ -164,6 +174,7 @@ def test_selecting_on_the_map_selects_in_the_split_table(window, qtbot):
     assert i in window.split.selected()
 
 
+@pytest.mark.slow
 def test_screenshot_at_1366x768(window, tmp_path):
     window.resize(1366, 768)
     img = window.grab()
@@ -183,6 +194,7 @@ def test_file_menu_has_curate(qtbot, tmp_path, monkeypatch):
     assert win.actions["file.curate"] in file_menu.actions()
 
 
+@pytest.mark.slow
 def test_hovering_many_cells_changes_no_widths_and_a_click_opens_the_pair_hovered(window, qtbot):
     """The hover is a tooltip: the window, the heatmap and the status line keep their sizes while
     the pointer passes over many cells (with long program names), and the heatmap does not move

@@ -5,6 +5,8 @@ named on both axes where their band has room (and told on hover where it has not
 over the split."""
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -38,6 +40,7 @@ def _cells_fit(table) -> None:
             assert fm.horizontalAdvance(text) <= table.columnWidth(c), f"{text!r} cut in column {c}"
 
 
+@pytest.mark.slow
 def test_nearest_in_group_shows_the_whole_name_and_delta_in_view(demo_window):
     win = demo_window
     _show_tab(win, "Near-duplicates")
@@ -65,6 +68,7 @@ def test_nearest_in_group_shows_the_whole_name_and_delta_in_view(demo_window):
                 assert fm.horizontalAdvance(top.child(m).text(c)) <= tree.columnWidth(c), top.child(m).text(c)
 
 
+@pytest.mark.slow
 def test_coverage_tables_each_get_a_page_of_their_own(demo_window):
     win = demo_window
     _show_tab(win, "Coverage")
@@ -80,6 +84,7 @@ def test_coverage_tables_each_get_a_page_of_their_own(demo_window):
     assert cov.pages.tabText(1) == f"Likely mislabelled ({cov.mis.rowCount()})"
 
 
+@pytest.mark.slow
 def test_an_empty_outliers_table_says_so(demo_window, qtbot):
     win = demo_window
     _show_tab(win, "Coverage")
@@ -173,6 +178,7 @@ def test_the_split_filter_hides_the_rows_that_do_not_match(demo_window, qtbot):
     assert not any(split.table.isRowHidden(r) for r in range(split.table.rowCount()))
 
 
+@pytest.mark.slow
 def test_the_leaks_table_is_whole_in_view(demo_window):
     win = demo_window
     _show_tab(win, "Leaks")

@@ -84,6 +84,7 @@ def curriculum_and_tasks(tmp_path):
     return cur, files
 
 
+@pytest.mark.slow
 def test_curate_a_curriculum_folder_plus_task_files(qtbot, studio, tmp_path):
     cur, files = curriculum_and_tasks(tmp_path)
     dialog = open_curate_dialog(qtbot, studio)
@@ -108,6 +109,7 @@ def test_curate_a_curriculum_folder_plus_task_files(qtbot, studio, tmp_path):
     assert "youtube-resume-4.json" in leaks  # the demo's known leak, found from task files too
 
 
+@pytest.mark.slow
 def test_curate_an_experiment_and_a_folder(qtbot, studio):
     dialog = open_curate_dialog(qtbot, studio)
     dialog.chooser = ScriptedChooser(experiment=str(DEMO_DIR / "experiment.json"))
@@ -138,6 +140,7 @@ def test_a_missing_path_is_refused_with_one_line_and_nothing_opens(qtbot, studio
     assert not dialog.isVisible() and len(curation_window.WINDOWS) == before
 
 
+@pytest.mark.slow
 def test_a_damaged_cache_is_set_aside_and_said_and_the_window_opens(qtbot, studio, tmp_path):
     """File → Curate… over a cache of random bytes (issue 26, item 5): the window opens, a message
     box over it says where the damaged file went, and the new cache is filled."""

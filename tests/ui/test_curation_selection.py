@@ -3,6 +3,8 @@ a row of the split table selects the programs in the near-duplicates tree, the l
 the coverage lists too. Real mouse clicks, offscreen."""
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import QPointF, Qt
 
 from .curation_support import demo_window as window  # noqa: F401 - the fixture
@@ -33,6 +35,7 @@ def assert_shown_everywhere(win):
     assert table_rows(win.coverage.mis) == mis_rows
 
 
+@pytest.mark.slow
 def test_clicking_a_heatmap_cell_selects_both_programs_everywhere(window, qtbot):
     hm = window.heatmap
     i, j = index_of(window, "youtube-resume-4.json"), index_of(window, "youtube-resume-1.json")
@@ -43,6 +46,7 @@ def test_clicking_a_heatmap_cell_selects_both_programs_everywhere(window, qtbot)
     assert len(table_rows(window.leaks.table)) >= 1 and tree_selection(window) == {i, j}
 
 
+@pytest.mark.slow
 def test_clicking_a_map_point_selects_the_program_in_the_duplicates_and_leaks(window, qtbot):
     view = window.map
     window.tabs.setCurrentWidget(view)
@@ -56,6 +60,7 @@ def test_clicking_a_map_point_selects_the_program_in_the_duplicates_and_leaks(wi
     assert i in tree_selection(window) and table_rows(window.leaks.table)
 
 
+@pytest.mark.slow
 def test_selecting_a_split_row_selects_it_everywhere_and_another_clears_it(window, qtbot):
     split = window.split
     window.tabs.setCurrentWidget(split)
@@ -72,6 +77,7 @@ def test_selecting_a_split_row_selects_it_everywhere_and_another_clears_it(windo
     assert i not in tree_selection(window)
 
 
+@pytest.mark.slow
 def test_a_mislabel_click_selects_the_program_in_the_other_views(window, qtbot):
     view = window.coverage
     window.tabs.setCurrentWidget(view)

@@ -53,6 +53,7 @@ def cell_pos(view, r, c):
 # ----- the summary and drill-down ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window, demo_matrix, qtbot):
     win = summary_window
     assert win.pages.currentWidget() is win.summary and win.summary.isVisible()
@@ -95,6 +96,7 @@ def test_summary_shows_the_sampled_mean_and_the_exact_least_delta(summary_window
     assert f"least Δ ≤ {sample_row.least[b]:.4f} (the sample's; the exact least over all" in win.summary.hover_text
 
 
+@pytest.mark.slow
 def test_clicking_a_block_opens_its_matrix_and_a_cell_there_compares_the_pair(summary_window, demo_matrix, qtbot):
     win = summary_window
     names = win.summary.names
@@ -118,6 +120,7 @@ def test_clicking_a_block_opens_its_matrix_and_a_cell_there_compares_the_pair(su
     assert win.pages.currentWidget() is win.summary and win.block is None
 
 
+@pytest.mark.slow
 def test_opening_another_block_while_one_fills_shows_only_the_new_block(summary_window, demo_matrix, qtbot):
     win = summary_window
     names = win.summary.names
@@ -146,6 +149,7 @@ def slow_workspace(n=60, seed=4):
     return Workspace(items)
 
 
+@pytest.mark.slow
 def test_matrix_fills_coarse_first_then_rows_and_cancel_stops_it(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     ws = slow_workspace()
@@ -240,6 +244,7 @@ def test_coverage_table_is_the_core_coverage_and_a_mislabel_click_compares(windo
     assert compared(window) == ("youtube-pause-2.json", "youtube-resume-2.json")
 
 
+@pytest.mark.slow
 def test_domain_button_moves_a_program_and_coverage_follows_with_undo(window, qtbot):
     split = window.split
     window.tabs.setCurrentWidget(split)
@@ -260,6 +265,7 @@ def test_domain_button_moves_a_program_and_coverage_follows_with_undo(window, qt
     qtbot.waitUntil(lambda: next(c for c in window.model.report.coverage if c.domain == "template-form").curriculum == 0)
 
 
+@pytest.mark.slow
 def test_ctrl_click_on_the_map_adds_to_the_selection(window, qtbot):
     view = window.map
     window.tabs.setCurrentWidget(view)
@@ -280,10 +286,12 @@ def test_ctrl_click_on_the_map_adds_to_the_selection(window, qtbot):
     assert len(window.heatmap._marks) == 2 * len(window.model.selection)
 
 
+@pytest.mark.slow
 def test_thresholds_are_fractions_of_slider_steps(window):
     assert window.model.duplicate_threshold == Fraction(1, 20)
 
 
+@pytest.mark.slow
 def test_the_heatmap_follows_a_theme_switch_in_what_it_draws(window, qtbot):
     """Dark: the plot's margin (the colour of cells not known yet) is dark and the domains' names
     are light; back to light, both as before. Read from the drawn pixels, not the settings."""

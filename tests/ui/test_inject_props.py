@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox, QPushButton, QToolButton
@@ -128,6 +130,7 @@ def test_the_time_takes_typed_digits_where_the_user_clicks(window):
     assert ed.doc.node("i").data["repeat"] == ""
 
 
+@pytest.mark.slow
 def test_the_properties_arrive_in_the_real_node_red(window, nodered_session):
     ed = open_flow(window, _nodes())
     _author_props(window, ed)

@@ -32,6 +32,7 @@ def _install_button(window, module):
     return None
 
 
+@pytest.mark.slow
 def test_installing_a_module_asks_first_and_refuses_paths(window, qtbot, user_nodered, registry, tmp_path):
     from gindex_studio.core.flows.flow import flow_from_nodes
     from gindex_studio.core.nodered.runtime import RemoteRuntime

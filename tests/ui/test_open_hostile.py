@@ -54,6 +54,7 @@ def _problems(window, qtbot, path: str, menu: bool, limit_s: float = 10) -> tupl
     return found, True
 
 
+@pytest.mark.slow
 def test_every_hostile_file_opens_or_is_refused_with_one_message(window, qtbot, tmp_path):
     from gindex_studio.ui.dialogs import Dialogs
 

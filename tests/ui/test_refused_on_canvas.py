@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
@@ -29,6 +31,7 @@ def _flow():
     ]
 
 
+@pytest.mark.slow
 def test_refused_nodes_are_red_on_their_nodes_and_in_problems(window, qtbot, nodered):
     made = []
 

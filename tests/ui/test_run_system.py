@@ -157,6 +157,7 @@ def every_text(win) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.slow
 def test_nearest_from_the_file_menu_fills_the_table_to_the_gindex_of_the_file(studio, qtbot, tmp_path, watched):
     dialog = open_run_dialog(qtbot, studio, "file.run_system")
     # prefilled from the demo study, nearest chosen
@@ -189,6 +190,7 @@ def test_nearest_from_the_file_menu_fills_the_table_to_the_gindex_of_the_file(st
     again.reject()
 
 
+@pytest.mark.slow
 def test_an_endpoint_run_cancelled_half_way_resumes_asking_only_the_rest(qtbot, tmp_path, library, monkeypatch,
                                                                         watched):
     monkeypatch.setenv("TINY_KEY", KEY)

@@ -87,6 +87,7 @@ def test_run_probes_beside_delta_and_in_the_task_table(qtbot, library, prefs_to,
     assert not ctl.running and not ctl.thread.isRunning()
 
 
+@pytest.mark.slow
 def test_lint_and_install_offer_in_problems(window, qtbot, nodered, user_nodered, tmp_path, monkeypatch):
     from gindex_studio.core.flows.flow import flow_from_nodes
     from gindex_studio.core.nodered.runtime import RemoteRuntime, free_port

@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -54,6 +56,7 @@ def _rows(panel):
     return panel.visible_texts()
 
 
+@pytest.mark.slow
 def test_deploy_and_debug_dock(window, qtbot, nodered, user_nodered):
     from gindex_studio.core.nodered.runtime import RemoteRuntime
 
@@ -111,6 +114,7 @@ def test_deploy_and_debug_dock(window, qtbot, nodered, user_nodered):
     assert not ctl.thread.isRunning()
 
 
+@pytest.mark.slow
 def test_closing_the_studio_stops_its_private_runtime(window, qtbot, nodered):
     """The real default path: the studio starts its own Node-RED and closing the window ends it."""
     ctl = window.features["run"].controller

@@ -47,6 +47,7 @@ def _answer(qtbot, button_text: str, seen: list) -> None:
     QTimer.singleShot(50, click)
 
 
+@pytest.mark.slow
 def test_no_sandbox_asks_once_with_a_warning(window, qtbot, no_bubblewrap):
     ctl = window.features["run"].controller
     ed = window.add_editor(flow_from_nodes(FLOW), None)

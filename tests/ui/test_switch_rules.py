@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
@@ -131,6 +133,7 @@ def test_each_operator_shows_the_fields_it_needs(window):
     assert ed.undo_stack.count() == 7  # seven edits, seven entries
 
 
+@pytest.mark.slow
 def test_a_switch_edited_through_the_rows_routes_in_the_real_node_red(window, nodered_session):
     nodes = _nodes()
     nodes.insert(1, {"id": "i", "type": "inject", "z": "t", "props": [{"p": "payload"}], "repeat": "",

@@ -26,6 +26,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+@pytest.mark.slow
 def test_the_curation_matrix_runs_in_another_process_and_cancel_kills_it(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     win = open_window(qtbot, slow_workspace(), tmp_path, wait=False, deadline=0.02)
@@ -147,6 +148,7 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
 @pytest.mark.parametrize("how", ["cancel", "close"])
+@pytest.mark.slow
 def test_the_matrix_pool_ends_with_its_job(qtbot, tmp_path, monkeypatch, how):
     """After the first band the matrix job searches on a process per core (PairPool, children of
     the job's process); Cancel, or closing the window, leaves none of them alive."""

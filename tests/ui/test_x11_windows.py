@@ -13,6 +13,8 @@ import re
 import subprocess
 import time
 
+import pytest
+
 from gindex_studio.paths import DEMO_DIR
 
 from .x11_support import SCREEN, Studio, display, xc  # noqa: F401 (display: the fixture)
@@ -41,6 +43,7 @@ def _assert_on_screen(disp: str, wid: str) -> tuple[int, int, int, int]:
     return x, y, w, h
 
 
+@pytest.mark.slow
 def test_main_window_opens_within_the_screen_and_quits(display, tmp_path):
     s = Studio(display, [], tmp_path)
     wid = s.window(r"— gindex-studio$")
@@ -48,6 +51,7 @@ def test_main_window_opens_within_the_screen_and_quits(display, tmp_path):
     s.close_with(wid, "ctrl+q")
 
 
+@pytest.mark.slow
 def test_compare_window_opens_within_the_screen_and_closes(display, tmp_path):
     s = Studio(display, ["compare", str(REF), str(GEN)], tmp_path)
     wid = s.window(r"telegram-2-reply-4\.json ↔ telegram-2-reply-4\.txt — Compare — gindex-studio$")
@@ -55,6 +59,7 @@ def test_compare_window_opens_within_the_screen_and_closes(display, tmp_path):
     s.close_with(wid, "ctrl+w")
 
 
+@pytest.mark.slow
 def test_curation_window_keeps_its_width_while_the_pointer_sweeps_the_heatmap(display, tmp_path):
     s = Studio(display, ["curate", str(DEMO_DIR / "experiment.json"), "--window"], tmp_path)
     wid = s.window(r"Curat")

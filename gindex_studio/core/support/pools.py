@@ -80,11 +80,10 @@ def _single_threaded() -> bool:
 
 def worker_signals() -> None:
     """A pool worker's signals, set first thing in its initializer: Ctrl-C is ignored (it is the
-    parent's, which stops every worker at once: ``stop_pool_now``), SIGTERM ends the worker (a
-    handler a forked worker inherited would turn it into an exception the worker survives) and
-    every signal is unblocked (the worker was started inside the parent's ``signals_held``, whose
-    mask it inherited: a blocked SIGTERM made ``stop_pool_now`` wait its second for each worker
-    and then kill it)."""
+    parent's, which stops every worker at once: ``stop_pool_now``), SIGTERM ends the worker (the
+    handler a worker forked inside ``signals_held`` inherited only notes it, and a command line's
+    turns it into an exception the worker survives: ``stop_pool_now`` then waited its second for
+    each worker and killed it) and every signal is unblocked (a mask is inherited too)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -93,16 +92,22 @@ def worker_signals() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
 
 
-def _python_handled() -> set:
+_VALID: tuple = ()  # the signal numbers this system knows (signal.valid_signals() takes 0.1 ms)
+
+
+def _python_handled() -> list:
     """The signals whose handler is Python code (Ctrl-C's default handler included): those whose
     handler can raise an exception in the main thread between any two bytecodes."""
+    global _VALID
     import signal
 
-    out = set()
-    for s in signal.valid_signals():
+    if not _VALID:
+        _VALID = tuple(sorted(int(s) for s in signal.valid_signals()))
+    out = []
+    for s in _VALID:
         try:
             if callable(signal.getsignal(s)):
-                out.add(s)
+                out.append(s)
         except (ValueError, OSError):
             pass
     return out
@@ -111,22 +116,33 @@ def _python_handled() -> set:
 @contextmanager
 def signals_held():
     """Every signal handled in Python (Ctrl-C, the command line's SIGTERM, an alarm) waits until the
-    block has run, then its handler runs (POSIX, main thread; elsewhere nothing changes). An
-    exception a handler raised inside ``ProcessPoolExecutor``'s start-up left its manager thread
-    created but not started (``shutdown`` then raised RuntimeError) or a worker not yet registered
-    (not terminated, searching on); one raised inside ``submit``, just after a lock of its work
-    queue was taken, left that lock held for ever: the manager thread blocked on it, and stopping
-    the pool waited for the manager (a hang, 1 in about 50 interrupted runs under load). Threads
-    started in the block keep those signals blocked: they reach the main thread."""
+    block has run, then its handler runs (main thread; elsewhere nothing changes). An exception a
+    handler raised inside ``ProcessPoolExecutor``'s start-up left its manager thread created but not
+    started (``shutdown`` then raised RuntimeError) or a worker not yet registered (not terminated,
+    searching on); one raised inside ``submit``, just after a lock of its work queue was taken, left
+    that lock held for ever: the manager thread blocked on it, and stopping the pool waited for the
+    manager (a hang, 1 in about 50 interrupted runs under load).
+
+    The handlers are swapped for one that notes the signal, not the signals blocked: blocking them
+    in this thread does not stop another thread from receiving one, and Python runs its handler in
+    this thread all the same. A handler already due runs before the block (a signal noted by a
+    handler of an outer block is handed to it)."""
     import signal
     import threading
 
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    # a handler already due runs here, before anything is held (pthread_sigmask checks for them)
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _python_handled())
+    noted: list = []
+    before = {}
+    for s in _python_handled():
+        before[s] = signal.signal(s, lambda *args: noted.append(args))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for s, handler in before.items():
+            signal.signal(s, handler)
+        for signum, frame in noted:  # in order; the first that raises ends the replay
+            handler = before.get(signum)
+            if callable(handler):
+                handler(signum, frame)

@@ -124,6 +124,7 @@ def _single_threaded_after(first: str) -> str:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
+@pytest.mark.slow
 def test_workers_are_forked_only_beside_no_other_thread():
     assert _single_threaded_after("import numpy") == "True"
     assert _single_threaded_after("import threading; threading.Thread(target=__import__('time').sleep, args=(2,)).start()") == "False"
@@ -258,6 +259,7 @@ def _hash_from_bitsets(graph, rounds: int = 3) -> int:
     return hash((graph.n, graph.n_edges, tuple(sorted(labels))))
 
 
+@pytest.mark.slow
 def test_canonical_hash_reads_the_edges_not_the_bitsets():
     """The same hash as on the bitsets (multi-port wires once, self-loops, empty flows), without
     building them: a 300,000-node task took 12 GB in Ω for them."""

@@ -69,6 +69,7 @@ def test_merge_takes_the_minimum_and_keeps_a_cut_search_honest():
     assert merge_nearest([(0, b), (5, {"x": Nearest(0.5, 2, False, 1, 0, 0.3)})])["x"].exact
 
 
+@pytest.mark.slow
 def test_omega_on_the_cluster_equals_the_local_pool_on_a_generated_curriculum(client):
     cur, tasks = _generated(240, 12)
     local = omega_many(tasks, cur, workers=1)

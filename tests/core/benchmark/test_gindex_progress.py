@@ -76,6 +76,7 @@ def test_cancel_raises_soon_in_process(synthetic, stage, at):
     assert time.thread_time() - stamps["set"] < 0.5  # CPU of this thread, where the work runs
 
 
+@pytest.mark.slow
 def test_cancel_terminates_worker_processes(tmp_path):
     exp = write_experiment(tmp_path, tasks=6, programs=600, domains=3, sizes=(20, 40), seed=5)
     token, stamps = CancelToken(), {}

@@ -102,6 +102,7 @@ def _coverage(draw, strata, truth, sims=500):
     return hits / sims
 
 
+@pytest.mark.slow
 def test_bootstrap_covers_theta_like_means_at_nominal_rate():
     strata = np.repeat([0, 1, 2, 3], [10, 20, 30, 40])
     a, b = np.array([2, 3, 1, 1])[strata], np.array([3, 2, 1, 4])[strata]
@@ -109,6 +110,7 @@ def test_bootstrap_covers_theta_like_means_at_nominal_rate():
     assert cov >= 0.93
 
 
+@pytest.mark.slow
 def test_bootstrap_covers_skill_levels_at_nominal_rate():
     strata = np.repeat([0, 1, 2, 3], [10, 20, 30, 40])
     p = np.array([0.2, 0.5, 0.7, 0.4])[strata]

@@ -47,6 +47,7 @@ def _engines(ws, client, cache=None):
     return PairEngine(flows, ws.options), ClusterPairEngine(flows, ws.options, cache, client=client)
 
 
+@pytest.mark.slow
 def test_the_report_on_the_cluster_equals_the_local_report_on_the_demo(dask_client):
     for profile in ("paper", "companion"):
         ws = _demo_workspace(profile)
@@ -83,6 +84,7 @@ def test_values_found_on_workers_reach_the_disk_cache(dask_client, tmp_path):
     cache.close()
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_report_costs_only_time(dask_client):
     ws = _generated_workspace(120, seed=6)
     want = analyse(ws, PairEngine([it.flow for it in ws.items], ws.options))

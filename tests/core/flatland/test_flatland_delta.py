@@ -148,6 +148,7 @@ def programs(draw):
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), programs())
+@pytest.mark.slow
 def test_exact_search_equals_brute_force(a, b):
     r = score(a, b)
     assert r.exact

@@ -160,6 +160,7 @@ def test_a_long_include_name_is_one_short_line(length):
     assert "not found" in text and f"({len(name):,} characters)" in text and len(text) < 300, text[:400]
 
 
+@pytest.mark.slow
 def test_two_hundred_thousand_duplicate_includes_are_read_once(tmp_path, monkeypatch):
     """The same ``#include`` 200,000 times: the file system is asked for it once and the file read
     once (each repeat was looked up and read again: 18-23 s). Counted, not timed."""

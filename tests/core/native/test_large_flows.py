@@ -183,6 +183,7 @@ def test_signals_interrupt_the_weighing_of_many_pairs():
 
 # ----- the deadline in the reduction (prepare's budget) and the result of no search -------------
 
+@pytest.mark.slow
 def test_prepare_stops_at_its_deadline_and_otherwise_gives_the_same_reduction():
     import time
 

@@ -143,6 +143,7 @@ CASES += [(n, "far", s) for n in (10, 20, 30) for s in range(4)] + [(45, "far", 
 
 @pytest.mark.parametrize("port_aware", [False, True])
 @pytest.mark.parametrize("n,kind,seed", CASES)
+@pytest.mark.slow
 def test_generated_pairs_agree(n, kind, seed, port_aware):
     a, b = pair(n, kind, seed)
     g1, g2 = graphs(a, b, port_aware)
@@ -158,6 +159,7 @@ COMPANION_CASES += [(60, "far", 0), (60, "near", 1)]
 
 @pytest.mark.parametrize("port_aware", [False, True])
 @pytest.mark.parametrize("n,kind,seed", COMPANION_CASES)
+@pytest.mark.slow
 def test_companion_generated_pairs_agree(n, kind, seed, port_aware):
     a, b = pair(n, kind, seed)
     g1, g2 = graphs(a, b, port_aware, "companion")
@@ -180,6 +182,7 @@ def test_words_beyond_two_machine_words():
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("n,kind,seed", [(30, "near", 1), (30, "far", 2), (45, "near", 0), (20, "far", 3)])
+@pytest.mark.slow
 def test_thresholds_agree(n, kind, seed, profile):
     a, b = pair(n, kind, seed)
     g1, g2 = graphs(a, b, profile=profile)
@@ -205,6 +208,7 @@ def test_thresholds_agree(n, kind, seed, profile):
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("n,kind,seed", [(30, "near", 0), (60, "near", 2), (30, "far", 1), (20, "far", 0)])
+@pytest.mark.slow
 def test_warm_starts_agree(n, kind, seed, profile):
     a, b = pair(n, kind, seed)
     g1, g2 = graphs(a, b, profile=profile)
@@ -354,6 +358,7 @@ def test_a_raced_search_cut_by_its_deadline_keeps_an_honest_bound():
 
 # ----- deadline ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_deadline_gives_an_honest_upper_bound_on_a_hard_pair():
     a = random_flow(120, random.Random(3), "a")
     b = random_flow(120, random.Random(1003), "b")

@@ -72,6 +72,7 @@ CASES = [(n, kind, s) for n in (10, 30, 70, 150) for kind in ("near", "far") for
 
 @pytest.mark.parametrize("port_aware", [False, True])
 @pytest.mark.parametrize("n,kind,seed", CASES)
+@pytest.mark.slow
 def test_lists_give_the_search_of_masks(n, kind, seed, port_aware):
     a, b = pair(n, kind, seed)
     g1, g2 = graphs(a, b, port_aware)
@@ -170,6 +171,7 @@ def ported_flows(draw, prefix="n"):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ported_flows("a"), ported_flows("b"), st.booleans(), st.booleans())
+@pytest.mark.slow
 def test_lists_give_the_search_of_masks_on_small_multi_port_flows(a, b, port_aware, hashed):
     g1, g2 = graphs(flow_from_nodes(a), flow_from_nodes(b), port_aware)
     with symmetry_pairs_upto(1 << 30):

@@ -39,6 +39,7 @@ def _kinds(problems):
     return {(p.kind, p.node_id) for p in problems}
 
 
+@pytest.mark.slow
 def test_http1_deploys_without_problems(nodered_session):
     flow = json.loads(HTTP1.read_text())["flow"]
     result = nodered_session.deploy(flow)
@@ -49,6 +50,7 @@ def test_http1_deploys_without_problems(nodered_session):
     assert nodered_session.problems() == []
 
 
+@pytest.mark.slow
 def test_each_problem_is_reported_on_its_node(nodered_session):
     flow = _tab(
         {"id": "u1", "type": "no-such-node-type", "wires": []},
@@ -81,6 +83,7 @@ def test_missing_type_names_its_npm_module(nodered_session):
     assert "node-red-contrib-cron-plus" in probs["c1"] and "node-red-node-sqlite" in probs["s1"]
 
 
+@pytest.mark.slow
 def test_probes_separate_structure_from_behaviour(nodered_session):
     from gindex_studio.api import score
 
@@ -101,6 +104,7 @@ def test_probes_separate_structure_from_behaviour(nodered_session):
     assert outcomes[0].generated.debug == ["66"]
 
 
+@pytest.mark.slow
 def test_a_flow_that_never_goes_quiet_is_bounded_by_the_timeout(nodered_session, monkeypatch):
     from gindex_studio.core.nodered import deploy
 
@@ -130,6 +134,7 @@ def test_a_flow_that_never_goes_quiet_is_bounded_by_the_timeout(nodered_session,
     assert nodered_session.runtime.alive()
 
 
+@pytest.mark.slow
 def test_http_probe_without_response_times_out(nodered_session):
     flow = _tab({"id": "h1", "type": "http in", "url": "/never", "method": "get", "wires": [[]]})
     nodered_session.deploy(flow)
@@ -144,6 +149,7 @@ def test_normalise_drops_ids_and_times():
     assert normalise(v, now) == {"n": 3, "payload": "<time>", "when": "<time>"}
 
 
+@pytest.mark.slow
 def test_remote_runtime_adds_a_tab_and_removes_it(user_nodered):
     """A user's Node-RED keeps its own flows: the flow goes in as a new tab and is removed."""
     from gindex_studio.core.nodered.deploy import Session
@@ -191,6 +197,7 @@ def test_missing_or_old_node_is_one_clear_line(tmp_path, monkeypatch):
         install.ensure_installed(base=tmp_path / "home")
 
 
+@pytest.mark.slow
 def test_unreachable_registry_is_one_clear_line(tmp_path, monkeypatch, nodered):
     import shutil
 
@@ -222,6 +229,7 @@ def _gone(pid: int, within: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_crash_mid_run_and_node_never_outlives_python(nodered):
     """Two runtimes of their own: Node.js killed mid-run gives a clear message; a Python process
     killed outright takes its Node.js with it."""

@@ -128,6 +128,7 @@ def test_an_install_without_its_record_is_installed_again(tmp_path, fake_npm):
         install.ensure_installed(base=home)
 
 
+@pytest.mark.slow
 def test_running_flows_leaves_the_real_install_unchanged(nodered_session, user_nodered):
     """Both runtimes (sandboxed and not) ran from the install: it is still exactly as recorded."""
     from gindex_studio.core.nodered import install
@@ -165,6 +166,7 @@ def registry(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)
+@pytest.mark.slow
 def test_a_name_that_is_not_a_plain_npm_name_is_refused_before_npm_runs(name, registry, tmp_path):
     from gindex_studio.core.nodered.modules import ModuleError, install_modules
 

@@ -49,6 +49,7 @@ def test_nodes_without_their_tab_are_linted(cache):
     assert {p.rule for p in lint(flow)} == {"function-eslint", "no-loops", "no-unconnected-http-nodes"}
 
 
+@pytest.mark.slow
 def test_results_are_cached_per_flow_content(cache, monkeypatch):
     first = lint_flows([_flow(), _flow()[:2]])
     assert len(list(cache.glob("*.json"))) == 2
@@ -77,6 +78,7 @@ def test_nrlint_failure_is_one_line(cache, monkeypatch, tmp_path):
 # installing a missing node type's module: tests/core/nodered/test_nodered_install.py
 
 
+@pytest.mark.slow
 def test_behaviour_in_json_and_words(nodered_session):
     """Behaviour of two core-node programs (the demo pair that differs in one constant)."""
     from pathlib import Path

@@ -38,6 +38,7 @@ def _function(code: str):
         {"id": "out", "type": "debug", "active": True, "tosidebar": True, "complete": "false", "wires": []})
 
 
+@pytest.mark.slow
 def test_answers_after_a_delay_are_compared(nodered_session):
     """A probe ended 0.3 s after the last event: two programs answering differently after 1 s agreed."""
     t0 = time.monotonic()
@@ -50,6 +51,7 @@ def test_answers_after_a_delay_are_compared(nodered_session):
     assert outcomes[0].agrees and outcomes[0].generated.ended == "quiet"
 
 
+@pytest.mark.slow
 def test_a_pending_timer_is_waited_for_beyond_the_settle_time(nodered_session):
     flow = _delayed("late", seconds=3)
     nodered_session.deploy(flow, quiet_injects=True)
@@ -64,6 +66,7 @@ def test_a_pending_timer_is_waited_for_beyond_the_settle_time(nodered_session):
     assert obs.debug == [] and obs.ended == "busy" and obs.note == "still busy after 1 s"
 
 
+@pytest.mark.slow
 def test_an_error_thrown_late_is_reported(nodered_session):
     ok = _function("return msg;")
     late = _function("setTimeout(() => { throw new Error('late boom'); }, 1000); return null;")
@@ -73,6 +76,7 @@ def test_an_error_thrown_late_is_reported(nodered_session):
     assert [(p.kind, p.node_id, p.message) for p in gen.problems] == [("runtime-error", "fn", "late boom")]
 
 
+@pytest.mark.slow
 def test_the_held_back_behaviour_flows_keep_their_verdicts(nodered_session):
     ref = json.loads((DEMO / "reference.json").read_text())
     same = json.loads((DEMO / "same-behaviour.json").read_text())
@@ -126,6 +130,7 @@ def test_a_program_that_crashes_or_hangs_gets_its_verdict_and_the_next_one_runs(
         s.runtime.stop()
 
 
+@pytest.mark.slow
 def test_a_runs_limit_cuts_the_remaining_probes(nodered_session):
     flow = _delayed("A", seconds=2)
     t0 = time.monotonic()

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from gindex_studio.core.nodered.deploy import MARK, Session
 from gindex_studio.core.nodered.probe import compare
 from gindex_studio.core.nodered.runtime import RemoteRuntime
@@ -40,6 +42,7 @@ def _ids(user_nodered) -> set[str]:
     return {n["id"] for n in user_nodered.request("GET", "/flows")[1]}
 
 
+@pytest.mark.slow
 def test_probes_on_the_users_node_red_restart_only_their_own_tab(user_nodered):
     assert user_nodered.request("POST", "/flows", {"flows": USERS}, headers={
         "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full"})[0] == 200

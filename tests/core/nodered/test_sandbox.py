@@ -91,6 +91,7 @@ def test_no_new_process_but_threads_run(available, tmp_path):
     assert out == {"spawn": "EPERM", "exec": "EPERM", "thread": 42}
 
 
+@pytest.mark.slow
 def test_the_hosts_loopback_is_out_of_reach(available, tmp_path):
     got: list[bytes] = []
     server = socket.socket()
@@ -115,6 +116,7 @@ def test_the_hosts_loopback_is_out_of_reach(available, tmp_path):
     assert r.stdout.strip() == "ECONNREFUSED" and got == []
 
 
+@pytest.mark.slow
 def test_memory_is_bounded(available, tmp_path):
     r = _inside("const keep = []; try { for (let i = 0; i < 64; i++) keep.push(Buffer.alloc(128 * 1024 * 1024, 1));"
                 " console.log('allocated 8 GB'); } catch (e) { console.log('refused after', keep.length * 128, 'MB'); }",
@@ -272,6 +274,7 @@ def test_a_killed_studios_runtime_folder_is_removed_by_the_next_start(tmp_path):
             p.wait(10)
 
 
+@pytest.mark.slow
 def test_a_runtime_starts_under_a_temporary_folder_too_deep_for_a_unix_socket(nodered, tmp_path, monkeypatch):
     """A ``TMPDIR`` so deep that ``<runtime folder>/admin.sock`` exceeds a unix socket's 107 bytes:
     the socket is named through a descriptor of its folder, and the runtime answers."""

@@ -159,6 +159,7 @@ def test_matches_brute_force(a, b, profile):
 
 @SETTINGS
 @given(small_flows(prefix="a"), small_flows(prefix="b"))
+@pytest.mark.slow
 def test_paper_is_symmetric(a, b):
     fa, fb = flow_from_nodes(a), flow_from_nodes(b)
     assert score(fa, fb).delta == score(fb, fa).delta
@@ -166,6 +167,7 @@ def test_paper_is_symmetric(a, b):
 
 @SETTINGS
 @given(small_flows(prefix="a"))
+@pytest.mark.slow
 def test_zero_for_a_relabelled_copy(a):
     rename = {n["id"]: "z" + n["id"] for n in a}
     b = [{**n, "id": rename[n["id"]], "x": 5, "name": "renamed", "wires": [[rename[t] for t in n["wires"][0]]]}
@@ -176,6 +178,7 @@ def test_zero_for_a_relabelled_copy(a):
 
 @SETTINGS
 @given(small_flows(prefix="a"), small_flows(prefix="b"))
+@pytest.mark.slow
 def test_zero_only_when_identical_and_one_only_without_similar_nodes(a, b):
     r = score(flow_from_nodes(a), flow_from_nodes(b))
     if r.delta == 0.0:

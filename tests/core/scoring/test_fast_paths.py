@@ -61,6 +61,7 @@ def plain_similarity(a: dict, b: dict, profile: str) -> tuple[int, int]:
 
 @settings(max_examples=300, deadline=None)
 @given(nodes, st.sampled_from(["paper", "companion"]))
+@pytest.mark.slow
 def test_signature_equals_the_plain_canonical_form(data, profile):
     s = signature(data, profile)
     assert (s.type, s.keys, s.items, s.values) == plain_signature(data, profile)
@@ -86,6 +87,7 @@ def test_companion_nan_is_never_equal_and_missing_is_null():
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(keys, with_nan, max_size=4), st.dictionaries(keys, with_nan, max_size=4))
+@pytest.mark.slow
 def test_companion_w_with_nan_values(a, b):
     a, b = {"type": "t", **a}, {"type": "t", **b}
     assert similarity(signature(a, "companion"), signature(b, "companion"), "companion") == \
@@ -194,6 +196,7 @@ def _wired(n: int, wires: list[tuple[int, int, int]], types: list[str]) -> list[
     st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, 1), st.integers(0, n)), max_size=10))),
     st.sampled_from(["paper", "companion", "flatland"]), st.sampled_from([(), ("b",)]),
     st.sampled_from([["a", "b"], ["move", "loop", "turn"]]), st.booleans())
+@pytest.mark.slow
 def test_prepare_warnings_equal_the_full_cycle_check(nw, profile, ignore, types, dup):
     """prepare runs checks.cycle_problems only when its cheap test finds a possible loop: the
     warnings are those of always running it (wires against file order, self-loops, loops through
@@ -291,6 +294,7 @@ wire_lists = st.lists(st.one_of(st.lists(st.sampled_from(["n0", "n1", "n2", "n3"
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(wire_lists, st.just(None), st.just("n1")), min_size=1, max_size=4), st.booleans(),
        st.sampled_from(["paper", "companion", "flatland"]))
+@pytest.mark.slow
 def test_prepare_builds_the_graph_of_the_flows_edges(wires, port_aware, profile):
     """prepare builds the Graph's adjacency while reading the wires; it is build_graph of the
     flow's edge set (spec §1: ports as normalise_wires reads them, duplicates once, dangling

@@ -66,6 +66,7 @@ def _search(g1, g2, native: bool) -> M.Match:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(twin_rich("a"), twin_rich("b"))
+@pytest.mark.slow
 def test_symmetry_keeps_s_exact(a, b):
     g1, g2 = prepare(flow_from_nodes(a)).graph, prepare(flow_from_nodes(b)).graph
     want = delta_brute(a, b, "paper")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+import pytest
+
 from gindex_studio.core.systems.base import Params, Prompt
 from gindex_studio.core.systems.command import Command
 
@@ -68,6 +70,7 @@ def test_close_kills_a_command_still_running():
     assert got and got[0].error == "exit status -9" and time.monotonic() - start < 10
 
 
+@pytest.mark.slow
 def test_a_process_left_behind_holding_stdout_does_not_hold_the_answer(tmp_path):
     """An attacker's (or a careless) command forks a daemon in a session of its own, out of reach of
     the process-group kill, that keeps stdout open for an hour: the answer is what the command wrote
@@ -90,6 +93,7 @@ def test_a_process_left_behind_holding_stdout_does_not_hold_the_answer(tmp_path)
             time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_daemon_that_writes_for_ever_after_the_command_exited_is_cut_off(tmp_path):
     """The command exits at once; what it left behind floods stdout: reading stops after the grace."""
     import os

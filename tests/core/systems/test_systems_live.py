@@ -78,6 +78,7 @@ class Slow:
         return Answer("[]", 1, 1)
 
 
+@pytest.mark.slow
 def test_cancel_hands_out_no_more_jobs_keeps_the_answers_in_flight_and_a_resume_asks_the_rest(tmp_path, tasks):
     s = prepare(config(tmp_path, tasks, attempts=3, concurrency=2))
     slow, cancel = Slow(0.1), threading.Event()

@@ -75,6 +75,7 @@ def test_500s_past_the_retries_are_an_error_value():
     assert not a.ok and a.text == "" and a.error == "HTTP 500 (after 3 tries)" and s.count == 3
 
 
+@pytest.mark.slow
 def test_a_slow_answer_past_the_timeout_is_an_error_and_is_retried():
     sleeps = []
     s = scripted((200, {}, completion("[]"), 2.0), (200, {}, completion("[]"), 0))
@@ -116,6 +117,7 @@ def test_a_10_mb_flow_arrives_whole_and_reads():
     assert capped.error == f"the reply is larger than {2**20:,} bytes"
 
 
+@pytest.mark.slow
 def test_a_reply_without_choices_or_not_json_is_an_error():
     with serve(scripted((200, {}, b'{"choices": []}', 0))) as url:
         assert system(url).answer(PROMPT, Params()).error == "the reply holds no choices[0].message.content"
