@@ -37,7 +37,7 @@ import pytest  # noqa: E402
 HAVE_QT = importlib.util.find_spec("PySide6") is not None
 
 
-def pytest_collection_modifyitems(config, items):
+def _skip_qt_without_gui(config, items):
     """Without the [gui] extra (a core-only install), tests that drive Qt skip, saying why."""
     if HAVE_QT:
         return
@@ -45,6 +45,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if {"qtbot", "qapp"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(skip)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Modules with the most slow tests run first (otherwise in their order): xdist hands out whole
+    modules (``--dist loadscope``) in the order they come, and the hostile corpus (about 260 s on
+    one worker, its runtime started once) came near the end, so the run waited for it alone. Then
+    tests that drive Qt skip without the [gui] extra."""
+    slow: dict[str, int] = {}
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            slow[item.nodeid.split("::")[0]] = slow.get(item.nodeid.split("::")[0], 0) + 1
+    items.sort(key=lambda item: -slow.get(item.nodeid.split("::")[0], 0))  # stable
+    _skip_qt_without_gui(config, items)
 
 
 @pytest.fixture(scope="session")

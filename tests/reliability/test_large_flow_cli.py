@@ -213,7 +213,13 @@ def orjson_dumps(value) -> bytes:
 @pytest.mark.parametrize("as_json", [False, True])
 @pytest.mark.slow
 def test_a_deadline_passing_while_a_huge_file_is_read_answers_within_a_second_more(huge_chain, as_json):
-    """Wall time this once: the parent stops the reading child by the clock, whatever the load."""
+    """Wall time this once: the parent stops the reading child by the clock, whatever the load.
+    The allowance for the interpreter's start and the command's imports is measured just before,
+    under the same load (``score --help``)."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "gindex_studio", "score", "--help"], cwd=ROOT, capture_output=True,
+                   timeout=120, check=True)
+    start = time.perf_counter() - t0
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "gindex_studio", "score", str(huge_chain),
                         str(DEMO / "http" / "http-1.json"), "--deadline", "0.05", *(["--json"] if as_json else [])],
@@ -229,7 +235,7 @@ def test_a_deadline_passing_while_a_huge_file_is_read_answers_within_a_second_mo
     else:
         assert p.stdout.startswith("Δ = 1.000000   θ = 0.000000   (paper profile, not exact: true Δ in "
                                    "[0.000000, 1.000000])\nwarning: " + why)
-    assert wall < 0.05 + 1.0 + 0.3, f"{wall:.2f} s wall for --deadline 0.05"  # + the interpreter's start
+    assert wall < 0.05 + 1.0 + max(0.3, start), f"{wall:.2f} s wall for --deadline 0.05 (its start: {start:.2f} s)"
 
 
 @pytest.mark.parametrize("command", ["score", "matrix", "omega"])
