@@ -15,16 +15,15 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
-    QWidget,
 )
 
 from gindex_studio.core.benchmark.experiment import ExperimentError
 from gindex_studio.core.benchmark.experiment_build import BuildSpec, build_experiment, parse_samples
+from gindex_studio.ui.panels.browse_row import browse_row
+from gindex_studio.ui.panels.small_widgets import wrapped_label
 
 #: field → (label, placeholder, browse kind: "dir" | "open" | "save" | None)
 FIELDS = {
@@ -49,18 +48,16 @@ class BuildExperimentDialog(QDialog):
         self.ask_path = self._ask_path  # replaced in tests
         self.edits: dict[str, QLineEdit] = {}
         lay = QVBoxLayout(self)
-        intro = QLabel("Build an experiment from the files an eval harness writes: the curriculum, the reference "
-                       "tasks and one JSONL line per model output (several lines or an \"outputs\" list for a task "
-                       "give it several attempts).")
-        intro.setWordWrap(True)
-        lay.addWidget(intro)
+        lay.addWidget(wrapped_label("Build an experiment from the files an eval harness writes: the curriculum, the "
+                                    "reference tasks and one JSONL line per model output (several lines or an "
+                                    "\"outputs\" list for a task give it several attempts)."))
         form = QFormLayout()
         for key, (label, hint, browse) in FIELDS.items():
             edit = QLineEdit()
             edit.setObjectName(key)
             edit.setPlaceholderText(hint)
             self.edits[key] = edit
-            form.addRow(label, self._with_browse(key, edit, browse) if browse else edit)
+            form.addRow(label, browse_row(edit, key, lambda k=key, kind=browse: self._browse(k, kind)) if browse else edit)
         lay.addLayout(form)
         self.error = QLabel("")
         self.error.setObjectName("error")
@@ -73,17 +70,6 @@ class BuildExperimentDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
         self.path: str | None = None
-
-    def _with_browse(self, key: str, edit: QLineEdit, kind: str) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(edit, 1)
-        b = QPushButton("Browse…")
-        b.setObjectName(f"browse-{key}")
-        b.clicked.connect(lambda: self._browse(key, kind))
-        row.addWidget(b)
-        return box
 
     def _browse(self, key: str, kind: str) -> None:
         path = self.ask_path(kind, FIELDS[key][0])

@@ -3,7 +3,6 @@ progress bar with Cancel while it is computed, filters, and the sortable task ta
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -25,6 +24,7 @@ from gindex_studio.core.jobs.experiment import interval_of
 from gindex_studio.ui.compare.elided import ElidedLabel
 from gindex_studio.ui.compare.panel import fmt
 from gindex_studio.ui.compare.task_table import COLUMNS, TaskFilter, TaskTableModel
+from gindex_studio.ui.panels.small_widgets import headline, push_button
 
 #: where each stage's steps fall on the progress bar (per mille): the stages take very different
 #: times (Δ is one search a task, Ω up to one a curriculum program), so the bar never runs back
@@ -64,12 +64,7 @@ class ExperimentPanel(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(1)
         head = QHBoxLayout()
-        self.g_label = QLabel("g-index —")
-        self.g_label.setObjectName("g-index")
-        f = QFont(self.font())
-        f.setPixelSize(18)
-        f.setBold(True)
-        self.g_label.setFont(f)
+        self.g_label = headline("g-index —", "g-index", 18, self)
         head.addWidget(self.g_label, 1)
         self.components = ElidedLabel("", lines=2)  # the whole text in its tooltip
         self.components.setObjectName("components")
@@ -87,11 +82,8 @@ class ExperimentPanel(QWidget):
         self._progress_timer.setSingleShot(True)
         self._progress_timer.setInterval(PROGRESS_MS)
         self._progress_timer.timeout.connect(self._show_next_progress)
-        self.stop_button = QPushButton("Cancel")
-        self.stop_button.setObjectName("gindex-cancel")
-        self.stop_button.setToolTip("Stop computing the g-index (the rows already done stay)")
-        self.stop_button.clicked.connect(self._stop_clicked)
-        self.stop_button.hide()
+        self.stop_button = push_button("Cancel", "gindex-cancel", "Stop computing the g-index (the rows already "
+                                       "done stay)", self._stop_clicked, shown=False)
         head.addWidget(self.stop_button)
         lay.addLayout(head)
         lay.addWidget(self.components)

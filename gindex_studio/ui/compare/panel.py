@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from gindex_studio.core.scoring.divergence import ScoreOptions, ScoreResult
 from gindex_studio.core.scoring.explain import ignored_keys, why_delta
 from gindex_studio.core.support import profiles
+from gindex_studio.ui.panels.small_widgets import headline
 from gindex_studio.ui.theme import role_colors
 
 DIFF_BG = QColor("#ffe8b3")  # differing rows (with a ≠ mark and bold text as well)
@@ -155,12 +156,7 @@ class ScorePanel(QWidget):
         self._previous: float | None = None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
-        self.delta_label = QLabel("Δ —")
-        self.delta_label.setObjectName("delta")
-        f = QFont(self.font())
-        f.setPixelSize(22)
-        f.setBold(True)
-        self.delta_label.setFont(f)
+        self.delta_label = headline("Δ —", "delta", 22, self)
         self.values_label = QLabel("θ —   Δ_E —")
         self.change_label = QLabel("")
         self.change_label.setObjectName("change")

@@ -3,9 +3,10 @@ errors, requests in flight, tokens and cost when the system gives them, and Canc
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from gindex_studio.ui.compare.elided import ElidedLabel
+from gindex_studio.ui.panels.small_widgets import push_button
 from gindex_studio.ui.theme import error_color
 
 
@@ -51,16 +52,11 @@ class RunBar(QWidget):
         self.line = ElidedLabel("", lines=2)
         self.line.setObjectName("run-progress")
         row.addWidget(self.line, 1)
-        self.cancel_button = QPushButton("Cancel Run")
-        self.cancel_button.setObjectName("run-cancel")
-        self.cancel_button.setToolTip("Send no more requests; those in flight finish and their answers are kept")
-        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button = push_button("Cancel Run", "run-cancel", "Send no more requests; those in flight "
+                                         "finish and their answers are kept", self.cancel_requested.emit)
         row.addWidget(self.cancel_button)
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setObjectName("run-resume")
-        self.resume_button.setToolTip("Ask only what the run's log holds no answer for")
-        self.resume_button.clicked.connect(self.resume_requested)
-        self.resume_button.hide()
+        self.resume_button = push_button("Resume", "run-resume", "Ask only what the run's log holds no answer for",
+                                         self.resume_requested.emit, shown=False)
         row.addWidget(self.resume_button)
         col.addLayout(row)
         self.error = ElidedLabel("", lines=1)

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -34,6 +33,8 @@ from PySide6.QtWidgets import (
 
 from gindex_studio.core.systems.session import RunConfig
 from gindex_studio.paths import DEMO_DIR
+from gindex_studio.ui.panels.browse_row import browse_row
+from gindex_studio.ui.panels.small_widgets import wrapped_label
 from gindex_studio.ui.preferences import remember_run, remembered_run
 from gindex_studio.ui.theme import error_color
 
@@ -68,11 +69,9 @@ class RunSystemDialog(QDialog):
         self.edits: dict[str, QLineEdit] = {}
         self.errors: dict[str, QLabel] = {}
         lay = QVBoxLayout(self)
-        intro = QLabel("Ask a system for every task's flow program and watch its answers scored as they arrive. "
-                       "The answers are logged beside the experiment file as they come: a run cancelled or "
-                       "interrupted resumes without asking again what was answered.")
-        intro.setWordWrap(True)
-        lay.addWidget(intro)
+        lay.addWidget(wrapped_label("Ask a system for every task's flow program and watch its answers scored as "
+                                    "they arrive. The answers are logged beside the experiment file as they come: "
+                                    "a run cancelled or interrupted resumes without asking again what was answered."))
         self.form = form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         self.kind = QComboBox()
@@ -138,16 +137,7 @@ class RunSystemDialog(QDialog):
         edit.setPlaceholderText(hint)
         edit.setToolTip(hint)
         self.edits[key] = edit
-        inner: QWidget = edit
-        if browse:
-            inner = QWidget()
-            row = QHBoxLayout(inner)
-            row.setContentsMargins(0, 0, 0, 0)
-            row.addWidget(edit, 1)
-            b = QPushButton("Browse…")
-            b.setObjectName(f"browse-{key}")
-            b.clicked.connect(lambda: self._browse(key, browse, label))
-            row.addWidget(b)
+        inner = browse_row(edit, key, lambda: self._browse(key, browse, label)) if browse else edit
         form.addRow(label, self._field(key, inner))
 
     def _fill(self, last: dict) -> None:
