@@ -52,21 +52,58 @@ def cluster(args):
         raise InputError("--dask-workers must be at least 1")
     from gindex_studio.core.support.cluster import ClusterError, close, connect
 
-    try:
-        client = connect(args.scheduler, args.dask_workers)
-    except ClusterError as e:
-        raise InputError(str(e)) from None
-    try:
-        yield client
-    except ClusterError as e:  # e.g. a worker read a curriculum file differently
+    with _silenced_by_signals():  # (a signal while the cluster starts closes what was started: silently too)
+        try:
+            client = connect(args.scheduler, args.dask_workers)
+        except ClusterError as e:
+            raise InputError(str(e)) from None
+        try:
+            yield client
+        except ClusterError as e:  # e.g. a worker read a curriculum file differently
+            close(client)
+            raise InputError(str(e)) from None
+        except BaseException:  # Ctrl-C, SIGTERM, an error: the local workers go at once
+            close(client, now=True)
+            raise
         close(client)
-        raise InputError(str(e)) from None
-    except BaseException as e:  # Ctrl-C, SIGTERM, an error: the local workers go at once
-        if isinstance(e, KeyboardInterrupt):  # SIGTERM too: the process ends with its one line.
-            # Closing the cluster gives Dask's loggers back their INFO level, and its streams to
-            # the killed workers logged "Batched Comm Closed" and a traceback (under load): no log
-            # record is printed from here to the exit
-            logging.disable(logging.CRITICAL)
-        close(client, now=True)
-        raise
-    close(client)
+
+
+@contextlib.contextmanager
+def _silenced_by_signals():
+    """In the block, SIGINT and SIGTERM turn logging off before their handler runs; it stays off
+    (the process is ending), and without a signal logging is as it was after the block.
+
+    A signal ends the command with its one line, but Dask logs its own shutdown as errors from its
+    event-loop thread: the streams to the killed workers ("Batched Comm Closed" and a traceback)
+    and, when the signal lands in ``Client.sync``, tornado's "NameError: cannot access free
+    variable 'future'" (Dask's cancel callback), printed before the exception reached any
+    ``except`` of ours (seen under load)."""
+    import signal
+
+    level = logging.root.manager.disable
+    owner = os.getpid()
+    swapped, came = {}, []
+
+    def silencing(previous):
+        def handler(signum, frame):
+            if os.getpid() == owner:
+                came.append(signum)
+                logging.disable(logging.CRITICAL)
+            return previous(signum, frame)
+        return handler
+
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous = signal.getsignal(signum)
+            if callable(previous):
+                swapped[signum] = previous
+                signal.signal(signum, silencing(previous))
+    except ValueError:  # not the main thread: nothing to take over
+        pass
+    try:
+        yield
+    finally:
+        for signum, previous in swapped.items():
+            signal.signal(signum, previous)
+        if not came:
+            logging.disable(level)

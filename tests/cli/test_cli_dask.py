@@ -61,3 +61,35 @@ def test_workers_reading_the_curriculum_files_give_the_local_omega():
 def test_workers_read_files_without_a_cluster_is_refused():
     code, _, err = run("gindex", DEMO_DIR / "experiment.json", "--workers-read-files")
     assert code == 1 and err.count("\n") == 1 and "--workers-read-files needs a Dask cluster" in err
+
+
+def test_a_signal_turns_logging_off_before_its_handler_runs_and_nothing_else_does():
+    """Dask's loop thread logs its shutdown as errors the moment the main thread is interrupted:
+    logging must already be off when the signal's own handler raises (stop 41's CI saw tornado's
+    NameError traceback printed between the two)."""
+    import logging
+    import signal
+
+    from gindex_studio.cli.cluster import _silenced_by_signals
+
+    seen = []
+
+    def previous(signum, frame):
+        seen.append(logging.root.manager.disable)
+        raise KeyboardInterrupt
+
+    before_handler = signal.signal(signal.SIGTERM, previous)
+    level = logging.root.manager.disable
+    try:
+        with _silenced_by_signals():  # no signal: logging as it was, the handler back
+            assert signal.getsignal(signal.SIGTERM) is not previous
+        assert logging.root.manager.disable == level and signal.getsignal(signal.SIGTERM) is previous
+        with pytest.raises(KeyboardInterrupt):
+            with _silenced_by_signals():
+                signal.raise_signal(signal.SIGTERM)
+        assert seen == [logging.CRITICAL]
+        assert logging.root.manager.disable == logging.CRITICAL  # the process is ending: it stays off
+        assert signal.getsignal(signal.SIGTERM) is previous
+    finally:
+        logging.disable(level)
+        signal.signal(signal.SIGTERM, before_handler)

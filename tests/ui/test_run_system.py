@@ -202,9 +202,11 @@ def test_an_endpoint_run_cancelled_half_way_resumes_asking_only_the_rest(qtbot, 
         d = json.loads(f.read_text())
         refs[d["text"]], ids[d["text"]] = d["flow"], f.stem
 
-    def reply(body, n):
+    resumed = []
+
+    def reply(body, n):  # past the 10th request, slow until the resume: Cancel lands mid-run under any load
         task = body["messages"][0]["content"].rstrip().rsplit("Task: ", 1)[1]
-        return 200, {}, completion(fenced(refs[task] if len(task) % 2 else FLOW)), 0.04
+        return 200, {}, completion(fenced(refs[task] if len(task) % 2 else FLOW)), 0.6 if n > 10 and not resumed else 0.04
 
     server = ChatServer(reply)
     win = compare_window.open_compare(None, library=library)
@@ -240,6 +242,7 @@ def test_an_endpoint_run_cancelled_half_way_resumes_asking_only_the_rest(qtbot, 
         rows = win.tasks.proxy.rowCount()
         assert rows == len(seen["scored"]) and rows >= kept // 2 - 1
         server.requests.clear()
+        resumed.append(True)
         press(qtbot, win.run_bar.resume_button)
         qtbot.waitUntil(lambda: len(seen["ended"]) == 2 and win.controller.result is not None, timeout=30_000)
     assert seen["ended"][1] == ("finished", str(out)) and not seen["failed"]
@@ -309,7 +312,7 @@ def test_bad_fields_are_named_under_each_field_and_nothing_is_kept(studio, qtbot
     shot(dialog, "run-system-dialog-errors-light")
     type_into(qtbot, dialog.edits["api_key_env"], "GINDEX_NOT_SET_VAR")
     press_run(qtbot, dialog)
-    assert dialog.errors["api_key_env"].text() == ("GINDEX_NOT_SET_VAR is not set in the studio's environment "
+    assert dialog.errors["api_key_env"].text() == ("no such variable in the studio's environment "
                                                    "(set it before starting the studio)")
     choose_kind(qtbot, dialog, "command")
     type_into(qtbot, dialog.edits["command"], "no-such-program-4711 --flag")
@@ -351,3 +354,81 @@ def test_closing_the_window_mid_run_stops_it_and_keeps_every_answer(qtbot, tmp_p
     assert not run_threads() and not seen["ended"]  # nothing reached the closed window
     log = read_log(out.with_name("closed.json.log.jsonl"))[1]
     assert len(log) == server.count < 22 and not out.exists()
+
+
+def test_a_key_typed_for_another_system_is_never_kept(studio, qtbot, tmp_path, watched):
+    """The key pasted into the endpoint's variable field, then nearest chosen and run: the hidden
+    field was never checked, so nothing of it is remembered."""
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    for f in sorted((STUDY / "tasks").glob("*.json"))[:2]:
+        shutil.copy(f, tasks / f.name)
+    dialog = open_run_dialog(qtbot, studio, "file.run_system")
+    choose_kind(qtbot, dialog, "openai")
+    type_into(qtbot, dialog.edits["api_key_env"], KEY.replace("-", "_"))  # a key that looks like a name
+    choose_kind(qtbot, dialog, "nearest")
+    type_into(qtbot, dialog.edits["tasks"], str(tasks))
+    type_into(qtbot, dialog.edits["output"], str(tmp_path / "near.json"))
+    press_run(qtbot, dialog)
+    qtbot.waitUntil(lambda: bool(watched) and bool(watched[0]["ended"]), timeout=60_000)
+    assert watched[0]["ended"] == [("finished", str(tmp_path / "near.json"))]
+    studio.settings.sync()
+    assert studio.settings.value("run/system") == "nearest"
+    assert studio.settings.value("run/tasks") == str(tasks)
+    assert KEY.replace("-", "_") not in (tmp_path / "s.ini").read_text()
+
+
+@pytest.mark.slow
+def test_resume_after_opening_another_experiment_takes_the_table_back(qtbot, tmp_path, library, monkeypatch,
+                                                                       watched):
+    """A run cancelled, the demo experiment opened in its window, then Resume pressed: the table is
+    the run's again (the demo is left), the last run's error is gone once the resume asks again,
+    and a row of the stopped run clicked says why it does not open."""
+    monkeypatch.setenv("TINY_KEY", KEY)
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    for f in sorted((STUDY / "tasks").glob("*.json"))[:4]:
+        shutil.copy(f, tasks / f.name)
+    resumed = []
+
+    def reply(body, n):  # the first request refused, then slow until the resume
+        if n == 0 and not resumed:
+            return 400, {}, b'{"error": "bad request"}', 0.0
+        return 200, {}, completion(fenced(FLOW)), 0.04 if resumed or n < 3 else 0.8
+
+    server = ChatServer(reply)
+    from gindex_studio.core.systems.session import RunConfig
+
+    win = compare_window.open_compare(None, library=library)
+    win.settings = None  # its layout is not saved over the user's
+    win.setAttribute(Qt.WA_DeleteOnClose, False)
+    qtbot.addWidget(win)
+    qtbot.waitExposed(win)
+    out = tmp_path / "back.json"
+    with serve(server) as url:
+        win.run_system(RunConfig("openai", STUDY / "curriculum", [tasks], out, base_url=url, model="tiny",
+                                 api_key_env="TINY_KEY", retries=0))
+        seen = watched[0]
+        qtbot.waitUntil(lambda: win.run_bar.error.isVisible(), timeout=30_000)
+        assert win.run_bar.error.text().startswith("last error: HTTP 400")
+        qtbot.waitUntil(lambda: win.tasks.proxy.rowCount() >= 1, timeout=30_000)
+        press(qtbot, win.run_bar.cancel_button)
+        qtbot.waitUntil(lambda: bool(seen["ended"]), timeout=30_000)
+        assert seen["ended"] == [("cancelled", "")]
+        rows = win.tasks.proxy.rowCount()
+        view = win.tasks.table
+        rect = view.visualRect(win.tasks.proxy.index(0, 0))
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())
+        assert win.statusBar().currentMessage().startswith("The run has not finished")
+        assert win.open_experiment(str(DEMO_DIR / "experiment.json"))
+        qtbot.waitUntil(lambda: win.controller.result is not None, timeout=60_000)
+        assert win.tasks.proxy.rowCount() == 16 and rows < 4
+        resumed.append(True)
+        press(qtbot, win.run_bar.resume_button)
+        assert win.controller.experiment is None and not win.run_bar.error.isVisible()
+        qtbot.waitUntil(lambda: len(seen["ended"]) == 2 and win.controller.result is not None, timeout=60_000)
+    assert seen["ended"][1] == ("finished", str(out)) and not seen["failed"]
+    assert win.controller.experiment.path == out and win.tasks.proxy.rowCount() == 4
+    assert not win.run_bar.error.isVisible()
+    win.close()
+    assert not run_threads()

@@ -135,13 +135,21 @@ def signals_held():
         return
     noted: list = []
     before = {}
-    for s in _python_handled():
-        before[s] = signal.signal(s, lambda *args: noted.append(args))
     try:
+        for s in _python_handled():  # (a handler due meanwhile may raise here: restored below)
+            before[s] = signal.getsignal(s)
+            signal.signal(s, lambda *args: noted.append(args))
         yield
     finally:
-        for s, handler in before.items():
-            signal.signal(s, handler)
+        raised = None
+        for s, handler in before.items():  # each one back, whatever a handler due meanwhile raises
+            try:
+                signal.signal(s, handler)
+            except BaseException as e:
+                raised = raised or e
+                signal.signal(s, handler)
+        if raised is not None:
+            raise raised
         for signum, frame in noted:  # in order; the first that raises ends the replay
             handler = before.get(signum)
             if callable(handler):

@@ -19,17 +19,18 @@ class LiveScores:
     """The scores of one run's tasks (by experiment task index) as they are answered."""
 
     def __init__(self, placeholder: Experiment, attempts: int, cancel=None):
-        """Computes Ω of every task of ``placeholder`` (raises ``Cancelled`` once ``cancel`` is set;
-        scoring a task afterwards is not cancelled: one Δ search per attempt)."""
+        """Computes Ω of every task of ``placeholder`` (raises ``Cancelled`` once ``cancel`` is set)."""
         self.experiment = placeholder
         self.attempts = attempts
         self.base: GIndexResult = compute_gindex(placeholder, workers=1, cancel=cancel)
         self.results: dict[int, TaskResult] = {}
         self._index = {t.id: j for j, t in enumerate(placeholder.tasks)}
 
-    def score(self, task_id: str, answered: dict[tuple[str, int], dict]) -> TaskResult | None:
+    def score(self, task_id: str, answered: dict[tuple[str, int], dict], cancel=None) -> TaskResult | None:
         """Task ``task_id`` scored on its answer records in ``answered`` ((task, attempt) → record),
-        or None while an attempt has no record yet. A task scored again replaces its result."""
+        or None while an attempt has no record yet. A task scored again replaces its result. Each
+        Δ is searched exactly (as ``gindex`` scores the written experiment), so a large answer can
+        take long: it raises ``Cancelled`` once ``cancel`` is set, the task left unscored."""
         recs = [answered.get((task_id, i)) for i in range(self.attempts)]
         if any(r is None for r in recs):
             return None
@@ -40,7 +41,7 @@ class LiveScores:
             read = read_generated_text(text if isinstance(text, str) else "", profile)
             attempts.append(Attempt(read.flow, Source("text"), read.syntax, read.text))
         j = self._index[task_id]
-        result = score_task_anew(self.base, self.experiment, j, attempts)
+        result = score_task_anew(self.base, self.experiment, j, attempts, cancel=cancel)
         self.results[j] = result
         return result
 

@@ -101,8 +101,10 @@ class Session:
         return len(self.tasks) * self.config.attempts
 
     def answered(self) -> dict[tuple[str, int], dict]:
-        """(task id, attempt) → its answer record, as the log holds them now."""
-        return read_log(self.log_file)[1]
+        """(task id, attempt) → its answer record, as the log holds them now: this run's attempts
+        only (a log written with more attempts, or for tasks since removed, holds others)."""
+        ours = {(t.id, i) for t in self.tasks for i in range(self.config.attempts)}
+        return {k: r for k, r in read_log(self.log_file)[1].items() if k in ours}
 
     def pending(self) -> list[runs.Job]:
         """The attempts the log holds no successful answer for (what a run or a resume asks)."""
@@ -163,7 +165,12 @@ def prepare(cfg: RunConfig) -> Session:
                 "shots_from": "domain", "library": False}
     log_file = log_path(out)
     mine = {k: settings[k] for k in ("system", "name", "base_url", "command") if k in settings}
-    for r in read_log(log_file)[0]:
+    try:
+        runs_logged = read_log(log_file)[0]
+    except OSError as e:
+        _close(system)
+        raise SessionError(f"cannot read {log_file}: {e.strerror or e}") from None
+    for r in runs_logged:
         theirs = {k: r.get(k) for k in mine}
         if theirs != mine:
             _close(system)

@@ -29,6 +29,8 @@ def progress_text(p) -> str:
     line = " · ".join(parts)
     if p.state == "cancelling":
         return "cancelling: the requests in flight finish and are kept · " + line
+    if p.state == "cancelled" and not p.total:
+        return "cancelled before any request was sent; Resume starts it again"
     if p.state == "cancelled":
         return f"cancelled: {line}; Resume asks only the {p.total - p.answered} not answered"
     if p.state == "finished":
@@ -74,6 +76,8 @@ class RunBar(QWidget):
         if p.last_error and p.state != "failed":
             self.error.setText(f"last error: {p.last_error}")
             self.error.show()
+        elif p.state == "preparing":  # a resume: the last run's error is no longer news
+            self.error.hide()
 
     def show_failed(self, line: str) -> None:
         """The run could not go on: why, in the line, and Resume to try again."""

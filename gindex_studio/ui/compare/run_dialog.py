@@ -48,6 +48,8 @@ KINDS = (
 #: the fields shown only for one kind
 ONLY_FOR = {"base_url": "openai", "model": "openai", "api_key_env": "openai", "command": "command"}
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: the fields that name files or folders (``~`` is the user's home in each)
+PATHS = ("curriculum", "tasks", "output")
 
 
 def default_output(kind: str) -> str:
@@ -179,6 +181,8 @@ class RunSystemDialog(QDialog):
         """Field → what is wrong with it (only the fields the chosen system uses)."""
         kind = self.kind.currentData()
         text = {k: e.text().strip() for k, e in self.edits.items()}
+        for key in PATHS:
+            text[key] = os.path.expanduser(text[key])
         bad: dict[str, str] = {}
         if kind == "openai":
             if not re.match(r"https?://[^/\s]+", text["base_url"]):
@@ -189,8 +193,8 @@ class RunSystemDialog(QDialog):
             if var and not _VAR.match(var):
                 bad["api_key_env"] = ("the NAME of an environment variable (letters, digits and _), "
                                       "not the key itself")
-            elif var and not os.environ.get(var):
-                bad["api_key_env"] = f"{var} is not set in the studio's environment (set it before starting the studio)"
+            elif var and not os.environ.get(var):  # (not echoed: a key pasted here may look like a name)
+                bad["api_key_env"] = "no such variable in the studio's environment (set it before starting the studio)"
         if kind == "command":
             try:
                 argv = shlex.split(text["command"])
@@ -226,8 +230,9 @@ class RunSystemDialog(QDialog):
             if first:
                 self.edits[first].setFocus()
             return False
-        if self.settings is not None:
-            remember_run(self.settings, self.fields())
+        if self.settings is not None:  # the chosen system's fields only: another's were never checked
+            kind = self.kind.currentData()
+            remember_run(self.settings, {k: v for k, v in self.fields().items() if ONLY_FOR.get(k, kind) == kind})
         self.accept()
         return True
 
@@ -237,7 +242,8 @@ class RunSystemDialog(QDialog):
 
     def config(self) -> RunConfig:
         f = self.fields()
-        return RunConfig(f["system"], Path(f["curriculum"]), [Path(f["tasks"])], Path(f["output"]).expanduser(),
+        path = {k: Path(f[k]).expanduser() for k in PATHS}
+        return RunConfig(f["system"], path["curriculum"], [path["tasks"]], path["output"],
                          attempts=f["attempts"], concurrency=f["concurrency"], base_url=f["base_url"],
                          model=f["model"], api_key_env=f["api_key_env"], command=f["command"])
 

@@ -206,6 +206,8 @@ class SystemRun(QObject):
 
     # ----- the run (its thread) -----------------------------------------------------------------
     def _set(self, **changes) -> None:
+        if self._cancel.is_set() and changes.get("state") in ("preparing", "scoring", "asking"):
+            changes["state"] = "cancelling"  # (a cancel's state is not undone: Cancel stays disabled)
         with self._lock:
             self._progress = replace(self._progress, **changes)
             p = self._progress
@@ -215,7 +217,7 @@ class SystemRun(QObject):
         feed, start = self._feed, time.monotonic()
         end: tuple[str, str] | None = None
         try:
-            self._set(state="preparing", seconds=0.0, in_flight=0)
+            self._set(state="preparing", seconds=0.0, in_flight=0, last_error="")
             if self.session is None:
                 self.session = prepare(self.config)
             s = self.session
@@ -229,6 +231,8 @@ class SystemRun(QObject):
                 counts = totals(self._answers)
             self._set(state="scoring", total=s.total, last_error="", **counts)
             for t in s.tasks:
+                if self._cancel.is_set():
+                    raise Cancelled()
                 self._score(t.id)
             jobs = s.pending()
             if jobs and not self._cancel.is_set():
@@ -264,18 +268,27 @@ class SystemRun(QObject):
     def _score(self, task_id: str) -> None:
         with self._lock:
             answered = dict(self._answers)
-        result = self.live.score(task_id, answered)
+        result = self.live.score(task_id, answered, cancel=self._cancel)
         if result is not None:
             self._feed.scored.emit(result, self.live.g_index, len(self.live.results))
 
     def _ask(self, s: Session, jobs: list, start: float) -> None:
-        """Ask ``jobs``; a scorer thread scores each task as its last attempt comes in."""
+        """Ask ``jobs``; a scorer thread scores each task as its last attempt comes in (a cancel
+        stops its search; an error of its own is raised here once the asking is over)."""
         todo: queue.SimpleQueue = queue.SimpleQueue()
         flight = {"n": 0}
+        trouble: list[BaseException] = []
 
         def scorer() -> None:
             while (tid := todo.get()) is not None:
-                self._score(tid)
+                if trouble or self._cancel.is_set():
+                    continue  # drained to the end mark: nothing more is scored
+                try:
+                    self._score(tid)
+                except Cancelled:
+                    pass
+                except Exception as e:  # reported by the run's thread, as its own errors are
+                    trouble.append(e)
 
         def answered(_n: int, _total: int, rec: dict) -> None:  # on the asking threads
             key = (rec["task"], rec["attempt"])
@@ -293,16 +306,18 @@ class SystemRun(QObject):
             if complete:
                 todo.put(rec["task"])
 
+        log = s.open_log()  # (before the scorer starts: an unwritable log leaves no thread behind)
         score_thread = threading.Thread(target=scorer, name="gindex-run-score", daemon=True)
         score_thread.start()
-        self._set(state="cancelling" if self._cancel.is_set() else "asking", seconds=time.monotonic() - start)
-        log = s.open_log()
         try:
+            self._set(state="asking", seconds=time.monotonic() - start)
             runs.ask(_Counted(s.system, self, flight), jobs, log, s.spec, answered, self._cancel)
         finally:
             log.close()
             todo.put(None)
             score_thread.join()
+        if trouble:
+            raise trouble[0]
 
 
 class _Counted:

@@ -638,35 +638,46 @@ class CompareWindow(QMainWindow):
         from gindex_studio.ui.compare.run_bar import RunBar
         from gindex_studio.ui.compare.system_run import SystemRun
 
-        if self._run_in_the_way() or not self.keep_edits():
+        if not self._make_room_for_a_run():
             return None
-        self.controller.clear()
-        self._leave_experiment()
         if self.run_bar is None:
             self.run_bar = RunBar()
             self.tasks.set_run_bar(self.run_bar)
             self.run_bar.cancel_requested.connect(lambda: self.system_run is not None and self.system_run.cancel())
             self.run_bar.resume_requested.connect(self._resume_run)
-        self.run_bar.show()
-        self.run_bar.error.hide()
         run = self.system_run = SystemRun(config)
         run.started.connect(self.tasks.begin_run)
         run.scored.connect(self.tasks.put_task)
         run.progress.connect(self.run_bar.show_progress)
         run.failed.connect(self._on_run_failed)
         run.ended.connect(self._on_run_ended)
+        self._start_run()
+        return run
+
+    def _resume_run(self) -> None:
+        """Resume: whatever was opened here since the run stopped is left (edits kept or not, as
+        on opening), and the table is the run's again."""
+        if self.system_run is not None and not self.system_run.running and self._make_room_for_a_run():
+            self._start_run()
+
+    def _make_room_for_a_run(self) -> bool:
+        """Close what this window shows (asking about unsaved edits); False when the user keeps it
+        or a run fills the table already."""
+        if self._run_in_the_way() or not self.keep_edits():
+            return False
+        self.controller.clear()
+        self._leave_experiment()
+        return True
+
+    def _start_run(self) -> None:
+        self.run_bar.show()
+        self.run_bar.error.hide()
         self._run_title("running")
         was_hidden = self.tasks_dock.isHidden()
         self.tasks_dock.show()
         if was_hidden:
             self.resizeDocks([self.tasks_dock], [self._experiment_height()], Qt.Vertical)
-        run.start()
-        return run
-
-    def _resume_run(self) -> None:
-        if self.system_run is not None and not self.system_run.running:
-            self._run_title("running")
-            self.system_run.resume()
+        self.system_run.start()
 
     def _run_title(self, state: str) -> None:
         cfg = self.system_run.config
@@ -738,9 +749,9 @@ class CompareWindow(QMainWindow):
         side. Only the first attempt is edited in place (the core re-scores it); a later attempt
         is shown view only: its generated canvas takes no input."""
         c = self.controller
-        if c.experiment is None and self.system_run is not None and self.system_run.running:
-            self.statusBar().showMessage("The run is in progress: its tasks open in the compare view once it has "
-                                         "finished (or open the experiment then)", 6000)
+        if c.experiment is None and self.system_run is not None:
+            self.statusBar().showMessage("The run has not finished: its tasks open in the compare view once it has "
+                                         "(or open its experiment then)", 6000)
             return
         if c.experiment is None:
             t = c.result.tasks[index] if c.result else None

@@ -76,12 +76,17 @@ def _mask_and_sigint(_):
 
 
 def test_a_worker_started_while_signals_are_held_has_none_blocked():
-    """The worker ignores Ctrl-C (the parent's) and can be terminated: SIGTERM is not blocked."""
+    """The worker ignores Ctrl-C (the parent's) and can be terminated: SIGTERM is not blocked, nor
+    anything a mask the parent had (inherited by a fork) blocked."""
     before = signal.signal(signal.SIGTERM, _raise)  # as the command line's handler is: held too
     try:
         pool = ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=worker_signals)
-        with signals_held():
-            fut = pool.submit(_mask_and_sigint, 0)
+        masked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGTERM})
+        try:
+            with signals_held():
+                fut = pool.submit(_mask_and_sigint, 0)  # (the worker is forked here, with that mask)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, masked)
         mask, sigint = result_of(fut)
         assert mask == [] and sigint == signal.SIG_IGN
         sleeping = pool.submit(time.sleep, 30)

@@ -57,10 +57,10 @@ def test_answers_scored_as_they_arrive_give_the_written_experiments_gindex(tmp_p
 def test_a_task_waits_for_all_its_attempts_and_an_error_scores_as_the_empty_answer(tmp_path, tasks):
     s = prepare(config(tmp_path, tasks, attempts=2))
     live = LiveScores(s.placeholder(), 2)
-    tid = s.tasks[0].id
+    tid, right = s.tasks[0].id, s.tasks[0].source  # the reference itself: Δ 0 when it is read
     assert live.score(tid, {(tid, 0): {"text": "[]", "error": None}}) is None and live.g_index is None
-    t = live.score(tid, {(tid, 0): {"text": "[]", "error": None}, (tid, 1): {"text": "secret", "error": "HTTP 500"}})
-    assert t.attempt_deltas == [1.0, 1.0] and live.g_index == t.tc
+    t = live.score(tid, {(tid, 0): {"text": right, "error": None}, (tid, 1): {"text": right, "error": "HTTP 500"}})
+    assert t.attempt_deltas == [0.0, 1.0] and live.g_index == t.tc
 
 
 class Slow:
@@ -133,3 +133,19 @@ def test_a_run_the_command_line_started_is_resumed_here_and_the_other_way_round(
     summary = json.loads(q.stdout)
     assert (summary["asked"], summary["reused"]) == (7, 5)
     assert prepare(cfg).pending() == []  # and the CLI's log reads back here as complete
+
+
+def test_scoring_a_task_stops_at_a_cancel(tmp_path, tasks):
+    """A task's Δ searches are exact and a model's answer can be large: a cancel stops them, the
+    task left unscored (the studio's Cancel must not wait for a search)."""
+    from gindex_studio.core.benchmark.curriculum import Cancelled
+
+    s = prepare(config(tmp_path, tasks))
+    live = LiveScores(s.placeholder(), 1)
+    tid = s.tasks[0].id
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Cancelled):
+        live.score(tid, {(tid, 0): {"text": s.tasks[0].source, "error": None}}, cancel=stop)
+    assert live.results == {} and live.g_index is None
+    assert live.score(tid, {(tid, 0): {"text": s.tasks[0].source, "error": None}}).attempt_deltas == [0.0]
