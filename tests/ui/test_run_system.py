@@ -432,3 +432,25 @@ def test_resume_after_opening_another_experiment_takes_the_table_back(qtbot, tmp
     assert not win.run_bar.error.isVisible()
     win.close()
     assert not run_threads()
+
+
+def test_an_endpoint_behind_a_proxy_is_not_probed_directly(monkeypatch):
+    """The client sends through ``HTTP(S)_PROXY``: a host reachable only from the proxy must not be
+    refused as unreachable; ``NO_PROXY`` hosts are probed as before."""
+    from gindex_studio.core.systems.session import SessionError
+    from gindex_studio.ui.compare.system_run import reach
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there
+    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    url = f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(SessionError, match="cannot reach"):
+        reach(url, timeout=2)
+    monkeypatch.setenv("http_proxy", "http://proxy.invalid:3128")
+    reach(url, timeout=2)  # the proxy's business
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    with pytest.raises(SessionError, match="cannot reach"):
+        reach(url, timeout=2)

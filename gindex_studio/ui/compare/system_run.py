@@ -21,6 +21,7 @@ import queue
 import socket
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -101,8 +102,13 @@ class _Feed(QObject):
 
 
 def reach(base_url: str, timeout: float = REACH_TIMEOUT) -> None:
-    """Raise SessionError (one line) when nothing answers a TCP connection at ``base_url``'s host."""
+    """Raise SessionError (one line) when nothing answers a TCP connection at ``base_url``'s host;
+    nothing is tried when the requests go through a proxy (``*_PROXY``, as the client honours them):
+    the host may be reachable only from there."""
     parts = urlsplit(base_url)
+    proxies = urllib.request.getproxies()
+    if (proxies.get(parts.scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(parts.hostname or ""):
+        return
     port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
         with socket.create_connection((parts.hostname or "", port), timeout=timeout):
