@@ -48,11 +48,12 @@ def test_run_bad_input_is_one_line(capsys, tmp_path):
 
 @pytest.mark.slow
 def test_probe_prints_behaviour_beside_delta(nodered, capsys):
-    assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), *_remote(nodered)]) == 0
+    assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "same-behaviour.json"), "--settle", "1",
+                 *_remote(nodered)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Δ = 0.489796 · runs: yes · behaves like the reference on 2 of 2 probes"
     # the programs behave differently: exit 1, as diff's
-    assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "one-constant.json"), "--json",
+    assert main(["probe", str(DEMO / "reference.json"), str(DEMO / "one-constant.json"), "--json", "--settle", "1",
                  *_remote(nodered)]) == 1
     res = json.loads(capsys.readouterr().out)
     assert (res["agree"], res["probes"], round(res["delta"], 6), res["exit"]) == (1, 2, 0.047052, 1)
@@ -147,7 +148,7 @@ def test_gindex_probes_on_several_runtimes_gives_the_table_of_one(nodered, capsy
     exp = str(ROOT / "resources" / "demo" / "experiment.json")
     tables = []
     for n in ("1", "4"):
-        assert main(["gindex", exp, "--probes", "--json", "--runtimes", n]) == 0
+        assert main(["gindex", exp, "--probes", "--settle", "1", "--json", "--runtimes", n]) == 0
         out = json.loads(capsys.readouterr().out)
         tables.append({t["id"]: t.get("behaviour") for t in out["tasks"]})
     assert tables[0] == tables[1]

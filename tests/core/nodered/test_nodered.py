@@ -94,12 +94,12 @@ def test_probes_separate_structure_from_behaviour(nodered_session):
     d_const = score(DEMO / "reference.json", DEMO / "one-constant.json").delta
     assert d_same > 0.3 and 0 < d_const < 0.1  # structure says: const is the closer one
 
-    outcomes, _, _ = compare(nodered_session, ref, same)
+    outcomes, _, _ = compare(nodered_session, ref, same, settle=1.0)
     assert [o.probe.name for o in outcomes] == ["inject 20 °C", "GET /boiling"]
     assert all(o.agrees for o in outcomes)
     assert outcomes[0].reference.debug == ["68"] and outcomes[1].generated.body == {"f": 212}
 
-    outcomes, _, _ = compare(nodered_session, ref, const)
+    outcomes, _, _ = compare(nodered_session, ref, const, settle=1.0)
     assert [o.agrees for o in outcomes] == [False, True]  # behaviour says: const is wrong
     assert outcomes[0].generated.debug == ["66"]
 

@@ -47,7 +47,7 @@ def test_answers_after_a_delay_are_compared(nodered_session):
     (o,) = outcomes
     assert (o.reference.debug, o.generated.debug) == (['"A"'], ['"B"']) and not o.agrees
     assert ref.verdict() == gen.verdict() == "ran"
-    outcomes, _, _ = compare(nodered_session, _delayed("A"), _delayed("A"))
+    outcomes, _, _ = compare(nodered_session, _delayed("A"), _delayed("A"), settle=0.5)
     assert outcomes[0].agrees and outcomes[0].generated.ended == "quiet"
 
 
