@@ -71,17 +71,6 @@ def check_usage(args, parser) -> None:
         parser.error("--command is for --system command")
 
 
-def _system(args, curriculum):
-    from gindex_studio.core.systems.session import SessionError, make_system
-
-    try:
-        return make_system(args.system, curriculum, base_url=args.base_url, model=args.model,
-                           api_key_env=args.api_key_env, command=args.program, timeout=args.timeout,
-                           retries=args.retries, stream=args.stream, command_label="--command")
-    except SessionError as e:
-        raise InputError(str(e)) from None
-
-
 def _samples(values):
     from gindex_studio.core.benchmark.experiment_build import parse_samples
 
@@ -110,68 +99,41 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    for module in ("jinja2", "bm25s") + (("httpx",) if args.system == "openai" else ()):
-        try:
-            __import__(module)
-        except ImportError:
-            raise InputError(f"attempt needs {module}, which is not installed: pip install 'gindex-studio[models]'") from None
     from gindex_studio.core.benchmark import gindex as gi
     from gindex_studio.core.benchmark.validate import ExperimentError
-    from gindex_studio.core.systems import corpus, prompts, run as runs
-    from gindex_studio.core.systems.runlog import RunLog, log_path, read_log
+    from gindex_studio.core.systems import run as runs
+    from gindex_studio.core.systems.session import RunConfig, SessionError, prepare
 
-    out = Path(args.output)
     default, per = _samples(args.samples)
+    cfg = RunConfig(args.system, Path(args.curriculum), [Path(t) for t in args.tasks], Path(args.output),
+                    attempts=args.attempts, concurrency=args.concurrency, base_url=args.base_url or "",
+                    model=args.model or "", api_key_env=args.api_key_env or "", stream=args.stream,
+                    command=args.program or "", timeout=args.timeout, retries=args.retries, compute=args.compute,
+                    name=args.name, priors=args.priors, profile=args.profile, samples=per or None,
+                    default_samples=default, temperature=args.temperature, seed=args.seed,
+                    max_tokens=args.max_tokens, price_in=args.price_in, price_out=args.price_out,
+                    template=Path(args.template) if args.template else None, shots=args.shots,
+                    shots_from=args.shots_from, library_summary=args.library_summary)
     try:
-        curriculum = corpus.read_curriculum(Path(args.curriculum))
-        tasks = corpus.read_tasks([Path(t) for t in args.tasks])
-        spec = prompts.PromptSpec(Path(args.template) if args.template else prompts.DEFAULT_TEMPLATE,
-                                  args.shots, args.shots_from == "nearest", args.library_summary)
-        maker = prompts.PromptMaker(spec, curriculum)
-        asked = {t.id: maker.prompt(t) for t in tasks}
-    except ExperimentError as e:
+        session = prepare(cfg, who="attempt", command_label="--command", other_log="give another -o or remove the log")
+    except SessionError as e:
         raise InputError(str(e)) from None
-    system, where = _system(args, curriculum)
-    setup = runs.Setup(Path(args.curriculum), [Path(t) for t in args.tasks], args.compute, system.name,
-                       args.name, args.priors, args.profile, per or None, default)
+    system, tasks, log_file, out = session.system, session.tasks, session.log_file, cfg.output
+    jobs = session.pending()
+    total = session.total
+    log = session.open_log()
     try:
-        runs.check_setup(setup, out, tasks)
-    except ExperimentError as e:
-        raise InputError(str(e)) from None
-    settings = {"system": args.system, "name": system.name, **where, "attempts": args.attempts,
-                "temperature": args.temperature, "seed": args.seed, "max_tokens": args.max_tokens,
-                "price_in": args.price_in, "price_out": args.price_out, "template": str(spec.template),
-                "template_sha256": maker.template_sha256, "shots": args.shots, "shots_from": args.shots_from,
-                "library": args.library_summary}
-    log_file = log_path(out)
-    old_runs, answered = read_log(log_file)
-    mine = {k: settings[k] for k in ("system", "name", "base_url", "command") if k in settings}
-    for r in old_runs:
-        theirs = {k: r.get(k) for k in mine}
-        if theirs != mine:
-            raise InputError(f"{log_file}: written by another system ({theirs}); give another -o or remove the log")
-    rs = runs.RunSpec(args.attempts, args.temperature, args.seed, args.max_tokens, args.concurrency,
-                      args.price_in, args.price_out)
-    jobs = runs.pending(tasks, asked, args.attempts, answered)
-    total = len(tasks) * args.attempts
-    log = RunLog(log_file)
-    log.append({"kind": "run", **settings, "time": time.time()})
-    try:
-        stats = runs.ask(system, jobs, log, rs, _Progress(total - len(jobs), total))
+        stats = runs.ask(system, jobs, log, session.spec, _Progress(total - len(jobs), total))
     except KeyboardInterrupt:
-        _, answered = read_log(log_file)
-        ok = sum(r.get("error") is None for r in answered.values())
+        ok = sum(r.get("error") is None for r in session.answered().values())
         print(f"\ninterrupted: {ok}/{total} attempts answered and kept in {log_file}; run the same command to resume",
               file=sys.stderr)
         return 130
     finally:
         log.close()
-        if hasattr(system, "close"):
-            system.close()
-    _, answered = read_log(log_file)
-    setup.settings = settings
+        session.close()
     try:
-        exp = runs.write_experiment(setup, out, tasks, asked, args.attempts, answered)
+        exp = session.write()
         result = gi.compute_gindex(exp)
     except ExperimentError as e:
         raise InputError(str(e)) from None

@@ -1,6 +1,5 @@
-"""A run prepared as ``gindex-studio attempt`` prepares it, for callers other than the command line
-(the studio's File → Run System…): the same system, prompts, settings and log, so either resumes
-what the other started.
+"""A run prepared for ``gindex-studio attempt`` and the studio's File → Run System… alike: the same
+system, prompts, settings and log, so either resumes what the other started.
 
 ``RunConfig`` holds what the user chose; ``prepare(config)`` reads the curriculum and tasks,
 renders the prompts, makes the system, checks the experiment can be written and that the log
@@ -30,7 +29,9 @@ class SessionError(ValueError):
 @dataclass
 class RunConfig:
     """What the user chose. ``system``: one of ``SYSTEMS``; ``api_key_env``: the NAME of the
-    environment variable holding the key ("" for none), never the key."""
+    environment variable holding the key ("" for none), never the key. The rest as ``attempt``'s
+    options of the same names (``template`` None: the default template; ``samples``: training
+    samples per domain, ``default_samples`` for the others, None: each domain's program count)."""
 
     system: str
     curriculum: Path
@@ -41,11 +42,25 @@ class RunConfig:
     base_url: str = ""
     model: str = ""
     api_key_env: str = ""
+    stream: bool = False
     command: str = ""
     timeout: float = 120.0
     retries: int = 4
     compute: float = 2.0
     name: str = ""
+    priors: float = 1e-4
+    profile: str | None = None
+    samples: dict[str, int] | None = None
+    default_samples: int | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+    price_in: float | None = None
+    price_out: float | None = None
+    template: Path | None = None
+    shots: int = 0
+    shots_from: str = "domain"
+    library_summary: bool = False
 
 
 def make_system(kind: str, curriculum, *, base_url: str | None = None, model: str | None = None,
@@ -133,50 +148,56 @@ class Session:
             self.system.close()
 
 
-def prepare(cfg: RunConfig) -> Session:
-    """Everything a run needs before it asks anything (see the module's docstring). Raises SessionError."""
+def prepare(cfg: RunConfig, who: str = "running a system", command_label: str = "command",
+            other_log: str = "choose another experiment file, or remove the log") -> Session:
+    """Everything a run needs before it asks anything (see the module's docstring). Raises
+    SessionError. ``who``, ``command_label`` and ``other_log`` word the messages for the caller
+    (the command line names its options)."""
     for module in ("jinja2", "bm25s") + (("httpx",) if cfg.system == "openai" else ()):
         try:
             __import__(module)
         except ImportError:
-            raise SessionError(f"running a system needs {module}, which is not installed: "
+            raise SessionError(f"{who} needs {module}, which is not installed: "
                                "pip install 'gindex-studio[models]'") from None
     out = Path(cfg.output)
     try:
         curriculum = corpus.read_curriculum(Path(cfg.curriculum))
         tasks = corpus.read_tasks([Path(t) for t in cfg.tasks])
-        spec = prompts.PromptSpec(prompts.DEFAULT_TEMPLATE)
+        spec = prompts.PromptSpec(Path(cfg.template) if cfg.template else prompts.DEFAULT_TEMPLATE, cfg.shots,
+                                  cfg.shots_from == "nearest", cfg.library_summary)
         maker = prompts.PromptMaker(spec, curriculum)
         asked = {t.id: maker.prompt(t) for t in tasks}
     except ExperimentError as e:
         raise SessionError(str(e)) from None
     system, where = make_system(cfg.system, curriculum, base_url=cfg.base_url, model=cfg.model,
                                 api_key_env=cfg.api_key_env or None, command=cfg.command, timeout=cfg.timeout,
-                                retries=cfg.retries)
-    setup = runs.Setup(Path(cfg.curriculum), [Path(t) for t in cfg.tasks], cfg.compute, system.name, cfg.name)
+                                retries=cfg.retries, stream=cfg.stream, command_label=command_label)
     try:
+        setup = runs.Setup(Path(cfg.curriculum), [Path(t) for t in cfg.tasks], cfg.compute, system.name, cfg.name,
+                           cfg.priors, cfg.profile, cfg.samples, cfg.default_samples)
         runs.check_setup(setup, out, tasks)
-    except ExperimentError as e:
+        settings = {"system": cfg.system, "name": system.name, **where, "attempts": cfg.attempts,
+                    "temperature": cfg.temperature, "seed": cfg.seed, "max_tokens": cfg.max_tokens,
+                    "price_in": cfg.price_in, "price_out": cfg.price_out, "template": str(spec.template),
+                    "template_sha256": maker.template_sha256, "shots": cfg.shots, "shots_from": cfg.shots_from,
+                    "library": cfg.library_summary}
+        log_file = log_path(out)
+        try:
+            runs_logged = read_log(log_file)[0]
+        except OSError as e:
+            raise SessionError(f"cannot read {log_file}: {e.strerror or e}") from None
+        mine = {k: settings[k] for k in ("system", "name", "base_url", "command") if k in settings}
+        for r in runs_logged:
+            theirs = {k: r.get(k) for k in mine}
+            if theirs != mine:
+                raise SessionError(f"{log_file}: written by another system ({theirs}); {other_log}")
+    except BaseException as e:  # the system ends with the refusal (a command's process, a client)
         _close(system)
-        raise SessionError(str(e)) from None
-    settings = {"system": cfg.system, "name": system.name, **where, "attempts": cfg.attempts,
-                "temperature": None, "seed": None, "max_tokens": None, "price_in": None, "price_out": None,
-                "template": str(spec.template), "template_sha256": maker.template_sha256, "shots": 0,
-                "shots_from": "domain", "library": False}
-    log_file = log_path(out)
-    mine = {k: settings[k] for k in ("system", "name", "base_url", "command") if k in settings}
-    try:
-        runs_logged = read_log(log_file)[0]
-    except OSError as e:
-        _close(system)
-        raise SessionError(f"cannot read {log_file}: {e.strerror or e}") from None
-    for r in runs_logged:
-        theirs = {k: r.get(k) for k in mine}
-        if theirs != mine:
-            _close(system)
-            raise SessionError(f"{log_file.name} beside the experiment was written by another system ({theirs}): "
-                               "choose another experiment file, or remove the log")
-    rs = runs.RunSpec(cfg.attempts, concurrency=cfg.concurrency)
+        if isinstance(e, ExperimentError):
+            raise SessionError(str(e)) from None
+        raise
+    rs = runs.RunSpec(cfg.attempts, cfg.temperature, cfg.seed, cfg.max_tokens, cfg.concurrency,
+                      cfg.price_in, cfg.price_out)
     return Session(cfg, system, tasks, asked, setup, settings, rs, log_file)
 
 
