@@ -31,17 +31,13 @@ _laptop_screen()
 def _compiled_once() -> None:
     """Where ``PYTHONDONTWRITEBYTECODE`` is set (this project's machines set it), nothing compiled
     was kept: each xdist worker rewrote every test module's asserts (7 of its 10 s of collection)
-    and every studio or command-line subprocess compiled the modules it imported anew. Compiled
-    code is kept outside the tree instead, in the temporary folder (``sys.pycache_prefix``, and
-    ``PYTHONPYCACHEPREFIX`` for subprocesses): the clone gets no ``__pycache__`` all the same."""
+    and every studio or command-line subprocess compiled the modules it imported anew. The suite
+    keeps them, in ``__pycache__`` folders as Python does by default (git ignores them;
+    ``PYTHONPYCACHEPREFIX`` instead made every installed package compile anew into it, which cost
+    more than it saved in a fresh clone)."""
     import sys
-    import tempfile
 
-    if not sys.dont_write_bytecode and not os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        return
-    prefix = os.path.join(tempfile.gettempdir(), f"gindex-pycache-{os.getuid()}")
-    sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
-    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
