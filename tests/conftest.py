@@ -32,9 +32,9 @@ def _compiled_once() -> None:
     """Where ``PYTHONDONTWRITEBYTECODE`` is set (this project's machines set it), nothing compiled
     was kept: each xdist worker rewrote every test module's asserts (7 of its 10 s of collection)
     and every studio or command-line subprocess compiled the modules it imported anew. The suite
-    keeps them, in ``__pycache__`` folders as Python does by default (git ignores them;
-    ``PYTHONPYCACHEPREFIX`` instead made every installed package compile anew into it, which cost
-    more than it saved in a fresh clone)."""
+    keeps them, in ``__pycache__`` folders as Python does by default (git ignores them). With
+    ``PYTHONPYCACHEPREFIX`` instead every installed package was compiled anew into it: a fresh
+    clone's ``.ci/run``, idle, took 8 min 2 s in pytest so and 7 min 46 s this way (once each)."""
     import sys
 
     sys.dont_write_bytecode = False
