@@ -336,5 +336,6 @@ class _Counted:
     def answer(self, prompt, params):
         with self.run._lock:
             self.flight["n"] += 1
-        self.run._set(in_flight=self.flight["n"])
+            now = self.flight["n"]
+        self.run._set(in_flight=now)
         return self.system.answer(prompt, params)

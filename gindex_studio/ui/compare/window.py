@@ -673,10 +673,8 @@ class CompareWindow(QMainWindow):
         self.run_bar.show()
         self.run_bar.error.hide()
         self._run_title("running")
-        was_hidden = self.tasks_dock.isHidden()
-        self.tasks_dock.show()
-        if was_hidden:
-            self.resizeDocks([self.tasks_dock], [self._experiment_height()], Qt.Vertical)
+        self.tasks_dock.show()  # (``_make_room_for_a_run`` hid it)
+        self.resizeDocks([self.tasks_dock], [self._experiment_height()], Qt.Vertical)
         self.system_run.start()
 
     def _run_title(self, state: str) -> None:
