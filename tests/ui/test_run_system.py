@@ -59,6 +59,16 @@ def studio(qtbot, tmp_path, library):
     QApplication.processEvents()
 
 
+def open_window(qtbot, library):
+    """A compare window of the test's, shown (its layout is not saved over the user's)."""
+    win = compare_window.open_compare(None, library=library)
+    win.settings = None
+    win.setAttribute(Qt.WA_DeleteOnClose, False)
+    qtbot.addWidget(win)
+    qtbot.waitExposed(win)
+    return win
+
+
 def run_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("gindex-")]
 
@@ -209,11 +219,7 @@ def test_an_endpoint_run_cancelled_half_way_resumes_asking_only_the_rest(qtbot, 
         return 200, {}, completion(fenced(refs[task] if len(task) % 2 else FLOW)), 0.6 if n > 10 and not resumed else 0.04
 
     server = ChatServer(reply)
-    win = compare_window.open_compare(None, library=library)
-    win.settings = None  # its layout is not saved over the user's
-    win.setAttribute(Qt.WA_DeleteOnClose, False)
-    qtbot.addWidget(win)
-    qtbot.waitExposed(win)
+    win = open_window(qtbot, library)
     out = tmp_path / "run" / "tiny.json"
     with serve(server) as url:
         dialog = open_run_dialog(qtbot, win, "compare.run_system")
@@ -273,10 +279,7 @@ def test_an_unreachable_endpoint_says_so_in_the_window_without_waiting(qtbot, tm
     s.close()  # nothing listens there now
     from gindex_studio.core.systems.session import RunConfig
 
-    win = compare_window.open_compare(None, library=library)
-    win.settings = None  # its layout is not saved over the user's
-    win.setAttribute(Qt.WA_DeleteOnClose, False)
-    qtbot.addWidget(win)
+    win = open_window(qtbot, library)
     start = time.monotonic()
     run = win.run_system(RunConfig("openai", STUDY / "curriculum", [STUDY / "tasks"], tmp_path / "e.json",
                                    base_url=f"http://127.0.0.1:{port}/v1", model="m", api_key_env="TINY_KEY"))
@@ -331,10 +334,7 @@ def test_closing_the_window_mid_run_stops_it_and_keeps_every_answer(qtbot, tmp_p
     server = ChatServer(lambda body, n: (200, {}, completion(fenced(FLOW)), 0.15))
     from gindex_studio.core.systems.session import RunConfig
 
-    win = compare_window.open_compare(None, library=library)
-    win.settings = None  # its layout is not saved over the user's
-    win.setAttribute(Qt.WA_DeleteOnClose, False)
-    qtbot.addWidget(win)
+    win = open_window(qtbot, library)
     out = tmp_path / "closed.json"
     asked = []
     win.dialogs.ask_stop_run = lambda: asked.append(1) or True
@@ -399,11 +399,7 @@ def test_resume_after_opening_another_experiment_takes_the_table_back(qtbot, tmp
     server = ChatServer(reply)
     from gindex_studio.core.systems.session import RunConfig
 
-    win = compare_window.open_compare(None, library=library)
-    win.settings = None  # its layout is not saved over the user's
-    win.setAttribute(Qt.WA_DeleteOnClose, False)
-    qtbot.addWidget(win)
-    qtbot.waitExposed(win)
+    win = open_window(qtbot, library)
     out = tmp_path / "back.json"
     with serve(server) as url:
         win.run_system(RunConfig("openai", STUDY / "curriculum", [tasks], out, base_url=url, model="tiny",
