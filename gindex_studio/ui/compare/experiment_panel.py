@@ -273,6 +273,19 @@ class ExperimentPanel(QWidget):
         if lay.indexOf(bar) < 0:
             lay.insertWidget(2, bar)
 
+    def prepare_run(self) -> None:
+        """A system run (or its resume) is starting: nothing of what the table showed is left
+        while the run reads its tasks (its rows come with ``begin_run``)."""
+        self._running_tasks = []
+        self._current_task = None
+        self.model.begin()
+        self._set_domains([])
+        self.set_busy(False)
+        self.g_label.setText("g-index … (preparing the run)")
+        self.components.setText("reading the tasks, computing Ω of every task…")
+        self.components.setToolTip("")
+        self._count()
+
     def begin_run(self, experiment) -> None:
         """A system run on ``experiment``'s tasks starts: rows arrive as tasks are answered."""
         self._running_tasks = list(experiment.tasks)

@@ -32,7 +32,7 @@ def progress_text(p) -> str:
     if p.state == "cancelled" and not p.total:
         return "cancelled before any request was sent; Resume starts it again"
     if p.state == "cancelled":
-        return f"cancelled: {line}; Resume asks only the {p.total - p.answered} not answered"
+        return f"cancelled: {line}; Resume scores the answers kept and asks only the {p.total - p.answered} not answered"
     if p.state == "finished":
         return "finished: " + line
     return line

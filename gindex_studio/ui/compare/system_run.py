@@ -9,9 +9,10 @@ scoring each task as its last attempt is answered. Signals, on the GUI thread: `
 ``progress`` (a ``RunProgress``), ``failed`` (one line), ``ended`` ("finished" with the written
 experiment's path, or "cancelled").
 
-``cancel()``: no request is sent after it; the requests in flight finish (each within the
-system's timeout) and their answers are logged and kept; then ``ended("cancelled")``.
-``resume()`` runs again, asking only what the log holds no answer for. ``detach()`` (the window
+``cancel()``: no request is sent after it and no task is scored any more (a Δ search stops at
+once); the requests in flight finish (each within the system's timeout) and their answers are
+logged and kept; then ``ended("cancelled")``. ``resume()`` runs again: it scores every task the
+log holds all answers for, then asks only what the log holds no answer for. ``detach()`` (the window
 closes): nothing more is delivered to the window; the threads end by themselves once the
 requests in flight have, the object living on (``RUNNING``) until then.
 """

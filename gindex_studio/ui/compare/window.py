@@ -670,9 +670,14 @@ class CompareWindow(QMainWindow):
         return True
 
     def _start_run(self) -> None:
+        from gindex_studio.ui.compare.system_run import RunProgress
+
         self.run_bar.show()
         self.run_bar.error.hide()
+        self.run_bar.show_progress(RunProgress())  # "preparing", Cancel offered, until the run's own word
         self._run_title("running")
+        self.tasks.prepare_run()
+        self.statusBar().clearMessage()
         self.tasks_dock.show()  # (``_make_room_for_a_run`` hid it)
         self.resizeDocks([self.tasks_dock], [self._experiment_height()], Qt.Vertical)
         self.system_run.start()
