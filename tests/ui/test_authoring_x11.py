@@ -142,7 +142,21 @@ def _reveal(u: XUser, d: Driver, path: str, strip: int = 10) -> dict:
         w = d.until(f"{path} scrolled into view", "widget",
                     lambda a: a["rect"] is not None and a["rect"][3] >= need, path=path)
     assert w["rect"] is not None and w["rect"][3] >= need, (path, w)
-    return w
+    return _still(d, path, w)
+
+
+def _still(d: Driver, path: str, w: dict, seconds: float = 10.0) -> dict:
+    """``w`` once the widget ``path`` has kept its place for 0.15 s: the inspector of a node just
+    added still lays itself out, and a click at where the widget had been went to the scroll area
+    (1 run in about 8, idle)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(0.15)
+        again = d.ask("widget", path=path)
+        if again is not None and again["rect"] is not None and again["rect"] == w["rect"]:
+            return again
+        w = again if again is not None else w
+    raise AssertionError(f"{path} kept moving for {seconds:g} s: {w}")
 
 
 def _click_node(u: XUser, d: Driver, node_type: str) -> None:
