@@ -276,26 +276,23 @@ class ExperimentPanel(QWidget):
     def prepare_run(self) -> None:
         """A system run (or its resume) is starting: nothing of what the table showed is left
         while the run reads its tasks (its rows come with ``begin_run``)."""
-        self._running_tasks = []
-        self._current_task = None
-        self.model.begin()
-        self._set_domains([])
-        self.set_busy(False)
-        self.g_label.setText("g-index … (preparing the run)")
-        self.components.setText("reading the tasks, computing Ω of every task…")
-        self.components.setToolTip("")
-        self._count()
+        self._restart_run([], "g-index … (preparing the run)", "reading the tasks, computing Ω of every task…")
 
     def begin_run(self, experiment) -> None:
         """A system run on ``experiment``'s tasks starts: rows arrive as tasks are answered."""
-        self._running_tasks = list(experiment.tasks)
-        self._run_total = len(experiment.tasks)
+        self._restart_run(list(experiment.tasks), "g-index … (no task answered yet)",
+                          f"{len(experiment.tasks)} tasks: each is scored (Δ, θ, Ω, TC) as its answers arrive")
+
+    def _restart_run(self, tasks: list, headline: str, line: str) -> None:
+        """An empty table for a run on ``tasks``, saying ``headline`` and ``line`` above it."""
+        self._running_tasks = tasks
+        self._run_total = len(tasks)
         self._current_task = None
         self.model.begin()
-        self._set_domains(sorted({t.domain for t in experiment.tasks}))
+        self._set_domains(sorted({t.domain for t in tasks}))
         self.set_busy(False)
-        self.g_label.setText("g-index … (no task answered yet)")
-        self.components.setText(f"{len(experiment.tasks)} tasks: each is scored (Δ, θ, Ω, TC) as its answers arrive")
+        self.g_label.setText(headline)
+        self.components.setText(line)
         self.components.setToolTip("")
         self._count()
 

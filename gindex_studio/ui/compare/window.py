@@ -673,8 +673,7 @@ class CompareWindow(QMainWindow):
         from gindex_studio.ui.compare.system_run import RunProgress
 
         self.run_bar.show()
-        self.run_bar.error.hide()
-        self.run_bar.show_progress(RunProgress())  # "preparing", Cancel offered, until the run's own word
+        self.run_bar.show_progress(RunProgress())  # "preparing" (the last error hidden), Cancel offered
         self._run_title("running")
         self.tasks.prepare_run()
         self.statusBar().clearMessage()
